@@ -1,0 +1,136 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"hitcounter/counter"
+	"hitcounter/store"
+)
+
+// cmdEnv is what an admin command works with.
+type cmdEnv struct {
+	cfg            *config
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *logger
+	start          uint64 // create -start
+	addr           string // serve -addr
+	dbFlagSet      bool
+}
+
+// command is one admin command: its flags, its arguments and what it does.
+type command struct {
+	args             string
+	minArgs, maxArgs int
+	flags            func(*flag.FlagSet, *cmdEnv)
+	run              func(*cmdEnv, []string) error
+}
+
+func noFlags(*flag.FlagSet, *cmdEnv) {}
+
+// lookupCommand returns the admin command called name.
+func lookupCommand(name string) (command, bool) {
+	switch name {
+	case "create":
+		return command{"NAME [-start N]", 1, 1, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.Uint64Var(&e.start, "start", 0, "first `count`")
+		}, runCreate}, true
+	case "list":
+		return command{"", 0, 0, noFlags, runList}, true
+	case "set":
+		return command{"NAME N", 2, 2, noFlags, runSet}, true
+	case "delete":
+		return command{"NAME", 1, 1, noFlags, runDelete}, true
+	case "serve":
+		return command{"[-addr HOST:PORT]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.StringVar(&e.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
+		}, runServe}, true
+	case "help", "-h", "-help", "--help":
+		return command{"", 0, 0, noFlags, func(e *cmdEnv, _ []string) error {
+			fmt.Fprint(e.stdout, usage)
+			return nil
+		}}, true
+	}
+	return command{}, false
+}
+
+// open opens the database for an admin command.
+func (e *cmdEnv) open(opts store.Options) (*store.DB, error) {
+	opts.Wait = e.cfg.Wait
+	return store.Open(e.cfg.DB, opts)
+}
+
+// update runs fn on the database opened for writing, creating it if asked.
+func (e *cmdEnv) update(create bool, fn func(*store.DB) error) error {
+	db, err := e.open(store.Options{Create: create})
+	if err != nil {
+		return err
+	}
+	if err := fn(db); err != nil {
+		db.Close()
+		return err
+	}
+	return db.Close()
+}
+
+func checkedName(name string) error {
+	if err := counter.CheckName(name); err != nil {
+		return usagef("%q: %v", name, err)
+	}
+	return nil
+}
+
+func runCreate(e *cmdEnv, args []string) error {
+	name := args[0]
+	if err := checkedName(name); err != nil {
+		return err
+	}
+	err := e.update(true, func(db *store.DB) error { return db.Create(name, e.start, e.cfg.Now()) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "created %s at %d; embed it with <img src=\"/cgi-bin/counter.cgi/%s.png\" alt=\"visitors\">\n", name, e.start, name)
+	return nil
+}
+
+func runList(e *cmdEnv, _ []string) error {
+	db, err := e.open(store.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	list, err := db.List()
+	db.Close()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCOUNT\tCREATED")
+	for _, c := range list {
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Name, c.Count, c.Created.Format("2006-01-02 15:04 MST"))
+	}
+	return tw.Flush()
+}
+
+func runSet(e *cmdEnv, args []string) error {
+	name := args[0]
+	if err := checkedName(name); err != nil {
+		return err
+	}
+	n, err := strconv.ParseUint(args[1], 10, 64)
+	if err != nil {
+		return usagef("set: %q is not a count", args[1])
+	}
+	return e.update(false, func(db *store.DB) error { return db.Set(name, n) })
+}
+
+func runDelete(e *cmdEnv, args []string) error {
+	name := args[0]
+	if err := checkedName(name); err != nil {
+		return err
+	}
+	return e.update(false, func(db *store.DB) error { return db.Delete(name) })
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"hitcounter/store"
+)
+
+// config is everything the binary can be told, with its defaults. Under CGI
+// there is no command line, so the web server's configuration sets it
+// through the environment; admin commands also take flags.
+type config struct {
+	// DB is the bbolt file (COUNTER_DB, flag -db).
+	DB string
+	// Wait bounds every wait for the database lock (COUNTER_WAIT, e.g. "2s").
+	Wait time.Duration
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+}
+
+// defaultDB is where the install puts the database: outside any document
+// root, in a directory owned by the web server's user.
+const defaultDB = "/var/lib/counter/counter.db"
+
+// maxWait keeps a misconfigured wait from piling up CGI processes.
+const maxWait = 30 * time.Second
+
+// configFromEnv reads the configuration from the environment. A bad value
+// is reported and replaced by its default, so that a typo in the web
+// server's config does not stop every hit.
+func configFromEnv(getenv func(string) string) (config, []error) {
+	cfg := config{DB: defaultDB, Wait: store.DefaultWait, Now: time.Now}
+	var errs []error
+	if v := getenv("COUNTER_DB"); v != "" {
+		cfg.DB = v
+	}
+	if v := strings.TrimSpace(getenv("COUNTER_WAIT")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d > maxWait {
+			errs = append(errs, fmt.Errorf("COUNTER_WAIT=%q: want a duration from 1ms to %s, using %s", v, maxWait, cfg.Wait))
+		} else {
+			cfg.Wait = d
+		}
+	}
+	return cfg, errs
+}
+
+// envLookup turns an environment list into a getenv function.
+func envLookup(environ []string) func(string) string {
+	return func(key string) string {
+		for i := len(environ) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(environ[i], "="); ok && k == key {
+				return v
+			}
+		}
+		return ""
+	}
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// maxLogLine bounds one log line, whatever a visitor sent.
+const maxLogLine = 1024
+
+// logger writes one line per event to stderr, which under CGI is the web
+// server's error log. Visitor data must be quoted by the caller (%q); the
+// line is made single and bounded here as well, so a forged value can never
+// start a second line.
+type logger struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *logger) Printf(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	line = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, line)
+	if len(line) > maxLogLine {
+		line = line[:maxLogLine] + "..."
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.w, "counter: "+line+"\n")
+}

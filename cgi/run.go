@@ -1,0 +1,93 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+)
+
+// usageError is a mistake on the command line: main exits 2 for it.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// run is the whole program. Under CGI (GATEWAY_INTERFACE set) it serves one
+// request and ignores its arguments: Apache passes a query without '=' as
+// arguments, and a visitor must never reach an admin command that way.
+func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	getenv := envLookup(environ)
+	log := &logger{w: stderr}
+	cfg, errs := configFromEnv(getenv)
+	for _, err := range errs {
+		log.Printf("config: %v", err)
+	}
+	if getenv("GATEWAY_INTERFACE") != "" {
+		a := &app{cfg: cfg, log: log}
+		return serveCGI(a.handler(), environ, stdin, stdout, log)
+	}
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command given")
+	}
+	cmd, rest := args[1], args[2:]
+	c, ok := lookupCommand(cmd)
+	if !ok {
+		fmt.Fprint(stderr, usage)
+		return usagef("unknown command %q", cmd)
+	}
+	if cmd == "serve" && getenv("COUNTER_DB") == "" {
+		cfg.DB = demoDB
+	}
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.DB, "db", cfg.DB, "database `file` (default from COUNTER_DB)")
+	env := &cmdEnv{cfg: &cfg, stdin: stdin, stdout: stdout, stderr: stderr, log: log}
+	c.flags(fs, env)
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
+		return err
+	}
+	if len(pos) < c.minArgs || len(pos) > c.maxArgs {
+		fs.Usage()
+		return usagef("%s: usage: %s %s", cmd, cmd, c.args)
+	}
+	return c.run(env, pos)
+}
+
+// parseInterspersed parses flags wherever they stand, so that both
+// "create -start 5 NAME" and "create NAME -start 5" work.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+const usage = `counter.cgi: a hit counter for static web sites.
+
+Run by a web server as CGI, it counts a hit and answers with an image.
+From a shell it manages the counters:
+
+  counter.cgi create NAME [-start N]   make a counter (visitors never can)
+  counter.cgi list                     show every counter, its count and age
+  counter.cgi set NAME N               set a counter's total
+  counter.cgi delete NAME              remove a counter and its history
+  counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
+  counter.cgi help                     show this text
+
+Every command takes -db FILE; the default is $COUNTER_DB, else
+/var/lib/counter/counter.db (serve: ./counter-demo.db).
+`

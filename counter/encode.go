@@ -1,0 +1,178 @@
+package counter
+
+import (
+	"bufio"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/png"
+	"io"
+	"strconv"
+
+	"golang.org/x/image/font/sfnt"
+	"golang.org/x/image/math/fixed"
+)
+
+// Format is an image format a count can be drawn in.
+type Format int
+
+// The formats, named by the extension of the request path.
+const (
+	PNG Format = iota + 1
+	GIF
+	SVG
+)
+
+// ParseFormat returns the format for an extension without its dot.
+func ParseFormat(ext string) (Format, bool) {
+	switch ext {
+	case "png":
+		return PNG, true
+	case "gif":
+		return GIF, true
+	case "svg":
+		return SVG, true
+	}
+	return 0, false
+}
+
+// ContentType returns the media type of f.
+func (f Format) ContentType() string {
+	switch f {
+	case GIF:
+		return "image/gif"
+	case SVG:
+		return "image/svg+xml"
+	}
+	return "image/png"
+}
+
+// Encode writes the drawing to w in format f.
+func (d *Drawing) Encode(w io.Writer, f Format) error {
+	if f == SVG {
+		return d.encodeSVG(w)
+	}
+	img, err := d.Paletted()
+	if err != nil {
+		return err
+	}
+	return encodeRaster(w, img, f)
+}
+
+func encodeRaster(w io.Writer, img *image.Paletted, f Format) error {
+	if f == GIF {
+		gifTransparency(img)
+		return gif.Encode(w, img, nil)
+	}
+	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	return enc.Encode(w, img)
+}
+
+// gifTransparency rewrites a palette for GIF, which has a single fully
+// transparent index and nothing in between: levels under half opacity
+// become that index, the others opaque.
+func gifTransparency(img *image.Paletted) {
+	var remap [levels]uint8
+	hasClear := false
+	for i, c := range img.Palette {
+		n := c.(color.NRGBA)
+		switch {
+		case n.A < 0x80:
+			remap[i], hasClear = 0, true
+		default:
+			n.A = 0xff
+			img.Palette[i] = n
+			remap[i] = uint8(i)
+		}
+	}
+	if !hasClear {
+		return
+	}
+	img.Palette[0] = color.NRGBA{}
+	for i, p := range img.Pix {
+		img.Pix[i] = remap[p]
+	}
+}
+
+// encodeSVG writes the glyph outlines as one path, so the SVG shows the
+// same digits as the PNG whatever fonts the viewer has.
+func (d *Drawing) encodeSVG(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s">`, wd, ht, wd, ht)
+	if d.style.BG.A > 0 {
+		fmt.Fprintf(bw, `<rect width="%s" height="%s"%s/>`, wd, ht, svgFill(d.style.BG))
+	}
+	fmt.Fprintf(bw, `<path%s d="`, svgFill(d.style.FG))
+	for i := 0; i < len(d.text); i++ {
+		segs, err := d.segments(rune(d.text[i]))
+		if err != nil {
+			return err
+		}
+		writeSVGPath(bw, segs, d.padX+i*d.cellW, d.baseline)
+	}
+	bw.WriteString(`"/></svg>`)
+	return bw.Flush()
+}
+
+func writeSVGPath(bw *bufio.Writer, segs sfnt.Segments, x0, y0 int) {
+	ops := [...]string{sfnt.SegmentOpMoveTo: "M", sfnt.SegmentOpLineTo: "L", sfnt.SegmentOpQuadTo: "Q", sfnt.SegmentOpCubeTo: "C"}
+	args := [...]int{sfnt.SegmentOpMoveTo: 1, sfnt.SegmentOpLineTo: 1, sfnt.SegmentOpQuadTo: 2, sfnt.SegmentOpCubeTo: 3}
+	for i, s := range segs {
+		if s.Op == sfnt.SegmentOpMoveTo && i > 0 {
+			bw.WriteString("Z")
+		}
+		bw.WriteString(ops[s.Op])
+		for j := 0; j < args[s.Op]; j++ {
+			if j > 0 {
+				bw.WriteByte(' ')
+			}
+			bw.WriteString(svgNum(x0, s.Args[j].X))
+			bw.WriteByte(' ')
+			bw.WriteString(svgNum(y0, s.Args[j].Y))
+		}
+	}
+	bw.WriteString("Z")
+}
+
+// svgNum prints origin+v with two decimals at most.
+func svgNum(origin int, v fixed.Int26_6) string {
+	hundredths := (int64(origin)*64 + int64(v)) * 100 / 64
+	s := strconv.FormatInt(hundredths/100, 10)
+	frac := hundredths % 100
+	if frac < 0 {
+		frac = -frac
+		if hundredths > -100 {
+			s = "-0"
+		}
+	}
+	switch {
+	case frac == 0:
+		return s
+	case frac%10 == 0:
+		return s + "." + strconv.Itoa(int(frac/10))
+	case frac < 10:
+		return s + ".0" + strconv.Itoa(int(frac))
+	}
+	return s + "." + strconv.Itoa(int(frac))
+}
+
+func svgFill(c color.NRGBA) string {
+	s := fmt.Sprintf(` fill="#%02x%02x%02x"`, c.R, c.G, c.B)
+	if c.A != 0xff {
+		s += ` fill-opacity="` + strconv.FormatFloat(float64(c.A)/255, 'f', 3, 64) + `"`
+	}
+	return s
+}
+
+// EncodeBlank writes a 1x1 transparent image in format f: the body of an
+// error answer to an <img>, which must still be an image.
+func EncodeBlank(w io.Writer, f Format) error {
+	if f == SVG {
+		_, err := io.WriteString(w, `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`)
+		return err
+	}
+	img := image.NewPaletted(image.Rect(0, 0, 1, 1), color.Palette{color.NRGBA{}})
+	return encodeRaster(w, img, f)
+}

@@ -1,0 +1,165 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// DefaultWait is how long an open waits for the file by default.
+const DefaultWait = 2 * time.Second
+
+// fileMode keeps the counts private to the web server's user.
+const fileMode = 0o600
+
+// ErrTimeout reports that the file stayed locked by others for longer than
+// the wait allowed.
+var ErrTimeout = errors.New("database busy: timed out waiting for the lock")
+
+// ErrMissing reports a database file that does not exist or is empty where
+// one was required. The file is never created or initialised behind the
+// owner's back.
+var ErrMissing = errors.New("database file missing or empty: create a counter with the admin command first")
+
+// Options says how to open the file.
+type Options struct {
+	ReadOnly bool          // take a shared lock and refuse writes
+	Create   bool          // create and initialise the file if it is missing
+	Wait     time.Duration // longest wait for the lock; 0 means DefaultWait
+}
+
+// DB is an open counter database. Close it as soon as its work is done.
+type DB struct {
+	bolt *bolt.DB
+	lock *os.File
+}
+
+// Open opens the database at path, waiting at most opts.Wait for other
+// processes to finish with it.
+func Open(path string, opts Options) (*DB, error) {
+	wait := opts.Wait
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	deadline := time.Now().Add(wait)
+	if !opts.Create {
+		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("store: open %s: %w", path, err)
+			}
+			return nil, fmt.Errorf("store: open %s: %w", path, ErrMissing)
+		}
+	}
+	lock, err := lockSide(path+".lock", !opts.ReadOnly, wait)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	bdb, err := bolt.Open(path, fileMode, &bolt.Options{
+		ReadOnly: opts.ReadOnly,
+		Timeout:  max(time.Until(deadline), time.Millisecond),
+		OpenFile: openFileFunc(opts.Create),
+	})
+	if err != nil {
+		unlockSide(lock)
+		if errors.Is(err, bolt.ErrTimeout) {
+			err = ErrTimeout
+		}
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db := &DB{bolt: bdb, lock: lock}
+	if opts.Create {
+		if err := bdb.Update(initSchema); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: init %s: %w", path, err)
+		}
+	}
+	return db, nil
+}
+
+// openFileFunc keeps bbolt from creating a file unless asked to: a visitor's
+// hit must never leave a new, empty database behind.
+func openFileFunc(create bool) func(string, int, os.FileMode) (*os.File, error) {
+	return func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		if !create {
+			flag &^= os.O_CREATE
+		}
+		return os.OpenFile(name, flag, perm)
+	}
+}
+
+// Close releases the file and its lock.
+func (db *DB) Close() error {
+	err := db.bolt.Close()
+	unlockSide(db.lock)
+	if err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// lockSide takes a blocking flock on the side file, giving up after wait.
+// A side file that cannot be opened (a read-only directory, say) is not an
+// error: bbolt's own lock still keeps the data safe, only less fairly.
+func lockSide(path string, exclusive bool, wait time.Duration) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
+	if err != nil {
+		return nil, nil
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	err = flock(f, how|syscall.LOCK_NB)
+	if err == nil {
+		return f, nil
+	}
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		f.Close()
+		return nil, nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- flock(f, how) }()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		return f, nil
+	case <-timer.C:
+		// The blocked flock cannot be cancelled: let it finish in the
+		// background and release at once, so a long-lived process does not
+		// keep a lock it gave up on.
+		go func() {
+			if <-done == nil {
+				unlockSide(f)
+				return
+			}
+			f.Close()
+		}()
+		return nil, ErrTimeout
+	}
+}
+
+func unlockSide(f *os.File) {
+	if f == nil {
+		return
+	}
+	flock(f, syscall.LOCK_UN)
+	f.Close()
+}
+
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
