@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,7 +23,7 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 			env[k] = v
 		}
 	}
-	rw := &cgiResponse{header: http.Header{}}
+	rw := newBufferedResponse()
 	req, err := cgi.RequestFromMap(env)
 	if err == nil && req.URL == nil {
 		err = fmt.Errorf("no request URL")
@@ -33,7 +31,7 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		log.Printf("bad CGI request: %v", err)
 		http.Error(rw, "bad request", http.StatusBadRequest)
-		return rw.writeTo(stdout, false)
+		return rw.writeCGI(stdout, false)
 	}
 	path := env["PATH_INFO"]
 	if !strings.HasPrefix(path, "/") {
@@ -47,48 +45,5 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 		req.Body = io.NopCloser(io.LimitReader(stdin, req.ContentLength))
 	}
 	h.ServeHTTP(rw, req)
-	return rw.writeTo(stdout, req.Method == http.MethodHead)
-}
-
-// cgiResponse collects a handler's answer for serveCGI.
-type cgiResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (c *cgiResponse) Header() http.Header { return c.header }
-
-func (c *cgiResponse) WriteHeader(status int) {
-	if c.status == 0 {
-		c.status = status
-	}
-}
-
-func (c *cgiResponse) Write(p []byte) (int, error) {
-	c.WriteHeader(http.StatusOK)
-	return c.body.Write(p)
-}
-
-// writeTo writes the answer in CGI form: a Status line, the headers (which
-// http.Header.Write keeps to one line each), a blank line and the body.
-func (c *cgiResponse) writeTo(w io.Writer, head bool) error {
-	c.WriteHeader(http.StatusOK)
-	if c.header.Get("Content-Length") == "" && !head {
-		c.header.Set("Content-Length", fmt.Sprint(c.body.Len()))
-	}
-	if c.header.Get("Content-Type") == "" {
-		c.header.Set("Content-Type", "text/plain; charset=utf-8")
-	}
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Status: %d %s\r\n", c.status, http.StatusText(c.status))
-	c.header.Write(bw)
-	bw.WriteString("\r\n")
-	if !head {
-		bw.Write(c.body.Bytes())
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("cgi: write response: %w", err)
-	}
-	return nil
+	return rw.writeCGI(stdout, req.Method == http.MethodHead)
 }

@@ -112,13 +112,10 @@ func (a *app) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 	if err != nil {
 		status, msg := publicError(err)
 		a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
-		writeJSON(w, r, status, map[string]string{"error": msg})
+		writeJSON(w, r, status, jsonString("error", msg))
 		return
 	}
-	writeJSON(w, r, http.StatusOK, struct {
-		Name  string `json:"name"`
-		Count uint64 `json:"count"`
-	}{name, n})
+	writeJSON(w, r, http.StatusOK, jsonString("name", name), jsonCount("count", n))
 }
 
 // cutLast splits s around the last sep.

@@ -7,9 +7,8 @@ import (
 	"image/color"
 	"image/draw"
 	"strconv"
+	"strings"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
 )
@@ -52,35 +51,29 @@ func Placeholder(width int) string {
 type Drawing struct {
 	text  string
 	style Style
-	font  *sfnt.Font
-	buf   sfnt.Buffer
+	font  *fontOutlines
 	ppem  fixed.Int26_6
 
 	cellW, padX, baseline int
 	width, height         int
 }
 
-// NewDrawing lays text (digits and '-' only) out in style s. The font is
-// parsed here, so nothing is parsed unless an image is drawn.
+// NewDrawing lays text (digits and '-' only) out in style s.
 func NewDrawing(text string, s Style) (*Drawing, error) {
 	if len(text) == 0 || len(text) > MaxTextLen {
 		return nil, fmt.Errorf("draw: text of %d characters", len(text))
 	}
 	for i := 0; i < len(text); i++ {
-		if (text[i] < '0' || text[i] > '9') && text[i] != '-' {
+		if strings.IndexByte(glyphRunes, text[i]) < 0 {
 			return nil, fmt.Errorf("draw: %q is not a digit", text[i])
 		}
 	}
 	if s.Size < MinSize || s.Size > MaxSize {
 		return nil, fmt.Errorf("draw: size %d out of bounds", s.Size)
 	}
-	data, ok := fontData(s.Font)
+	f, ok := lookupFont(s.Font)
 	if !ok {
 		return nil, fmt.Errorf("draw: unknown font %q", s.Font)
-	}
-	f, err := sfnt.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("draw: parse font %s: %w", s.Font, err)
 	}
 	d := &Drawing{text: text, style: s, font: f}
 	if err := d.layout(); err != nil {
@@ -92,24 +85,20 @@ func NewDrawing(text string, s Style) (*Drawing, error) {
 // layout scales the font so that a '0' is Size pixels tall and sizes a
 // cell to hold any digit.
 func (d *Drawing) layout() error {
-	unit := fixed.I(int(d.font.UnitsPerEm())) // one font unit per pixel
-	zero, _, err := d.bounds('0', unit)
-	if err != nil {
-		return err
-	}
+	f := d.font
+	zero := bounds(f.segments(f.glyph('0'), fixed.I(int(f.unitsPerEm)))) // one pixel per unit
 	zeroH := int64(zero.Max.Y - zero.Min.Y)
 	if zeroH <= 0 {
 		return errors.New("draw: font has an empty '0'")
 	}
-	d.ppem = fixed.Int26_6(int64(d.style.Size) * 64 * int64(unit) / zeroH)
+	d.ppem = fixed.Int26_6(int64(d.style.Size) * 64 * int64(f.unitsPerEm) * 64 / zeroH)
 
 	var top, bottom, advance fixed.Int26_6
-	for _, r := range "0123456789-" {
-		b, adv, err := d.bounds(r, d.ppem)
-		if err != nil {
-			return err
-		}
-		top, bottom, advance = min(top, b.Min.Y), max(bottom, b.Max.Y), max(advance, adv)
+	for i := range f.glyphs {
+		g := &f.glyphs[i]
+		b := bounds(f.segments(g, d.ppem))
+		top, bottom = min(top, b.Min.Y), max(bottom, b.Max.Y)
+		advance = max(advance, f.scale(g.advance, d.ppem))
 	}
 	pad := max(1, d.style.Size/5)
 	d.cellW = advance.Ceil()
@@ -123,90 +112,56 @@ func (d *Drawing) layout() error {
 	return nil
 }
 
-func (d *Drawing) bounds(r rune, ppem fixed.Int26_6) (fixed.Rectangle26_6, fixed.Int26_6, error) {
-	x, err := d.font.GlyphIndex(&d.buf, r)
-	if err == nil && x == 0 {
-		err = errors.New("no glyph")
-	}
-	if err != nil {
-		return fixed.Rectangle26_6{}, 0, fmt.Errorf("draw: glyph %q in %s: %w", r, d.style.Font, err)
-	}
-	b, adv, err := d.font.GlyphBounds(&d.buf, x, ppem, font.HintingNone)
-	if err != nil {
-		return b, adv, fmt.Errorf("draw: bounds of %q in %s: %w", r, d.style.Font, err)
-	}
-	return b, adv, nil
-}
-
 // Size returns the width and height of the image in pixels.
 func (d *Drawing) Size() (width, height int) { return d.width, d.height }
 
-// segments returns the outline of glyph r with its origin at (0, 0).
-func (d *Drawing) segments(r rune) (sfnt.Segments, error) {
-	x, err := d.font.GlyphIndex(&d.buf, r)
-	if err != nil {
-		return nil, fmt.Errorf("draw: glyph %q: %w", r, err)
-	}
-	segs, err := d.font.LoadGlyph(&d.buf, x, d.ppem, nil)
-	if err != nil {
-		return nil, fmt.Errorf("draw: load glyph %q: %w", r, err)
-	}
-	return segs, nil
+// segments returns the outline of character c with its origin at (0, 0).
+func (d *Drawing) segments(c byte) []segment {
+	return d.font.segments(d.font.glyph(c), d.ppem)
 }
 
 // Paletted rasterises the text into an image whose palette index is the
 // coverage level: 0 is pure BG, levels-1 pure FG.
-func (d *Drawing) Paletted() (*image.Paletted, error) {
+func (d *Drawing) Paletted() *image.Paletted {
 	img := image.NewPaletted(image.Rect(0, 0, d.width, d.height), d.palette())
-	if img.Pix == nil {
-		return nil, ErrTooLarge
-	}
-	cells := map[byte][]uint8{}
+	var cells [len(glyphRunes)][]uint8
 	for i := 0; i < len(d.text); i++ {
 		c := d.text[i]
-		cell, ok := cells[c]
-		if !ok {
-			var err error
-			if cell, err = d.rasterise(rune(c)); err != nil {
-				return nil, err
-			}
-			cells[c] = cell
+		k := strings.IndexByte(glyphRunes, c)
+		if cells[k] == nil {
+			cells[k] = d.rasterise(c)
 		}
 		x0 := d.padX + i*d.cellW
 		for y := 0; y < d.height; y++ {
-			copy(img.Pix[y*img.Stride+x0:], cell[y*d.cellW:(y+1)*d.cellW])
+			copy(img.Pix[y*img.Stride+x0:], cells[k][y*d.cellW:(y+1)*d.cellW])
 		}
 	}
-	return img, nil
+	return img
 }
 
 // rasterise draws one glyph into a cell-sized grid of coverage levels.
-func (d *Drawing) rasterise(r rune) ([]uint8, error) {
-	segs, err := d.segments(r)
-	if err != nil {
-		return nil, err
-	}
+func (d *Drawing) rasterise(c byte) []uint8 {
 	z := vector.NewRasterizer(d.cellW, d.height)
 	z.DrawOp = draw.Src
 	by := float32(d.baseline)
 	pt := func(p fixed.Point26_6) (float32, float32) {
 		return float32(p.X) / 64, by + float32(p.Y)/64
 	}
-	for i, s := range segs {
-		a := s.Args
-		switch s.Op {
-		case sfnt.SegmentOpMoveTo:
+	for i, s := range d.segments(c) {
+		a := s.pts
+		switch s.op {
+		case opMove:
 			if i > 0 {
 				z.ClosePath()
 			}
 			z.MoveTo(pt(a[0]))
-		case sfnt.SegmentOpLineTo:
+		case opLine:
 			z.LineTo(pt(a[0]))
-		case sfnt.SegmentOpQuadTo:
+		case opQuad:
 			x1, y1 := pt(a[0])
 			x2, y2 := pt(a[1])
 			z.QuadTo(x1, y1, x2, y2)
-		case sfnt.SegmentOpCubeTo:
+		case opCube:
 			x1, y1 := pt(a[0])
 			x2, y2 := pt(a[1])
 			x3, y3 := pt(a[2])
@@ -219,7 +174,7 @@ func (d *Drawing) rasterise(r rune) ([]uint8, error) {
 	for i, a := range mask.Pix {
 		mask.Pix[i] = uint8((int(a)*(levels-1) + 127) / 255)
 	}
-	return mask.Pix, nil
+	return mask.Pix
 }
 
 // palette blends BG into FG in levels steps, in premultiplied space so that

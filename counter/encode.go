@@ -6,11 +6,9 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
-	"image/png"
 	"io"
 	"strconv"
 
-	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 )
 
@@ -53,11 +51,7 @@ func (d *Drawing) Encode(w io.Writer, f Format) error {
 	if f == SVG {
 		return d.encodeSVG(w)
 	}
-	img, err := d.Paletted()
-	if err != nil {
-		return err
-	}
-	return encodeRaster(w, img, f)
+	return encodeRaster(w, d.Paletted(), f)
 }
 
 func encodeRaster(w io.Writer, img *image.Paletted, f Format) error {
@@ -65,8 +59,7 @@ func encodeRaster(w io.Writer, img *image.Paletted, f Format) error {
 		gifTransparency(img)
 		return gif.Encode(w, img, nil)
 	}
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	return enc.Encode(w, img)
+	return encodePNG(w, img)
 }
 
 // gifTransparency rewrites a palette for GIF, which has a single fully
@@ -106,31 +99,25 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, `<path%s d="`, svgFill(d.style.FG))
 	for i := 0; i < len(d.text); i++ {
-		segs, err := d.segments(rune(d.text[i]))
-		if err != nil {
-			return err
-		}
-		writeSVGPath(bw, segs, d.padX+i*d.cellW, d.baseline)
+		writeSVGPath(bw, d.segments(d.text[i]), d.padX+i*d.cellW, d.baseline)
 	}
 	bw.WriteString(`"/></svg>`)
 	return bw.Flush()
 }
 
-func writeSVGPath(bw *bufio.Writer, segs sfnt.Segments, x0, y0 int) {
-	ops := [...]string{sfnt.SegmentOpMoveTo: "M", sfnt.SegmentOpLineTo: "L", sfnt.SegmentOpQuadTo: "Q", sfnt.SegmentOpCubeTo: "C"}
-	args := [...]int{sfnt.SegmentOpMoveTo: 1, sfnt.SegmentOpLineTo: 1, sfnt.SegmentOpQuadTo: 2, sfnt.SegmentOpCubeTo: 3}
+func writeSVGPath(bw *bufio.Writer, segs []segment, x0, y0 int) {
 	for i, s := range segs {
-		if s.Op == sfnt.SegmentOpMoveTo && i > 0 {
+		if s.op == opMove && i > 0 {
 			bw.WriteString("Z")
 		}
-		bw.WriteString(ops[s.Op])
-		for j := 0; j < args[s.Op]; j++ {
+		bw.WriteString("MLQC"[s.op : s.op+1])
+		for j := 0; j < pointsOf(s.op); j++ {
 			if j > 0 {
 				bw.WriteByte(' ')
 			}
-			bw.WriteString(svgNum(x0, s.Args[j].X))
+			bw.WriteString(svgNum(x0, s.pts[j].X))
 			bw.WriteByte(' ')
-			bw.WriteString(svgNum(y0, s.Args[j].Y))
+			bw.WriteString(svgNum(y0, s.pts[j].Y))
 		}
 	}
 	bw.WriteString("Z")

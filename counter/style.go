@@ -126,8 +126,8 @@ func (s *Style) set(key, value string) error {
 			s.BG = c
 		}
 	case "font":
-		if _, ok := fontData(value); !ok {
-			return &ParamError{key, "must be one of " + strings.Join(FontNames, ", ")}
+		if _, ok := lookupFont(value); !ok {
+			return &ParamError{key, "must be one of " + strings.Join(FontNames(), ", ")}
 		}
 		s.Font = value
 	}

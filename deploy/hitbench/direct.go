@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cgiRun is one way of answering a hit as a fresh CGI process.
+type cgiRun struct {
+	label string
+	bin   string
+	env   []string
+}
+
+// sample is what one run of a CGI process cost.
+type sample struct {
+	wall   time.Duration
+	maxRSS int64 // bytes
+}
+
+// runOnce starts the binary with a CGI environment, as a web server would,
+// and waits for its whole answer.
+//
+// The peak RSS comes from GNU time in a second run: a Go parent starts
+// children with CLONE_VM, and Linux then reports the parent's own peak as
+// the child's, so the child's rusage cannot be trusted here.
+func (c cgiRun) runOnce() (sample, error) {
+	var out bytes.Buffer
+	cmd := exec.Command(c.bin)
+	cmd.Env, cmd.Stdout = c.env, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return sample{}, fmt.Errorf("%s: %w", c.label, err)
+	}
+	wall := time.Since(start)
+	if !bytes.Contains(out.Bytes(), []byte("Content-Type: image/")) {
+		return sample{}, fmt.Errorf("%s: not an image: %.120q", c.label, out.Bytes())
+	}
+	rss, err := c.peakRSS()
+	return sample{wall: wall, maxRSS: rss}, err
+}
+
+// peakRSS runs the binary once under GNU time, which forks from a small
+// process of its own, and returns the peak RSS in bytes.
+func (c cgiRun) peakRSS() (int64, error) {
+	f, err := os.CreateTemp("", "hitbench-rss")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	f.Close()
+	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", f.Name(), c.bin)
+	cmd.Env = c.env
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%s under /usr/bin/time (Debian package time): %w", c.label, err)
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return 0, err
+	}
+	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return kb * 1024, err
+}
+
+// interleave runs each of runs n times, taking turns, so that a change in
+// the machine's load hits all of them alike.
+func interleave(runs []cgiRun, n int) ([][]sample, error) {
+	out := make([][]sample, len(runs))
+	for i := 0; i < n; i++ {
+		for j, r := range runs {
+			s, err := r.runOnce()
+			if err != nil {
+				return nil, err
+			}
+			out[j] = append(out[j], s)
+		}
+	}
+	return out, nil
+}
