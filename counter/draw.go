@@ -19,10 +19,10 @@ const MaxPixels = 1 << 19
 // MaxTextLen is the longest text drawn: a uint64 has at most 20 digits.
 const MaxTextLen = 20
 
-// levels is the number of coverage steps from BG to FG. Sixteen make
-// smooth edges and fit a 4-bit PNG palette, which compresses far better
-// than RGBA.
-const levels = 16
+// levels is the number of coverage steps from BG to FG. Eight still make
+// smooth edges, fit a 4-bit PNG palette, and keep every default 6-digit PNG
+// under 800 bytes (16 levels made up to 891).
+const levels = 8
 
 // ErrTooLarge reports an image that would exceed MaxPixels.
 var ErrTooLarge = errors.New("image over the pixel budget")

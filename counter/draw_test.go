@@ -1,0 +1,223 @@
+package counter
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"image"
+	"image/gif"
+	"image/png"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// goldenDir holds the images the drawing code must keep making.
+const goldenDir = "../testdata/golden"
+
+var goldenCases = []struct {
+	file  string
+	text  string
+	query string
+}{
+	{"default.png", Digits(42, 6), ""},
+	{"default.gif", Digits(42, 6), ""},
+	{"default.svg", Digits(42, 6), ""},
+	{"green-on-black.png", "12345678", "digits=8&fg=0f0&bg=000&size=32&font=mono-bold"},
+	{"transparent.png", "9876", "fg=c00&bg=ffffff00&font=bold&digits=4"},
+	{"transparent.gif", "9876", "fg=c00&bg=ffffff00&font=bold&digits=4"},
+	{"translucent.svg", "505", "fg=0000ff80&bg=ffff0040&font=regular&digits=3"},
+	{"smallest.png", "0", "size=8&digits=1&font=regular"},
+	{"largest.png", "18446744073709551615", "size=128&digits=12"},
+	{"placeholder.png", Placeholder(6), ""},
+}
+
+func formatOf(t *testing.T, file string) Format {
+	t.Helper()
+	f, ok := ParseFormat(filepath.Ext(file)[1:])
+	if !ok {
+		t.Fatalf("no format for %s", file)
+	}
+	return f
+}
+
+// TestGolden draws each case and compares it with its golden file: raster
+// images pixel by pixel after decoding, SVG as text. go test ./counter
+// -update rewrites the files.
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases {
+		t.Run(tc.file, func(t *testing.T) {
+			s, err := ParseStyle(tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := NewDrawing(tc.text, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := d.Encode(&got, formatOf(t, tc.file)); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(goldenDir, tc.file)
+			if *update {
+				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./counter -update to make it)", err)
+			}
+			if msg := compareImages(t, tc.file, got.Bytes(), want); msg != "" {
+				out := filepath.Join(t.TempDir(), tc.file)
+				os.WriteFile(out, got.Bytes(), 0o644)
+				t.Errorf("%s: %s; drawn image written to %s", tc.file, msg, out)
+			}
+		})
+	}
+}
+
+func compareImages(t *testing.T, file string, got, want []byte) string {
+	t.Helper()
+	if filepath.Ext(file) == ".svg" {
+		if !bytes.Equal(got, want) {
+			return "SVG differs"
+		}
+		return ""
+	}
+	gi, _, err := image.Decode(bytes.NewReader(got))
+	if err != nil {
+		return "drawn image does not decode: " + err.Error()
+	}
+	wi, _, err := image.Decode(bytes.NewReader(want))
+	if err != nil {
+		t.Fatalf("golden %s does not decode: %v", file, err)
+	}
+	if gi.Bounds() != wi.Bounds() {
+		return "size " + gi.Bounds().String() + ", want " + wi.Bounds().String()
+	}
+	diff := 0
+	b := gi.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r1, g1, b1, a1 := gi.At(x, y).RGBA()
+			r2, g2, b2, a2 := wi.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				diff++
+			}
+		}
+	}
+	if diff > 0 {
+		return fmt.Sprintf("%d pixels differ", diff)
+	}
+	return ""
+}
+
+// TestDefaultPNGSize keeps the default counter small on the wire: a
+// paletted image compresses far better than RGBA (PHP's GD writes 750 bytes
+// for six digits), over a spread of 6-digit counts.
+func TestDefaultPNGSize(t *testing.T) {
+	worst, total, n := 0, 0, 0
+	for count := uint64(0); count < 1000000; count += 7919 {
+		d, err := NewDrawing(Digits(count, DefaultStyle.Digits), DefaultStyle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		d.Encode(&b, PNG)
+		if b.Len() > 800 {
+			t.Errorf("default PNG of %d is %d bytes, want at most 800", count, b.Len())
+		}
+		worst, total, n = max(worst, b.Len()), total+b.Len(), n+1
+	}
+	t.Logf("default 6-digit PNG: mean %d bytes, largest %d, over %d counts", total/n, worst, n)
+}
+
+// TestTransparency checks that a fully transparent bg gives transparent
+// pixels where no digit is drawn, in PNG and GIF alike.
+func TestTransparency(t *testing.T) {
+	s, _ := ParseStyle("bg=ffffff00&fg=000")
+	d, err := NewDrawing("1", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{PNG, GIF} {
+		var b bytes.Buffer
+		if err := d.Encode(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		img, _, err := image.Decode(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, a := img.At(0, 0).RGBA(); a != 0 {
+			t.Errorf("format %d: corner alpha %d, want 0", f, a)
+		}
+		opaque := false
+		bb := img.Bounds()
+		for y := bb.Min.Y; y < bb.Max.Y; y++ {
+			for x := bb.Min.X; x < bb.Max.X; x++ {
+				if _, _, _, a := img.At(x, y).RGBA(); a == 0xffff {
+					opaque = true
+				}
+			}
+		}
+		if !opaque {
+			t.Errorf("format %d: no opaque pixel, the digit is missing", f)
+		}
+	}
+}
+
+func TestEncodeBlank(t *testing.T) {
+	for _, f := range []Format{PNG, GIF} {
+		var b bytes.Buffer
+		if err := EncodeBlank(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		var img image.Image
+		var err error
+		if f == PNG {
+			img, err = png.Decode(&b)
+		} else {
+			img, err = gif.Decode(&b)
+		}
+		if err != nil || img.Bounds().Dx() != 1 || img.Bounds().Dy() != 1 {
+			t.Errorf("format %d: blank image %v, %v; want a 1x1 image", f, img, err)
+		}
+	}
+}
+
+// TestZlibRoundTrip checks the deflate writer against the standard
+// library's decoder on data shaped like image rows and on noise.
+func TestZlibRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := make([]byte, 70000)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	rows := bytes.Repeat(append([]byte{0}, bytes.Repeat([]byte{0x0f, 0xf0, 0}, 40)...), 300)
+	long := bytes.Repeat([]byte{7}, 1000) // runs longer than 258
+	inputs := map[string][]byte{
+		"empty": {}, "one": {9}, "two": {1, 2}, "three": {1, 2, 3},
+		"noise": noise, "rows": rows, "long run": long,
+		"far match": append(append(bytes.Clone(noise[:33000]), noise[:300]...), noise[:300]...),
+	}
+	for name, in := range inputs {
+		z := zlibCompress(in)
+		r, err := zlib.NewReader(bytes.NewReader(z))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatalf("%s: decode: %v", name, err)
+		}
+		if !bytes.Equal(out, in) {
+			t.Errorf("%s: round trip changed %d bytes into %d", name, len(in), len(out))
+		}
+	}
+}
