@@ -20,6 +20,7 @@ func (a *app) serveCounter(w http.ResponseWriter, r *http.Request) {
 	}
 	format, ok := counter.ParseFormat(ext)
 	if !ok {
+		a.log.Printf("%s %q: not a counter path", r.Method, r.URL.Path)
 		http.NotFound(w, r)
 		return
 	}

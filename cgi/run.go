@@ -46,6 +46,10 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.DB, "db", cfg.DB, "database `file` (default from COUNTER_DB)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: counter.cgi %s %s\n", cmd, c.args)
+		fs.PrintDefaults()
+	}
 	env := &cmdEnv{cfg: &cfg, stdin: stdin, stdout: stdout, stderr: stderr, log: log}
 	c.flags(fs, env)
 	pos, err := parseInterspersed(fs, rest)
@@ -54,7 +58,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	}
 	if len(pos) < c.minArgs || len(pos) > c.maxArgs {
 		fs.Usage()
-		return usagef("%s: usage: %s %s", cmd, cmd, c.args)
+		return usagef("%s: wrong number of arguments", cmd)
 	}
 	return c.run(env, pos)
 }

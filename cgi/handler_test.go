@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"image"
+	"image/gif"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hitcounter/counter"
+	"hitcounter/store"
+)
+
+var testNow = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
+
+// testApp returns an app on a fresh database holding the named counters,
+// and the buffer its log goes to.
+func testApp(tb testing.TB, names ...string) (*app, *bytes.Buffer) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "counter.db")
+	db, err := store.Open(path, store.Options{Create: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, n := range names {
+		if err := db.Create(n, 0, testNow); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	db.Close()
+	var logs bytes.Buffer
+	cfg := config{DB: path, Wait: 200 * time.Millisecond, Now: func() time.Time { return testNow }}
+	return &app{cfg: cfg, log: &logger{w: &logs}}, &logs
+}
+
+func (a *app) serve(method, target string, header ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	a.handler().ServeHTTP(w, r)
+	return w
+}
+
+func (a *app) total(tb testing.TB, name string) uint64 {
+	tb.Helper()
+	n, err := a.count(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// checkImage fails unless w is a complete, uncacheable image of type ct
+// that the standard decoder reads.
+func checkImage(t *testing.T, w *httptest.ResponseRecorder, ct string) {
+	t.Helper()
+	h := w.Header()
+	if got := h.Get("Content-Type"); got != ct {
+		t.Fatalf("Content-Type %q, want %q", got, ct)
+	}
+	wantHeaders := map[string]string{
+		"Cache-Control":          "no-cache, no-store, must-revalidate, max-age=0",
+		"Pragma":                 "no-cache",
+		"Expires":                "0",
+		"X-Content-Type-Options": "nosniff",
+		"Content-Length":         itoa(w.Body.Len()),
+	}
+	for k, v := range wantHeaders {
+		if got := h.Get(k); got != v {
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+	var err error
+	switch ct {
+	case "image/png":
+		_, err = png.Decode(bytes.NewReader(w.Body.Bytes()))
+	case "image/gif":
+		_, err = gif.Decode(bytes.NewReader(w.Body.Bytes()))
+	case "image/svg+xml":
+		if !strings.HasPrefix(w.Body.String(), "<svg ") {
+			t.Errorf("SVG body starts %.30q", w.Body.String())
+		}
+	}
+	if err != nil {
+		t.Errorf("body does not decode as %s: %v", ct, err)
+	}
+}
+
+func itoa(n int) string { return counter.Digits(uint64(n), 1) }
+
+func TestImageHitsCount(t *testing.T) {
+	a, _ := testApp(t, "page")
+	tests := []struct {
+		target, ct string
+	}{
+		{"/page.png", "image/png"},
+		{"/page.gif", "image/gif"},
+		{"/page.svg", "image/svg+xml"},
+		{"/page.png?digits=8&fg=0f0&bg=000&size=40&font=bold&v=2", "image/png"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.target, func(t *testing.T) {
+			w := a.serve("GET", tc.target, "Referer", "https://blog.example/post")
+			if w.Code != http.StatusOK {
+				t.Fatalf("status %d, want 200", w.Code)
+			}
+			checkImage(t, w, tc.ct)
+			if got := a.total(t, "page"); got != uint64(i+1) {
+				t.Errorf("total %d after %d hits", got, i+1)
+			}
+		})
+	}
+	db, _ := store.Open(a.cfg.DB, store.Options{ReadOnly: true})
+	defer db.Close()
+	refs, _ := db.Referrers("page")
+	days, _ := db.Days("page", testNow)
+	if len(refs) != 1 || refs[0].Host != "blog.example" || refs[0].Hits != 4 {
+		t.Errorf("referrers %v, want blog.example: 4", refs)
+	}
+	if len(days) != 1 || days[0].Date != "2026-05-04" || days[0].Hits != 4 {
+		t.Errorf("days %v, want 2026-05-04: 4", days)
+	}
+}
+
+func TestImageSizeFollowsStyle(t *testing.T) {
+	a, _ := testApp(t, "page")
+	w := a.serve("GET", "/page.png?digits=9&size=30")
+	img, err := png.Decode(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := counter.ParseStyle("digits=9&size=30")
+	d, _ := counter.NewDrawing(counter.Digits(1, 9), s)
+	if wd, ht := d.Size(); img.Bounds() != image.Rect(0, 0, wd, ht) {
+		t.Errorf("image %v, want %dx%d", img.Bounds(), wd, ht)
+	}
+}
+
+func TestRequestsThatCountNothing(t *testing.T) {
+	tests := []struct {
+		name, method, target string
+		status               int
+		ct                   string
+		reason               string // in X-Counter-Error; "" for none
+		body                 string // expected body, for JSON
+	}{
+		{"json", "GET", "/page.json", 200, "application/json", "", `{"name":"page","count":0}` + "\n"},
+		{"head", "HEAD", "/page.png", 200, "image/png", "", ""},
+		{"unknown png", "GET", "/nope.png", 404, "image/png", "no such counter", ""},
+		{"unknown svg", "GET", "/nope.svg", 404, "image/svg+xml", "no such counter", ""},
+		{"unknown json", "GET", "/nope.json", 404, "application/json", "", `{"error":"no such counter"}` + "\n"},
+		{"bad size", "GET", "/page.png?size=1e309", 400, "image/png", "size: must be a whole number from 8 to 128", ""},
+		{"bad colour gif", "GET", "/page.gif?fg=red", 400, "image/gif", "fg: must be a hex colour: RGB, RRGGBB or RRGGBBAA", ""},
+		{"semicolon", "GET", "/page.png?digits=3;size=9", 400, "image/png", "query: ';' is not a separator, use '&'", ""},
+		{"bad name", "GET", "/-page.png", 400, "image/png", "invalid counter name", ""},
+		{"long name", "GET", "/" + strings.Repeat("a", 65) + ".png", 400, "image/png", "invalid counter name", ""},
+		{"bad name json", "GET", "/a%20b.json", 400, "application/json", "", `{"error":"invalid counter name"}` + "\n"},
+		{"unknown type", "GET", "/page.txt", 404, "text/plain; charset=utf-8", "", ""},
+		{"post", "POST", "/page.png", 405, "text/plain; charset=utf-8", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, logs := testApp(t, "page")
+			before, _ := os.ReadFile(a.cfg.DB)
+			w := a.serve(tc.method, tc.target)
+			if w.Code != tc.status {
+				t.Fatalf("status %d, want %d", w.Code, tc.status)
+			}
+			if strings.HasPrefix(tc.ct, "image/") && tc.method == "GET" {
+				checkImage(t, w, tc.ct)
+			} else if got := w.Header().Get("Content-Type"); got != tc.ct {
+				t.Errorf("Content-Type %q, want %q", got, tc.ct)
+			}
+			if got := w.Header().Get(errorHeader); got != tc.reason {
+				t.Errorf("%s: %q, want %q", errorHeader, got, tc.reason)
+			}
+			if tc.body != "" && w.Body.String() != tc.body {
+				t.Errorf("body %q, want %q", w.Body.String(), tc.body)
+			}
+			if tc.method == "HEAD" && (w.Body.Len() != 0 || w.Header().Get("Content-Length") == "") {
+				t.Errorf("HEAD: body of %d bytes, Content-Length %q", w.Body.Len(), w.Header().Get("Content-Length"))
+			}
+			after, _ := os.ReadFile(a.cfg.DB)
+			if !bytes.Equal(before, after) {
+				t.Errorf("the database file changed")
+			}
+			if tc.status >= 400 && tc.status != 405 && strings.Count(logs.String(), "\n") != 1 {
+				t.Errorf("log %q, want one line", logs.String())
+			}
+		})
+	}
+}
+
+// TestBusyDatabaseStillAnswersWithAnImage holds the database lock longer
+// than the wait: the hit is not counted, the visitor gets a placeholder in
+// time, and the owner one log line.
+func TestBusyDatabaseStillAnswersWithAnImage(t *testing.T) {
+	a, logs := testApp(t, "page")
+	holder, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	w := a.serve("GET", "/page.png")
+	took := time.Since(start)
+	holder.Close()
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503", w.Code)
+	}
+	checkImage(t, w, "image/png")
+	if took > a.cfg.Wait+time.Second {
+		t.Errorf("answered after %v, wait is %v", took, a.cfg.Wait)
+	}
+	if got := a.total(t, "page"); got != 0 {
+		t.Errorf("total %d, want 0", got)
+	}
+	if !strings.Contains(logs.String(), `"page" not counted`) || strings.Count(logs.String(), "\n") != 1 {
+		t.Errorf("log %q, want one line saying the hit was not counted", logs.String())
+	}
+}
+
+func TestMissingDatabaseIsNotCreated(t *testing.T) {
+	a, logs := testApp(t)
+	a.cfg.DB = filepath.Join(t.TempDir(), "typo.db")
+	w := a.serve("GET", "/page.png")
+	if w.Code != http.StatusNotFound {
+		t.Errorf("status %d, want 404", w.Code)
+	}
+	checkImage(t, w, "image/png")
+	if _, err := os.Stat(a.cfg.DB); err == nil {
+		t.Errorf("a hit created %s", a.cfg.DB)
+	}
+	if !strings.Contains(logs.String(), "typo.db") {
+		t.Errorf("log %q does not name the file", logs.String())
+	}
+}
+
+func TestLogLinesAreSingleAndEscaped(t *testing.T) {
+	var b bytes.Buffer
+	l := &logger{w: &b}
+	l.Printf("GET %q: %s", "/x\ny.png", "raw\r\nsecond line")
+	l.Printf("%s", strings.Repeat("x", 5000))
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines, want 2: %q", len(lines), b.String())
+	}
+	if len(lines[1]) > maxLogLine+20 {
+		t.Errorf("long line kept %d bytes", len(lines[1]))
+	}
+}
+
+func TestPanicIsA500(t *testing.T) {
+	var logs bytes.Buffer
+	a := &app{log: &logger{w: &logs}}
+	h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") }))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/x.png", nil))
+	if w.Code != 500 || strings.Contains(w.Body.String(), "secret") {
+		t.Errorf("status %d body %q, want 500 without the panic's text", w.Code, w.Body.String())
+	}
+	if strings.Count(logs.String(), "\n") != 1 {
+		t.Errorf("log %q, want one line", logs.String())
+	}
+}
+
+func TestIndexShowsCounters(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	a.demo = true
+	w := a.serve("GET", "/")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `<img src="demo.png"`) {
+		t.Errorf("index: %d %.200q", w.Code, w.Body.String())
+	}
+	if got := a.total(t, "demo"); got != 0 {
+		t.Errorf("the index counted %d hits itself", got)
+	}
+}
