@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# deploy/test.sh - the project's test command (README "Run the tests").
+#
+# Installs what the tests need from Debian when it is missing and this user
+# may install (root, or sudo without a password), then vets and runs every
+# test. The real-server tests under deploy/ skip without lighttpd, except
+# when CI=true: there they fail, so a missing server is never mistaken for
+# a pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ] || need+=(lighttpd)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ]; then
+		apt_get=(apt-get)
+	elif sudo -n true 2>/dev/null; then
+		apt_get=(sudo -n apt-get)
+	else
+		apt_get=()
+		echo "test.sh: missing ${need[*]}; install with: sudo apt-get install ${need[*]}" >&2
+	fi
+	if [ ${#apt_get[@]} -gt 0 ]; then
+		echo "test.sh: installing ${need[*]}" >&2
+		"${apt_get[@]}" update -qq
+		DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq "${need[@]}" >/dev/null
+	fi
+fi
+
+go vet ./...
+go test -count=1 "$@" ./...
