@@ -3,7 +3,7 @@
 # that any Go CGI program pays (deploy/floor), run directly and served by
 # Debian's lighttpd.
 #
-#     deploy/bench-hit.sh                  # N=300 REQUESTS=1500
+#     deploy/bench-hit.sh                  # N=300 REQUESTS=1200
 #     N=200 REQUESTS=1000 deploy/bench-hit.sh
 #
 # Both binaries are built static and stripped, as shipped, into a temp dir.
@@ -19,7 +19,7 @@
 set -euo pipefail
 
 N=${N:-300}
-REQUESTS=${REQUESTS:-1500}
+REQUESTS=${REQUESTS:-1200}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIGHTTPD=/usr/sbin/lighttpd
 
@@ -49,6 +49,9 @@ mkdir -p "$T/cgi-bin"
 export CGO_ENABLED=0
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/floor
+# The same counter with writers queued by bbolt's own polling lock only, to
+# show what the side lock in store/sidelock.go buys under lighttpd.
+go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi
 env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" >/dev/null
 
 # The shipped snippet, pointed at the temp dir; fail if it has changed so
@@ -72,10 +75,11 @@ server.pid-file      = "$T/lighttpd.pid"
 server.bind          = "127.0.0.1"
 server.port          = $PORT
 include "$T/counter.conf"
-# the snippet claims only counter.cgi; floor.cgi the same way, beside it
-\$HTTP["url"] =~ "^/cgi-bin/floor\.cgi(/|\$)" {
+# the snippet claims only counter.cgi; the other builds the same way, beside it
+\$HTTP["url"] =~ "^/cgi-bin/(floor|counter-bboltlock)\.cgi(/|\$)" {
 	alias.url += ( "/cgi-bin/" => "$T/cgi-bin/" )
 	cgi.assign = ( ".cgi" => "" )
+	setenv.add-environment = ( "COUNTER_DB" => "$T/counter.db" )
 }
 EOF
 "$LIGHTTPD" -tt -f "$T/lighttpd.conf" >/dev/null
@@ -97,7 +101,7 @@ done
 answers || { cat "$T/error.log" >&2 || true; die "lighttpd does not answer on $BASE"; }
 
 go run ./deploy/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
-	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS"
+	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS" -also counter-bboltlock.cgi
 
 if [ -s "$T/breakage.log" ]; then
 	echo "CGI stderr (breakage.log), last lines:"

@@ -18,6 +18,7 @@ func main() {
 	n := flag.Int("n", 300, "runs of each binary, interleaved")
 	base := flag.String("url", "", "base URL of a web server serving both as CGI (empty: direct runs only)")
 	requests := flag.Int("requests", 2000, "requests per binary and concurrency under the web server")
+	also := flag.String("also", "", "comma-separated names of more counter builds in the server's cgi-bin to load alike")
 	flag.Parse()
 	if *floor == "" || *counter == "" || *db == "" {
 		flag.Usage()
@@ -28,7 +29,11 @@ func main() {
 		os.Exit(1)
 	}
 	if *base != "" {
-		if err := served(*base, *requests); err != nil {
+		var names []string
+		if *also != "" {
+			names = strings.Split(*also, ",")
+		}
+		if err := served(*base, *requests, names); err != nil {
 			fmt.Fprintln(os.Stderr, "hitbench:", err)
 			os.Exit(1)
 		}

@@ -31,8 +31,9 @@ type target struct {
 }
 
 // served loads a web server that serves both binaries as CGI, at each
-// concurrency in turn, and prints what a hit costs there.
-func served(base string, requests int) error {
+// concurrency in turn, and prints what a hit costs there. also names more
+// counter builds in the same cgi-bin, measured in the same rounds.
+func served(base string, requests int, also []string) error {
 	if requests < rounds {
 		return fmt.Errorf("served: -requests %d: want at least %d", requests, rounds)
 	}
@@ -49,6 +50,9 @@ func served(base string, requests int) error {
 	targets := []target{
 		{"floor (1x1 GIF)", base + "/cgi-bin/floor.cgi/bench.gif"},
 		{"counted PNG hit", base + "/cgi-bin/counter.cgi/bench.png"},
+	}
+	for _, name := range also {
+		targets = append(targets, target{strings.TrimSuffix(name, ".cgi"), base + "/cgi-bin/" + name + "/bench.png"})
 	}
 	// One request each first: it fails fast on a wrong setup and gives
 	// the size of the counter's answer.
@@ -93,6 +97,11 @@ func served(base string, requests int) error {
 		fmt.Printf("  ratio counter/floor: p50 %.2f, p99 %.2f; counter p99/p50 %.2f%s\n",
 			ms(percentile(b, 50))/ms(percentile(a, 50)), ms(percentile(b, 99))/ms(percentile(a, 99)),
 			ms(percentile(b, 99))/ms(percentile(b, 50)), target)
+		for j := 2; j < len(targets); j++ {
+			c := lat[j]
+			fmt.Printf("  %s: p99/p50 %.2f, p99 against the counter's %.2f\n", targets[j].label,
+				ms(percentile(c, 99))/ms(percentile(c, 50)), ms(percentile(c, 99))/ms(percentile(b, 99)))
+		}
 	}
 	fmt.Printf("  counter PNG response body: %d bytes (target <= 800)\n", size)
 	return nil

@@ -1,0 +1,45 @@
+package counter
+
+import (
+	"bytes"
+	"testing"
+)
+
+// BenchmarkDefaultPNG is the drawing work of one default hit: lay out,
+// rasterise and encode six digits.
+func BenchmarkDefaultPNG(b *testing.B) {
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		d, err := NewDrawing("123456", DefaultStyle)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Encode(&buf, PNG); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLayout(b *testing.B) {
+	for b.Loop() {
+		NewDrawing("123456", DefaultStyle)
+	}
+}
+
+func BenchmarkRasterise(b *testing.B) {
+	d, _ := NewDrawing("123456", DefaultStyle)
+	for b.Loop() {
+		d.Paletted()
+	}
+}
+
+func BenchmarkZlib(b *testing.B) {
+	d, _ := NewDrawing("123456", DefaultStyle)
+	img := d.Paletted()
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		encodePNG(&buf, img)
+	}
+}
