@@ -99,4 +99,3 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
-
