@@ -182,6 +182,18 @@ func TestArgumentsNeverReachAdminCommands(t *testing.T) {
 	}
 }
 
+// TestBadRequestURIStillGetsAnImage: the counter routes on PATH_INFO, so
+// a REQUEST_URI that the URL parser refuses must not matter.
+func TestBadRequestURIStillGetsAnImage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	adminRun(t, db, "create", "demo")
+	env := append(readEnv(t, "../testdata/cgienv/lighttpd-direct.env"), "COUNTER_DB="+db, "REQUEST_URI=/cgi-bin/counter.cgi/%zz.png")
+	ans, _ := runCGI(t, env)
+	if ans.status != 200 || ans.header.Get("Content-Type") != "image/png" {
+		t.Errorf("status %d, type %q; want a counted PNG", ans.status, ans.header.Get("Content-Type"))
+	}
+}
+
 func TestMalformedCGIEnvironment(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	adminRun(t, db, "create", "demo")

@@ -24,6 +24,9 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 		}
 	}
 	rw := newBufferedResponse()
+	// REQUEST_URI is not used for routing, and one the URL parser refuses
+	// (a bad %-escape) must not turn an image request into a text error.
+	env["REQUEST_URI"] = env["SCRIPT_NAME"] + "/"
 	req, err := cgi.RequestFromMap(env)
 	if err == nil && req.URL == nil {
 		err = fmt.Errorf("no request URL")

@@ -38,7 +38,7 @@ func configFromEnv(getenv func(string) string) (config, []error) {
 	}
 	if v := strings.TrimSpace(getenv("COUNTER_WAIT")); v != "" {
 		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 || d > maxWait {
+		if err != nil || d < time.Millisecond || d > maxWait {
 			errs = append(errs, fmt.Errorf("COUNTER_WAIT=%q: want a duration from 1ms to %s, using %s", v, maxWait, cfg.Wait))
 		} else {
 			cfg.Wait = d

@@ -41,7 +41,7 @@ func (a *app) serveCounter(w http.ResponseWriter, r *http.Request) {
 	text := counter.Digits(n, style.Digits)
 	status := http.StatusOK
 	if err != nil {
-		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, store.ErrMissing) {
+		if errors.Is(err, counter.ErrNotFound) {
 			a.refuseImage(w, r, format, err)
 			return
 		}
@@ -111,9 +111,7 @@ func (a *app) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 		n, err = a.count(name)
 	}
 	if err != nil {
-		status, msg := publicError(err)
-		a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
-		writeJSON(w, r, status, jsonString("error", msg))
+		a.refuse(w, r, err)
 		return
 	}
 	writeJSON(w, r, http.StatusOK, jsonString("name", name), jsonCount("count", n))

@@ -231,10 +231,13 @@ func TestMissingDatabaseIsNotCreated(t *testing.T) {
 	a, logs := testApp(t)
 	a.cfg.DB = filepath.Join(t.TempDir(), "typo.db")
 	w := a.serve("GET", "/page.png")
-	if w.Code != http.StatusNotFound {
-		t.Errorf("status %d, want 404", w.Code)
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503: an owner's mistake is not the visitor's 404", w.Code)
 	}
 	checkImage(t, w, "image/png")
+	if img, err := png.Decode(w.Body); err != nil || img.Bounds().Dx() < 10 {
+		t.Errorf("got %v (%v), want the counter drawn as dashes", img.Bounds(), err)
+	}
 	if _, err := os.Stat(a.cfg.DB); err == nil {
 		t.Errorf("a hit created %s", a.cfg.DB)
 	}
@@ -258,16 +261,39 @@ func TestLogLinesAreSingleAndEscaped(t *testing.T) {
 }
 
 func TestPanicIsA500(t *testing.T) {
-	var logs bytes.Buffer
-	a := &app{log: &logger{w: &logs}}
-	h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") }))
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("GET", "/x.png", nil))
-	if w.Code != 500 || strings.Contains(w.Body.String(), "secret") {
-		t.Errorf("status %d body %q, want 500 without the panic's text", w.Code, w.Body.String())
+	for _, target := range []string{"/x.png", "/x.json", "/"} {
+		var logs bytes.Buffer
+		a := &app{log: &logger{w: &logs}}
+		h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") }))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		if w.Code != 500 || strings.Contains(w.Body.String(), "secret") {
+			t.Errorf("%s: status %d body %q, want 500 without the panic's text", target, w.Code, w.Body.String())
+		}
+		if target == "/x.png" {
+			checkImage(t, w, "image/png")
+		}
+		if strings.Count(logs.String(), "\n") != 1 {
+			t.Errorf("%s: log %q, want one line", target, logs.String())
+		}
 	}
-	if strings.Count(logs.String(), "\n") != 1 {
-		t.Errorf("log %q, want one line", logs.String())
+}
+
+// TestUncleanPathsAreRefused: ServeMux would redirect these, and under CGI
+// the redirect would leave the script; an <img> must get an image.
+func TestUncleanPathsAreRefused(t *testing.T) {
+	for _, target := range []string{"//page.png", "/./page.png", "/x/../page.png", "/page.png/", "//page.json"} {
+		a, _ := testApp(t, "page")
+		w := a.serve("GET", target)
+		if w.Code != http.StatusBadRequest || w.Header().Get("Location") != "" {
+			t.Errorf("%s: status %d, Location %q; want 400 and no redirect", target, w.Code, w.Header().Get("Location"))
+		}
+		if strings.HasSuffix(target, ".png") {
+			checkImage(t, w, "image/png")
+		}
+		if a.total(t, "page") != 0 {
+			t.Errorf("%s counted a hit", target)
+		}
 	}
 }
 

@@ -29,12 +29,14 @@ func publicError(err error) (int, string) {
 	switch {
 	case errors.As(err, &pe):
 		return http.StatusBadRequest, pe.Error()
-	case errors.Is(err, counter.ErrInvalidName):
+	case errors.Is(err, counter.ErrInvalidName), errors.Is(err, errUncleanPath):
 		return http.StatusBadRequest, "invalid counter name"
-	case errors.Is(err, counter.ErrNotFound), errors.Is(err, store.ErrMissing):
+	case errors.Is(err, counter.ErrNotFound):
 		return http.StatusNotFound, "no such counter"
 	case errors.Is(err, store.ErrTimeout):
 		return http.StatusServiceUnavailable, "busy, try again"
+	case errors.Is(err, store.ErrMissing):
+		return http.StatusServiceUnavailable, "counter unavailable"
 	}
 	return http.StatusInternalServerError, "internal error"
 }

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"path"
 	"time"
+
+	"hitcounter/counter"
 )
 
 // app is what every handler needs: the configuration and the log.
@@ -23,7 +28,40 @@ func (a *app) handler() http.Handler {
 	if a.demo {
 		mux.HandleFunc("GET /{$}", a.serveIndex)
 	}
-	return a.recoverPanics(mux)
+	return a.recoverPanics(a.refuseUncleanPaths(mux))
+}
+
+// refuseUncleanPaths answers a path such as "//x.png" or "/a/../x.png"
+// itself, where ServeMux would redirect: under CGI the redirect's Location
+// would point outside the script, and an <img> would get HTML.
+func (a *app) refuseUncleanPaths(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != "/" && path.Clean(p) != p {
+			a.refuse(w, r, errUncleanPath)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// errUncleanPath is a path with empty, "." or ".." segments.
+var errUncleanPath = errors.New("path is not clean")
+
+// refuse answers a request that fails with err in the form its path asks
+// for: a small image for an image, JSON for JSON, text otherwise.
+func (a *app) refuse(w http.ResponseWriter, r *http.Request, err error) {
+	_, ext, _ := cutLast(path.Base(r.URL.Path), ".")
+	if f, ok := counter.ParseFormat(ext); ok {
+		a.refuseImage(w, r, f, err)
+		return
+	}
+	status, msg := publicError(err)
+	a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
+	if ext == "json" {
+		writeJSON(w, r, status, jsonString("error", msg))
+		return
+	}
+	http.Error(w, msg, status)
 }
 
 // recoverPanics turns a panic into a 500 and one log line, so that a bug
@@ -35,8 +73,7 @@ func (a *app) recoverPanics(h http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				a.log.Printf("panic serving %q: %v", r.URL.Path, v)
-				http.Error(w, "internal error", http.StatusInternalServerError)
+				a.refuse(w, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
 		h.ServeHTTP(w, r)

@@ -40,7 +40,8 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, usage)
 		return usagef("unknown command %q", cmd)
 	}
-	if cmd == "serve" && getenv("COUNTER_DB") == "" {
+	if cmd == "serve" {
+		// Never the live database by accident: only -db picks another.
 		cfg.DB = demoDB
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
@@ -93,5 +94,6 @@ From a shell it manages the counters:
   counter.cgi help                     show this text
 
 Every command takes -db FILE; the default is $COUNTER_DB, else
-/var/lib/counter/counter.db (serve: ./counter-demo.db).
+/var/lib/counter/counter.db. serve ignores $COUNTER_DB and uses
+./counter-demo.db unless given -db.
 `

@@ -11,7 +11,7 @@ func BenchmarkDefaultPNG(b *testing.B) {
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
-		d, err := NewDrawing("123456", DefaultStyle)
+		d, err := NewDrawing("123456", DefaultStyle())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -23,19 +23,19 @@ func BenchmarkDefaultPNG(b *testing.B) {
 
 func BenchmarkLayout(b *testing.B) {
 	for b.Loop() {
-		NewDrawing("123456", DefaultStyle)
+		NewDrawing("123456", DefaultStyle())
 	}
 }
 
 func BenchmarkRasterise(b *testing.B) {
-	d, _ := NewDrawing("123456", DefaultStyle)
+	d, _ := NewDrawing("123456", DefaultStyle())
 	for b.Loop() {
 		d.Paletted()
 	}
 }
 
 func BenchmarkZlib(b *testing.B) {
-	d, _ := NewDrawing("123456", DefaultStyle)
+	d, _ := NewDrawing("123456", DefaultStyle())
 	img := d.Paletted()
 	var buf bytes.Buffer
 	for b.Loop() {

@@ -177,18 +177,22 @@ func (d *Drawing) rasterise(c byte) []uint8 {
 	return mask.Pix
 }
 
-// palette blends BG into FG in levels steps, in premultiplied space so that
-// a transparent BG fades FG's opacity rather than darkening its colour.
+// palette holds, for each coverage level, FG drawn over BG with that
+// coverage (Porter-Duff "over", in premultiplied space): a translucent FG
+// tints an opaque BG instead of punching a hole in it, and over a
+// transparent BG the edges fade out rather than darken.
 func (d *Drawing) palette() color.Palette {
 	fg, bg := d.style.FG, d.style.BG
 	p := make(color.Palette, levels)
 	for i := range p {
 		t := float64(i) / (levels - 1)
-		a := float64(fg.A)*t + float64(bg.A)*(1-t)
-		c := color.NRGBA{A: uint8(a + 0.5)}
+		srcA := float64(fg.A) / 255 * t
+		bgA := float64(bg.A) / 255
+		a := srcA + bgA*(1-srcA)
+		c := color.NRGBA{A: uint8(a*255 + 0.5)}
 		if a > 0 {
 			mix := func(f, b uint8) uint8 {
-				pm := float64(f)*float64(fg.A)*t + float64(b)*float64(bg.A)*(1-t)
+				pm := float64(f)*srcA + float64(b)*bgA*(1-srcA)
 				return uint8(min(255, pm/a+0.5))
 			}
 			c.R, c.G, c.B = mix(fg.R, bg.R), mix(fg.G, bg.G), mix(fg.B, bg.B)

@@ -73,9 +73,13 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test ./counter -update to make it)", err)
 			}
 			if msg := compareImages(t, tc.file, got.Bytes(), want); msg != "" {
-				out := filepath.Join(t.TempDir(), tc.file)
-				os.WriteFile(out, got.Bytes(), 0o644)
-				t.Errorf("%s: %s; drawn image written to %s", tc.file, msg, out)
+				// Outside t.TempDir, which is gone when the test ends.
+				out, err := os.CreateTemp("", "golden-*-"+tc.file)
+				if err == nil {
+					out.Write(got.Bytes())
+					out.Close()
+				}
+				t.Errorf("%s: %s; drawn image written to %s", tc.file, msg, out.Name())
 			}
 		})
 	}
@@ -123,7 +127,7 @@ func compareImages(t *testing.T, file string, got, want []byte) string {
 func TestDefaultPNGSize(t *testing.T) {
 	worst, total, n := 0, 0, 0
 	for count := uint64(0); count < 1000000; count += 7919 {
-		d, err := NewDrawing(Digits(count, DefaultStyle.Digits), DefaultStyle)
+		d, err := NewDrawing(Digits(count, DefaultStyle().Digits), DefaultStyle())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,37 +141,54 @@ func TestDefaultPNGSize(t *testing.T) {
 	t.Logf("default 6-digit PNG: mean %d bytes, largest %d, over %d counts", total/n, worst, n)
 }
 
-// TestTransparency checks that a fully transparent bg gives transparent
-// pixels where no digit is drawn, in PNG and GIF alike.
+// TestTransparency checks which pixels come out clear: the background
+// where bg is transparent, never an opaque bg, in PNG and GIF alike.
 func TestTransparency(t *testing.T) {
-	s, _ := ParseStyle("bg=ffffff00&fg=000")
-	d, err := NewDrawing("1", s)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		query       string
+		cornerClear bool // the background, where no digit is drawn
+		digitOpaque bool // some pixel of the digit
+	}{
+		{"bg=ffffff00&fg=000", true, true},
+		{"bg=fff&fg=0000ff40", false, false},
+		{"bg=fff&fg=00000000", false, false},
+		{"bg=fff&fg=000", false, true},
 	}
-	for _, f := range []Format{PNG, GIF} {
-		var b bytes.Buffer
-		if err := d.Encode(&b, f); err != nil {
-			t.Fatal(err)
-		}
-		img, _, err := image.Decode(&b)
+	for _, tc := range tests {
+		s, _ := ParseStyle(tc.query)
+		d, err := NewDrawing("1", s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, _, a := img.At(0, 0).RGBA(); a != 0 {
-			t.Errorf("format %d: corner alpha %d, want 0", f, a)
-		}
-		opaque := false
-		bb := img.Bounds()
-		for y := bb.Min.Y; y < bb.Max.Y; y++ {
-			for x := bb.Min.X; x < bb.Max.X; x++ {
-				if _, _, _, a := img.At(x, y).RGBA(); a == 0xffff {
-					opaque = true
+		for _, f := range []Format{PNG, GIF} {
+			var b bytes.Buffer
+			if err := d.Encode(&b, f); err != nil {
+				t.Fatal(err)
+			}
+			img, _, err := image.Decode(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, _, a := img.At(0, 0).RGBA(); (a == 0) != tc.cornerClear {
+				t.Errorf("%s, format %d: corner alpha %d, want clear=%v", tc.query, f, a, tc.cornerClear)
+			}
+			opaque, clear := false, 0
+			bb := img.Bounds()
+			for y := bb.Min.Y; y < bb.Max.Y; y++ {
+				for x := bb.Min.X; x < bb.Max.X; x++ {
+					_, _, _, a := img.At(x, y).RGBA()
+					opaque = opaque || a == 0xffff
+					if a == 0 {
+						clear++
+					}
 				}
 			}
-		}
-		if !opaque {
-			t.Errorf("format %d: no opaque pixel, the digit is missing", f)
+			if tc.digitOpaque && !opaque {
+				t.Errorf("%s, format %d: no opaque pixel, the digit is missing", tc.query, f)
+			}
+			if !tc.cornerClear && clear > 0 {
+				t.Errorf("%s, format %d: %d clear pixels on an opaque background", tc.query, f, clear)
+			}
 		}
 	}
 }

@@ -64,25 +64,27 @@ func encodeRaster(w io.Writer, img *image.Paletted, f Format) error {
 
 // gifTransparency rewrites a palette for GIF, which has a single fully
 // transparent index and nothing in between: levels under half opacity
-// become that index, the others opaque.
+// all become the first of them, made fully clear, and the others opaque.
 func gifTransparency(img *image.Paletted) {
+	clear := -1
 	var remap [levels]uint8
-	hasClear := false
 	for i, c := range img.Palette {
 		n := c.(color.NRGBA)
-		switch {
-		case n.A < 0x80:
-			remap[i], hasClear = 0, true
-		default:
+		remap[i] = uint8(i)
+		if n.A >= 0x80 {
 			n.A = 0xff
 			img.Palette[i] = n
-			remap[i] = uint8(i)
+			continue
 		}
+		if clear < 0 {
+			clear = i
+			img.Palette[i] = color.NRGBA{}
+		}
+		remap[i] = uint8(clear)
 	}
-	if !hasClear {
+	if clear < 0 {
 		return
 	}
-	img.Palette[0] = color.NRGBA{}
 	for i, p := range img.Pix {
 		img.Pix[i] = remap[p]
 	}

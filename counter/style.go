@@ -29,13 +29,15 @@ type Style struct {
 	Font   string      // one of FontNames
 }
 
-// DefaultStyle is the style of a counter image without parameters.
-var DefaultStyle = Style{
-	Digits: 6,
-	Size:   20,
-	FG:     color.NRGBA{0x22, 0x22, 0x22, 0xff},
-	BG:     color.NRGBA{0xff, 0xff, 0xff, 0xff},
-	Font:   "mono",
+// DefaultStyle returns the style of a counter image without parameters.
+func DefaultStyle() Style {
+	return Style{
+		Digits: 6,
+		Size:   20,
+		FG:     color.NRGBA{0x22, 0x22, 0x22, 0xff},
+		BG:     color.NRGBA{0xff, 0xff, 0xff, 0xff},
+		Font:   "mono",
+	}
 }
 
 // ParamError reports a query parameter that was refused, with a reason
@@ -51,7 +53,7 @@ func (e *ParamError) Error() string { return e.Param + ": " + e.Reason }
 // "digits=7&fg=f00". Parameters it does not know (a cache-busting "v=3",
 // say) are ignored; known ones must be valid and given at most once.
 func ParseStyle(rawQuery string) (Style, error) {
-	s := DefaultStyle
+	s := DefaultStyle()
 	if len(rawQuery) > MaxQueryLen {
 		return s, &ParamError{"query", "longer than " + strconv.Itoa(MaxQueryLen) + " bytes"}
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func TestParseStyle(t *testing.T) {
-	def := DefaultStyle
+	def := DefaultStyle()
 	with := func(f func(*Style)) Style { s := def; f(&s); return s }
 	tests := []struct {
 		name  string
@@ -90,7 +90,7 @@ func TestParseStyle(t *testing.T) {
 // checks it stays within the pixel budget.
 func TestStyleBounds(t *testing.T) {
 	for _, font := range FontNames() {
-		s := Style{Digits: MaxDigits, Size: MaxSize, FG: DefaultStyle.FG, BG: DefaultStyle.BG, Font: font}
+		s := Style{Digits: MaxDigits, Size: MaxSize, FG: DefaultStyle().FG, BG: DefaultStyle().BG, Font: font}
 		d, err := NewDrawing(Digits(^uint64(0), s.Digits), s)
 		if err != nil {
 			t.Fatalf("%s: largest drawing refused: %v", font, err)
@@ -108,9 +108,9 @@ func TestNewDrawingRefuses(t *testing.T) {
 		text string
 		s    Style
 	}{
-		{"empty text", "", DefaultStyle},
-		{"letters", "12a", DefaultStyle},
-		{"too long", strings.Repeat("1", MaxTextLen+1), DefaultStyle},
+		{"empty text", "", DefaultStyle()},
+		{"letters", "12a", DefaultStyle()},
+		{"too long", strings.Repeat("1", MaxTextLen+1), DefaultStyle()},
 		{"unknown font", "1", Style{Digits: 1, Size: 20, Font: "nope"}},
 		{"size too big", "1", Style{Digits: 1, Size: MaxSize + 1, Font: "mono"}},
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -67,9 +68,12 @@ func direct(floor, counter, db string, n int) error {
 	fmt.Printf("  %-18s %9s %9s %9s %10s\n", "", "p50 ms", "p99 ms", "hits/s", "peak RSS")
 	for i, r := range runs {
 		d := walls(res[i])
-		p50 := percentile(d, 50)
-		fmt.Printf("  %-18s %9.2f %9.2f %9.1f %8.2f MB\n", r.label, ms(p50), ms(percentile(d, 99)),
-			1/p50.Seconds(), float64(peakRSS(res[i]))/1e6)
+		var total time.Duration
+		for _, x := range d {
+			total += x
+		}
+		fmt.Printf("  %-18s %9.2f %9.2f %9.1f %8.2f MB\n", r.label, ms(percentile(d, 50)), ms(percentile(d, 99)),
+			float64(len(d))/total.Seconds(), float64(peakRSS(res[i]))/1e6)
 	}
 	a, b := walls(res[0]), walls(res[1])
 	fmt.Printf("  ratio b/a: p50 %.2f (target <= 1.30), p99 %.2f, peak RSS %.2f (target <= 1.40)\n",
