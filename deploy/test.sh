@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # deploy/test.sh - the project's test command (README "Run the tests").
 #
-# Installs what the tests need from Debian when it is missing and this user
+# Installs what the tests need from Debian (the web servers, PHP and
+# htpasswd for hashes made by other implementations, GNU time for the
+# benchmarks) when it is missing and this user
 # may install (root, or sudo without a password), then vets and runs every
 # test. The real-server tests under deploy/ skip without lighttpd, except
 # when CI=true: there they fail, so a missing server is never mistaken for
@@ -9,9 +11,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# package: a file it installs
+declare -A wanted=(
+	[lighttpd]=/usr/sbin/lighttpd
+	[apache2]=/usr/sbin/apache2
+	[apache2-utils]=/usr/bin/htpasswd
+	[php-cli]=/usr/bin/php
+	[time]=/usr/bin/time
+)
 need=()
-command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ] || need+=(lighttpd)
-[ -x /usr/bin/time ] || need+=(time)
+for pkg in "${!wanted[@]}"; do
+	[ -x "${wanted[$pkg]}" ] || need+=("$pkg")
+done
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
 		apt_get=(apt-get)
