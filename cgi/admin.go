@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,13 +14,13 @@ import (
 
 // cmdEnv is what an admin command works with.
 type cmdEnv struct {
-	cfg            *config
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	log            *logger
-	start          uint64 // create -start
-	addr           string // serve -addr
-	dbFlagSet      bool
+	cfg               *config
+	stdin             io.Reader
+	stdout, stderr    io.Writer
+	log               *logger
+	start             uint64 // create -start
+	addr              string // serve -addr
+	clear, importHash bool   // passwd -clear, -hash
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -45,6 +46,11 @@ func lookupCommand(name string) (command, bool) {
 		return command{"NAME N", 2, 2, noFlags, runSet}, true
 	case "delete":
 		return command{"NAME", 1, 1, noFlags, runDelete}, true
+	case "passwd":
+		return command{"[-clear | -hash] NAME", 1, 1, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.BoolVar(&e.clear, "clear", false, "make the statistics public again")
+			fs.BoolVar(&e.importHash, "hash", false, "store a bcrypt hash read from stdin (from PHP's password_hash or htpasswd -B)")
+		}, runPasswd}, true
 	case "serve":
 		return command{"[-addr HOST:PORT]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.StringVar(&e.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
@@ -62,6 +68,16 @@ func lookupCommand(name string) (command, bool) {
 func (e *cmdEnv) open(opts store.Options) (*store.DB, error) {
 	opts.Wait = e.cfg.Wait
 	return store.Open(e.cfg.DB, opts)
+}
+
+// view runs fn on the database opened read-only.
+func (e *cmdEnv) view(fn func(*store.DB) error) error {
+	db, err := e.open(store.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return fn(db)
 }
 
 // update runs fn on the database opened for writing, creating it if asked.
@@ -98,21 +114,39 @@ func runCreate(e *cmdEnv, args []string) error {
 }
 
 func runList(e *cmdEnv, _ []string) error {
-	db, err := e.open(store.Options{ReadOnly: true})
-	if err != nil {
+	var list []counter.Info
+	err := e.view(func(db *store.DB) error {
+		var err error
+		list, err = db.List()
 		return err
-	}
-	list, err := db.List()
-	db.Close()
+	})
 	if err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCOUNT\tCREATED")
+	fmt.Fprintln(tw, "NAME\tCOUNT\tCREATED\tSTATISTICS")
 	for _, c := range list {
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Name, c.Count, c.Created.Format("2006-01-02 15:04 MST"))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", c.Name, c.Count, c.Created.Format("2006-01-02 15:04 MST"), protection(c))
 	}
 	return tw.Flush()
+}
+
+// protection says who can read a counter's statistics, and the cost of its
+// password hash when it has one.
+func protection(c counter.Info) string {
+	if !c.Protected() {
+		return "public"
+	}
+	cost, err := counter.HashCost(c.PasswordHash)
+	switch {
+	case errors.Is(err, counter.ErrHashTooCostly):
+		return fmt.Sprintf("password, bcrypt cost %d: too costly to check, set a new one", cost)
+	case err != nil:
+		return "password, unreadable hash: set a new one"
+	case cost != counter.PasswordCost:
+		return fmt.Sprintf("password, bcrypt cost %d (becomes %d at the next login)", cost, counter.PasswordCost)
+	}
+	return fmt.Sprintf("password, bcrypt cost %d", cost)
 }
 
 func runSet(e *cmdEnv, args []string) error {

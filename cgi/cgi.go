@@ -24,6 +24,7 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 		}
 	}
 	rw := newBufferedResponse()
+	mount := cgiMount(env)
 	// REQUEST_URI is not used for routing, and one the URL parser refuses
 	// (a bad %-escape) must not turn an image request into a text error.
 	env["REQUEST_URI"] = env["SCRIPT_NAME"] + "/"
@@ -47,6 +48,6 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 	if req.ContentLength > 0 {
 		req.Body = io.NopCloser(io.LimitReader(stdin, req.ContentLength))
 	}
-	h.ServeHTTP(rw, req)
+	h.ServeHTTP(rw, withMount(req, mount))
 	return rw.writeCGI(stdout, req.Method == http.MethodHead)
 }

@@ -36,7 +36,7 @@ func testApp(tb testing.TB, names ...string) (*app, *bytes.Buffer) {
 	db.Close()
 	var logs bytes.Buffer
 	cfg := config{DB: path, Wait: 200 * time.Millisecond, Now: func() time.Time { return testNow }}
-	return &app{cfg: cfg, log: &logger{w: &logs}}, &logs
+	return newApp(cfg, &logger{w: &logs}), &logs
 }
 
 func (a *app) serve(method, target string, header ...string) *httptest.ResponseRecorder {
@@ -93,8 +93,6 @@ func checkImage(t *testing.T, w *httptest.ResponseRecorder, ct string) {
 		t.Errorf("body does not decode as %s: %v", ct, err)
 	}
 }
-
-func itoa(n int) string { return counter.Digits(uint64(n), 1) }
 
 func TestImageHitsCount(t *testing.T) {
 	a, _ := testApp(t, "page")
@@ -263,7 +261,7 @@ func TestLogLinesAreSingleAndEscaped(t *testing.T) {
 func TestPanicIsA500(t *testing.T) {
 	for _, target := range []string{"/x.png", "/x.json", "/"} {
 		var logs bytes.Buffer
-		a := &app{log: &logger{w: &logs}}
+		a := newApp(config{}, &logger{w: &logs})
 		h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") }))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", target, nil))

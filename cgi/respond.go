@@ -35,6 +35,8 @@ func publicError(err error) (int, string) {
 		return http.StatusNotFound, "no such counter"
 	case errors.Is(err, store.ErrTimeout):
 		return http.StatusServiceUnavailable, "busy, try again"
+	case errors.Is(err, errLoginRequired):
+		return http.StatusUnauthorized, "log in first"
 	case errors.Is(err, store.ErrMissing):
 		return http.StatusServiceUnavailable, "counter unavailable"
 	}

@@ -15,6 +15,15 @@ type app struct {
 	cfg  config
 	log  *logger
 	demo bool // serve the demo page at "/" (local server only)
+	// verify checks a password against a stored hash; tests count calls.
+	verify func(hash, password []byte) (ok, rehash bool, err error)
+	// crossOrigin refuses form posts from other sites, by the
+	// Sec-Fetch-Site and Origin headers that CGI passes through.
+	crossOrigin *http.CrossOriginProtection
+}
+
+func newApp(cfg config, log *logger) *app {
+	return &app{cfg: cfg, log: log, verify: counter.VerifyPassword, crossOrigin: http.NewCrossOriginProtection()}
 }
 
 func (a *app) now() time.Time { return a.cfg.Now() }
@@ -25,6 +34,11 @@ func (a *app) now() time.Time { return a.cfg.Now() }
 func (a *app) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{file}", a.serveCounter)
+	mux.HandleFunc("GET /{name}/stats", a.serveStats)
+	mux.HandleFunc("GET /{name}/stats.csv", a.serveExport)
+	mux.HandleFunc("GET /{name}/stats.json", a.serveExport)
+	mux.HandleFunc("POST /{name}/login", a.serveLogin)
+	mux.HandleFunc("POST /{name}/logout", a.serveLogout)
 	if a.demo {
 		mux.HandleFunc("GET /{$}", a.serveIndex)
 	}

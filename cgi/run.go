@@ -27,7 +27,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		log.Printf("config: %v", err)
 	}
 	if getenv("GATEWAY_INTERFACE") != "" {
-		a := &app{cfg: cfg, log: log}
+		a := newApp(cfg, log)
 		return serveCGI(a.handler(), environ, stdin, stdout, log)
 	}
 	if len(args) < 2 {
@@ -90,6 +90,10 @@ From a shell it manages the counters:
   counter.cgi list                     show every counter, its count and age
   counter.cgi set NAME N               set a counter's total
   counter.cgi delete NAME              remove a counter and its history
+  counter.cgi passwd NAME              protect its statistics with a password
+                                       (asked twice, or read from stdin)
+  counter.cgi passwd -clear NAME       make its statistics public again
+  counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
   counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
   counter.cgi help                     show this text
 

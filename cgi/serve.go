@@ -45,7 +45,8 @@ func runServe(e *cmdEnv, _ []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{cfg: *e.cfg, log: e.log, demo: true}
+	a := newApp(*e.cfg, e.log)
+	a.demo = true
 	fmt.Fprintf(e.stdout, "counting in %s; open http://%s/ (Ctrl-C stops)\n", e.cfg.DB, ln.Addr())
 	return serveHTTP(ctx, ln, a.handler(), e.log)
 }

@@ -41,7 +41,13 @@ type Info struct {
 	Name    string
 	Count   uint64
 	Created time.Time
+	// PasswordHash is the bcrypt hash that guards the statistics, or nil
+	// when they are public.
+	PasswordHash []byte
 }
+
+// Protected reports whether the statistics need a password.
+func (i Info) Protected() bool { return len(i.PasswordHash) > 0 }
 
 // Day is the number of hits a counter got on one UTC day.
 type Day struct {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -97,8 +98,13 @@ func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 	if info.Count, err = decodeUint64(b.Get(keyTotal)); err != nil {
 		return info, err
 	}
-	info.Created, err = decodeTime(b.Get(keyCreated))
-	return info, err
+	if info.Created, err = decodeTime(b.Get(keyCreated)); err != nil {
+		return info, err
+	}
+	if h := b.Get(keyPassword); len(h) > 0 {
+		info.PasswordHash = bytes.Clone(h)
+	}
+	return info, nil
 }
 
 // List returns every counter, sorted by name.
@@ -186,56 +192,71 @@ func (db *DB) Delete(name string) error {
 // Days returns the hits per UTC day of counter name, oldest first, for the
 // days from since (inclusive) on.
 func (db *DB) Days(name string, since time.Time) ([]counter.Day, error) {
-	var days []counter.Day
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		b, err := counterBucket(tx, name)
-		if err != nil {
-			return err
-		}
-		d := b.Bucket(bucketDays)
-		if d == nil {
-			return nil
-		}
-		c := d.Cursor()
-		for k, v := c.Seek(dayKey(since)); k != nil; k, v = c.Next() {
-			n, err := decodeUint64(v)
-			if err != nil {
-				return err
-			}
-			days = append(days, counter.Day{Date: string(k), Hits: n})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: days of %q: %w", name, err)
-	}
-	return days, nil
+	h, err := db.History(name, since)
+	return h.Days, err
 }
 
 // Referrers returns the hits per referring host of counter name, sorted by
 // host.
 func (db *DB) Referrers(name string) ([]counter.Referrer, error) {
-	var refs []counter.Referrer
+	h, err := db.History(name, time.Now())
+	return h.Referrers, err
+}
+
+// History returns counter name with its hits per UTC day from since
+// (inclusive) on and its referring hosts, read in one transaction.
+func (db *DB) History(name string, since time.Time) (counter.History, error) {
+	var h counter.History
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
 		}
-		r := b.Bucket(bucketReferrers)
-		if r == nil {
-			return nil
+		if h.Info, err = readInfo(name, b); err != nil {
+			return err
 		}
-		return r.ForEach(func(k, v []byte) error {
-			n, err := decodeUint64(v)
-			if err != nil {
-				return err
-			}
-			refs = append(refs, counter.Referrer{Host: string(k), Hits: n})
-			return nil
-		})
+		if h.Days, err = readDays(b, since); err != nil {
+			return err
+		}
+		h.Referrers, err = readReferrers(b)
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: referrers of %q: %w", name, err)
+		return h, fmt.Errorf("store: history of %q: %w", name, err)
 	}
-	return refs, nil
+	return h, nil
+}
+
+func readDays(b *bolt.Bucket, since time.Time) ([]counter.Day, error) {
+	var days []counter.Day
+	d := b.Bucket(bucketDays)
+	if d == nil {
+		return nil, nil
+	}
+	c := d.Cursor()
+	for k, v := c.Seek(dayKey(since)); k != nil; k, v = c.Next() {
+		n, err := decodeUint64(v)
+		if err != nil {
+			return nil, err
+		}
+		days = append(days, counter.Day{Date: string(k), Hits: n})
+	}
+	return days, nil
+}
+
+func readReferrers(b *bolt.Bucket) ([]counter.Referrer, error) {
+	var refs []counter.Referrer
+	r := b.Bucket(bucketReferrers)
+	if r == nil {
+		return nil, nil
+	}
+	err := r.ForEach(func(k, v []byte) error {
+		n, err := decodeUint64(v)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, counter.Referrer{Host: string(k), Hits: n})
+		return nil
+	})
+	return refs, err
 }

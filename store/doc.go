@@ -9,10 +9,14 @@
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
+//	  session-key -> [32]byte  signs session cookies; made by crypto/rand
+//	                           when the first password is set
 //	counters/                  bucket, one nested bucket per counter
 //	  NAME/                    bucket, NAME as in counter.CheckName
 //	    total   -> uint64      hits so far, big-endian
 //	    created -> int64       creation time, Unix seconds, big-endian
+//	    password -> bytes      bcrypt hash of the statistics password;
+//	                           absent when the statistics are public
 //	    days/                  bucket
 //	      2006-01-02 -> uint64 hits on that UTC day; keys sort as dates
 //	    referrers/             bucket, at most counter.MaxReferrers+1 keys

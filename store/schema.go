@@ -17,12 +17,17 @@ const schemaVersion = 1
 var (
 	bucketMeta      = []byte("meta")
 	keyVersion      = []byte("version")
+	keySessionKey   = []byte("session-key")
 	bucketCounters  = []byte("counters")
 	keyTotal        = []byte("total")
 	keyCreated      = []byte("created")
+	keyPassword     = []byte("password")
 	bucketDays      = []byte("days")
 	bucketReferrers = []byte("referrers")
 )
+
+// sessionKeyLen is the length of the key that signs session cookies.
+const sessionKeyLen = 32
 
 // dayKey is the key of a UTC day in a days bucket.
 func dayKey(t time.Time) []byte { return t.UTC().AppendFormat(nil, time.DateOnly) }

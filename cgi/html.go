@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"strings"
+)
+
+// htmlPage builds one of the few HTML pages (statistics and login). Every
+// value that is not a constant of this program goes through text, which
+// escapes it for text and quoted attributes alike; values are never put
+// into URLs, scripts or styles.
+//
+// It stands in for html/template on purpose: text/template's reflection
+// keeps every exported method of every linked type alive, which made the
+// binary 2 MB larger, and every CGI hit, which never shows a page, would
+// pay for that in start-up time and memory.
+type htmlPage struct{ b strings.Builder }
+
+// raw writes markup that is a constant of this program.
+func (p *htmlPage) raw(s ...string) {
+	for _, x := range s {
+		p.b.WriteString(x)
+	}
+}
+
+// text writes s escaped.
+func (p *htmlPage) text(s string) { p.b.WriteString(html.EscapeString(s)) }
+
+// textf writes a formatted value escaped.
+func (p *htmlPage) textf(format string, args ...any) { p.text(fmt.Sprintf(format, args...)) }
+
+// begin opens a page with its title and the one style sheet.
+func (p *htmlPage) begin(title string) {
+	p.raw(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>`)
+	p.text(title)
+	p.raw(`</title>
+<style>
+:root{--fg:#1d2329;--mute:#5b6570;--line:#dde2e6;--bar:#3b7dd8;--bg:#fff}
+body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg);max-width:56rem;margin:0 auto;padding:1rem}
+h1{font-size:1.6rem;margin:.5rem 0 0}h2{font-size:1.1rem;margin:2rem 0 .5rem}
+.sub{color:var(--mute);margin:0 0 1rem}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.75rem}
+.card{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem}
+.card b{display:block;font-size:1.5rem;font-variant-numeric:tabular-nums}
+.card span{color:var(--mute);font-size:.9rem}
+svg.chart{width:100%;height:auto;border:1px solid var(--line);border-radius:8px}
+svg.chart rect.bar{fill:var(--bar)}svg.chart text{font-size:11px;fill:var(--mute)}
+table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;border-bottom:1px solid var(--line);text-align:left}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.msg{background:#fdecea;border:1px solid #f5c2bd;border-radius:6px;padding:.5rem .75rem}
+form.login{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:1rem 0}
+input[type=password]{font:inherit;padding:.4rem;border:1px solid var(--line);border-radius:6px}
+button{font:inherit;padding:.4rem .9rem;border:1px solid var(--bar);background:var(--bar);color:#fff;border-radius:6px;cursor:pointer}
+.foot{margin-top:2rem;color:var(--mute);font-size:.9rem;display:flex;gap:1rem;flex-wrap:wrap;align-items:center}
+.foot form{margin:0}.foot button{background:none;color:var(--bar)}
+</style></head><body>
+`)
+}
+
+func (p *htmlPage) end() { p.raw("</body></html>\n") }
+
+// writeHTML sends a page that is never cached and may load nothing from
+// anywhere: no scripts, no images, forms back to this script only.
+func writeHTML(w http.ResponseWriter, r *http.Request, status int, p *htmlPage) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	writeBody(w, r, status, "text/html; charset=utf-8", []byte(p.b.String()))
+}

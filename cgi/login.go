@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"hitcounter/counter"
+	"hitcounter/store"
+)
+
+// maxLoginBody caps a login form: a 72-byte password fits many times over.
+const maxLoginBody = 4 << 10
+
+var (
+	errLoginRequired = errors.New("log in first")
+	errBadForm       = errors.New("bad login form")
+)
+
+// loginFailed is the one message a failed login shows, whatever failed.
+const loginFailed = "Wrong password."
+
+// serveLogin answers POST /NAME/login. bcrypt runs only here, only for a
+// protected counter and a password that bcrypt could have hashed, and with
+// the database closed: a login never holds up the hits.
+func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := a.crossOrigin.Check(r); err != nil {
+		a.log.Printf("login %q refused from %s: %v", name, clientAddr(r), err)
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return
+	}
+	password, err := readPassword(w, r)
+	if err != nil {
+		status := http.StatusBadRequest
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		a.log.Printf("login %q from %s: %v", name, clientAddr(r), err)
+		http.Error(w, http.StatusText(status), status)
+		return
+	}
+	v, err := a.loadStats(name, a.now())
+	if err != nil {
+		a.refuse(w, r, err)
+		return
+	}
+	h := v.history
+	if !h.Protected() {
+		http.Redirect(w, r, "stats", http.StatusSeeOther)
+		return
+	}
+	// Nothing bcrypt could have hashed is worth running it for.
+	var ok, rehash bool
+	if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
+		ok, rehash, err = a.verify(h.PasswordHash, password)
+	}
+	if errors.Is(err, counter.ErrHashTooCostly) {
+		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter.cgi passwd %s", name, name)
+	} else if err != nil {
+		a.log.Printf("login %q: %v", name, err)
+	}
+	if !ok {
+		a.log.Printf("login failed: counter %q from %s", name, clientAddr(r))
+		writeHTML(w, r, http.StatusUnauthorized, loginPage(name, loginFailed))
+		return
+	}
+	hash, key := h.PasswordHash, v.sessionKey
+	if rehash || key == nil {
+		if hash, key, err = a.upgrade(name, hash, password, rehash); err != nil {
+			a.log.Printf("login %q: %v", name, err)
+			a.refuse(w, r, err)
+			return
+		}
+	}
+	expires := a.now().Add(sessionLifetime)
+	value := signSession(key, name, expires, hash)
+	http.SetCookie(w, sessionCookieFor(r, name, value, int(sessionLifetime/time.Second)))
+	http.Redirect(w, r, "stats", http.StatusSeeOther)
+}
+
+// upgrade replaces a hash of another cost by one at the pinned cost, and
+// makes the session key if an old database has none. It returns the hash
+// and key that the new session must be bound to.
+func (a *app) upgrade(name string, hash, password []byte, rehash bool) ([]byte, []byte, error) {
+	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	if rehash {
+		newHash, err := counter.HashPassword(password)
+		if err != nil {
+			return nil, nil, err
+		}
+		swapped, err := db.ReplacePasswordHash(name, hash, newHash)
+		if err != nil {
+			return nil, nil, err
+		}
+		if swapped {
+			hash = newHash
+		}
+	} else if err := db.SetPasswordHash(name, hash); err != nil { // makes the key
+		return nil, nil, err
+	}
+	key, err := db.SessionKey()
+	return hash, key, err
+}
+
+// serveLogout answers POST /NAME/logout by dropping the session cookie.
+func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := a.crossOrigin.Check(r); err != nil {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return
+	}
+	if err := counter.CheckName(name); err != nil {
+		a.refuse(w, r, err)
+		return
+	}
+	http.SetCookie(w, sessionCookieFor(r, name, "", -1))
+	http.Redirect(w, r, "stats", http.StatusSeeOther)
+}
+
+// readPassword reads the password field of a form of at most
+// maxLoginBody bytes; a larger body is refused without being read.
+func readPassword(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/x-www-form-urlencoded" {
+		return nil, errBadForm
+	}
+	if r.ContentLength > maxLoginBody {
+		return nil, &http.MaxBytesError{Limit: maxLoginBody}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxLoginBody))
+	if err != nil {
+		return nil, err
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, errBadForm
+	}
+	return []byte(form.Get("password")), nil
+}
+
+// clientAddr is the peer address, as the web server saw it.
+func clientAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}

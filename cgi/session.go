@@ -1,0 +1,82 @@
+package main
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sessionCookie is the name of the cookie that carries a login.
+const sessionCookie = "counter_session"
+
+// sessionLifetime is how long a login lasts.
+const sessionLifetime = 24 * time.Hour
+
+// maxCookieLen bounds the work spent on a forged cookie.
+const maxCookieLen = 256
+
+// signSession returns a session for counter name, valid until expires,
+// bound to the password hash it was opened with: changing the password
+// ends it. The value is name.expiry.mac, the MAC an HMAC-SHA256 under the
+// database's session key.
+func signSession(key []byte, name string, expires time.Time, hash []byte) string {
+	exp := strconv.FormatInt(expires.Unix(), 10)
+	b64 := base64.RawURLEncoding
+	return b64.EncodeToString([]byte(name)) + "." + exp + "." + b64.EncodeToString(sessionMAC(key, name, exp, hash))
+}
+
+func sessionMAC(key []byte, name, exp string, hash []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	hashSum := sha256.Sum256(hash)
+	m.Write([]byte("counter-session-v1\x00" + name + "\x00" + exp + "\x00"))
+	m.Write(hashSum[:])
+	return m.Sum(nil)
+}
+
+// validSession reports whether value is an unexpired session for counter
+// name under key and the current password hash. It never runs bcrypt.
+func validSession(key []byte, value, name string, hash []byte, now time.Time) bool {
+	if len(key) == 0 || len(hash) == 0 || len(value) > maxCookieLen {
+		return false
+	}
+	parts := strings.Split(value, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	b64 := base64.RawURLEncoding
+	gotName, err := b64.DecodeString(parts[0])
+	if err != nil || string(gotName) != name {
+		return false
+	}
+	exp, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || strconv.FormatInt(exp, 10) != parts[1] {
+		return false
+	}
+	// Expired, or set to outlive any session this code makes.
+	if t := time.Unix(exp, 0); !t.After(now) || t.After(now.Add(sessionLifetime+time.Minute)) {
+		return false
+	}
+	mac, err := b64.DecodeString(parts[2])
+	if err != nil {
+		return false
+	}
+	return hmac.Equal(mac, sessionMAC(key, name, parts[1], hash))
+}
+
+// sessionCookieFor returns the cookie that carries value for counter name,
+// scoped to that counter's pages under the script.
+func sessionCookieFor(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{
+		Name:     sessionCookie,
+		Value:    value,
+		Path:     mountOf(r) + "/" + name + "/",
+		MaxAge:   maxAge,
+		HttpOnly: true,
+		Secure:   r.TLS != nil,
+		SameSite: http.SameSiteStrictMode,
+	}
+}

@@ -1,0 +1,75 @@
+package counter
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// History is what the store keeps about one counter.
+type History struct {
+	Info
+	Days      []Day      // oldest first
+	Referrers []Referrer // any order
+}
+
+// ChartDays is how many days the statistics chart shows.
+const ChartDays = 90
+
+// TopReferrers is how many referring hosts the statistics show.
+const TopReferrers = 10
+
+// Stats is what the statistics page shows of a counter.
+type Stats struct {
+	Name                 string
+	Total                uint64
+	Today, Last7, Last30 uint64 // UTC days, today included
+	FirstDay             string // the first day with a hit, "" for none
+	Chart                []Day  // the last ChartDays days, oldest first, days without hits as 0
+	Referrers            []Referrer
+	OtherReferrers       uint64 // hits from hosts past TopReferrers
+	Protected            bool
+	Now                  time.Time
+}
+
+// Summarise turns a history into the figures of the statistics page, as of
+// now (days are UTC, as stored).
+func Summarise(h History, now time.Time) Stats {
+	now = now.UTC()
+	s := Stats{Name: h.Name, Total: h.Count, Protected: h.Protected(), Now: now}
+	if len(h.Days) > 0 {
+		s.FirstDay = h.Days[0].Date
+	}
+	byDate := make(map[string]uint64, len(h.Days))
+	for _, d := range h.Days {
+		byDate[d.Date] += d.Hits
+	}
+	for i := 0; i < ChartDays; i++ {
+		date := now.AddDate(0, 0, i-ChartDays+1).Format(time.DateOnly)
+		n := byDate[date]
+		s.Chart = append(s.Chart, Day{Date: date, Hits: n})
+		switch back := ChartDays - 1 - i; {
+		case back == 0:
+			s.Today, s.Last7, s.Last30 = n, s.Last7+n, s.Last30+n
+		case back < 7:
+			s.Last7, s.Last30 = s.Last7+n, s.Last30+n
+		case back < 30:
+			s.Last30 += n
+		}
+	}
+	refs := slices.Clone(h.Referrers)
+	slices.SortFunc(refs, func(a, b Referrer) int {
+		if c := cmp.Compare(b.Hits, a.Hits); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Host, b.Host)
+	})
+	for _, r := range refs {
+		if len(s.Referrers) < TopReferrers && r.Host != OtherReferrers {
+			s.Referrers = append(s.Referrers, r)
+		} else {
+			s.OtherReferrers += r.Hits
+		}
+	}
+	return s
+}

@@ -1,0 +1,102 @@
+package store
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ErrNoSessionKey reports a database in which no password was ever set, so
+// no session can be valid.
+var ErrNoSessionKey = errors.New("no session key: no password was ever set")
+
+// SetPasswordHash stores the hash that guards the statistics of counter
+// name, or makes them public again when hash is nil. Changing or clearing
+// it ends every session, which is bound to the hash. The first hash set
+// also makes the key that signs sessions.
+func (db *DB) SetPasswordHash(name string, hash []byte) error {
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		b, err := counterBucket(tx, name)
+		if err != nil {
+			return err
+		}
+		if hash == nil {
+			return b.Delete(keyPassword)
+		}
+		if err := ensureSessionKey(tx); err != nil {
+			return err
+		}
+		return b.Put(keyPassword, hash)
+	})
+	if err != nil {
+		return fmt.Errorf("store: set password of %q: %w", name, err)
+	}
+	return nil
+}
+
+// ReplacePasswordHash swaps old for new only if old is still the stored
+// hash, so that a login that upgrades a hash cannot undo a password change
+// made meanwhile. It reports whether it swapped.
+func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
+	swapped := false
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		b, err := counterBucket(tx, name)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(b.Get(keyPassword), old) {
+			return nil
+		}
+		swapped = true
+		return b.Put(keyPassword, new)
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: replace password of %q: %w", name, err)
+	}
+	return swapped, nil
+}
+
+// SessionKey returns the key that signs session cookies.
+func (db *DB) SessionKey() ([]byte, error) {
+	var key []byte
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return ErrNoSessionKey
+		}
+		k := meta.Get(keySessionKey)
+		switch len(k) {
+		case 0:
+			return ErrNoSessionKey
+		case sessionKeyLen:
+			key = bytes.Clone(k)
+			return nil
+		}
+		return fmt.Errorf("%w: session key of %d bytes", ErrCorrupt, len(k))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: session key: %w", err)
+	}
+	return key, nil
+}
+
+func ensureSessionKey(tx *bolt.Tx) error {
+	if err := initSchema(tx); err != nil {
+		return err
+	}
+	meta := tx.Bucket(bucketMeta)
+	if len(meta.Get(keySessionKey)) == sessionKeyLen {
+		return nil
+	}
+	key := make([]byte, sessionKeyLen)
+	if _, err := rand.Read(key); err != nil {
+		return fmt.Errorf("session key: %w", err)
+	}
+	return meta.Put(keySessionKey, key)
+}
