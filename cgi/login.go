@@ -52,7 +52,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	h := v.history
 	if !h.Protected() {
-		http.Redirect(w, r, "stats", http.StatusSeeOther)
+		seeStats(w)
 		return
 	}
 	// Nothing bcrypt could have hashed is worth running it for.
@@ -81,7 +81,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	expires := a.now().Add(sessionLifetime)
 	value := signSession(key, name, expires, hash)
 	http.SetCookie(w, sessionCookieFor(r, name, value, int(sessionLifetime/time.Second)))
-	http.Redirect(w, r, "stats", http.StatusSeeOther)
+	seeStats(w)
 }
 
 // upgrade replaces a hash of another cost by one at the pinned cost, and
@@ -124,7 +124,15 @@ func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, sessionCookieFor(r, name, "", -1))
-	http.Redirect(w, r, "stats", http.StatusSeeOther)
+	seeStats(w)
+}
+
+// seeStats sends the browser on to the statistics page. The Location is
+// relative on purpose: http.Redirect would make it absolute from the path
+// the handler sees, which under CGI lacks the script's own path.
+func seeStats(w http.ResponseWriter) {
+	w.Header().Set("Location", "stats")
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // readPassword reads the password field of a form of at most
