@@ -60,5 +60,6 @@ const indexCounter = `<h2>NAME</h2>
 </div>
 <p>Put this in a page served next to the CGI:</p>
 <pre>&lt;img src="/cgi-bin/counter.cgi/NAME.png" alt="visitors"&gt;</pre>
-<p>The count as JSON, without counting: <a href="NAME.json">NAME.json</a></p>
+<p>The count as JSON, without counting: <a href="NAME.json">NAME.json</a>.
+Its statistics: <a href="NAME/stats">NAME/stats</a>.</p>
 `
