@@ -87,7 +87,11 @@ func installCounter(t testing.TB) (cgiDir, dbPath string) {
 	return cgiDir, filepath.Join(t.TempDir(), "counter.db")
 }
 
-// admin runs an admin command of the installed binary from a "shell".
+// admin runs an admin command of the installed binary from a "shell". When
+// the database's folder belongs to another user and this test may switch
+// to it, the command runs as that user, as README step 3 does with
+// sudo -u www-data: the file and its lock must belong to the user whose
+// CGI writes them.
 func admin(t testing.TB, cgiDir, dbPath string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -98,6 +102,9 @@ func admin(t testing.TB, cgiDir, dbPath string, args ...string) string {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	if cred := ownerOf(t, filepath.Dir(dbPath)); cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("counter.cgi %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -105,19 +112,106 @@ func admin(t testing.TB, cgiDir, dbPath string, args ...string) string {
 	return string(out)
 }
 
-// lighttpdBinary finds lighttpd, or skips the test; under CI=true a missing
-// server is a failure, so that the real-server tests can never pass by
-// not running.
-func lighttpdBinary(t testing.TB) string {
+// ownerOf returns the owner of dir when that is not this process's user and
+// this process is root, or else nil.
+func ownerOf(t testing.TB, dir string) *syscall.Credential {
 	t.Helper()
-	if p, err := exec.LookPath("lighttpd"); err == nil {
-		return p
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Debian installs it in /usr/sbin, which a user's PATH often lacks.
-	if p, err := exec.LookPath("/usr/sbin/lighttpd"); err == nil {
-		return p
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() != 0 || st.Uid == 0 {
+		return nil
 	}
-	const msg = "lighttpd not installed (apt-get install lighttpd)"
+	return &syscall.Credential{Uid: st.Uid, Gid: st.Gid}
+}
+
+// webServer is a real web server running counter.cgi in the foreground on
+// loopback; it is stopped when the test that started it ends.
+type webServer struct {
+	Name   string // "lighttpd" or "apache", as in the subtest's name
+	URL    string // the base URL, http://127.0.0.1:PORT
+	CGILog string // the file that the CGI's stderr goes to
+
+	// cgiLine picks a line of the CGI's stderr out of a line of CGILog
+	// and strips what the server put around it; nil keeps every line.
+	cgiLine func(line string) (string, bool)
+}
+
+// CGIStderr returns what counter.cgi wrote to stderr so far, a line for
+// each line it wrote, whatever the server adds around those lines.
+func (s *webServer) CGIStderr() (string, error) {
+	b, err := os.ReadFile(s.CGILog)
+	if err != nil || s.cgiLine == nil {
+		return string(b), err
+	}
+	var out strings.Builder
+	for line := range strings.Lines(string(b)) {
+		if l, ok := s.cgiLine(strings.TrimSuffix(line, "\n")); ok {
+			out.WriteString(l + "\n")
+		}
+	}
+	return out.String(), nil
+}
+
+// servers are the web servers that eachServer runs each check under.
+var servers = []struct {
+	name  string
+	bins  []string // where Debian installs the server; the first found is run
+	pkg   string   // the Debian package to install when none is found
+	start func(t testing.TB, bin, cgiDir, dbPath string) *webServer
+}{
+	{"lighttpd", []string{"lighttpd", "/usr/sbin/lighttpd"}, "lighttpd", startLighttpd},
+	{"apache", []string{"apache2", "/usr/sbin/apache2"}, "apache2", startApache},
+}
+
+// eachServer runs check once under each real web server, as a subtest
+// named after the server ("lighttpd", "apache"), one after the other. Each
+// subtest gets a fresh cgi-bin folder holding counter.cgi (cgiDir), the
+// path of a database that does not exist yet (dbPath), and the server,
+// started on loopback with the snippet the README tells owners to copy
+// (deploy/lighttpd/counter.conf or deploy/apache/counter.conf, paths
+// substituted) plus the /hits/ alias and the /counter/ rewrite.
+//
+// This is where a new real-server check goes (stats pages, login, ...):
+// write a TestServerXxx that calls eachServer, and inside check
+//   - make counters and set passwords with admin(t, cgiDir, dbPath, ...),
+//     which runs as the user the server runs the CGI as (not root under
+//     Apache), so the files it creates stay writable for the CGI;
+//   - send requests to srv.URL + "/cgi-bin/counter.cgi/...", or through
+//     "/hits/counter.cgi/..." (alias) and "/counter/..." (rewrite);
+//   - read the CGI's stderr with srv.CGIStderr (never CGILog itself:
+//     Apache's error log holds its own lines too);
+//   - open the database in-process only read-only and only once admin has
+//     made it: a root test that creates the file or its .lock first would
+//     leave them unwritable for Apache's CGI.
+//
+// A server that is not installed skips its subtest, except under CI=true,
+// where it fails.
+func eachServer(t *testing.T, check func(t *testing.T, srv *webServer, cgiDir, dbPath string)) {
+	t.Helper()
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) {
+			bin := serverBinary(t, s.pkg, s.bins...) // skip before building anything
+			cgiDir, dbPath := installCounter(t)
+			check(t, s.start(t, bin, cgiDir, dbPath), cgiDir, dbPath)
+		})
+	}
+}
+
+// serverBinary finds a server's binary, or skips the test; under CI=true a
+// missing server is a failure, so that the real-server tests can never
+// pass by not running.
+func serverBinary(t testing.TB, pkg string, names ...string) string {
+	t.Helper()
+	// Debian installs servers in /usr/sbin, which a user's PATH often lacks.
+	for _, name := range names {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("%s not installed (apt-get install %s)", names[0], pkg)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg + "; CI=true, so the real-server tests fail instead of skipping")
 	}
@@ -125,118 +219,83 @@ func lighttpdBinary(t testing.TB) string {
 	return ""
 }
 
-// lighttpdServer is a lighttpd running in the foreground on loopback.
-type lighttpdServer struct {
-	URL         string
-	ErrorLog    string
-	BreakageLog string // CGI stderr
-}
-
-// startLighttpd starts lighttpd with the shipped counter.conf, serving the
-// counter.cgi in cgiDir with the database at dbPath, and returns its base URL.
-func startLighttpd(t testing.TB, cgiDir, dbPath string) (baseURL string) {
+// serverDir makes the folder for a server's config, logs and runtime
+// files, with an htdocs/ok.txt that tells when the server is up.
+func serverDir(t testing.TB, cgiDir, dbPath string) (dir, htdocs string) {
 	t.Helper()
-	return startLighttpdServer(t, cgiDir, dbPath).URL
-}
-
-// startLighttpdServer is startLighttpd, also telling where the logs are.
-// The server is stopped when the test ends.
-func startLighttpdServer(t testing.TB, cgiDir, dbPath string) *lighttpdServer {
-	t.Helper()
-	bin := lighttpdBinary(t)
-	dir := t.TempDir()
+	dir = t.TempDir()
 	for _, p := range []string{dir, cgiDir, dbPath} {
-		if strings.ContainsAny(p, "\"\\$") {
-			t.Fatalf("path %q cannot be written into a lighttpd config", p)
+		// Written into configs, some of them unquoted.
+		if strings.ContainsAny(p, "\"\\$ \t\n") {
+			t.Fatalf("path %q cannot be written into a server config", p)
 		}
 	}
-	htdocs := filepath.Join(dir, "htdocs")
+	htdocs = filepath.Join(dir, "htdocs")
 	if err := os.Mkdir(htdocs, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(htdocs, "ok.txt"), []byte("ok\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := &lighttpdServer{
-		ErrorLog:    filepath.Join(dir, "error.log"),
-		BreakageLog: filepath.Join(dir, "breakage.log"),
-	}
-	snippet := shippedSnippet(t, map[string]string{
-		"/usr/lib/cgi-bin/":              cgiDir + "/",
-		"/var/lib/counter/counter.db":    dbPath,
-		"/var/log/lighttpd/breakage.log": srv.BreakageLog,
-	})
-	snippetPath := filepath.Join(dir, "counter.conf")
-	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
+	return dir, htdocs
+}
+
+// shippedSnippet returns a config file of this folder with each installed
+// path replaced; a path that is no longer in the file fails the test rather
+// than leaving it to touch the real system.
+func shippedSnippet(t testing.TB, name string, replace map[string]string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
 		t.Fatal(err)
 	}
+	var pairs []string
+	for old, repl := range replace {
+		if !bytes.Contains(b, []byte(old)) {
+			t.Fatalf("%s no longer mentions %s", name, old)
+		}
+		pairs = append(pairs, old, repl)
+	}
+	// One pass, so that a replacement is never replaced again.
+	return []byte(strings.NewReplacer(pairs...).Replace(string(b)))
+}
+
+// dumpOnFailure logs the files when the test has failed, for the server's
+// side of the story.
+func dumpOnFailure(t testing.TB, files ...string) {
 	t.Cleanup(func() {
 		if t.Failed() {
-			for _, p := range []string{srv.ErrorLog, srv.BreakageLog, filepath.Join(dir, "stderr.log")} {
+			for _, p := range files {
 				b, _ := os.ReadFile(p)
 				t.Logf("--- %s:\n%s", p, b)
 			}
 		}
 	})
-	// A free port can be taken by someone else before lighttpd binds it.
+}
+
+// onFreePort calls start with a free loopback port and returns the base
+// URL it serves. A free port can be taken by someone else before the
+// server binds it: when one of logs then says so, it tries again, up to
+// three times in all.
+func onFreePort(t testing.TB, logs []string, start func(port int, baseURL string) error) string {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
 		port := freePort(t)
-		conf := filepath.Join(dir, "lighttpd.conf")
-		if err := os.WriteFile(conf, []byte(mainConfig(dir, htdocs, snippetPath, cgiDir, dbPath, port)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		srv.URL = fmt.Sprintf("http://127.0.0.1:%d", port)
-		err := runLighttpd(t, bin, conf, dir, srv.URL)
+		baseURL := fmt.Sprintf("http://127.0.0.1:%d", port)
+		err := start(port, baseURL)
 		if err == nil {
-			return srv
+			return baseURL
 		}
-		logs, _ := os.ReadFile(srv.ErrorLog)
-		if attempt < 3 && bytes.Contains(logs, []byte("in use")) {
+		inUse := false
+		for _, p := range logs {
+			b, _ := os.ReadFile(p)
+			inUse = inUse || bytes.Contains(b, []byte("in use"))
+		}
+		if attempt < 3 && inUse {
 			continue
 		}
 		t.Fatal(err)
 	}
-}
-
-// shippedSnippet returns deploy/lighttpd/counter.conf with each installed
-// path replaced; a path that is no longer in the file fails the test rather
-// than leaving it to touch the real system.
-func shippedSnippet(t testing.TB, replace map[string]string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("lighttpd", "counter.conf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for old, repl := range replace {
-		if !bytes.Contains(b, []byte(old)) {
-			t.Fatalf("lighttpd/counter.conf no longer mentions %s", old)
-		}
-		b = bytes.ReplaceAll(b, []byte(old), []byte(repl))
-	}
-	return b
-}
-
-// mainConfig is a minimal lighttpd.conf around the shipped snippet, plus the
-// alias and the rewrite that the README documents.
-func mainConfig(dir, htdocs, snippet, cgiDir, dbPath string, port int) string {
-	return fmt.Sprintf(`server.modules       = ( "mod_rewrite" )
-server.document-root = "%[2]s"
-server.errorlog      = "%[1]s/error.log"
-server.pid-file      = "%[1]s/lighttpd.pid"
-server.bind          = "127.0.0.1"
-server.port          = %[6]d
-
-# lighttpd matches path and query, so $1 carries the query string along
-url.rewrite-once = ( "^/counter/(.*)$" => "/cgi-bin/counter.cgi/$1" )
-
-include "%[3]s"
-
-$HTTP["url"] =~ "^/hits/counter\.cgi(/|$)" {
-	alias.url += ( "/hits/" => "%[4]s/" )
-	cgi.assign = ( ".cgi" => "" )
-	setenv.add-environment = ( "COUNTER_DB" => "%[5]s" )
-}
-`, dir, htdocs, snippet, cgiDir, dbPath, port)
 }
 
 func freePort(t testing.TB) int {
@@ -249,24 +308,30 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// runLighttpd checks conf, starts lighttpd in the foreground, registers its
-// stop, and waits until it serves a static file.
-func runLighttpd(t testing.TB, bin, conf, dir, baseURL string) error {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, bin, "-tt", "-f", conf).CombinedOutput(); err != nil {
-		return fmt.Errorf("lighttpd -tt -f %s: %v\n%s", conf, err, out)
+// checkConfig runs a server's own config check (lighttpd -tt, apache2 -t).
+func checkConfig(cmd *exec.Cmd) error {
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}
-	stderr, err := os.Create(filepath.Join(dir, "stderr.log"))
+	return nil
+}
+
+// runServer starts cmd, a server in the foreground, with its output to
+// stderrPath, registers its stop, and waits until it serves /ok.txt.
+func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL string) error {
+	t.Helper()
+	name := filepath.Base(cmd.Path)
+	stderr, err := os.Create(stderrPath)
 	if err != nil {
 		return err
 	}
 	defer stderr.Close()
-	cmd := exec.Command(bin, "-D", "-f", conf)
 	cmd.Stdout, cmd.Stderr = stderr, stderr
+	// Its own process group: if it does not stop, it and the workers and
+	// CGIs it started are killed together.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start lighttpd: %w", err)
+		return fmt.Errorf("start %s: %w", name, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -275,7 +340,7 @@ func runLighttpd(t testing.TB, bin, conf, dir, baseURL string) error {
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
 	}
@@ -283,7 +348,7 @@ func runLighttpd(t testing.TB, bin, conf, dir, baseURL string) error {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("lighttpd exited at start: %v", err)
+			return fmt.Errorf("%s exited at start: %v", name, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 		resp, err := client.Get(baseURL + "/ok.txt")
@@ -296,16 +361,14 @@ func runLighttpd(t testing.TB, bin, conf, dir, baseURL string) error {
 		}
 	}
 	stop()
-	return fmt.Errorf("lighttpd did not answer on %s within 10s", baseURL)
+	return fmt.Errorf("%s did not answer on %s within 10s", name, baseURL)
 }
 
-// noCacheHeaders are what every counter image must carry, exactly once each.
-var noCacheHeaders = map[string]string{
-	"Cache-Control":          "no-cache, no-store, must-revalidate, max-age=0",
-	"Pragma":                 "no-cache",
-	"Expires":                "0",
-	"X-Content-Type-Options": "nosniff",
-}
+// apacheModules are what the generated apache2.conf loads from Debian's
+// module folder: Debian's default MPM and the CGI module that
+// `a2enmod cgi` picks for it, and what the shipped snippet (ScriptAlias,
+// SetEnv, Require), the /hits/ alias and the /counter/ rewrite need.
+var apacheModules = []string{"mpm_event", "cgid", "authz_core", "alias", "env", "mime", "rewrite"}
 
 func checkNoCache(h http.Header) error {
 	for k, want := range noCacheHeaders {
