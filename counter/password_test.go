@@ -38,11 +38,11 @@ func readHash(tb testing.TB, name string) []byte {
 	return bytes.TrimSpace(b)
 }
 
-// TestVerifyFixtures checks hashes made by PHP's password_hash and Apache's
+// TestVerifyPasswordFixtures checks hashes made by PHP's password_hash and Apache's
 // htpasswd -B: what an owner migrating from the PHP service brings along.
 // Each cost-12 verification takes about 0.3 s, so every hash is run once
 // with the right password and once with a wrong one, and no more.
-func TestVerifyFixtures(t *testing.T) {
+func TestVerifyPasswordFixtures(t *testing.T) {
 	tests := []struct {
 		file       string
 		cost       int
@@ -84,10 +84,10 @@ func TestVerifyFixtures(t *testing.T) {
 	}
 }
 
-// TestVerifyMinorVersions checks that $2a$, $2b$ and $2y$ are one algorithm
+// TestVerifyPasswordMinorVersions checks that $2a$, $2b$ and $2y$ are one algorithm
 // to this program, as they are to crypt_blowfish for passwords without
 // 8-bit bytes.
-func TestVerifyMinorVersions(t *testing.T) {
+func TestVerifyPasswordMinorVersions(t *testing.T) {
 	y := readHash(t, "php-cost10.txt")
 	for _, minor := range []byte("aby") {
 		t.Run("$2"+string(minor)+"$", func(t *testing.T) {
@@ -101,10 +101,10 @@ func TestVerifyMinorVersions(t *testing.T) {
 	}
 }
 
-// TestVerifyFreshHashes makes new hashes with the real php and htpasswd, the
+// TestVerifyPasswordFreshHashes makes new hashes with the real php and htpasswd, the
 // password always on stdin, and verifies them. Without the tools the test
 // skips, except in CI (CI=true), where .ci/run installs them.
-func TestVerifyFreshHashes(t *testing.T) {
+func TestVerifyPasswordFreshHashes(t *testing.T) {
 	// Not ASCII and with spaces, so the bytes, not just letters, must agree.
 	const password = "pässwörd mit Leerzeichen ☃"
 	tests := []struct {
@@ -325,8 +325,8 @@ func TestNoLibraryDefaultCost(t *testing.T) {
 	}
 }
 
-// TestCostViolationsCatches proves that the check above can fail.
-func TestCostViolationsCatches(t *testing.T) {
+// TestNoLibraryDefaultCostCatches proves that the check above can fail.
+func TestNoLibraryDefaultCostCatches(t *testing.T) {
 	tests := []struct {
 		name  string
 		files map[string]string // path under the module root: source

@@ -2,12 +2,12 @@
 # deploy/test.sh - the project's test command (README "Run the tests").
 #
 # Installs what the tests need from Debian (the web servers, PHP and
-# htpasswd for hashes made by other implementations, GNU time for the
-# benchmarks) when it is missing and this user
-# may install (root, or sudo without a password), then vets and runs every
-# test. The real-server tests under deploy/ skip without lighttpd, except
-# when CI=true: there they fail, so a missing server is never mistaken for
-# a pass.
+# htpasswd for hashes made by other implementations, Chromium for the
+# browser test, GNU time for the benchmarks) when it is missing and this
+# user may install (root, or sudo without a password), then vets and runs
+# every test. A test that needs a server or a tool skips without it, except
+# when CI=true: there it fails, so a missing server is never mistaken for a
+# pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +18,7 @@ declare -A wanted=(
 	[apache2-utils]=/usr/bin/htpasswd
 	[php-cli]=/usr/bin/php
 	[time]=/usr/bin/time
+	[chromium]=/usr/bin/chromium
 )
 need=()
 for pkg in "${!wanted[@]}"; do
