@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -48,12 +49,19 @@ func HashPassword(password []byte) ([]byte, error) {
 // made by Go, PHP's password_hash or Apache's htpasswd -B, and returns its
 // cost.
 func HashCost(hash []byte) (int, error) {
-	if len(hash) != 60 || hash[0] != '$' || hash[1] != '2' || hash[3] != '$' ||
-		(hash[2] != 'a' && hash[2] != 'b' && hash[2] != 'y') {
+	// $2y$10$ then 22 characters of salt and 31 of digest, all in bcrypt's
+	// alphabet; bcrypt itself lets a stray '+' or version letter through.
+	if len(hash) != 60 || string(hash[:2]) != "$2" || !bytes.ContainsRune([]byte("aby"), rune(hash[2])) ||
+		hash[3] != '$' || !isDigit(hash[4]) || !isDigit(hash[5]) || hash[6] != '$' {
 		return 0, ErrNotAHash
 	}
-	cost, err := bcrypt.Cost(hash)
-	if err != nil {
+	for _, c := range hash[7:] {
+		if !isDigit(c) && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && c != '.' && c != '/' {
+			return 0, ErrNotAHash
+		}
+	}
+	cost := int(hash[4]-'0')*10 + int(hash[5]-'0')
+	if cost < 4 || cost > 31 { // outside what bcrypt defines
 		return 0, ErrNotAHash
 	}
 	if cost > MaxVerifyCost {
@@ -61,6 +69,8 @@ func HashCost(hash []byte) (int, error) {
 	}
 	return cost, nil
 }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // VerifyPassword reports whether password matches hash, and whether the
 // hash should be replaced by one at PasswordCost. A password that bcrypt
