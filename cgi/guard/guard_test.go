@@ -1,0 +1,235 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// clock is a settable fake clock.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time      { return c.t }
+func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
+func newThrottle(t *testing.T, c *clock) *Throttle {
+	t.Helper()
+	return &Throttle{Path: filepath.Join(t.TempDir(), "throttle"), PerMinute: 3, PerHour: 5, MaxClients: 8, Now: c.now}
+}
+
+func client(t *testing.T, addr string) Client {
+	t.Helper()
+	c, err := ClientOf(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func allowed(t *testing.T, th *Throttle, c Client) (bool, time.Duration) {
+	t.Helper()
+	ok, wait, err := th.Check(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok, wait
+}
+
+func fail(t *testing.T, th *Throttle, c Client, n int) {
+	t.Helper()
+	for range n {
+		if err := th.Failed(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestClientOf(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{"192.0.2.7", "192.0.2.7"},
+		{"::ffff:192.0.2.7", "192.0.2.7"},
+		{"2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:bbbb::9", "2001:db8:1:2::/64"},
+	}
+	for _, tc := range tests {
+		if got := client(t, tc.addr).String(); got != tc.want {
+			t.Errorf("ClientOf(%s) = %s, want %s", tc.addr, got, tc.want)
+		}
+	}
+	if _, err := ClientOf("not an address"); err == nil {
+		t.Errorf("ClientOf(garbage) succeeded")
+	}
+}
+
+func TestThrottlePerMinuteAndHour(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c)
+	a, b := client(t, "192.0.2.1"), client(t, "192.0.2.2")
+	fail(t, th, a, 3)
+	if ok, wait := allowed(t, th, a); ok || wait != time.Minute {
+		t.Errorf("after 3 failures in a minute: allowed %v, wait %v; want refused for 1m", ok, wait)
+	}
+	if ok, _ := allowed(t, th, b); !ok {
+		t.Errorf("another client is throttled too")
+	}
+	c.add(61 * time.Second)
+	if ok, _ := allowed(t, th, a); !ok {
+		t.Errorf("a minute later: still refused")
+	}
+	fail(t, th, a, 2) // 5 in the hour
+	if ok, wait := allowed(t, th, a); ok || wait != 59*time.Minute-time.Second {
+		t.Errorf("after 5 failures in an hour: allowed %v, wait %v; want refused for 58m59s", ok, wait)
+	}
+	c.add(time.Hour)
+	if ok, _ := allowed(t, th, a); !ok {
+		t.Errorf("an hour later: still refused")
+	}
+}
+
+func TestThrottleIPv6GroupsBy64(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c)
+	fail(t, th, client(t, "2001:db8::1"), 3)
+	if ok, _ := allowed(t, th, client(t, "2001:db8::ffff:2")); ok {
+		t.Errorf("another address of the same /64 is not throttled")
+	}
+	if ok, _ := allowed(t, th, client(t, "2001:db8:0:1::1")); !ok {
+		t.Errorf("the next /64 is throttled")
+	}
+}
+
+func TestThrottleClockGoesBack(t *testing.T) {
+	c := &clock{time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c)
+	a := client(t, "192.0.2.1")
+	fail(t, th, a, 3)
+	c.add(-48 * time.Hour) // NTP, or a Pi booting at 1970-ish
+	ok, wait := allowed(t, th, a)
+	if ok {
+		t.Errorf("a jump back freed a throttled client")
+	}
+	if wait > time.Minute {
+		t.Errorf("a jump back made the wait %v, want at most a minute", wait)
+	}
+	c.add(61 * time.Second)
+	if ok, _ := allowed(t, th, a); !ok {
+		t.Errorf("a minute after the jump: still refused")
+	}
+	fail(t, th, a, 1)
+	c.add(2 * time.Hour)
+	if ok, _ := allowed(t, th, a); !ok {
+		t.Errorf("two hours later: still refused")
+	}
+}
+
+func TestThrottleIsBounded(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c)
+	for i := range 50 {
+		fail(t, th, client(t, fmt.Sprintf("198.51.100.%d", i)), 1)
+		c.add(time.Second)
+	}
+	fi, err := os.Stat(th.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if max := int64(len(magic) + th.MaxClients*recordSize); fi.Size() > max {
+		t.Errorf("state file is %d bytes, want at most %d", fi.Size(), max)
+	}
+	// The most recent clients are the ones kept.
+	fail(t, th, client(t, "198.51.100.49"), 2)
+	if ok, _ := allowed(t, th, client(t, "198.51.100.49")); ok {
+		t.Errorf("the newest client was evicted")
+	}
+	// Idle clients are pruned after an hour.
+	c.add(time.Hour + time.Minute)
+	th.Failed(client(t, "203.0.113.1"))
+	if fi, _ := os.Stat(th.Path); fi.Size() != int64(len(magic)+recordSize) {
+		t.Errorf("after an hour, state is %d bytes, want one record", fi.Size())
+	}
+}
+
+func TestThrottleForgetsAfterGoodLogin(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c)
+	a := client(t, "192.0.2.1")
+	fail(t, th, a, 2)
+	th.Forget(a)
+	fail(t, th, a, 2)
+	if ok, _ := allowed(t, th, a); !ok {
+		t.Errorf("failures before a good login still count")
+	}
+}
+
+func TestThrottleSurvivesDamage(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c)
+	os.WriteFile(th.Path, []byte("garbage, not a throttle file"), 0o600)
+	a := client(t, "192.0.2.1")
+	fail(t, th, a, 3)
+	if ok, _ := allowed(t, th, a); ok {
+		t.Errorf("a damaged file stopped the throttle")
+	}
+}
+
+func TestSlots(t *testing.T) {
+	s := Slots{Dir: t.TempDir(), N: 2}
+	r1, err := s.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := s.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Acquire(); !errors.Is(err, ErrBusy) {
+		t.Errorf("third Acquire of 2 slots: %v, want ErrBusy", err)
+	}
+	r1()
+	r3, err := s.Acquire()
+	if err != nil {
+		t.Errorf("Acquire after a release: %v", err)
+	}
+	r2()
+	r3()
+	if _, err := (Slots{Dir: t.TempDir(), N: 0}).Acquire(); err == nil {
+		t.Errorf("0 slots accepted")
+	}
+}
+
+// TestSlotOfKilledHolderIsFreed holds the only slot in another process,
+// kills it with SIGKILL and takes the slot.
+func TestSlotOfKilledHolderIsFreed(t *testing.T) {
+	if os.Getenv("GUARD_HOLD_SLOT") != "" {
+		if _, err := (Slots{Dir: os.Getenv("GUARD_HOLD_SLOT"), N: 1}).Acquire(); err != nil {
+			os.Exit(3)
+		}
+		os.Stdout.WriteString("held\n")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSlotOfKilledHolderIsFreed$")
+	cmd.Env = append(os.Environ(), "GUARD_HOLD_SLOT="+dir)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if _, err := out.Read(buf); err != nil || string(buf) != "held\n" {
+		t.Fatalf("holder did not take the slot: %q %v", buf, err)
+	}
+	if _, err := (Slots{Dir: dir, N: 1}).Acquire(); !errors.Is(err, ErrBusy) {
+		t.Fatalf("slot held elsewhere: Acquire = %v, want ErrBusy", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	release, err := (Slots{Dir: dir, N: 1}).Acquire()
+	if err != nil {
+		t.Fatalf("after SIGKILL of the holder: %v", err)
+	}
+	release()
+}
