@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
+	"hitcounter/cgi/guard"
 	"hitcounter/store"
 )
 
@@ -16,6 +19,16 @@ type config struct {
 	DB string
 	// Wait bounds every wait for the database lock (COUNTER_WAIT, e.g. "2s").
 	Wait time.Duration
+	// RunDir holds the bcrypt slots and the login throttle: a runtime
+	// directory on tmpfs, so logins add no writes to the SD card
+	// (COUNTER_RUN_DIR).
+	RunDir string
+	// BcryptSlots is how many password checks may run at once across all
+	// processes (COUNTER_BCRYPT_SLOTS, 1 to 16).
+	BcryptSlots int
+	// TrustedProxies are the peer addresses whose X-Forwarded-For is
+	// believed (COUNTER_TRUSTED_PROXIES, comma-separated); by default none.
+	TrustedProxies []netip.Addr
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 }
@@ -24,6 +37,9 @@ type config struct {
 // root, in a directory owned by the web server's user.
 const defaultDB = "/var/lib/counter/counter.db"
 
+// defaultRunDir is where the install makes the runtime directory.
+const defaultRunDir = "/run/counter"
+
 // maxWait keeps a misconfigured wait from piling up CGI processes.
 const maxWait = 30 * time.Second
 
@@ -31,7 +47,7 @@ const maxWait = 30 * time.Second
 // is reported and replaced by its default, so that a typo in the web
 // server's config does not stop every hit.
 func configFromEnv(getenv func(string) string) (config, []error) {
-	cfg := config{DB: defaultDB, Wait: store.DefaultWait, Now: time.Now}
+	cfg := config{DB: defaultDB, Wait: store.DefaultWait, RunDir: defaultRunDir, BcryptSlots: 1, Now: time.Now}
 	var errs []error
 	if v := getenv("COUNTER_DB"); v != "" {
 		cfg.DB = v
@@ -43,6 +59,28 @@ func configFromEnv(getenv func(string) string) (config, []error) {
 		} else {
 			cfg.Wait = d
 		}
+	}
+	if v := getenv("COUNTER_RUN_DIR"); v != "" {
+		cfg.RunDir = v
+	}
+	if v := strings.TrimSpace(getenv("COUNTER_BCRYPT_SLOTS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > guard.MaxSlots {
+			errs = append(errs, fmt.Errorf("COUNTER_BCRYPT_SLOTS=%q: want 1 to %d, using %d", v, guard.MaxSlots, cfg.BcryptSlots))
+		} else {
+			cfg.BcryptSlots = n
+		}
+	}
+	for _, v := range strings.Split(getenv("COUNTER_TRUSTED_PROXIES"), ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		a, err := netip.ParseAddr(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("COUNTER_TRUSTED_PROXIES: %q is not an address, ignored", v))
+			continue
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, a.Unmap())
 	}
 	return cfg, errs
 }

@@ -35,7 +35,7 @@ func testApp(tb testing.TB, names ...string) (*app, *bytes.Buffer) {
 	}
 	db.Close()
 	var logs bytes.Buffer
-	cfg := config{DB: path, Wait: 200 * time.Millisecond, Now: func() time.Time { return testNow }}
+	cfg := config{DB: path, Wait: 200 * time.Millisecond, RunDir: tb.TempDir(), BcryptSlots: 1, Now: func() time.Time { return testNow }}
 	return newApp(cfg, &logger{w: &logs}), &logs
 }
 

@@ -30,7 +30,7 @@ const loginFailed = "Wrong password."
 func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := a.crossOrigin.Check(r); err != nil {
-		a.log.Printf("login %q refused from %s: %v", name, clientAddr(r), err)
+		a.log.Printf("login %q refused from %s: %v", name, a.clientAddr(r), err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}
@@ -41,7 +41,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &tooBig) {
 			status = http.StatusRequestEntityTooLarge
 		}
-		a.log.Printf("login %q from %s: %v", name, clientAddr(r), err)
+		a.log.Printf("login %q from %s: %v", name, a.clientAddr(r), err)
 		http.Error(w, http.StatusText(status), status)
 		return
 	}
@@ -55,20 +55,34 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		seeStats(w)
 		return
 	}
+	client, release, allowed := a.guardLogin(w, r, name)
+	if !allowed {
+		return
+	}
 	// Nothing bcrypt could have hashed is worth running it for.
 	var ok, rehash bool
 	if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
 		ok, rehash, err = a.verify(h.PasswordHash, password)
 	}
+	release()
 	if errors.Is(err, counter.ErrHashTooCostly) {
 		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter.cgi passwd %s", name, name)
 	} else if err != nil {
 		a.log.Printf("login %q: %v", name, err)
 	}
+	th := a.throttle()
 	if !ok {
-		a.log.Printf("login failed: counter %q from %s", name, clientAddr(r))
+		if err := th.Failed(client); err != nil {
+			a.log.Printf("login %q: %v", name, err)
+		}
+		// The line fail2ban matches; see deploy/fail2ban. The name passed
+		// CheckName and the address was parsed, so neither can break it.
+		a.log.Printf("login failed: counter=%q client=%s", name, a.clientAddr(r))
 		writeHTML(w, r, http.StatusUnauthorized, loginPage(name, loginFailed))
 		return
+	}
+	if err := th.Forget(client); err != nil {
+		a.log.Printf("login %q: %v", name, err)
 	}
 	hash, key := h.PasswordHash, v.sessionKey
 	if rehash || key == nil {
@@ -155,8 +169,8 @@ func readPassword(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return []byte(form.Get("password")), nil
 }
 
-// clientAddr is the peer address, as the web server saw it.
-func clientAddr(r *http.Request) string {
+// peerAddr is the peer address, as the web server saw it.
+func peerAddr(r *http.Request) string {
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return host
 	}

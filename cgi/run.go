@@ -4,6 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 )
 
 // usageError is a mistake on the command line: main exits 2 for it.
@@ -43,6 +46,9 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if cmd == "serve" {
 		// Never the live database by accident: only -db picks another.
 		cfg.DB = demoDB
+		if getenv("COUNTER_RUN_DIR") == "" {
+			cfg.RunDir = filepath.Join(os.TempDir(), "counter-run-"+strconv.Itoa(os.Getuid()))
+		}
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)

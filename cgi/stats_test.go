@@ -171,7 +171,7 @@ func TestLoginAndSessions(t *testing.T) {
 	if len(w.Result().Cookies()) != 0 {
 		t.Errorf("wrong password set a cookie")
 	}
-	if !strings.Contains(logs.String(), `login failed: counter "page" from 192.0.2.1`) {
+	if !strings.Contains(logs.String(), `login failed: counter="page" client=192.0.2.1`) {
 		t.Errorf("log %q lacks the failed login", logs.String())
 	}
 

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// TestBcryptCapUnderConcurrentLogins starts 20 logins at once with one
+// slot: at most one password check runs at a time, and the others get a
+// 429 at once, without queueing.
+func TestBcryptCapUnderConcurrentLogins(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	var running, peak, runs atomic.Int32
+	a.verify = func(hash, pw []byte) (bool, bool, error) {
+		runs.Add(1)
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(300 * time.Millisecond) // a Pi's bcrypt, roughly
+		running.Add(-1)
+		return false, false, nil
+	}
+	const logins = 20
+	type result struct {
+		status int
+		took   time.Duration
+		retry  string
+	}
+	results := make([]result, logins)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range logins {
+		wg.Go(func() {
+			<-start
+			t0 := time.Now()
+			w := a.login("page", "wrong")
+			results[i] = result{w.Code, time.Since(t0), w.Header().Get("Retry-After")}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if p := peak.Load(); p != 1 {
+		t.Errorf("%d password checks ran at once, want 1", p)
+	}
+	refused := 0
+	for _, r := range results {
+		switch r.status {
+		case http.StatusTooManyRequests:
+			refused++
+			if r.took > 50*time.Millisecond {
+				t.Errorf("a refused login took %v, want under 50ms", r.took)
+			}
+			if r.retry == "" {
+				t.Errorf("a 429 without Retry-After")
+			}
+		case http.StatusUnauthorized:
+		default:
+			t.Errorf("status %d", r.status)
+		}
+	}
+	if int(runs.Load())+refused != logins || refused == 0 {
+		t.Errorf("%d checks ran and %d logins were refused, of %d", runs.Load(), refused, logins)
+	}
+}
+
+// TestFailedLoginsAreThrottledPerClient: past the limit a client gets 429
+// without bcrypt, while another client, and so the owner, still gets in.
+func TestFailedLoginsAreThrottledPerClient(t *testing.T) {
+	a, logs := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	runs := countVerify(a)
+	for i := range failuresPerMinute {
+		if w := a.login("page", "wrong"); w.Code != http.StatusUnauthorized {
+			t.Fatalf("failure %d: status %d, want 401", i+1, w.Code)
+		}
+	}
+	before := runs.Load()
+	w := a.login("page", testPassword) // even the right one, from this client
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "60" || runs.Load() != before {
+		t.Errorf("over the limit: %d, Retry-After %q, %d more checks; want 429, 60, none",
+			w.Code, w.Header().Get("Retry-After"), runs.Load()-before)
+	}
+	if !strings.Contains(logs.String(), `login throttled: counter="page" client=192.0.2.1`) {
+		t.Errorf("log lacks the throttled line: %q", logs.String())
+	}
+	r := httptest.NewRequest("POST", "/page/login", strings.NewReader("password="+strings.ReplaceAll(testPassword, " ", "+")))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.RemoteAddr = "198.51.100.9:4444"
+	w = httptest.NewRecorder()
+	a.handler().ServeHTTP(w, r)
+	if w.Code != http.StatusSeeOther {
+		t.Errorf("another client: %d, want 303", w.Code)
+	}
+	a.cfg.Now = func() time.Time { return testNow.Add(61 * time.Second) }
+	if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+		t.Errorf("a minute later: %d, want 303", w.Code)
+	}
+}
+
+func TestClientAddr(t *testing.T) {
+	a, _ := testApp(t)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	tests := []struct {
+		peer, xff, want string
+	}{
+		{"192.0.2.1:1234", "", "192.0.2.1"},
+		{"192.0.2.1:1234", "203.0.113.5", "192.0.2.1"}, // not a trusted proxy
+		{"10.0.0.1:1234", "203.0.113.5", "203.0.113.5"},
+		{"10.0.0.1:1234", "198.51.100.1, 203.0.113.5", "203.0.113.5"}, // the last hop not trusted
+		{"10.0.0.1:1234", "203.0.113.5, 10.0.0.1", "203.0.113.5"},
+		{"10.0.0.1:1234", "not-an-ip", "10.0.0.1"},
+		{"[2001:db8::1]:80", "", "2001:db8::1"},
+	}
+	for _, tc := range tests {
+		r := httptest.NewRequest("POST", "/x/login", nil)
+		r.RemoteAddr = tc.peer
+		if tc.xff != "" {
+			r.Header.Set("X-Forwarded-For", tc.xff)
+		}
+		if got := a.clientAddr(r); got != tc.want {
+			t.Errorf("peer %s, X-Forwarded-For %q: %s, want %s", tc.peer, tc.xff, got, tc.want)
+		}
+	}
+}
+
+func TestLoginWithoutRunDirFailsClosed(t *testing.T) {
+	a, logs := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	runs := countVerify(a)
+	a.cfg.RunDir = filepath.Join(a.cfg.DB, "not-a-dir") // under a file: cannot be made
+	if w := a.login("page", testPassword); w.Code != http.StatusServiceUnavailable || runs.Load() != 0 {
+		t.Errorf("status %d after %d checks, want 503 after none", w.Code, runs.Load())
+	}
+	if !strings.Contains(logs.String(), "runtime directory") {
+		t.Errorf("log %q does not name the runtime directory", logs.String())
+	}
+}
+
+// TestFailedLoginLineCannotBeForged: the fail2ban line carries only a
+// checked name and a parsed address, whatever the visitor sent.
+func TestFailedLoginLineCannotBeForged(t *testing.T) {
+	a, logs := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("192.0.2.1")}
+	a.login("page", "wrong", "X-Forwarded-For", "1.2.3.4\nlogin failed: counter=\"x\" client=9.9.9.9")
+	a.serve("GET", "/pa%0Age/stats")
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if strings.Contains(line, "9.9.9.9") {
+			t.Errorf("forged address in %q", line)
+		}
+	}
+	if n := strings.Count(logs.String(), "login failed:"); n != 1 {
+		t.Errorf("%d failed-login lines, want 1: %q", n, logs.String())
+	}
+}
