@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// maxDrain bounds how much of an unread request body is read and dropped.
+const maxDrain = 8 << 20
+
 // serveCGI serves one request from a CGI environment. It uses the standard
 // library to turn the environment into a request, but routes on PATH_INFO:
 // behind an alias or a rewrite, REQUEST_URI names a path the handler knows
@@ -49,5 +52,11 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 		req.Body = io.NopCloser(io.LimitReader(stdin, req.ContentLength))
 	}
 	h.ServeHTTP(rw, withMount(req, mount))
+	// Apache resets the visitor's connection when a CGI exits without
+	// reading the body it was sent (a refused login, say), so read what
+	// is left, within a bound, before answering.
+	if req.ContentLength > 0 {
+		io.Copy(io.Discard, io.LimitReader(stdin, min(req.ContentLength, maxDrain)))
+	}
 	return rw.writeCGI(stdout, req.Method == http.MethodHead)
 }

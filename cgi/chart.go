@@ -29,7 +29,7 @@ func writeChart(p *htmlPage, days []counter.Day) {
 		y := chartTop + plotH*(1-f)
 		p.raw(`<line x1="`, itoa(chartLeft), `" x2="`, itoa(chartW-8), `" y1="`, num(y), `" y2="`, num(y), `" stroke="#dde2e6"/>`)
 		p.raw(`<text x="`, itoa(chartLeft-6), `" y="`, num(y+4), `" text-anchor="end">`)
-		p.text(strconv.FormatUint(uint64(float64(top)*f), 10))
+		p.text(strconv.FormatFloat(float64(top)*f, 'f', -1, 64))
 		p.raw(`</text>`)
 	}
 	slot := plotW / float64(max(1, len(days)))

@@ -50,7 +50,9 @@ h1{font-size:1.6rem;margin:.5rem 0 0}h2{font-size:1.1rem;margin:2rem 0 .5rem}
 .card b{display:block;font-size:1.5rem;font-variant-numeric:tabular-nums}
 .card span{color:var(--mute);font-size:.9rem}
 svg.chart{width:100%;height:auto;border:1px solid var(--line);border-radius:8px}
-svg.chart rect.bar{fill:var(--bar)}svg.chart text{font-size:11px;fill:var(--mute)}
+svg.chart rect.bar{fill:var(--bar)}svg.chart text{font-size:12px;fill:var(--mute)}
+@media (max-width:40rem){svg.chart text{font-size:26px}}
+.card b.date{font-size:1.1rem;line-height:2.25rem;white-space:nowrap}
 table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;border-bottom:1px solid var(--line);text-align:left}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .msg{background:#fdecea;border:1px solid #f5c2bd;border-radius:6px;padding:.5rem .75rem}

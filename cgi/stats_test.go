@@ -108,7 +108,7 @@ func TestPublicStats(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<h1>page</h1>", `<b>4</b><span>total</span>`, `<b>1</b><span>today</span>`,
-		`<b>4</b><span>last 7 days</span>`, `<b>2026-05-01</b><span>first day counted</span>`,
+		`<b>4</b><span>last 7 days</span>`, `<b class="date">2026-05-01</b><span>first day counted</span>`,
 		`<svg class="chart"`, "<title>2026-05-04: 1</title>", "<td>a.example</td><td class=\"n\">2</td>",
 		`href="stats.csv"`, `href="stats.json"`,
 	} {

@@ -31,6 +31,7 @@ func startApache(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	snippet := shippedSnippet(t, filepath.Join("apache", "counter.conf"), map[string]string{
 		"/usr/lib/cgi-bin":            cgiDir,
 		"/var/lib/counter/counter.db": dbPath,
+		"/run/counter":                runDirOf(dbPath),
 		// Debian's serve-cgi-bin.conf, if this machine has it, would turn
 		// off the snippet's own ScriptAlias, the one tested here.
 		"/etc/apache2/conf-enabled/serve-cgi-bin.conf": filepath.Join(dir, "no-serve-cgi-bin.conf"),

@@ -21,6 +21,7 @@ func startLighttpd(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	snippet := shippedSnippet(t, filepath.Join("lighttpd", "counter.conf"), map[string]string{
 		"/usr/lib/cgi-bin/":              cgiDir + "/",
 		"/var/lib/counter/counter.db":    dbPath,
+		"/run/counter":                   runDirOf(dbPath),
 		"/var/log/lighttpd/breakage.log": srv.CGILog,
 	})
 	snippetPath := filepath.Join(dir, "counter.conf")

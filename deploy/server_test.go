@@ -94,6 +94,14 @@ func installCounter(t testing.TB) (cgiDir, dbPath string) {
 // CGI writes them.
 func admin(t testing.TB, cgiDir, dbPath string, args ...string) string {
 	t.Helper()
+	return adminStdin(t, cgiDir, dbPath, nil, args...)
+}
+
+// adminStdin is admin with stdin read from r (nil: no input), as when an
+// owner pipes a password into passwd; a pipe is not a terminal, so passwd
+// reads its first line.
+func adminStdin(t testing.TB, cgiDir, dbPath string, r io.Reader, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(cgiDir, "counter.cgi"), append(args, "-db", dbPath)...)
@@ -102,6 +110,7 @@ func admin(t testing.TB, cgiDir, dbPath string, args ...string) string {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Stdin = r
 	if cred := ownerOf(t, filepath.Dir(dbPath)); cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
@@ -411,3 +420,9 @@ func jsonCount(t testing.TB, baseURL, name string) uint64 {
 	}
 	return *got.Count
 }
+
+// runDirOf is the runtime directory the tests give the counter (the
+// shipped configs say /run/counter): beside the database, so that it
+// belongs to whichever user the server runs the CGI as, and the CGI makes
+// it on the first login.
+func runDirOf(dbPath string) string { return filepath.Join(filepath.Dir(dbPath), "run") }
