@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"hitcounter/counter"
 	"hitcounter/store"
@@ -18,9 +19,10 @@ type cmdEnv struct {
 	stdin             io.Reader
 	stdout, stderr    io.Writer
 	log               *logger
-	start             uint64 // create -start
-	addr              string // serve -addr
-	clear, importHash bool   // passwd -clear, -hash
+	start             uint64        // create -start
+	addr              string        // serve -addr
+	clear, importHash bool          // passwd -clear, -hash
+	maxHash           time.Duration // doctor -max
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -55,6 +57,10 @@ func lookupCommand(name string) (command, bool) {
 		return command{"[-addr HOST:PORT]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.StringVar(&e.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
 		}, runServe}, true
+	case "doctor":
+		return command{"[-max DURATION]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.DurationVar(&e.maxHash, "max", defaultMaxHash, "longest acceptable `time` for one password check")
+		}, runDoctor}, true
 	case "help", "-h", "-help", "--help":
 		return command{"", 0, 0, noFlags, func(e *cmdEnv, _ []string) error {
 			fmt.Fprint(e.stdout, usage)

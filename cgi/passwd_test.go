@@ -23,8 +23,15 @@ import (
 // adminStdin runs an admin command of the built binary with stdin.
 func adminStdin(t *testing.T, db, stdin string, args ...string) (string, int) {
 	t.Helper()
+	return adminStdinEnv(t, []string{"COUNTER_DB=" + db}, stdin, args...)
+}
+
+// adminStdinEnv runs an admin command with an environment and stdin, and
+// returns its output and exit code.
+func adminStdinEnv(t *testing.T, env []string, stdin string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(counterBinary(t), args...)
-	cmd.Env = []string{"COUNTER_DB=" + db}
+	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
@@ -35,6 +42,18 @@ func adminStdin(t *testing.T, db, stdin string, args ...string) (string, int) {
 		t.Fatal(err)
 	}
 	return string(out), 0
+}
+
+func setHashIn(t *testing.T, db, name string, hash []byte) {
+	t.Helper()
+	d, err := store.Open(db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.SetPasswordHash(name, hash); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func hashIn(t *testing.T, db, name string) []byte {

@@ -100,6 +100,8 @@ From a shell it manages the counters:
                                        (asked twice, or read from stdin)
   counter.cgi passwd -clear NAME       make its statistics public again
   counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
+  counter.cgi doctor [-max 250ms]      time a password check here, check the
+                                       database and the runtime directory
   counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
   counter.cgi help                     show this text
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -92,4 +93,27 @@ func VerifyPassword(hash, password []byte) (ok, rehash bool, err error) {
 	default:
 		return false, false, fmt.Errorf("verify password: %w", err)
 	}
+}
+
+// TimeHash measures what checking a password against a hash of the given
+// cost takes on this machine: it makes one hash, then times n checks and
+// returns each time. Costs above MaxVerifyCost are refused.
+func TimeHash(cost, n int) ([]time.Duration, error) {
+	if cost > MaxVerifyCost {
+		return nil, ErrHashTooCostly
+	}
+	password := []byte("doctor's sample password")
+	hash, err := bcrypt.GenerateFromPassword(password, cost)
+	if err != nil {
+		return nil, fmt.Errorf("time hash: %w", err)
+	}
+	times := make([]time.Duration, n)
+	for i := range times {
+		start := time.Now()
+		if err := bcrypt.CompareHashAndPassword(hash, password); err != nil {
+			return nil, fmt.Errorf("time hash: %w", err)
+		}
+		times[i] = time.Since(start)
+	}
+	return times, nil
 }

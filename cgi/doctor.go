@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"hitcounter/counter"
+	"hitcounter/store"
+)
+
+// defaultMaxHash is the doctor's default limit for one hash at the pinned
+// cost: past it, a login flood would hurt the rest of the site.
+const defaultMaxHash = 250 * time.Millisecond
+
+// doctorRuns is how many hashes the doctor times for its median.
+const doctorRuns = 5
+
+// runDoctor measures what a password check costs here, lists stored hashes
+// at other costs, and checks the database and the runtime directory. It
+// exits non-zero when a check fails: this is the warning that no upgrade
+// gives when a cost becomes too slow for the hardware.
+func runDoctor(e *cmdEnv, _ []string) error {
+	d := doctor{w: e.stdout}
+	times, err := counter.TimeHash(counter.PasswordCost, doctorRuns)
+	if err != nil {
+		return err
+	}
+	median := medianOf(times)
+	fmt.Fprintf(d.w, "bcrypt at the pinned cost %d: %s a check (median of %d here, %s to %s)\n",
+		counter.PasswordCost, ms(median), len(times), ms(slices.Min(times)), ms(slices.Max(times)))
+	fmt.Fprintf(d.w, "  a flood of wrong passwords gets at most %.0f checks a second per core; %d may run at once (COUNTER_BCRYPT_SLOTS)\n",
+		float64(time.Second)/float64(median), e.cfg.BcryptSlots)
+	if median > e.maxHash {
+		d.problem("a check takes %s, over the limit of %s: this machine is too slow for cost %d", ms(median), ms(e.maxHash), counter.PasswordCost)
+	}
+	list := d.database(e.cfg.DB)
+	d.hashes(list, median)
+	d.runDir(e.cfg.RunDir)
+	if d.problems > 0 {
+		return fmt.Errorf("doctor: %d problem(s)", d.problems)
+	}
+	fmt.Fprintln(d.w, "all good")
+	return nil
+}
+
+// doctor prints findings and counts problems.
+type doctor struct {
+	w        io.Writer
+	problems int
+}
+
+func (d *doctor) problem(format string, args ...any) {
+	d.problems++
+	fmt.Fprintf(d.w, "PROBLEM: "+format+"\n", args...)
+}
+
+func (d *doctor) database(path string) []counter.Info {
+	fi, err := os.Stat(path)
+	if err != nil {
+		d.problem("database %s: %v", path, err)
+		return nil
+	}
+	fmt.Fprintf(d.w, "database %s: %s\n", path, describe(fi))
+	if fi.Mode().Perm()&0o004 != 0 {
+		d.problem("database %s is readable by every user: chmod o-rwx it", path)
+	}
+	if dir, err := os.Stat(filepath.Dir(path)); err == nil && owner(dir) != owner(fi) {
+		d.problem("database %s belongs to %s but its directory to %s: the web server's user must own both", path, owner(fi), owner(dir))
+	}
+	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: time.Second})
+	if err != nil {
+		d.problem("%v", err)
+		return nil
+	}
+	defer db.Close()
+	list, err := db.List()
+	if err != nil {
+		d.problem("%v", err)
+	}
+	fmt.Fprintf(d.w, "  %d counter(s)\n", len(list))
+	return list
+}
+
+// hashes lists stored hashes whose cost is not the pinned one, with what
+// checking each costs here.
+func (d *doctor) hashes(list []counter.Info, pinned time.Duration) {
+	for _, c := range list {
+		if !c.Protected() {
+			continue
+		}
+		cost, err := counter.HashCost(c.PasswordHash)
+		switch {
+		case errors.Is(err, counter.ErrHashTooCostly):
+			d.problem("%s: hash at cost %d is never checked (about %s a try here): counter.cgi passwd %s",
+				c.Name, cost, ms(pinned<<(cost-counter.PasswordCost)), c.Name)
+		case err != nil:
+			d.problem("%s: the stored hash is not a bcrypt hash: counter.cgi passwd %s", c.Name, c.Name)
+		case cost != counter.PasswordCost:
+			t, err := counter.TimeHash(cost, 1)
+			if err != nil {
+				d.problem("%s: %v", c.Name, err)
+				continue
+			}
+			fmt.Fprintf(d.w, "%s: hash at cost %d takes %s a check here; the next good login makes it cost %d\n",
+				c.Name, cost, ms(t[0]), counter.PasswordCost)
+		}
+	}
+}
+
+func (d *doctor) runDir(dir string) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		d.problem("runtime directory %s: %v (logins need it: see deploy/counter.tmpfiles.conf)", dir, err)
+		return
+	}
+	fmt.Fprintf(d.w, "runtime directory %s: %s\n", dir, describe(fi))
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		d.problem("runtime directory %s is not writable by this user: %v", dir, err)
+		return
+	}
+	f.Close()
+	os.Remove(f.Name())
+}
+
+func describe(fi os.FileInfo) string {
+	return fmt.Sprintf("owner %s, mode %s", owner(fi), fi.Mode().Perm())
+}
+
+func owner(fi os.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "?"
+	}
+	uid := strconv.FormatUint(uint64(st.Uid), 10)
+	if u, err := user.LookupId(uid); err == nil {
+		return u.Username
+	}
+	return uid
+}
+
+func medianOf(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }

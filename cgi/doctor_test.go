@@ -1,0 +1,64 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDoctor(t *testing.T) {
+	php12, err := os.ReadFile("../testdata/hashes/php-cost12.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	php13, err := os.ReadFile("../testdata/hashes/php-cost13.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		setup    func(t *testing.T, db, run string)
+		args     []string
+		exit     int
+		contains []string
+	}{
+		{"healthy", nil, []string{"-max", "10s"}, 0, []string{
+			"bcrypt at the pinned cost 10:", "checks a second per core", "1 counter(s)", "all good"}},
+		{"too slow for the limit", nil, []string{"-max", "1ms"}, 1, []string{"over the limit of 1 ms"}},
+		{"no runtime directory", func(t *testing.T, db, run string) { os.Remove(run) }, []string{"-max", "10s"}, 1,
+			[]string{"PROBLEM: runtime directory", "counter.tmpfiles.conf"}},
+		{"world-readable database", func(t *testing.T, db, run string) { os.Chmod(db, 0o644) }, []string{"-max", "10s"}, 1,
+			[]string{"readable by every user"}},
+		{"a PHP hash at cost 12", func(t *testing.T, db, run string) {
+			adminStdin(t, db, string(php12), "passwd", "-hash", "blog")
+		}, []string{"-max", "10s"}, 0, []string{"blog: hash at cost 12 takes", "makes it cost 10"}},
+		{"a hash at cost 13", func(t *testing.T, db, run string) {
+			adminStdin(t, db, string(php13)+"\n", "passwd", "-hash", "blog") // refused: plant it directly
+			setHashIn(t, db, "blog", []byte(strings.TrimSpace(string(php13))))
+		}, []string{"-max", "10s"}, 1, []string{"blog: hash at cost 13 is never checked", "counter.cgi passwd blog"}},
+		{"no database", func(t *testing.T, db, run string) { os.Remove(db) }, []string{"-max", "10s"}, 1,
+			[]string{"PROBLEM: database"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, run := filepath.Join(dir, "counter.db"), filepath.Join(dir, "run")
+			adminRun(t, db, "create", "blog")
+			os.Mkdir(run, 0o700)
+			if tc.setup != nil {
+				tc.setup(t, db, run)
+			}
+			cmd := append([]string{"doctor", "-db", db}, tc.args...)
+			out, code := adminStdinEnv(t, []string{"COUNTER_RUN_DIR=" + run}, "", cmd...)
+			if code != tc.exit {
+				t.Errorf("exit %d, want %d; output:\n%s", code, tc.exit, out)
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
