@@ -3,7 +3,7 @@
 #
 # Installs what the tests need from Debian (the web servers, PHP and
 # htpasswd for hashes made by other implementations, Chromium for the
-# browser test, GNU time for the benchmarks) when it is missing and this
+# browser test, fail2ban-regex for the filter, GNU time for the benchmarks) when it is missing and this
 # user may install (root, or sudo without a password), then vets and runs
 # every test. A test that needs a server or a tool skips without it, except
 # when CI=true: there it fails, so a missing server is never mistaken for a
@@ -19,6 +19,7 @@ declare -A wanted=(
 	[php-cli]=/usr/bin/php
 	[time]=/usr/bin/time
 	[chromium]=/usr/bin/chromium
+	[fail2ban]=/usr/bin/fail2ban-regex
 )
 need=()
 for pkg in "${!wanted[@]}"; do
