@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/netip"
 	"os"
@@ -45,7 +46,7 @@ func (a *app) guardLogin(w http.ResponseWriter, r *http.Request, name string) (g
 	}
 	if !ok {
 		a.log.Printf("login throttled: counter=%q client=%s", name, addr)
-		w.Header().Set("Retry-After", itoa(int(wait.Seconds()+0.5)))
+		w.Header().Set("Retry-After", itoa(int(math.Ceil(wait.Seconds()))))
 		writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, tooManyMessage(wait.Seconds())))
 		return client, nil, false
 	}

@@ -55,12 +55,19 @@ func (c Client) String() string {
 // hour, each a start time and a count.
 type record struct {
 	client              Client
-	minStart, hourStart int64 // Unix seconds
+	minStart, hourStart int64 // Unix milliseconds
 	minCount, hourCount uint32
 }
 
+// The windows, in milliseconds: whole seconds would let a client start a
+// new window up to a second early.
 const (
-	magic      = "counter-throttle-1\n"
+	minute = int64(time.Minute / time.Millisecond)
+	hour   = int64(time.Hour / time.Millisecond)
+)
+
+const (
+	magic      = "counter-throttle-2\n"
 	recordSize = 16 + 8 + 8 + 4 + 4
 )
 
@@ -72,11 +79,11 @@ func (t *Throttle) Check(c Client) (ok bool, retryAfter time.Duration, err error
 			if r.client != c {
 				continue
 			}
-			if r.minCount >= uint32(t.PerMinute) && now < r.minStart+60 {
-				retryAfter = time.Duration(r.minStart+60-now) * time.Second
+			if r.minCount >= uint32(t.PerMinute) && now < r.minStart+minute {
+				retryAfter = time.Duration(r.minStart+minute-now) * time.Millisecond
 			}
-			if r.hourCount >= uint32(t.PerHour) && now < r.hourStart+3600 {
-				retryAfter = max(retryAfter, time.Duration(r.hourStart+3600-now)*time.Second)
+			if r.hourCount >= uint32(t.PerHour) && now < r.hourStart+hour {
+				retryAfter = max(retryAfter, time.Duration(r.hourStart+hour-now)*time.Millisecond)
 			}
 		}
 		return nil // no change
@@ -96,10 +103,10 @@ func (t *Throttle) Failed(c Client) error {
 		}
 		r := &recs[i]
 		// A window that has run out starts again.
-		if now >= r.minStart+60 {
+		if now >= r.minStart+minute {
 			r.minStart, r.minCount = now, 0
 		}
-		if now >= r.hourStart+3600 {
+		if now >= r.hourStart+hour {
 			r.hourStart, r.hourCount = now, 0
 		}
 		r.minCount++
@@ -135,7 +142,7 @@ func (t *Throttle) update(fn func(recs []record, now int64) []record) error {
 	if err := flock(f, syscall.LOCK_EX); err != nil {
 		return fmt.Errorf("guard: throttle lock: %w", err)
 	}
-	now := t.Now().Unix()
+	now := t.Now().UnixMilli()
 	recs, err := t.read(f)
 	if err != nil {
 		return err
@@ -166,7 +173,7 @@ func (t *Throttle) prune(recs []record, now int64) ([]record, bool) {
 		if r.minStart > now || r.hourStart > now {
 			r.minStart, r.hourStart, changed = min(r.minStart, now), min(r.hourStart, now), true
 		}
-		if now < r.hourStart+3600 {
+		if now < r.hourStart+hour {
 			out = append(out, r)
 		} else {
 			changed = true

@@ -1,20 +1,10 @@
 package main
 
 import (
-	"slices"
 	"time"
-)
 
-// percentile returns the p-th percentile (0..100) of d, nearest rank.
-func percentile(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := int(p/100*float64(len(s))+0.5) - 1
-	return s[max(0, min(i, len(s)-1))]
-}
+	"hitcounter/deploy/benchstat"
+)
 
 func walls(s []sample) []time.Duration {
 	d := make([]time.Duration, len(s))
@@ -32,4 +22,7 @@ func peakRSS(s []sample) int64 {
 	return m
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+var (
+	percentile = benchstat.Percentile
+	ms         = benchstat.Ms
+)
