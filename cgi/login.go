@@ -45,6 +45,12 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, http.StatusText(status), status)
 		return
 	}
+	// A throttled client is turned away before the database is opened:
+	// under a flood, its attempts must not hold up the hits.
+	client, allowed := a.admitClient(w, r, name)
+	if !allowed {
+		return
+	}
 	v, err := a.loadStats(name, a.now())
 	if err != nil {
 		a.refuse(w, r, err)
@@ -55,7 +61,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		seeStats(w)
 		return
 	}
-	client, release, allowed := a.guardLogin(w, r, name)
+	release, allowed := a.takeSlot(w, r, name)
 	if !allowed {
 		return
 	}

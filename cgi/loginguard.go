@@ -22,47 +22,54 @@ const (
 
 var errRunDir = errors.New("runtime directory unusable")
 
-// guardLogin decides whether a login attempt from r may reach bcrypt. If it
-// may, it returns the client and a function to call when the check is done
-// (which frees the bcrypt slot); if not, it has answered the request.
-func (a *app) guardLogin(w http.ResponseWriter, r *http.Request, name string) (guard.Client, func(), bool) {
+// admitClient decides whether the client of r may try a password at all:
+// it may not past the throttle's limits. If not, it has answered r.
+func (a *app) admitClient(w http.ResponseWriter, r *http.Request, name string) (guard.Client, bool) {
 	addr := a.clientAddr(r)
 	client, err := guard.ClientOf(addr)
 	if err != nil {
 		a.log.Printf("login %q: %v", name, err)
 		http.Error(w, "bad request", http.StatusBadRequest)
-		return client, nil, false
+		return client, false
 	}
 	if err := a.ensureRunDir(); err != nil {
-		a.log.Printf("login %q refused: %v", name, err)
-		http.Error(w, "login unavailable", http.StatusServiceUnavailable)
-		return client, nil, false
+		a.loginUnavailable(w, name, err)
+		return client, false
 	}
 	ok, wait, err := a.throttle().Check(client)
 	if err != nil {
-		a.log.Printf("login %q refused: %v", name, err)
-		http.Error(w, "login unavailable", http.StatusServiceUnavailable)
-		return client, nil, false
+		a.loginUnavailable(w, name, err)
+		return client, false
 	}
 	if !ok {
 		a.log.Printf("login throttled: counter=%q client=%s", name, addr)
 		w.Header().Set("Retry-After", itoa(int(math.Ceil(wait.Seconds()))))
 		writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, tooManyMessage(wait.Seconds())))
-		return client, nil, false
+		return client, false
 	}
+	return client, true
+}
+
+// takeSlot takes one of the bcrypt slots, without waiting. If it gets one
+// it returns the function that frees it; if not, it has answered r.
+func (a *app) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
 	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
 	if errors.Is(err, guard.ErrBusy) {
-		a.log.Printf("login busy: counter=%q client=%s", name, addr)
+		a.log.Printf("login busy: counter=%q client=%s", name, a.clientAddr(r))
 		w.Header().Set("Retry-After", "1")
 		writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, "The server is busy checking another password. Try again in a moment."))
-		return client, nil, false
+		return nil, false
 	}
 	if err != nil {
-		a.log.Printf("login %q refused: %v", name, err)
-		http.Error(w, "login unavailable", http.StatusServiceUnavailable)
-		return client, nil, false
+		a.loginUnavailable(w, name, err)
+		return nil, false
 	}
-	return client, release, true
+	return release, true
+}
+
+func (a *app) loginUnavailable(w http.ResponseWriter, name string, err error) {
+	a.log.Printf("login %q refused: %v", name, err)
+	http.Error(w, "login unavailable", http.StatusServiceUnavailable)
 }
 
 func tooManyMessage(seconds float64) string {

@@ -89,7 +89,10 @@ func TestFailedLoginsAreThrottledPerClient(t *testing.T) {
 		}
 	}
 	before := runs.Load()
-	w := a.login("page", testPassword) // even the right one, from this client
+	db := a.cfg.DB
+	a.cfg.DB = filepath.Join(t.TempDir(), "absent.db") // a throttled login never opens it
+	w := a.login("page", testPassword)                 // even the right one, from this client
+	a.cfg.DB = db
 	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "60" || runs.Load() != before {
 		t.Errorf("over the limit: %d, Retry-After %q, %d more checks; want 429, 60, none",
 			w.Code, w.Header().Get("Retry-After"), runs.Load()-before)
