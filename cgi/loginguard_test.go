@@ -16,11 +16,16 @@ import (
 
 // TestBcryptCapUnderConcurrentLogins starts 20 logins at once with one
 // slot: at most one password check runs at a time, and the others get a
-// 429 at once, without queueing.
+// 429 without queueing. The check that holds the slot does not finish
+// until every other login has been answered, so a refusal that waited for
+// the slot would hang the test instead of passing slowly; how long the
+// refusals took is logged, not asserted, as timings are noisy here.
 func TestBcryptCapUnderConcurrentLogins(t *testing.T) {
 	a, _ := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
+	const logins = 20
 	var running, peak, runs atomic.Int32
+	answered := make(chan struct{}, logins)
 	a.verify = func(hash, pw []byte) (bool, bool, error) {
 		runs.Add(1)
 		n := running.Add(1)
@@ -30,11 +35,18 @@ func TestBcryptCapUnderConcurrentLogins(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(300 * time.Millisecond) // a Pi's bcrypt, roughly
-		running.Add(-1)
+		defer running.Add(-1)
+		timeout := time.After(10 * time.Second)
+		for range logins - 1 {
+			select {
+			case <-answered:
+			case <-timeout:
+				t.Error("the other logins were not answered while a check held the slot: they queued")
+				return false, false, nil
+			}
+		}
 		return false, false, nil
 	}
-	const logins = 20
 	type result struct {
 		status int
 		took   time.Duration
@@ -49,21 +61,23 @@ func TestBcryptCapUnderConcurrentLogins(t *testing.T) {
 			t0 := time.Now()
 			w := a.login("page", "wrong")
 			results[i] = result{w.Code, time.Since(t0), w.Header().Get("Retry-After")}
+			if w.Code == http.StatusTooManyRequests {
+				answered <- struct{}{}
+			}
 		})
 	}
 	close(start)
 	wg.Wait()
-	if p := peak.Load(); p != 1 {
-		t.Errorf("%d password checks ran at once, want 1", p)
+	if p := peak.Load(); p != 1 || runs.Load() != 1 {
+		t.Errorf("%d checks ran, %d at once; want 1 and 1", runs.Load(), p)
 	}
+	var slowest time.Duration
 	refused := 0
 	for _, r := range results {
 		switch r.status {
 		case http.StatusTooManyRequests:
 			refused++
-			if r.took > 50*time.Millisecond {
-				t.Errorf("a refused login took %v, want under 50ms", r.took)
-			}
+			slowest = max(slowest, r.took)
 			if r.retry == "" {
 				t.Errorf("a 429 without Retry-After")
 			}
@@ -72,9 +86,10 @@ func TestBcryptCapUnderConcurrentLogins(t *testing.T) {
 			t.Errorf("status %d", r.status)
 		}
 	}
-	if int(runs.Load())+refused != logins || refused == 0 {
-		t.Errorf("%d checks ran and %d logins were refused, of %d", runs.Load(), refused, logins)
+	if refused != logins-1 {
+		t.Errorf("%d logins refused, want %d", refused, logins-1)
 	}
+	t.Logf("%d logins refused with 429 while one check ran; the slowest refusal took %v", refused, slowest)
 }
 
 // TestFailedLoginsAreThrottledPerClient: past the limit a client gets 429
