@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"image"
+	"image/color"
 	"image/gif"
 	"image/png"
 	"io"
@@ -239,6 +240,42 @@ func TestZlibRoundTrip(t *testing.T) {
 		}
 		if !bytes.Equal(out, in) {
 			t.Errorf("%s: round trip changed %d bytes into %d", name, len(in), len(out))
+		}
+	}
+}
+
+// TestGIFRoundTrip decodes what encodeGIF writes with image/gif, for
+// palettes of every bit depth, odd sizes and a transparent colour.
+func TestGIFRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, colours := range []int{1, 2, 3, 8, 16, 100, 256} {
+		for _, size := range []image.Point{{1, 1}, {7, 3}, {300, 2}, {17, 260}} {
+			pal := make(color.Palette, colours)
+			for i := range pal {
+				pal[i] = color.NRGBA{uint8(i * 7), uint8(i * 13), uint8(i * 29), 0xff}
+			}
+			pal[colours-1] = color.NRGBA{} // transparent
+			img := image.NewPaletted(image.Rect(0, 0, size.X, size.Y), pal)
+			for i := range img.Pix {
+				img.Pix[i] = uint8(rng.IntN(colours))
+			}
+			var b bytes.Buffer
+			if err := encodeGIF(&b, img); err != nil {
+				t.Fatal(err)
+			}
+			got, err := gif.Decode(&b)
+			if err != nil {
+				t.Fatalf("%d colours, %v: %v", colours, size, err)
+			}
+			for y := 0; y < size.Y; y++ {
+				for x := 0; x < size.X; x++ {
+					r1, g1, b1, a1 := got.At(x, y).RGBA()
+					r2, g2, b2, a2 := img.At(x, y).RGBA()
+					if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+						t.Fatalf("%d colours, %v: pixel %d,%d differs", colours, size, x, y)
+					}
+				}
+			}
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/gif"
 	"io"
 	"strconv"
 
@@ -57,7 +56,7 @@ func (d *Drawing) Encode(w io.Writer, f Format) error {
 func encodeRaster(w io.Writer, img *image.Paletted, f Format) error {
 	if f == GIF {
 		gifTransparency(img)
-		return gif.Encode(w, img, nil)
+		return encodeGIF(w, img)
 	}
 	return encodePNG(w, img)
 }
