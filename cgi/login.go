@@ -29,7 +29,7 @@ const loginFailed = "Wrong password."
 // the database closed: a login never holds up the hits.
 func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if err := a.crossOrigin.Check(r); err != nil {
+	if err := checkSameOrigin(r); err != nil {
 		a.log.Printf("login %q refused from %s: %v", name, a.clientAddr(r), err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
@@ -135,7 +135,7 @@ func (a *app) upgrade(name string, hash, password []byte, rehash bool) ([]byte, 
 // serveLogout answers POST /NAME/logout by dropping the session cookie.
 func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if err := a.crossOrigin.Check(r); err != nil {
+	if err := checkSameOrigin(r); err != nil {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}

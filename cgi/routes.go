@@ -17,45 +17,26 @@ type app struct {
 	demo bool // serve the demo page at "/" (local server only)
 	// verify checks a password against a stored hash; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
-	// crossOrigin refuses form posts from other sites, by the
-	// Sec-Fetch-Site and Origin headers that CGI passes through.
-	crossOrigin *http.CrossOriginProtection
 }
 
 func newApp(cfg config, log *logger) *app {
-	return &app{cfg: cfg, log: log, verify: counter.VerifyPassword, crossOrigin: http.NewCrossOriginProtection()}
+	return &app{cfg: cfg, log: log, verify: counter.VerifyPassword}
+}
+
+// checkSameOrigin refuses a form posted from another site, by the
+// Sec-Fetch-Site and Origin headers that CGI passes through. The checker
+// is made here, not with the app: it builds a ServeMux of its own, which
+// a counter hit should not pay for.
+func checkSameOrigin(r *http.Request) error {
+	return http.NewCrossOriginProtection().Check(r)
 }
 
 func (a *app) now() time.Time { return a.cfg.Now() }
 
-// handler returns the one http.Handler that CGI and the local server share.
-// Paths are relative to the script: under CGI the transport has already
-// stripped /cgi-bin/counter.cgi.
+// handler returns the one http.Handler that CGI and the local server
+// share: the route table of router.go, behind panic recovery.
 func (a *app) handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{file}", a.serveCounter)
-	mux.HandleFunc("GET /{name}/stats", a.serveStats)
-	mux.HandleFunc("GET /{name}/stats.csv", a.serveExport)
-	mux.HandleFunc("GET /{name}/stats.json", a.serveExport)
-	mux.HandleFunc("POST /{name}/login", a.serveLogin)
-	mux.HandleFunc("POST /{name}/logout", a.serveLogout)
-	if a.demo {
-		mux.HandleFunc("GET /{$}", a.serveIndex)
-	}
-	return a.recoverPanics(a.refuseUncleanPaths(mux))
-}
-
-// refuseUncleanPaths answers a path such as "//x.png" or "/a/../x.png"
-// itself, where ServeMux would redirect: under CGI the redirect's Location
-// would point outside the script, and an <img> would get HTML.
-func (a *app) refuseUncleanPaths(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; p != "/" && path.Clean(p) != p {
-			a.refuse(w, r, errUncleanPath)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+	return a.recoverPanics(router{a})
 }
 
 // errUncleanPath is a path with empty, "." or ".." segments.
