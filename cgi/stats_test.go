@@ -30,28 +30,12 @@ func protect(t *testing.T, a *app, name string, cost int) []byte {
 
 func setHash(t *testing.T, a *app, name string, hash []byte) {
 	t.Helper()
-	db, err := store.Open(a.cfg.DB, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.SetPasswordHash(name, hash); err != nil {
-		t.Fatal(err)
-	}
+	setHashIn(t, a.cfg.DB, name, hash)
 }
 
 func storedHash(t *testing.T, a *app, name string) []byte {
 	t.Helper()
-	db, err := store.Open(a.cfg.DB, store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	info, err := db.Counter(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info.PasswordHash
+	return hashIn(t, a.cfg.DB, name)
 }
 
 // countVerify makes a count every run of the password check.

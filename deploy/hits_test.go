@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/deploy/benchstat"
 	"hitcounter/store"
 )
 
@@ -34,38 +35,17 @@ func TestServerCountsEveryHit(t *testing.T) {
 		var (
 			mu       sync.Mutex
 			failures []string
-			wg       sync.WaitGroup
 		)
-		jobs := make(chan uint64)
 		start := time.Now().UTC()
-		for range inFlight {
-			wg.Go(func() {
-				for i := range jobs {
-					if err := checkHit(ctx, client, url); err != nil {
-						mu.Lock()
-						failures = append(failures, fmt.Sprintf("hit %d: %v", i, err))
-						mu.Unlock()
-					}
-				}
-			})
-		}
-		var sent uint64
-	feed:
-		for ; sent < hits; sent++ {
+		sent := uint64(benchstat.Run(ctx, int(hits), inFlight, func(i int) bool {
+			err := checkHit(ctx, client, url)
 			mu.Lock()
-			n := len(failures)
-			mu.Unlock()
-			if n >= maxFailures {
-				break
+			defer mu.Unlock()
+			if err != nil {
+				failures = append(failures, fmt.Sprintf("hit %d: %v", i, err))
 			}
-			select {
-			case jobs <- sent:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-		close(jobs)
-		wg.Wait()
+			return len(failures) < maxFailures
+		}))
 		end := time.Now().UTC()
 		t.Logf("%s: %d hits, %d at a time, in %v (%.0f/s)", srv.Name, sent, inFlight, end.Sub(start).Round(time.Millisecond), float64(sent)/end.Sub(start).Seconds())
 		for _, f := range failures {

@@ -180,30 +180,15 @@ func (p *phase) images(ctx context.Context, c config) {
 	client := newClient(c.conc)
 	defer client.CloseIdleConnections()
 	u := c.base + "/cgi-bin/counter.cgi/" + url.PathEscape(c.name) + ".png"
-	jobs := make(chan int)
 	lat := make([]time.Duration, c.requests)
 	status := make([]int, c.requests) // 0: transport error
-	var wg sync.WaitGroup
 	start := time.Now()
-	for range c.conc {
-		wg.Go(func() {
-			for i := range jobs {
-				t := time.Now()
-				status[i] = get(ctx, client, u)
-				lat[i] = time.Since(t)
-			}
-		})
-	}
-feed:
-	for i := range c.requests {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	benchstat.Run(ctx, c.requests, c.conc, func(i int) bool {
+		t := time.Now()
+		status[i] = get(ctx, client, u)
+		lat[i] = time.Since(t)
+		return true
+	})
 	p.imgWall = time.Since(start)
 	p.imgStatus = map[int]int{}
 	for i, s := range status {

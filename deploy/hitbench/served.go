@@ -6,8 +6,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
+
+	"hitcounter/deploy/benchstat"
 )
 
 const (
@@ -113,32 +114,17 @@ func served(base string, requests int, also []string) error {
 func load(ctx context.Context, client *http.Client, url string, conc, n int) ([]time.Duration, time.Duration, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	jobs := make(chan int)
 	lat := make([]time.Duration, n)
-	var wg sync.WaitGroup
 	start := time.Now()
-	for range conc {
-		wg.Go(func() {
-			for i := range jobs {
-				t := time.Now()
-				if _, err := get(ctx, client, url); err != nil {
-					cancel(err)
-					return
-				}
-				lat[i] = time.Since(t)
-			}
-		})
-	}
-feed:
-	for i := range n {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
+	benchstat.Run(ctx, n, conc, func(i int) bool {
+		t := time.Now()
+		if _, err := get(ctx, client, url); err != nil {
+			cancel(err)
+			return false
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		lat[i] = time.Since(t)
+		return true
+	})
 	wall := time.Since(start)
 	if err := context.Cause(ctx); err != nil {
 		return nil, 0, err
