@@ -11,10 +11,7 @@ import (
 // maxDrain bounds how much of an unread request body is read and dropped.
 const maxDrain = 8 << 20
 
-// serveCGI serves one request from a CGI environment. It uses the standard
-// library to turn the environment into a request, but routes on PATH_INFO:
-// behind an alias or a rewrite, REQUEST_URI names a path the handler knows
-// nothing of, while PATH_INFO is what follows the script in every case.
+// serveCGI serves one request from a CGI environment.
 //
 // The whole answer is buffered and written once, with its length, after
 // the handler has finished, so nothing that matters happens after lighttpd
@@ -26,6 +23,25 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 			env[k] = v
 		}
 	}
+	rw, req := serveEnv(h, env, stdin, log)
+	// Apache resets the visitor's connection when a CGI exits without
+	// reading the body it was sent (a refused login, say), so read what
+	// is left, within a bound, before answering.
+	if req != nil && req.ContentLength > 0 {
+		io.Copy(io.Discard, io.LimitReader(stdin, min(req.ContentLength, maxDrain)))
+	}
+	return rw.writeCGI(stdout, req != nil && req.Method == http.MethodHead)
+}
+
+// serveEnv runs h on the request that a CGI or FastCGI environment
+// describes, with body as its body, and returns the buffered answer and
+// the request (nil when the environment was refused).
+//
+// It uses the standard library to turn the environment into a request, but
+// routes on PATH_INFO: behind an alias or a rewrite, REQUEST_URI names a
+// path the handler knows nothing of, while PATH_INFO is what follows the
+// script in every case.
+func serveEnv(h http.Handler, env map[string]string, body io.Reader, log *logger) (*bufferedResponse, *http.Request) {
 	rw := newBufferedResponse()
 	mount := cgiMount(env)
 	// REQUEST_URI is not used for routing, and one the URL parser refuses
@@ -38,7 +54,7 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 	if err != nil {
 		log.Printf("bad CGI request: %v", err)
 		http.Error(rw, "bad request", http.StatusBadRequest)
-		return rw.writeCGI(stdout, false)
+		return rw, nil
 	}
 	path := env["PATH_INFO"]
 	if !strings.HasPrefix(path, "/") {
@@ -49,14 +65,8 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 	req.RequestURI = req.URL.RequestURI()
 	req.Body = http.NoBody
 	if req.ContentLength > 0 {
-		req.Body = io.NopCloser(io.LimitReader(stdin, req.ContentLength))
+		req.Body = io.NopCloser(io.LimitReader(body, req.ContentLength))
 	}
 	h.ServeHTTP(rw, withMount(req, mount))
-	// Apache resets the visitor's connection when a CGI exits without
-	// reading the body it was sent (a refused login, say), so read what
-	// is left, within a bound, before answering.
-	if req.ContentLength > 0 {
-		io.Copy(io.Discard, io.LimitReader(stdin, min(req.ContentLength, maxDrain)))
-	}
-	return rw.writeCGI(stdout, req.Method == http.MethodHead)
+	return rw, req
 }

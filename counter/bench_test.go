@@ -43,3 +43,20 @@ func BenchmarkZlib(b *testing.B) {
 		encodePNG(&buf, img)
 	}
 }
+
+// BenchmarkCachedPNG is the same work in a long-lived process, whose glyph
+// cache has drawn the digits before.
+func BenchmarkCachedPNG(b *testing.B) {
+	var cache GlyphCache
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		d, err := cache.NewDrawing("123456", DefaultStyle())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Encode(&buf, PNG); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"image/draw"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/image/math/fixed"
 	"golang.org/x/image/vector"
@@ -51,15 +52,49 @@ func Placeholder(width int) string {
 type Drawing struct {
 	text  string
 	style Style
-	font  *fontOutlines
-	ppem  fixed.Int26_6
+	*glyphSet
+	width int
+}
 
-	cellW, padX, baseline int
-	width, height         int
+// glyphSet is a font laid out at one size: the metrics that every drawing
+// in that font and size shares, and each glyph's cell, rasterised when it is
+// first drawn.
+type glyphSet struct {
+	font *fontOutlines
+	ppem fixed.Int26_6
+
+	cellW, padX, baseline, height int
+
+	mu    sync.Mutex
+	cells [len(glyphRunes)][]uint8
 }
 
 // NewDrawing lays text (digits and '-' only) out in style s.
 func NewDrawing(text string, s Style) (*Drawing, error) {
+	return (*GlyphCache)(nil).NewDrawing(text, s)
+}
+
+// GlyphCache keeps the glyph sets of a long-lived process (FastCGI, the
+// local server), so that each glyph of a font and size is rasterised once,
+// not once a hit. A nil cache keeps nothing. It holds at most maxGlyphSets
+// sets; past that, drawings get sets of their own.
+type GlyphCache struct {
+	mu   sync.Mutex
+	sets map[glyphKey]*glyphSet
+}
+
+type glyphKey struct {
+	font string
+	size int
+}
+
+// maxGlyphSets bounds a cache, whatever styles visitors ask for: at the
+// largest size a set is about 150 KB.
+const maxGlyphSets = 64
+
+// NewDrawing lays text (digits and '-' only) out in style s, with the
+// cache's glyph set for its font and size.
+func (c *GlyphCache) NewDrawing(text string, s Style) (*Drawing, error) {
 	if len(text) == 0 || len(text) > MaxTextLen {
 		return nil, fmt.Errorf("draw: text of %d characters", len(text))
 	}
@@ -68,6 +103,42 @@ func NewDrawing(text string, s Style) (*Drawing, error) {
 			return nil, fmt.Errorf("draw: %q is not a digit", text[i])
 		}
 	}
+	set, err := c.glyphSet(s)
+	if err != nil {
+		return nil, err
+	}
+	d := &Drawing{text: text, style: s, glyphSet: set}
+	d.width = 2*set.padX + len(text)*set.cellW
+	if d.width*d.height > MaxPixels {
+		return nil, ErrTooLarge
+	}
+	return d, nil
+}
+
+func (c *GlyphCache) glyphSet(s Style) (*glyphSet, error) {
+	if c == nil {
+		return newGlyphSet(s)
+	}
+	key := glyphKey{s.Font, s.Size}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if set, ok := c.sets[key]; ok {
+		return set, nil
+	}
+	set, err := newGlyphSet(s)
+	if err != nil || len(c.sets) >= maxGlyphSets {
+		return set, err
+	}
+	if c.sets == nil {
+		c.sets = make(map[glyphKey]*glyphSet)
+	}
+	c.sets[key] = set
+	return set, nil
+}
+
+// newGlyphSet scales the font so that a '0' is Size pixels tall and sizes
+// a cell to hold any digit.
+func newGlyphSet(s Style) (*glyphSet, error) {
 	if s.Size < MinSize || s.Size > MaxSize {
 		return nil, fmt.Errorf("draw: size %d out of bounds", s.Size)
 	}
@@ -75,79 +146,75 @@ func NewDrawing(text string, s Style) (*Drawing, error) {
 	if !ok {
 		return nil, fmt.Errorf("draw: unknown font %q", s.Font)
 	}
-	d := &Drawing{text: text, style: s, font: f}
-	if err := d.layout(); err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// layout scales the font so that a '0' is Size pixels tall and sizes a
-// cell to hold any digit.
-func (d *Drawing) layout() error {
-	f := d.font
 	zero := bounds(f.segments(f.glyph('0'), fixed.I(int(f.unitsPerEm)))) // one pixel per unit
 	zeroH := int64(zero.Max.Y - zero.Min.Y)
 	if zeroH <= 0 {
-		return errors.New("draw: font has an empty '0'")
+		return nil, errors.New("draw: font has an empty '0'")
 	}
-	d.ppem = fixed.Int26_6(int64(d.style.Size) * 64 * int64(f.unitsPerEm) * 64 / zeroH)
+	g := &glyphSet{font: f}
+	g.ppem = fixed.Int26_6(int64(s.Size) * 64 * int64(f.unitsPerEm) * 64 / zeroH)
 
 	var top, bottom, advance fixed.Int26_6
 	for i := range f.glyphs {
-		g := &f.glyphs[i]
-		b := bounds(f.segments(g, d.ppem))
+		o := &f.glyphs[i]
+		b := bounds(f.segments(o, g.ppem))
 		top, bottom = min(top, b.Min.Y), max(bottom, b.Max.Y)
-		advance = max(advance, f.scale(g.advance, d.ppem))
+		advance = max(advance, f.scale(o.advance, g.ppem))
 	}
-	pad := max(1, d.style.Size/5)
-	d.cellW = advance.Ceil()
-	d.padX = pad
-	d.baseline = pad - top.Floor()
-	d.width = 2*pad + len(d.text)*d.cellW
-	d.height = 2*pad + bottom.Ceil() - top.Floor()
-	if d.width*d.height > MaxPixels {
-		return ErrTooLarge
+	pad := max(1, s.Size/5)
+	g.cellW = advance.Ceil()
+	g.padX = pad
+	g.baseline = pad - top.Floor()
+	g.height = 2*pad + bottom.Ceil() - top.Floor()
+	if g.cellW*g.height > MaxPixels {
+		return nil, ErrTooLarge
 	}
-	return nil
+	return g, nil
 }
 
 // Size returns the width and height of the image in pixels.
 func (d *Drawing) Size() (width, height int) { return d.width, d.height }
 
 // segments returns the outline of character c with its origin at (0, 0).
-func (d *Drawing) segments(c byte) []segment {
-	return d.font.segments(d.font.glyph(c), d.ppem)
+func (g *glyphSet) segments(c byte) []segment {
+	return g.font.segments(g.font.glyph(c), g.ppem)
+}
+
+// cell returns character c rasterised into a cell-sized grid of coverage
+// levels, drawing it the first time it is asked for.
+func (g *glyphSet) cell(c byte) []uint8 {
+	k := strings.IndexByte(glyphRunes, c)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.cells[k] == nil {
+		g.cells[k] = g.rasterise(c)
+	}
+	return g.cells[k]
 }
 
 // Paletted rasterises the text into an image whose palette index is the
 // coverage level: 0 is pure BG, levels-1 pure FG.
 func (d *Drawing) Paletted() *image.Paletted {
 	img := image.NewPaletted(image.Rect(0, 0, d.width, d.height), d.palette())
-	var cells [len(glyphRunes)][]uint8
 	for i := 0; i < len(d.text); i++ {
-		c := d.text[i]
-		k := strings.IndexByte(glyphRunes, c)
-		if cells[k] == nil {
-			cells[k] = d.rasterise(c)
-		}
+		cell := d.cell(d.text[i])
 		x0 := d.padX + i*d.cellW
 		for y := 0; y < d.height; y++ {
-			copy(img.Pix[y*img.Stride+x0:], cells[k][y*d.cellW:(y+1)*d.cellW])
+			copy(img.Pix[y*img.Stride+x0:], cell[y*d.cellW:(y+1)*d.cellW])
 		}
 	}
 	return img
 }
 
 // rasterise draws one glyph into a cell-sized grid of coverage levels.
-func (d *Drawing) rasterise(c byte) []uint8 {
-	z := vector.NewRasterizer(d.cellW, d.height)
+func (g *glyphSet) rasterise(c byte) []uint8 {
+	z := vector.NewRasterizer(g.cellW, g.height)
 	z.DrawOp = draw.Src
-	by := float32(d.baseline)
+	by := float32(g.baseline)
 	pt := func(p fixed.Point26_6) (float32, float32) {
 		return float32(p.X) / 64, by + float32(p.Y)/64
 	}
-	for i, s := range d.segments(c) {
+	for i, s := range g.segments(c) {
 		a := s.pts
 		switch s.op {
 		case opMove:
@@ -169,7 +236,7 @@ func (d *Drawing) rasterise(c byte) []uint8 {
 		}
 	}
 	z.ClosePath()
-	mask := image.NewAlpha(image.Rect(0, 0, d.cellW, d.height))
+	mask := image.NewAlpha(image.Rect(0, 0, g.cellW, g.height))
 	z.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
 	for i, a := range mask.Pix {
 		mask.Pix[i] = uint8((int(a)*(levels-1) + 127) / 255)

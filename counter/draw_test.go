@@ -47,42 +47,59 @@ func formatOf(t *testing.T, file string) Format {
 // TestGolden draws each case and compares it with its golden file: raster
 // images pixel by pixel after decoding, SVG as text. go test ./counter
 // -update rewrites the files.
+//
+// The cached run draws every case three times through one GlyphCache, as a
+// long-lived process does, and checks the last: cells taken from the cache
+// must give the same pixels as cells drawn afresh.
 func TestGolden(t *testing.T) {
-	for _, tc := range goldenCases {
-		t.Run(tc.file, func(t *testing.T) {
-			s, err := ParseStyle(tc.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := NewDrawing(tc.text, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			if err := d.Encode(&got, formatOf(t, tc.file)); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(goldenDir, tc.file)
-			if *update {
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./counter -update to make it)", err)
-			}
-			if msg := compareImages(t, tc.file, got.Bytes(), want); msg != "" {
-				// Outside t.TempDir, which is gone when the test ends.
-				out, err := os.CreateTemp("", "golden-*-"+tc.file)
-				if err == nil {
-					out.Write(got.Bytes())
-					out.Close()
-				}
-				t.Errorf("%s: %s; drawn image written to %s", tc.file, msg, out.Name())
-			}
-		})
+	for _, v := range []struct {
+		name  string
+		cache *GlyphCache
+		draws int
+	}{{"fresh", nil, 1}, {"cached", new(GlyphCache), 3}} {
+		for _, tc := range goldenCases {
+			t.Run(v.name+"/"+tc.file, func(t *testing.T) {
+				testGolden(t, tc.file, tc.text, tc.query, v.cache, v.draws)
+			})
+		}
+	}
+}
+
+func testGolden(t *testing.T, file, text, query string, cache *GlyphCache, draws int) {
+	s, err := ParseStyle(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	for range draws {
+		d, err := cache.NewDrawing(text, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Reset()
+		if err := d.Encode(&got, formatOf(t, file)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(goldenDir, file)
+	if *update {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./counter -update to make it)", err)
+	}
+	if msg := compareImages(t, file, got.Bytes(), want); msg != "" {
+		// Outside t.TempDir, which is gone when the test ends.
+		out, err := os.CreateTemp("", "golden-*-"+file)
+		if err == nil {
+			out.Write(got.Bytes())
+			out.Close()
+		}
+		t.Errorf("%s: %s; drawn image written to %s", file, msg, out.Name())
 	}
 }
 
@@ -277,5 +294,24 @@ func TestGIFRoundTrip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGlyphCacheBound asks for every size in every font, as a hostile
+// visitor could, and checks the cache keeps no more than its bound while
+// every drawing is still made.
+func TestGlyphCacheBound(t *testing.T) {
+	var c GlyphCache
+	for _, font := range FontNames() {
+		for size := MinSize; size <= MaxSize; size++ {
+			s := DefaultStyle()
+			s.Font, s.Size = font, size
+			if _, err := c.NewDrawing("0", s); err != nil {
+				t.Fatalf("%s at %d: %v", font, size, err)
+			}
+		}
+	}
+	if n := len(c.sets); n != maxGlyphSets {
+		t.Errorf("cache holds %d glyph sets, want the bound %d", n, maxGlyphSets)
 	}
 }
