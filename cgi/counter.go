@@ -51,7 +51,7 @@ func (a *app) serveCounter(w http.ResponseWriter, r *http.Request) {
 		text = counter.Placeholder(style.Digits)
 	}
 	var body bytes.Buffer
-	d, err := counter.NewDrawing(text, style)
+	d, err := a.glyphs.NewDrawing(text, style)
 	if err == nil {
 		err = d.Encode(&body, format)
 	}
@@ -66,9 +66,13 @@ func (a *app) serveCounter(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
 }
 
-// hit counts one hit and returns the new total. The database is closed
-// before the image is drawn.
+// hit counts one hit and returns the new total: in a batch shared with
+// other hits in a long-lived process, else in a transaction of its own. The
+// database is closed before the image is drawn.
 func (a *app) hit(name, referer string) (uint64, error) {
+	if a.batch != nil {
+		return a.batch.Hit(name, a.now(), counter.ReferrerHost(referer))
+	}
 	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait})
 	if err != nil {
 		return 0, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"hitcounter/counter"
+	"hitcounter/store"
 )
 
 // app is what every handler needs: the configuration and the log.
@@ -15,6 +16,10 @@ type app struct {
 	cfg  config
 	log  *logger
 	demo bool // serve the demo page at "/" (local server only)
+	// batch and glyphs are set in a long-lived process (FastCGI, the local
+	// server): hits share commits, and glyphs are drawn once.
+	batch  *store.Batcher
+	glyphs *counter.GlyphCache
 	// verify checks a password against a stored hash; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
 }
@@ -29,6 +34,14 @@ func newApp(cfg config, log *logger) *app {
 // a counter hit should not pay for.
 func checkSameOrigin(r *http.Request) error {
 	return http.NewCrossOriginProtection().Check(r)
+}
+
+// longLived readies a for a process that serves many requests. Call the
+// returned function once every request has been answered.
+func (a *app) longLived() (closeApp func()) {
+	a.batch = store.NewBatcher(a.cfg.DB, store.Options{Wait: a.cfg.Wait})
+	a.glyphs = new(counter.GlyphCache)
+	return a.batch.Close
 }
 
 func (a *app) now() time.Time { return a.cfg.Now() }

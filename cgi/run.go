@@ -22,6 +22,7 @@ func usagef(format string, args ...any) error {
 // run is the whole program. Under CGI (GATEWAY_INTERFACE set) it serves one
 // request and ignores its arguments: Apache passes a query without '=' as
 // arguments, and a visitor must never reach an admin command that way.
+// Started with no arguments on a listening socket, it serves FastCGI.
 func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	getenv := envLookup(environ)
 	log := &logger{w: stderr}
@@ -34,6 +35,9 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return serveCGI(a.handler(), environ, stdin, stdout, log)
 	}
 	if len(args) < 2 {
+		if ln := fastCGIListener(stdin); ln != nil {
+			return runFastCGI(cfg, log, ln)
+		}
 		fmt.Fprint(stderr, usage)
 		return usagef("no command given")
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -47,6 +48,7 @@ func runServe(e *cmdEnv, _ []string) error {
 	defer stop()
 	a := newApp(*e.cfg, e.log)
 	a.demo = true
+	defer a.longLived()()
 	fmt.Fprintf(e.stdout, "counting in %s; open http://%s/ (Ctrl-C stops)\n", e.cfg.DB, ln.Addr())
 	return serveHTTP(ctx, ln, a.handler(), e.log)
 }
@@ -58,10 +60,18 @@ func runServe(e *cmdEnv, _ []string) error {
 // for the size of the binary in start-up time and resident memory. A local
 // server for trying the counter out needs none of that.
 func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *logger) error {
+	return acceptLoop(ctx, ln, func(conn net.Conn) { serveConn(conn, h, log) })
+}
+
+// acceptLoop serves each connection on ln with serve, at most maxConns at
+// once, until ctx ends; then it waits for the connections in hand.
+func acceptLoop(ctx context.Context, ln net.Listener, serve func(net.Conn)) error {
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	slots := make(chan struct{}, maxConns)
 	for {
 		conn, err := ln.Accept()
@@ -74,12 +84,13 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *logger
 				time.Sleep(10 * time.Millisecond)
 				continue
 			}
-			return fmt.Errorf("serve: %w", err)
+			return fmt.Errorf("accept: %w", err)
 		}
 		slots <- struct{}{}
+		wg.Add(1)
 		go func() {
-			defer func() { <-slots }()
-			serveConn(conn, h, log)
+			defer func() { <-slots; wg.Done() }()
+			serve(conn)
 		}()
 	}
 }

@@ -15,24 +15,34 @@ import (
 // referrer change together in one transaction or not at all.
 func (db *DB) Hit(name string, now time.Time, refHost string) (uint64, error) {
 	var total uint64
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		b, err := counterBucket(tx, name)
-		if err != nil {
-			return err
-		}
-		if total, err = addTo(b, keyTotal, 1); err != nil {
-			return err
-		}
-		if err := addToBucket(b, bucketDays, dayKey(now)); err != nil {
-			return err
-		}
-		if refHost != "" {
-			return addReferrer(b, refHost)
-		}
-		return nil
+	err := db.bolt.Update(func(tx *bolt.Tx) (err error) {
+		total, err = hitTx(tx, name, now, refHost)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: hit %q: %w", name, err)
+	}
+	return total, nil
+}
+
+// hitTx counts one hit within tx. A counter that does not exist fails
+// with counter.ErrNotFound before anything is written.
+func hitTx(tx *bolt.Tx, name string, now time.Time, refHost string) (uint64, error) {
+	b, err := counterBucket(tx, name)
+	if err != nil {
+		return 0, err
+	}
+	total, err := addTo(b, keyTotal, 1)
+	if err != nil {
+		return 0, err
+	}
+	if err := addToBucket(b, bucketDays, dayKey(now)); err != nil {
+		return 0, err
+	}
+	if refHost != "" {
+		if err := addReferrer(b, refHost); err != nil {
+			return 0, err
+		}
 	}
 	return total, nil
 }

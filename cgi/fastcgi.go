@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+// A FastCGI responder of its own, speaking the FastCGI 1.0 protocol to the
+// web server (lighttpd's mod_fastcgi, Apache's mod_fcgid) over the socket it
+// hands the process as standard input.
+//
+// net/http/fcgi is not used: it builds the request from REQUEST_URI and
+// hides SCRIPT_NAME and PATH_INFO from the handler, which routes on
+// PATH_INFO exactly as under CGI; it answers an environment it cannot parse
+// with 500 rather than 400; and it drains up to 100 MiB of an unread body.
+// Here the parameters go through serveEnv, the same step as CGI, and every
+// size is bounded.
+
+// Record types and values of the FastCGI specification used here.
+const (
+	fcgiVersion = 1
+
+	fcgiBeginRequest    = 1
+	fcgiAbortRequest    = 2
+	fcgiEndRequest      = 3
+	fcgiParams          = 4
+	fcgiStdin           = 5
+	fcgiStdout          = 6
+	fcgiGetValues       = 9
+	fcgiGetValuesResult = 10
+	fcgiUnknownType     = 11
+
+	fcgiResponder = 1
+	fcgiKeepConn  = 1
+
+	fcgiRequestComplete = 0
+	fcgiCantMpxConn     = 1
+	fcgiUnknownRole     = 3
+
+	fcgiMaxContent = 65535
+)
+
+// errAborted is a request the web server gave up on.
+var errAborted = errors.New("fastcgi: request aborted by the web server")
+
+// serveFastCGI answers FastCGI requests on ln until ctx ends, then waits
+// for the requests in hand to finish.
+func serveFastCGI(ctx context.Context, ln net.Listener, h http.Handler, log *logger) error {
+	return acceptLoop(ctx, ln, func(conn net.Conn) {
+		defer conn.Close()
+		c := &fcgiConn{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriter(conn)}
+		if err := c.serve(h, log); err != nil && !errors.Is(err, io.EOF) {
+			log.Printf("%v", err)
+		}
+	})
+}
+
+// fcgiConn is one connection from the web server. Requests on it are
+// served one after another; a server that tries to multiplex is told it
+// cannot.
+type fcgiConn struct {
+	conn net.Conn
+	r    *bufio.Reader
+	w    *bufio.Writer
+	buf  [fcgiMaxContent + 255]byte // one record's content and padding
+
+	id   uint16 // the request in hand, 0 between requests
+	keep bool   // keep the connection after it
+}
+
+type fcgiRecord struct {
+	typ     uint8
+	id      uint16
+	content []byte // valid until the next read
+}
+
+// serve answers requests until the web server closes the connection or
+// asks for it to be closed.
+func (c *fcgiConn) serve(h http.Handler, log *logger) error {
+	for {
+		c.conn.SetDeadline(time.Now().Add(connTimeout))
+		env, err := c.readParams()
+		if err != nil {
+			return err
+		}
+		body := &fcgiBody{c: c}
+		rw, req := serveEnv(h, env, body, log)
+		// Read what is left of the body, within a bound, so the next
+		// request on the connection starts at a record boundary.
+		if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		rw.writeCGI(&out, req != nil && req.Method == http.MethodHead)
+		if err := c.answer(out.Bytes()); err != nil {
+			return err
+		}
+		if !c.keep || !body.eof {
+			return nil
+		}
+	}
+}
+
+// readParams reads records up to the end of a request's parameters and
+// returns them.
+func (c *fcgiConn) readParams() (map[string]string, error) {
+	c.id = 0
+	var params []byte
+	for {
+		rec, err := c.read()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case rec.typ == fcgiBeginRequest && c.id == 0:
+			if len(rec.content) < 3 {
+				return nil, errors.New("fastcgi: short begin-request record")
+			}
+			if role := binary.BigEndian.Uint16(rec.content); role != fcgiResponder {
+				if err := c.end(rec.id, fcgiUnknownRole); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			c.id, c.keep = rec.id, rec.content[2]&fcgiKeepConn != 0
+		case rec.typ == fcgiParams && rec.id == c.id && c.id != 0:
+			if len(rec.content) == 0 {
+				return parseParams(params)
+			}
+			if len(params)+len(rec.content) > maxRequestSize {
+				return nil, fmt.Errorf("fastcgi: parameters over %d bytes", maxRequestSize)
+			}
+			params = append(params, rec.content...)
+		case rec.typ == fcgiAbortRequest && rec.id == c.id:
+			return nil, errAborted
+		default:
+			if err := c.other(rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// other answers a record that is not part of the request in hand.
+func (c *fcgiConn) other(rec fcgiRecord) error {
+	switch {
+	case rec.typ == fcgiGetValues:
+		return c.getValues(rec.content)
+	case rec.typ == fcgiBeginRequest:
+		return c.end(rec.id, fcgiCantMpxConn)
+	case rec.id == 0:
+		return c.write(fcgiUnknownType, 0, []byte{rec.typ, 0, 0, 0, 0, 0, 0, 0})
+	}
+	return nil // a stray record of another request: ignored
+}
+
+// getValues tells the web server that this process takes one request per
+// connection and up to maxConns connections.
+func (c *fcgiConn) getValues(query []byte) error {
+	asked, err := parseParams(query)
+	if err != nil {
+		return err
+	}
+	known := map[string]string{
+		"FCGI_MAX_CONNS":  fmt.Sprint(maxConns),
+		"FCGI_MAX_REQS":   fmt.Sprint(maxConns),
+		"FCGI_MPXS_CONNS": "0",
+	}
+	var out []byte
+	for name := range asked {
+		if v, ok := known[name]; ok {
+			out = appendParam(out, name, v)
+		}
+	}
+	return c.write(fcgiGetValuesResult, 0, out)
+}
+
+// answer sends a response in CGI form as the request's standard output and
+// ends the request.
+func (c *fcgiConn) answer(resp []byte) error {
+	for len(resp) > 0 {
+		n := min(len(resp), fcgiMaxContent)
+		if err := c.write(fcgiStdout, c.id, resp[:n]); err != nil {
+			return err
+		}
+		resp = resp[n:]
+	}
+	if err := c.write(fcgiStdout, c.id, nil); err != nil {
+		return err
+	}
+	return c.end(c.id, fcgiRequestComplete)
+}
+
+// end sends an end-request record and flushes the connection.
+func (c *fcgiConn) end(id uint16, status uint8) error {
+	if err := c.write(fcgiEndRequest, id, []byte{0, 0, 0, 0, status, 0, 0, 0}); err != nil {
+		return err
+	}
+	if err := c.w.Flush(); err != nil {
+		return fmt.Errorf("fastcgi: write: %w", err)
+	}
+	return nil
+}
+
+func (c *fcgiConn) read() (fcgiRecord, error) {
+	var h [8]byte
+	if _, err := io.ReadFull(c.r, h[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fcgiRecord{}, io.EOF // the web server closed the connection
+		}
+		return fcgiRecord{}, fmt.Errorf("fastcgi: read: %w", err)
+	}
+	if h[0] != fcgiVersion {
+		return fcgiRecord{}, fmt.Errorf("fastcgi: record of version %d", h[0])
+	}
+	n := int(binary.BigEndian.Uint16(h[4:6]))
+	if _, err := io.ReadFull(c.r, c.buf[:n+int(h[6])]); err != nil {
+		return fcgiRecord{}, fmt.Errorf("fastcgi: read: %w", err)
+	}
+	return fcgiRecord{typ: h[1], id: binary.BigEndian.Uint16(h[2:4]), content: c.buf[:n]}, nil
+}
+
+func (c *fcgiConn) write(typ uint8, id uint16, content []byte) error {
+	h := [8]byte{fcgiVersion, typ}
+	binary.BigEndian.PutUint16(h[2:], id)
+	binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
+	c.w.Write(h[:])
+	if _, err := c.w.Write(content); err != nil {
+		return fmt.Errorf("fastcgi: write: %w", err)
+	}
+	return nil
+}
+
+// fcgiBody reads a request's standard input from its stdin records.
+type fcgiBody struct {
+	c    *fcgiConn
+	rest []byte // unread content of the current record
+	eof  bool
+}
+
+func (b *fcgiBody) Read(p []byte) (int, error) {
+	for len(b.rest) == 0 {
+		if b.eof {
+			return 0, io.EOF
+		}
+		rec, err := b.c.read()
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case rec.typ == fcgiStdin && rec.id == b.c.id:
+			b.rest = rec.content
+			b.eof = len(rec.content) == 0
+		case rec.typ == fcgiAbortRequest && rec.id == b.c.id:
+			return 0, errAborted
+		default:
+			if err := b.c.other(rec); err != nil {
+				return 0, err
+			}
+		}
+	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
+}
+
+// parseParams decodes FastCGI name-value pairs.
+func parseParams(p []byte) (map[string]string, error) {
+	env := make(map[string]string, 32)
+	for len(p) > 0 {
+		var nameLen, valueLen int
+		var ok bool
+		if nameLen, p, ok = paramLen(p); !ok {
+			return nil, errors.New("fastcgi: bad parameter length")
+		}
+		if valueLen, p, ok = paramLen(p); !ok {
+			return nil, errors.New("fastcgi: bad parameter length")
+		}
+		if nameLen > len(p) || valueLen > len(p)-nameLen {
+			return nil, errors.New("fastcgi: parameter longer than its record")
+		}
+		env[string(p[:nameLen])] = string(p[nameLen : nameLen+valueLen])
+		p = p[nameLen+valueLen:]
+	}
+	return env, nil
+}
+
+// paramLen decodes a length of one byte, or of four with the top bit set.
+func paramLen(p []byte) (int, []byte, bool) {
+	switch {
+	case len(p) >= 1 && p[0] < 0x80:
+		return int(p[0]), p[1:], true
+	case len(p) >= 4:
+		return int(binary.BigEndian.Uint32(p) & 0x7fffffff), p[4:], true
+	}
+	return 0, p, false
+}
+
+// appendParam encodes one name-value pair.
+func appendParam(out []byte, name, value string) []byte {
+	for _, s := range []string{name, value} {
+		if len(s) < 0x80 {
+			out = append(out, byte(len(s)))
+		} else {
+			out = binary.BigEndian.AppendUint32(out, uint32(len(s))|1<<31)
+		}
+	}
+	return append(append(out, name...), value...)
+}

@@ -1,0 +1,125 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+)
+
+// maxBatch bounds the hits that share one transaction.
+const maxBatch = 256
+
+// Batcher counts hits for a long-lived process (FastCGI, the local
+// server) by group commit: hits that arrive while a batch is being
+// committed wait and go into the next one, so that many hits at once share
+// one open of the file, one commit and one pair of fsyncs. Each Hit returns
+// only once its own hit is on disk.
+//
+// The file and its lock are held for one batch at a time, never between
+// batches, so that CGI processes and the admin commands get their turn
+// within their own bounded wait.
+type Batcher struct {
+	path  string
+	opts  Options
+	queue chan *pendingHit
+	done  chan struct{}
+}
+
+type pendingHit struct {
+	name, refHost string
+	now           time.Time
+
+	total uint64
+	err   error
+	done  chan struct{}
+}
+
+// NewBatcher starts a batcher for the database at path, opened with opts
+// for each batch. Close it when no more hits will come.
+func NewBatcher(path string, opts Options) *Batcher {
+	opts.ReadOnly, opts.Create = false, false
+	b := &Batcher{path: path, opts: opts, queue: make(chan *pendingHit, maxBatch), done: make(chan struct{})}
+	go b.run()
+	return b
+}
+
+// Hit counts one hit as DB.Hit does, in whatever batch it falls into.
+func (b *Batcher) Hit(name string, now time.Time, refHost string) (uint64, error) {
+	h := &pendingHit{name: name, now: now, refHost: refHost, done: make(chan struct{})}
+	b.queue <- h
+	<-h.done
+	return h.total, h.err
+}
+
+// Close waits for the hits in hand to be committed and stops the batcher.
+// No Hit may be called after it.
+func (b *Batcher) Close() {
+	close(b.queue)
+	<-b.done
+}
+
+func (b *Batcher) run() {
+	defer close(b.done)
+	batch := make([]*pendingHit, 0, maxBatch)
+	for first := range b.queue {
+		batch = append(batch[:0], first)
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case h, ok := <-b.queue:
+				if !ok {
+					break more
+				}
+				batch = append(batch, h)
+			default:
+				break more
+			}
+		}
+		b.commit(batch)
+		for _, h := range batch {
+			close(h.done)
+		}
+	}
+}
+
+// commit writes a batch in one transaction. A hit on a counter that does
+// not exist writes nothing and fails alone; if anything else fails, each
+// hit is tried in a transaction of its own, so that one bad hit cannot
+// cost the others theirs.
+func (b *Batcher) commit(batch []*pendingHit) {
+	db, err := Open(b.path, b.opts)
+	if err != nil {
+		for _, h := range batch {
+			h.err = err
+		}
+		return
+	}
+	defer db.Close()
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, h := range batch {
+			h.total, h.err = hitTx(tx, h.name, h.now, h.refHost)
+			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) {
+				return h.err
+			}
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		for _, h := range batch {
+			if h.err != nil {
+				h.err = fmt.Errorf("store: hit %q: %w", h.name, h.err)
+			}
+		}
+	case len(batch) == 1:
+		batch[0].total, batch[0].err = 0, fmt.Errorf("store: hit %q: %w", batch[0].name, err)
+	default:
+		for _, h := range batch {
+			h.total, h.err = db.Hit(h.name, h.now, h.refHost)
+		}
+	}
+}
