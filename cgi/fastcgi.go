@@ -151,15 +151,21 @@ func (c *fcgiConn) readParams() (map[string]string, error) {
 
 // other answers a record that is not part of the request in hand.
 func (c *fcgiConn) other(rec fcgiRecord) error {
+	var err error
 	switch {
 	case rec.typ == fcgiGetValues:
-		return c.getValues(rec.content)
+		err = c.getValues(rec.content)
 	case rec.typ == fcgiBeginRequest:
 		return c.end(rec.id, fcgiCantMpxConn)
 	case rec.id == 0:
-		return c.write(fcgiUnknownType, 0, []byte{rec.typ, 0, 0, 0, 0, 0, 0, 0})
+		err = c.write(fcgiUnknownType, 0, []byte{rec.typ, 0, 0, 0, 0, 0, 0, 0})
+	default:
+		return nil // a stray record of another request: ignored
 	}
-	return nil // a stray record of another request: ignored
+	if err == nil {
+		err = c.w.Flush()
+	}
+	return err
 }
 
 // getValues tells the web server that this process takes one request per

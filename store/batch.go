@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -27,6 +28,8 @@ type Batcher struct {
 	opts  Options
 	queue chan *pendingHit
 	done  chan struct{}
+
+	batches atomic.Int64 // transactions begun, for tests and benchmarks
 }
 
 type pendingHit struct {
@@ -91,6 +94,7 @@ func (b *Batcher) run() {
 // hit is tried in a transaction of its own, so that one bad hit cannot
 // cost the others theirs.
 func (b *Batcher) commit(batch []*pendingHit) {
+	b.batches.Add(1)
 	db, err := Open(b.path, b.opts)
 	if err != nil {
 		for _, h := range batch {

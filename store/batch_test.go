@@ -1,0 +1,152 @@
+package store
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"hitcounter/counter"
+)
+
+// TestBatcherCountsEveryHitOnce sends hits from many goroutines at once:
+// every total handed back is distinct, the file holds them all, and they
+// took fewer transactions than hits.
+func TestBatcherCountsEveryHitOnce(t *testing.T) {
+	path := newDB(t, "demo", "other")
+	b := NewBatcher(path, Options{})
+	const workers, each = 32, 20
+	totals := make(chan uint64, workers*each)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				n, err := b.Hit("demo", day1, []string{"", "example.org"}[w%2])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				totals <- n
+			}
+		}()
+	}
+	wg.Wait()
+	b.Close()
+	close(totals)
+	seen := map[uint64]bool{}
+	for n := range totals {
+		if seen[n] || n < 1 || n > workers*each {
+			t.Errorf("total %d handed back twice or out of range", n)
+		}
+		seen[n] = true
+	}
+	with(t, path, Options{ReadOnly: true}, func(db *DB) {
+		info, err := db.Counter("demo")
+		if err != nil || info.Count != workers*each {
+			t.Errorf("count %d, %v; want %d", info.Count, err, workers*each)
+		}
+		refs, err := db.Referrers("demo")
+		if err != nil || len(refs) != 1 || refs[0].Hits != workers*each/2 {
+			t.Errorf("referrers %v, %v", refs, err)
+		}
+	})
+	if n := b.batches.Load(); n >= workers*each {
+		t.Errorf("%d transactions for %d hits: no hits were batched", n, workers*each)
+	} else {
+		t.Logf("%d hits in %d transactions", workers*each, n)
+	}
+}
+
+// TestBatcherFailsAMissingCounterAlone puts hits on a counter that does
+// not exist into the same batches as good hits.
+func TestBatcherFailsAMissingCounterAlone(t *testing.T) {
+	path := newDB(t, "demo")
+	b := NewBatcher(path, Options{})
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := []string{"demo", "nope"}[i%2]
+			_, err := b.Hit(name, day1, "")
+			if (name == "nope") != errors.Is(err, counter.ErrNotFound) {
+				t.Errorf("hit on %s: %v", name, err)
+			}
+		}()
+	}
+	wg.Wait()
+	b.Close()
+	with(t, path, Options{ReadOnly: true}, func(db *DB) {
+		if info, _ := db.Counter("demo"); info.Count != 20 {
+			t.Errorf("count %d, want 20", info.Count)
+		}
+		if _, err := db.Counter("nope"); !errors.Is(err, counter.ErrNotFound) {
+			t.Errorf("nope: %v, want not found (nothing created)", err)
+		}
+	})
+}
+
+// TestBatcherLetsOthersIn opens the file for writing, as an admin command
+// does, again and again while hits stream in: each open gets the lock
+// within its wait, because the batcher holds it per batch only.
+func TestBatcherLetsOthersIn(t *testing.T) {
+	path := newDB(t, "demo")
+	b := NewBatcher(path, Options{})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := b.Hit("demo", day1, ""); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for range 10 {
+		start := time.Now()
+		db, err := Open(path, Options{Wait: time.Second})
+		if err != nil {
+			t.Fatalf("admin open while hits stream in: %v after %v", err, time.Since(start))
+		}
+		if err := db.Set("demo", 5); err != nil {
+			t.Error(err)
+		}
+		db.Close()
+	}
+	close(stop)
+	wg.Wait()
+	b.Close()
+}
+
+// TestBatcherAnswersWithinTheWait holds the lock in another open, as a
+// stuck process would: a hit fails with ErrTimeout after the wait, and
+// counts again once the lock is free.
+func TestBatcherAnswersWithinTheWait(t *testing.T) {
+	path := newDB(t, "demo")
+	holder, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatcher(path, Options{Wait: 100 * time.Millisecond})
+	defer b.Close()
+	start := time.Now()
+	_, err = b.Hit("demo", day1, "")
+	if !errors.Is(err, ErrTimeout) || time.Since(start) > 2*time.Second {
+		t.Errorf("hit while locked: %v after %v, want a timeout after about 100ms", err, time.Since(start))
+	}
+	holder.Close()
+	if n, err := b.Hit("demo", day1, ""); err != nil || n != 1 {
+		t.Errorf("hit after the holder left: %d, %v; want 1", n, err)
+	}
+}
