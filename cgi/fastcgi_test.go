@@ -154,7 +154,7 @@ func fcgiEnv(method, pathInfo, query string, extra ...string) map[string]string 
 
 // startFastCGI serves a's handler as FastCGI on a unix socket until the
 // test ends, and returns the socket's path.
-func startFastCGI(t *testing.T, a *app) string {
+func startFastCGI(t testing.TB, a *app) string {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "fcgi.sock")
 	ln, err := net.Listen("unix", sock)

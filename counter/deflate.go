@@ -13,8 +13,11 @@ import (
 // because compress/flate sets up close to a megabyte of tables per writer,
 // and in a process that lives for one hit that set-up cost more than the
 // whole of drawing (2 ms against 0.1 ms).
-func zlibCompress(data []byte) []byte {
-	w := bitWriter{out: make([]byte, 0, len(data)/4+64)}
+//
+// The stream is appended to dst; chain is scratch space for the hash
+// chains, grown as needed, so that a caller can reuse both.
+func zlibCompress(dst []byte, chain *[]int32, data []byte) []byte {
+	w := bitWriter{out: dst}
 	w.out = append(w.out, 0x78, 0x01) // deflate, 32 KiB window, no dictionary
 	w.bits(1, 1)                      // BFINAL
 	w.bits(1, 2)                      // BTYPE 01: fixed Huffman codes
@@ -27,7 +30,10 @@ func zlibCompress(data []byte) []byte {
 		window   = 1 << 15
 	)
 	var head [1 << hashBits]int32
-	prev := make([]int32, len(data))
+	if cap(*chain) < len(data) {
+		*chain = make([]int32, len(data))
+	}
+	prev := (*chain)[:len(data)] // every entry is written before it is read
 	hash := func(i int) uint32 {
 		return (uint32(data[i])<<16 | uint32(data[i+1])<<8 | uint32(data[i+2])) * 2654435761 >> (32 - hashBits)
 	}

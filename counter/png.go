@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"sync"
 )
 
 // encodePNG writes a paletted image of at most 256 colours as a PNG with
@@ -23,7 +24,9 @@ func encodePNG(w io.Writer, img *image.Paletted) error {
 	case n <= 16:
 		depth = 4
 	}
-	out := []byte("\x89PNG\r\n\x1a\n")
+	sc := scratchPool.Get().(*pngScratch)
+	defer scratchPool.Put(sc)
+	out := append(sc.out[:0], "\x89PNG\r\n\x1a\n"...)
 	ihdr := binary.BigEndian.AppendUint32(nil, uint32(width))
 	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(height))
 	ihdr = append(ihdr, byte(depth), 3, 0, 0, 0) // palette colour, no interlace
@@ -48,7 +51,8 @@ func encodePNG(w io.Writer, img *image.Paletted) error {
 	// Each row: filter type 0, then the indices packed depth bits each.
 	perByte := 8 / depth
 	rowLen := 1 + (width+perByte-1)/perByte
-	raw := make([]byte, rowLen*height)
+	raw := grow(sc.raw, rowLen*height)
+	sc.raw = raw
 	for y := 0; y < height; y++ {
 		row := raw[y*rowLen+1 : (y+1)*rowLen]
 		pix := img.Pix[y*img.Stride:]
@@ -57,10 +61,32 @@ func encodePNG(w io.Writer, img *image.Paletted) error {
 			row[x/perByte] |= pix[x] << shift
 		}
 	}
-	out = appendChunk(out, "IDAT", zlibCompress(raw))
+	sc.z = zlibCompress(sc.z[:0], &sc.chain, raw)
+	out = appendChunk(out, "IDAT", sc.z)
 	out = appendChunk(out, "IEND", nil)
+	sc.out = out
 	_, err := w.Write(out)
 	return err
+}
+
+// pngScratch holds an encoder's buffers, which a long-lived process reuses
+// from one image to the next.
+type pngScratch struct {
+	out, raw, z []byte
+	chain       []int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(pngScratch) }}
+
+// grow returns b resized to n zeroed bytes, reusing its array when it is
+// large enough.
+func grow(b []byte, n int) []byte {
+	if cap(b) < n {
+		return make([]byte, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 func appendChunk(out []byte, kind string, data []byte) []byte {

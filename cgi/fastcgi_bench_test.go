@@ -1,0 +1,27 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+)
+
+// BenchmarkFastCGIHit is one counted PNG hit through the FastCGI
+// responder, over a unix socket, on a real database file, with 16
+// requests in flight: what a long-lived process spends on a hit, fsyncs
+// shared by group commit included.
+func BenchmarkFastCGIHit(b *testing.B) {
+	a, _ := testApp(b, "demo")
+	sock := startFastCGI(b, a)
+	env := fcgiEnv("GET", "/demo.png", "")
+	b.SetParallelism(8) // 16 goroutines on 2 cores
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		c := dialFastCGI(b, sock)
+		for pb.Next() {
+			out, _, err := c.request(1, true, env, nil, 0)
+			if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
+				b.Fatalf("%v %.80q", err, out)
+			}
+		}
+	})
+}
