@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +14,10 @@ import (
 
 // maxBatch bounds the hits that share one transaction.
 const maxBatch = 256
+
+// gatherWait bounds how long a batch waits for hits that recent batches
+// suggest are on their way: a fraction of one commit's fsyncs.
+var gatherWait = time.Millisecond
 
 // Batcher counts hits for a long-lived process (FastCGI, the local
 // server) by group commit: hits that arrive while a batch is being
@@ -68,25 +73,58 @@ func (b *Batcher) Close() {
 func (b *Batcher) run() {
 	defer close(b.done)
 	batch := make([]*pendingHit, 0, maxBatch)
-	for first := range b.queue {
-		batch = append(batch[:0], first)
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case h, ok := <-b.queue:
-				if !ok {
-					break more
-				}
-				batch = append(batch, h)
-			default:
-				break more
-			}
+	var sizes [8]int // of the last batches, for gather
+	for n := 0; ; n++ {
+		first, ok := <-b.queue
+		if !ok {
+			return
 		}
+		batch = b.gather(append(batch[:0], first), slices.Max(sizes[:]))
+		sizes[n%len(sizes)] = len(batch)
 		b.commit(batch)
 		for _, h := range batch {
 			close(h.done)
 		}
 	}
+}
+
+// gather adds the hits already queued to batch and, while it holds fewer
+// than the recent batches did (want), waits up to gatherWait for the rest.
+//
+// Without the wait, a few steady clients fall out of step: the first of
+// them back starts a commit alone, and the others then wait a whole commit
+// for the next one. Waiting a little for as many hits as came together
+// lately keeps them in one commit. A lone visitor never waits: the recent
+// batches were as small as his.
+func (b *Batcher) gather(batch []*pendingHit, want int) []*pendingHit {
+	var timeout <-chan time.Time
+	for len(batch) < maxBatch {
+		select {
+		case h, ok := <-b.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, h)
+			continue
+		default:
+		}
+		if len(batch) >= want {
+			return batch
+		}
+		if timeout == nil {
+			timeout = time.After(gatherWait)
+		}
+		select {
+		case h, ok := <-b.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, h)
+		case <-timeout:
+			return batch
+		}
+	}
+	return batch
 }
 
 // commit writes a batch in one transaction. A hit on a counter that does
