@@ -75,6 +75,7 @@ func (d *doctor) database(path string) []counter.Info {
 	if dir, err := os.Stat(filepath.Dir(path)); err == nil && owner(dir) != owner(fi) {
 		d.problem("database %s belongs to %s but its directory to %s: the web server's user must own both", path, owner(fi), owner(dir))
 	}
+	d.lockFile(store.LockPath(path), fi)
 	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: time.Second})
 	if err != nil {
 		d.problem("%v", err)
@@ -113,6 +114,30 @@ func (d *doctor) hashes(list []counter.Info, pinned time.Duration) {
 				c.Name, cost, ms(t[0]), counter.PasswordCost)
 		}
 	}
+}
+
+// lockFile checks the side file that queues processes for the database:
+// one they cannot open makes every open fall back to bbolt's own lock,
+// which polls, and hits then wait longer than they need to.
+func (d *doctor) lockFile(lock string, db os.FileInfo) {
+	fi, err := os.Stat(lock)
+	if errors.Is(err, os.ErrNotExist) {
+		return // made by the first open, owned as the database is
+	}
+	if err != nil {
+		d.problem("lock file %s: %v", lock, err)
+		return
+	}
+	fmt.Fprintf(d.w, "lock file %s: %s\n", lock, describe(fi))
+	if owner(fi) != owner(db) {
+		d.problem("lock file %s belongs to %s but the database to %s: remove it, it is made again", lock, owner(fi), owner(db))
+	}
+	f, err := os.OpenFile(lock, os.O_RDWR, 0)
+	if err != nil {
+		d.problem("lock file %s cannot be opened by this user: %v", lock, err)
+		return
+	}
+	f.Close()
 }
 
 func (d *doctor) runDir(dir string) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"hitcounter/store"
 )
 
 func TestDoctor(t *testing.T) {
@@ -39,6 +41,13 @@ func TestDoctor(t *testing.T) {
 		}, []string{"-max", "10s"}, 1, []string{"blog: hash at cost 13 is never checked", "counter.cgi passwd blog"}},
 		{"no database", func(t *testing.T, db, run string) { os.Remove(db) }, []string{"-max", "10s"}, 1,
 			[]string{"PROBLEM: database"}},
+		{"a lock file of another user", func(t *testing.T, db, run string) {
+			if os.Getuid() != 0 {
+				t.Skip("needs root to give the file away")
+			}
+			os.Chown(store.LockPath(db), 65534, 65534)
+			os.Chmod(store.LockPath(db), 0o600)
+		}, []string{"-max", "10s"}, 1, []string{"lock file", "belongs to"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

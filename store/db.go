@@ -53,7 +53,7 @@ func Open(path string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", path, ErrMissing)
 		}
 	}
-	lock, err := lockSide(path+".lock", !opts.ReadOnly, wait)
+	lock, err := lockSide(LockPath(path), !opts.ReadOnly, wait)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -78,6 +78,10 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	return db, nil
 }
+
+// LockPath is the side file whose flock queues the processes that open
+// the database at path. It is made on first use, with the database's mode.
+func LockPath(path string) string { return path + ".lock" }
 
 // openFileFunc keeps bbolt from creating a file unless asked to: a visitor's
 // hit must never leave a new, empty database behind.
