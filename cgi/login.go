@@ -45,24 +45,36 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, http.StatusText(status), status)
 		return
 	}
-	// A throttled client is turned away before the database is opened:
-	// under a flood, its attempts must not hold up the hits.
+	// Cheap refusals come first, in order of cost. A throttled client is
+	// turned away before anything is locked, and an attempt that finds
+	// every bcrypt slot busy before the database is opened: under a flood,
+	// attempts must not hold up the hits.
 	client, allowed := a.admitClient(w, r, name)
+	if !allowed {
+		return
+	}
+	release, allowed := a.takeSlot(w, r, name)
 	if !allowed {
 		return
 	}
 	v, err := a.loadStats(name, a.now())
 	if err != nil {
+		release()
 		a.refuse(w, r, err)
 		return
 	}
 	h := v.history
 	if !h.Protected() {
+		release()
 		seeStats(w)
 		return
 	}
-	release, allowed := a.takeSlot(w, r, name)
-	if !allowed {
+	// Checked again and counted as a failure in one step, while the slot
+	// is held: a try let in before another's failure was counted cannot
+	// slip past the limit.
+	th := a.throttle()
+	if !a.attempt(w, r, th, client, name) {
+		release()
 		return
 	}
 	// Nothing bcrypt could have hashed is worth running it for.
@@ -76,11 +88,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	} else if err != nil {
 		a.log.Printf("login %q: %v", name, err)
 	}
-	th := a.throttle()
 	if !ok {
-		if err := th.Failed(client); err != nil {
-			a.log.Printf("login %q: %v", name, err)
-		}
 		// The line fail2ban matches; see deploy/fail2ban. The name passed
 		// CheckName and the address was parsed, so neither can break it.
 		a.log.Printf("login failed: counter=%q client=%s", name, a.clientAddr(r))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"hitcounter/cgi/guard"
 )
@@ -37,17 +38,29 @@ func (a *app) admitClient(w http.ResponseWriter, r *http.Request, name string) (
 		return client, false
 	}
 	ok, wait, err := a.throttle().Check(client)
+	return client, a.throttled(w, r, name, ok, wait, err)
+}
+
+// attempt counts a try of client's against the throttle, if the throttle
+// lets it try now. If not, it has answered r.
+func (a *app) attempt(w http.ResponseWriter, r *http.Request, th *guard.Throttle, client guard.Client, name string) bool {
+	ok, wait, err := th.Attempt(client)
+	return a.throttled(w, r, name, ok, wait, err)
+}
+
+// throttled answers r when the throttle said no (or failed), and reports
+// whether the try may go on.
+func (a *app) throttled(w http.ResponseWriter, r *http.Request, name string, ok bool, wait time.Duration, err error) bool {
 	if err != nil {
 		a.loginUnavailable(w, name, err)
-		return client, false
+		return false
 	}
 	if !ok {
-		a.log.Printf("login throttled: counter=%q client=%s", name, addr)
+		a.log.Printf("login throttled: counter=%q client=%s", name, a.clientAddr(r))
 		w.Header().Set("Retry-After", itoa(int(math.Ceil(wait.Seconds()))))
 		writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, tooManyMessage(wait.Seconds())))
-		return client, false
 	}
-	return client, true
+	return ok
 }
 
 // takeSlot takes one of the bcrypt slots, without waiting. If it gets one

@@ -129,6 +129,34 @@ func TestFailedLoginsAreThrottledPerClient(t *testing.T) {
 	}
 }
 
+// TestThrottleHoldsUnderConcurrentTries sends one client's wrong
+// passwords many at a time, with several bcrypt slots, as a long-lived
+// FastCGI process sees them: no more passwords are checked than the limit,
+// though tries were let in while others were still being checked.
+func TestThrottleHoldsUnderConcurrentTries(t *testing.T) {
+	a, _ := testApp(t, "page")
+	a.cfg.BcryptSlots = 4
+	protect(t, a, "page", bcrypt.MinCost)
+	runs := countVerify(a)
+	real := a.verify
+	a.verify = func(hash, pw []byte) (bool, bool, error) {
+		time.Sleep(20 * time.Millisecond) // a slow Pi: others pile up meanwhile
+		return real(hash, pw)
+	}
+	var wg sync.WaitGroup
+	for range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.login("page", "wrong")
+		}()
+	}
+	wg.Wait()
+	if n := runs.Load(); n > failuresPerMinute {
+		t.Errorf("%d passwords checked for one client, over the limit of %d a minute", n, failuresPerMinute)
+	}
+}
+
 func TestClientAddr(t *testing.T) {
 	a, _ := testApp(t)
 	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}

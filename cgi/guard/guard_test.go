@@ -89,6 +89,31 @@ func TestThrottlePerMinuteAndHour(t *testing.T) {
 	}
 }
 
+// TestThrottleAttemptChecksAndCounts: each allowed attempt counts as a
+// failure at once; over the limit an attempt is refused and not counted,
+// so the wait does not grow while a client keeps trying.
+func TestThrottleAttemptChecksAndCounts(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c)
+	a := client(t, "192.0.2.1")
+	for i := range th.PerMinute {
+		if ok, _, err := th.Attempt(a); !ok || err != nil {
+			t.Fatalf("attempt %d: %v %v, want allowed", i+1, ok, err)
+		}
+	}
+	for range 3 {
+		c.add(10 * time.Second)
+		ok, wait, err := th.Attempt(a)
+		if ok || err != nil || wait <= 0 || wait > time.Minute {
+			t.Fatalf("over the limit: %v, wait %v, %v", ok, wait, err)
+		}
+	}
+	c.add(31 * time.Second) // the minute since the first attempt is over
+	if ok, _ := allowed(t, th, a); !ok {
+		t.Errorf("a minute after the first attempt: still refused")
+	}
+}
+
 func TestThrottleIPv6GroupsBy64(t *testing.T) {
 	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	th := newThrottle(t, c)

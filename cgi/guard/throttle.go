@@ -75,18 +75,38 @@ const (
 // long until it may.
 func (t *Throttle) Check(c Client) (ok bool, retryAfter time.Duration, err error) {
 	err = t.update(func(recs []record, now int64) []record {
-		for _, r := range recs {
-			if r.client != c {
-				continue
-			}
-			if r.minCount >= uint32(t.PerMinute) && now < r.minStart+minute {
-				retryAfter = time.Duration(r.minStart+minute-now) * time.Millisecond
-			}
-			if r.hourCount >= uint32(t.PerHour) && now < r.hourStart+hour {
-				retryAfter = max(retryAfter, time.Duration(r.hourStart+hour-now)*time.Millisecond)
-			}
-		}
+		retryAfter = t.wait(recs, c, now)
 		return nil // no change
+	})
+	return err == nil && retryAfter == 0, retryAfter, err
+}
+
+// wait is how long client must wait before its next try; 0 if it need not.
+func (t *Throttle) wait(recs []record, c Client, now int64) (retryAfter time.Duration) {
+	for _, r := range recs {
+		if r.client != c {
+			continue
+		}
+		if r.minCount >= uint32(t.PerMinute) && now < r.minStart+minute {
+			retryAfter = time.Duration(r.minStart+minute-now) * time.Millisecond
+		}
+		if r.hourCount >= uint32(t.PerHour) && now < r.hourStart+hour {
+			retryAfter = max(retryAfter, time.Duration(r.hourStart+hour-now)*time.Millisecond)
+		}
+	}
+	return retryAfter
+}
+
+// Attempt checks and counts in one step: if client may try a password
+// now, it counts the try as a failure at once and reports ok; a good login
+// then calls Forget. Counting before the password is checked means two
+// tries at once can never both slip under the limit.
+func (t *Throttle) Attempt(c Client) (ok bool, retryAfter time.Duration, err error) {
+	err = t.update(func(recs []record, now int64) []record {
+		if retryAfter = t.wait(recs, c, now); retryAfter > 0 {
+			return nil // no change
+		}
+		return failed(recs, c, now)
 	})
 	return err == nil && retryAfter == 0, retryAfter, err
 }
@@ -94,25 +114,30 @@ func (t *Throttle) Check(c Client) (ok bool, retryAfter time.Duration, err error
 // Failed counts a failed login of client.
 func (t *Throttle) Failed(c Client) error {
 	return t.update(func(recs []record, now int64) []record {
-		i := 0
-		for i < len(recs) && recs[i].client != c {
-			i++
-		}
-		if i == len(recs) {
-			recs = append(recs, record{client: c, minStart: now, hourStart: now})
-		}
-		r := &recs[i]
-		// A window that has run out starts again.
-		if now >= r.minStart+minute {
-			r.minStart, r.minCount = now, 0
-		}
-		if now >= r.hourStart+hour {
-			r.hourStart, r.hourCount = now, 0
-		}
-		r.minCount++
-		r.hourCount++
-		return recs
+		return failed(recs, c, now)
 	})
+}
+
+// failed counts a failed login of client in recs.
+func failed(recs []record, c Client, now int64) []record {
+	i := 0
+	for i < len(recs) && recs[i].client != c {
+		i++
+	}
+	if i == len(recs) {
+		recs = append(recs, record{client: c, minStart: now, hourStart: now})
+	}
+	r := &recs[i]
+	// A window that has run out starts again.
+	if now >= r.minStart+minute {
+		r.minStart, r.minCount = now, 0
+	}
+	if now >= r.hourStart+hour {
+		r.hourStart, r.hourCount = now, 0
+	}
+	r.minCount++
+	r.hourCount++
+	return recs
 }
 
 // Forget drops client's failures, after a good login.
