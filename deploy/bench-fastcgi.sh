@@ -154,8 +154,8 @@ done
 	-php-count "$T/php.count" -php-fsync-count "$T/php-fsync.count" \
 	-duration "$DURATION" -rounds "$ROUNDS" -warmup "$WARMUP" -conns "$CONNS"
 
-# What the servers and the counters logged (FastCGI's stderr goes to
-# lighttpd's error log).
+# What the servers and the counters logged (lighttpd hands its
+# server.breakagelog to FastCGI processes as their stderr, as to CGI ones).
 for log in breakage.log error.log php-fpm.log php-fsync-fpm.log; do
 	n=$(grep -cvE 'server started|server stopped|fpm is running|ready to handle|NOTICE' "$T/$log" 2>/dev/null || true)
 	if [ "${n:-0}" -gt 0 ]; then
