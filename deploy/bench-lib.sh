@@ -14,6 +14,7 @@ bench_init() {
 	command -v python3 >/dev/null || die "python3 not found (apt-get install -y python3)"
 	T=$(mktemp -d "/tmp/$BENCH.XXXXXX")
 	SERVER_PID=
+	BENCH_PIDS=()
 	trap bench_cleanup EXIT
 	echo "$BENCH $(date -u '+%Y-%m-%dT%H:%M:%SZ'), nproc $(nproc), $(go version | cut -d' ' -f3-)," \
 		"$("$LIGHTTPD" -v | head -n1 | cut -d' ' -f1)"
@@ -26,11 +27,15 @@ die() {
 	exit 1
 }
 
+# bench_cleanup stops lighttpd (which stops the FastCGI processes it
+# started), then each other server a script started and listed in
+# BENCH_PIDS, and removes $T.
 bench_cleanup() {
-	if [ -n "$SERVER_PID" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
+	local pid
+	for pid in $SERVER_PID "${BENCH_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	rm -rf "$T"
 }
 

@@ -11,12 +11,18 @@
 //	C  the same, each attacker with its own X-Forwarded-For, which the
 //	   server trusts from 127.0.0.1: only the bcrypt cap holds them back
 //
-// A bcrypt run is a "login failed" line the CGI added to its stderr log.
-// The log has no timestamps, so with -pid (the web server's) and -run-dir
-// the CGI children are sampled every few milliseconds instead: how many
-// hold a bcrypt slot at once (/proc/locks), and how much CPU each uses
-// while it holds none. A check run outside the slots would show there as a
-// whole check's worth.
+// A bcrypt run is a "login failed" line the counter added to its stderr
+// log (lighttpd's server.breakagelog, for CGI children and FastCGI
+// processes alike). The log has no timestamps, so with -pid (the web
+// server's) and -run-dir the counter's processes are sampled every few
+// milliseconds instead: how many bcrypt slots are held at once
+// (/proc/locks), and, under CGI, how much CPU each child uses while it
+// holds none. A check run outside the slots would show there as a whole
+// check's worth.
+//
+// With -fcgi-script the same three phases run again against the counter
+// served by FastCGI (one long-lived process, with a runtime directory and
+// database of its own), and a summary shows both side by side.
 package main
 
 import (
@@ -62,6 +68,7 @@ const (
 
 type config struct {
 	base, name, log string
+	cgi, fcgi       mode
 	requests, conc  int
 	attackers       int
 	maxAttempts     int64
@@ -85,9 +92,17 @@ func main() {
 	flag.IntVar(&c.slots, "slots", 1, "COUNTER_BCRYPT_SLOTS the server runs with")
 	flag.IntVar(&c.serverPID, "pid", 0, "web server's pid, to sample its CGI children (0: do not)")
 	flag.StringVar(&c.runDir, "run-dir", "", "COUNTER_RUN_DIR the server runs with, to find the bcrypt slots")
+	flag.StringVar(&c.cgi.script, "script", "/cgi-bin/counter.cgi", "URL path of the counter run as CGI")
+	flag.StringVar(&c.cgi.exe, "exe", "", "binary the CGI children run, to tell them from other children (empty: all are)")
+	flag.StringVar(&c.fcgi.script, "fcgi-script", "", "URL path of the counter run as FastCGI (empty: CGI only)")
+	flag.StringVar(&c.fcgi.exe, "fcgi-exe", "", "binary the FastCGI process runs (a copy of its own)")
+	flag.StringVar(&c.fcgi.runDir, "fcgi-run-dir", "", "COUNTER_RUN_DIR of the FastCGI process")
 	flag.Parse()
+	c.cgi.label, c.cgi.runDir = "CGI", c.runDir
+	c.fcgi.label, c.fcgi.fastcgi = "FastCGI", true
 	if c.base == "" || c.name == "" || c.log == "" || c.requests < 1 || c.conc < 1 ||
-		(c.serverPID > 0) != (c.runDir != "") {
+		(c.serverPID > 0) != (c.runDir != "") ||
+		(c.fcgi.script != "" && (c.fcgi.exe == "" || c.cgi.exe == "" || (c.serverPID > 0) != (c.fcgi.runDir != ""))) {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -95,6 +110,31 @@ func main() {
 		fmt.Fprintln(os.Stderr, "floodbench:", err)
 		os.Exit(1)
 	}
+}
+
+// mode is one way the web server runs the counter.
+type mode struct {
+	label   string
+	script  string // URL path of the counter
+	exe     string // its binary, to find its processes among the server's children
+	runDir  string
+	fastcgi bool // one long-lived process rather than a process per request
+}
+
+// procs lists the server's children that run m's binary.
+func (m mode) procs(server int) []string {
+	var out []string
+	for _, p := range children(server) {
+		if m.exe == "" || exe(p) == m.exe {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func exe(pid string) string {
+	s, _ := os.Readlink("/proc/" + pid + "/exe")
+	return s
 }
 
 // phase is one load and what came of it.
@@ -124,28 +164,38 @@ func run(c config) error {
 		return err
 	}
 	fmt.Printf("floodbench: %s, %d image requests per phase from %d clients, %d attackers, cap K=%d\n",
-		c.base+"/cgi-bin/counter.cgi/"+c.name+".png", c.requests, c.conc, c.attackers, c.slots)
+		c.base, c.requests, c.conc, c.attackers, c.slots)
 	fmt.Printf("  bcrypt cost %d check here, idle: min of 5 %.1f ms (the bound on runs uses it)\n", counter.PasswordCost, ms(tmin))
 	if c.serverPID > 0 {
-		fmt.Printf("  samples: CGI children every %s, bcrypt slot holders from /proc/locks, CPU from /proc in %s ticks\n",
+		fmt.Printf("  samples: the counter's processes every %s, bcrypt slots held from /proc/locks, CPU from /proc in %s ticks\n",
 			sampleEvery, clockTick)
 	}
-	phases := []*phase{
-		{label: "A: image only"},
-		{label: "B: + wrong passwords, all from 127.0.0.1", attack: true},
-		{label: "C: + wrong passwords, X-Forwarded-For 198.51.100.N", attack: true, forwarded: true},
+	modes := []mode{c.cgi}
+	if c.fcgi.script != "" {
+		modes = append(modes, c.fcgi)
 	}
-	for _, p := range phases {
-		settle(c.serverPID)
-		if err := p.run(c); err != nil {
-			return fmt.Errorf("phase %s: %w", p.label, err)
+	var all [][]*phase
+	for _, m := range modes {
+		phases := []*phase{
+			{label: "A: image only"},
+			{label: "B: + wrong passwords, all from 127.0.0.1", attack: true},
+			{label: "C: + wrong passwords, X-Forwarded-For 198.51.100.N", attack: true, forwarded: true},
 		}
-		p.print(c, phases[0], tmin)
+		fmt.Printf("\n%s: %s\n", m.label, c.base+m.script+"/"+c.name+".png")
+		for _, p := range phases {
+			settle(c, m)
+			if err := p.run(c, m); err != nil {
+				return fmt.Errorf("%s phase %s: %w", m.label, p.label, err)
+			}
+			p.print(c, m, phases[0], tmin)
+		}
+		all = append(all, phases)
 	}
+	summary(c, modes, all)
 	return nil
 }
 
-func (p *phase) run(c config) error {
+func (p *phase) run(c config, m mode) error {
 	off, err := logSize(c.log)
 	if err != nil {
 		return err
@@ -155,31 +205,32 @@ func (p *phase) run(c config) error {
 	sampleCtx, stopSampling := context.WithCancel(ctx)
 	var sampled sync.WaitGroup
 	if c.serverPID > 0 {
-		sampled.Go(func() { p.seen = sample(sampleCtx, c.serverPID, c.runDir) })
+		sampled.Go(func() { p.seen = sample(sampleCtx, c.serverPID, m) })
 	}
 	var stop atomic.Bool
 	var attacked sync.WaitGroup
 	if p.attack {
-		attacked.Go(func() { p.flood(ctx, &stop, c) })
+		attacked.Go(func() { p.flood(ctx, &stop, c, m) })
 	}
-	p.images(ctx, c)
+	p.images(ctx, c, m)
 	stop.Store(true)
 	attacked.Wait()
 	stopSampling()
 	sampled.Wait()
 	p.timedOut = ctx.Err() != nil
-	// Every attempt has its answer, and the CGI logs before it answers;
-	// only an attempt cut off by the phase limit may still be running.
-	settle(c.serverPID)
+	// Every attempt has its answer, and the counter logs before it
+	// answers; only an attempt cut off by the phase limit may still be
+	// running.
+	settle(c, m)
 	p.lines, err = countLines(c.log, off)
 	return err
 }
 
 // images sends c.requests GETs for the counter image, c.conc at a time.
-func (p *phase) images(ctx context.Context, c config) {
+func (p *phase) images(ctx context.Context, c config, m mode) {
 	client := newClient(c.conc)
 	defer client.CloseIdleConnections()
-	u := c.base + "/cgi-bin/counter.cgi/" + url.PathEscape(c.name) + ".png"
+	u := c.base + m.script + "/" + url.PathEscape(c.name) + ".png"
 	lat := make([]time.Duration, c.requests)
 	status := make([]int, c.requests) // 0: transport error
 	start := time.Now()
@@ -229,11 +280,11 @@ func get(ctx context.Context, client *http.Client, u string) int {
 // flood posts wrong passwords from c.attackers clients, each waiting for
 // its answer and sending the next at once, until stop is set, ctx ends or
 // c.maxAttempts are sent. An attempt in flight at stop gets its answer.
-func (p *phase) flood(ctx context.Context, stop *atomic.Bool, c config) {
+func (p *phase) flood(ctx context.Context, stop *atomic.Bool, c config, m mode) {
 	hc := newClient(c.attackers)
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	defer hc.CloseIdleConnections()
-	u := c.base + "/cgi-bin/counter.cgi/" + url.PathEscape(c.name) + "/login"
+	u := c.base + m.script + "/" + url.PathEscape(c.name) + "/login"
 	var sent atomic.Int64
 	var mu sync.Mutex
 	p.status, p.failedAt = map[int]int{}, map[string][]time.Duration{}
@@ -311,7 +362,7 @@ func newClient(conns int) *http.Client {
 	}
 }
 
-func (p *phase) print(c config, a *phase, tmin time.Duration) {
+func (p *phase) print(c config, m mode, a *phase, tmin time.Duration) {
 	fmt.Printf("\nphase %s\n", p.label)
 	if p.timedOut {
 		fmt.Printf("  STOPPED at the phase limit of %s: figures cover what was answered\n", c.phaseTimeout)
@@ -326,13 +377,13 @@ func (p *phase) print(c config, a *phase, tmin time.Duration) {
 	runs := p.lines["login failed"]
 	if !p.attack {
 		fmt.Printf("  logins: none sent; bcrypt runs (login failed lines): %d\n", runs)
-		p.seen.print(c, false, tmin)
+		p.seen.print(c, m, false, tmin)
 		return
 	}
 	d := p.attackWall
 	fmt.Printf("  logins: %d sent in %.1f s (%.0f/s): %s, %d errors, %d cut off\n",
 		p.logins, d.Seconds(), float64(p.logins)/d.Seconds(), statuses(p.status), p.loginErrs, p.loginCut)
-	fmt.Printf("  CGI log lines: login failed %d, login throttled %d, login busy %d, other %d\n",
+	fmt.Printf("  log lines: login failed %d, login throttled %d, login busy %d, other %d\n",
 		runs, p.lines["login throttled"], p.lines["login busy"], p.lines["other"])
 	capBound := int((d+tmin-1)/tmin) * c.slots
 	windows := int((d+time.Second)/time.Minute) + 1 // whole seconds in the CGI's clock
@@ -344,7 +395,38 @@ func (p *phase) print(c config, a *phase, tmin time.Duration) {
 	most, first, last := perMinute(p.failedAt)
 	fmt.Printf("  401s per client within 60 s of its first: max %d (throttle: %d); 401s from %.1f s to %.1f s\n",
 		most, failuresPerMinute, first.Seconds(), last.Seconds())
-	p.seen.print(c, true, tmin)
+	p.seen.print(c, m, true, tmin)
+}
+
+// summary prints every mode's phases side by side: the image's p50 and
+// p99, p99 against phase A of the same mode (the target is at most x2),
+// login attempts sent per second, and bcrypt runs.
+func summary(c config, modes []mode, all [][]*phase) {
+	names := []string{"A image only", "B flood, 1 address", fmt.Sprintf("C flood, %d addresses", c.attackers)}
+	fmt.Printf("\nsummary: image p50 and p99 in ms, p99 against A (target <= x2), login attempts/s, bcrypt runs\n")
+	fmt.Print("| phase |")
+	for _, m := range modes {
+		fmt.Printf(" %[1]s p50 | %[1]s p99 | %[1]s p99/A | %[1]s logins/s | %[1]s bcrypt |", m.label)
+	}
+	fmt.Print("\n| --- |")
+	for range modes {
+		fmt.Print(" --: | --: | --: | --: | --: |")
+	}
+	fmt.Println()
+	for i, name := range names {
+		fmt.Printf("| %s |", name)
+		for k := range modes {
+			p, a := all[k][i], all[k][0]
+			p99 := percentile(p.lat, 99)
+			rate := "-"
+			if p.attack && p.attackWall > 0 {
+				rate = fmt.Sprintf("%.0f", float64(p.logins)/p.attackWall.Seconds())
+			}
+			fmt.Printf(" %.1f | %.1f | x%.2f | %s | %d |", ms(percentile(p.lat, 50)), ms(p99),
+				ratio(p99, percentile(a.lat, 99)), rate, p.lines["login failed"])
+		}
+		fmt.Println()
+	}
 }
 
 // perMinute returns the most 401s any client got within a minute of its
@@ -376,24 +458,37 @@ func minCompare(n int) (time.Duration, error) {
 	return slices.Min(times), nil
 }
 
-// sampled is what the samples of the CGI children showed.
+// sampled is what the samples of the counter's processes showed.
 type sampled struct {
 	on      bool
-	holders int           // most holding a bcrypt slot at once
-	procs   int           // CGI processes seen
-	outside time.Duration // CPU they used while not holding a slot
-	maxOut  time.Duration // the most one of them used so
+	fastcgi bool
+	holders int           // most bcrypt slots held at once
+	procs   int           // processes seen
+	outside time.Duration // CGI: CPU they used while not holding a slot
+	maxOut  time.Duration // CGI: the most one of them used so
+	cpu     time.Duration // FastCGI: CPU its process used in the phase
 }
 
-func (s sampled) print(c config, attack bool, tmin time.Duration) {
+func (s sampled) print(c config, m mode, attack bool, tmin time.Duration) {
 	if !s.on {
+		return
+	}
+	if s.fastcgi {
+		// One process serves the images and the logins alike, so its CPU
+		// outside a slot says nothing; the slots held at once still do.
+		fmt.Printf("  samples: %d FastCGI process(es), CPU %.0f ms in the phase; slots held at once max %d",
+			s.procs, ms(s.cpu), s.holders)
+		if attack {
+			fmt.Printf(" (cap K=%d): %s", c.slots, verdict(s.holders <= c.slots && s.procs == 1))
+		}
+		fmt.Println()
 		return
 	}
 	mean := time.Duration(0)
 	if s.procs > 0 {
 		mean = s.outside / time.Duration(s.procs)
 	}
-	fmt.Printf("  samples: %d CGI processes, CPU outside a slot mean %.1f ms, max %.0f ms; slot holders at once max %d",
+	fmt.Printf("  samples: %d CGI processes, CPU outside a slot mean %.1f ms, max %.0f ms; slots held at once max %d",
 		s.procs, ms(mean), ms(s.maxOut), s.holders)
 	if attack {
 		fmt.Printf(" (cap K=%d): %s", c.slots, verdict(s.holders <= c.slots && s.maxOut < tmin))
@@ -401,22 +496,22 @@ func (s sampled) print(c config, attack bool, tmin time.Duration) {
 	fmt.Println()
 }
 
-// sample looks at the web server's children every sampleEvery until ctx
-// ends, and adds up the CPU each uses while it holds no bcrypt slot. A
-// check takes longer than many samples, so a holder is always seen holding;
-// a process that ran one without a slot would use a whole check's CPU
-// outside.
-func sample(ctx context.Context, pid int, runDir string) sampled {
-	s := sampled{on: true}
+// sample looks at the web server's children that run m's binary every
+// sampleEvery until ctx ends. Under CGI it adds up the CPU each uses while
+// it holds no bcrypt slot. A check takes longer than many samples, so a
+// holder is always seen holding; a process that ran one without a slot
+// would use a whole check's CPU outside.
+func sample(ctx context.Context, pid int, m mode) sampled {
+	s := sampled{on: true, fastcgi: m.fastcgi}
 	tick := time.NewTicker(sampleEvery)
 	defer tick.Stop()
 	slots := map[string]bool{} // "dev:inode" of the slot files, as /proc/locks names them
 	last := map[string]time.Duration{}
 	out := map[string]time.Duration{}
 	for {
-		findSlots(runDir, slots)
-		holding := slotHolders(slots)
-		for _, c := range children(pid) {
+		findSlots(m.runDir, slots)
+		holding, held := slotHolders(slots)
+		for _, c := range m.procs(pid) {
 			cpu, ok := cpuTime(c)
 			if !ok {
 				continue
@@ -425,14 +520,19 @@ func sample(ctx context.Context, pid int, runDir string) sampled {
 			last[c] = cpu
 			if !seen {
 				s.procs++
+				if m.fastcgi {
+					continue // its CPU before the phase is not the phase's
+				}
 			}
-			if !holding[c] {
+			if m.fastcgi {
+				s.cpu += cpu - prev
+			} else if !holding[c] {
 				out[c] += cpu - prev
 				s.outside += cpu - prev
 				s.maxOut = max(s.maxOut, out[c])
 			}
 		}
-		s.holders = max(s.holders, len(holding))
+		s.holders = max(s.holders, held)
 		select {
 		case <-ctx.Done():
 			return s
@@ -461,22 +561,25 @@ func findSlots(dir string, slots map[string]bool) {
 	}
 }
 
-// slotHolders returns the pids holding a flock on one of slots.
-func slotHolders(slots map[string]bool) map[string]bool {
+// slotHolders returns the pids holding a flock on one of slots, and how
+// many of the slots are held (a FastCGI process may hold several).
+func slotHolders(slots map[string]bool) (map[string]bool, int) {
 	held := map[string]bool{}
 	b, err := os.ReadFile("/proc/locks")
 	if err != nil || len(slots) == 0 {
-		return held
+		return held, 0
 	}
+	taken := map[string]bool{}
 	for _, line := range strings.Split(string(b), "\n") {
 		// "1: FLOCK  ADVISORY  WRITE 8042 fe:00:9977990 0 EOF"; a waiter
 		// has "->" after the number, but slots are never waited on.
 		f := strings.Fields(line)
 		if len(f) >= 6 && f[1] == "FLOCK" && slots[f[5]] {
 			held[f[4]] = true
+			taken[f[5]] = true
 		}
 	}
-	return held
+	return held, len(taken)
 }
 
 // children lists a single-threaded process's children (lighttpd is one).
@@ -513,19 +616,24 @@ func cpuTime(pid string) (time.Duration, bool) {
 }
 
 // settle waits, up to 10 s, until the web server has no CGI children left
-// from the last phase, so that a phase starts on a quiet machine.
-func settle(pid int) {
-	if pid <= 0 {
+// from the last phase, so that a phase starts on a quiet machine. A
+// FastCGI process has no children to wait for: a login cut off by the
+// phase limit ends within a check's time.
+func settle(c config, m mode) {
+	if c.serverPID <= 0 {
 		time.Sleep(time.Second)
 		return
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		if len(children(pid)) == 0 {
+		if len(c.cgi.procs(c.serverPID)) == 0 {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(200 * time.Millisecond)
+	if m.fastcgi {
+		time.Sleep(300 * time.Millisecond)
+	}
 }
 
 func logSize(path string) (int64, error) {
