@@ -25,7 +25,7 @@ type app struct {
 }
 
 func newApp(cfg config, log *logger) *app {
-	return &app{cfg: cfg, log: log, verify: counter.VerifyPassword}
+	return &app{cfg: cfg, log: log, verify: verifyAtLowPriority}
 }
 
 // checkSameOrigin refuses a form posted from another site, by the

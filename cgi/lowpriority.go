@@ -1,0 +1,38 @@
+package main
+
+import (
+	"runtime"
+	"syscall"
+
+	"hitcounter/counter"
+)
+
+// bcryptNice is the nice value a password check runs at.
+const bcryptNice = 19
+
+// verifyAtLowPriority checks a password on an OS thread of its own at the
+// lowest CPU priority, so that a flood of logins, which keeps one core
+// busy with bcrypt within the cap, gives way to the hits. Only that thread
+// is lowered (Linux applies a thread ID's nice value to the thread alone),
+// and it holds no lock but its bcrypt slot: the database is closed while
+// bcrypt runs, so no hit ever waits on a starved check.
+//
+// An unprivileged process cannot raise a thread's priority again, so the
+// goroutine ends still locked to the thread, and the runtime discards it.
+func verifyAtLowPriority(hash, password []byte) (ok, rehash bool, err error) {
+	atLowPriority(func() { ok, rehash, err = counter.VerifyPassword(hash, password) })
+	return ok, rehash, err
+}
+
+// atLowPriority runs fn on a thread of its own at nice bcryptNice and
+// waits for it.
+func atLowPriority(fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // never unlocked: the thread goes with the goroutine
+		syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), bcryptNice)
+		fn()
+	}()
+	<-done
+}
