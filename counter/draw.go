@@ -212,7 +212,7 @@ func (g *glyphSet) rasterise(c byte) []uint8 {
 	z.DrawOp = draw.Src
 	by := float32(g.baseline)
 	pt := func(p fixed.Point26_6) (float32, float32) {
-		return float32(p.X) / 64, by + float32(p.Y)/64
+		return float32(p.X) / 64, by + float32(float32(p.Y)/64)
 	}
 	for i, s := range g.segments(c) {
 		a := s.pts
@@ -227,12 +227,12 @@ func (g *glyphSet) rasterise(c byte) []uint8 {
 		case opQuad:
 			x1, y1 := pt(a[0])
 			x2, y2 := pt(a[1])
-			z.QuadTo(x1, y1, x2, y2)
+			quadTo(z, x1, y1, x2, y2)
 		case opCube:
 			x1, y1 := pt(a[0])
 			x2, y2 := pt(a[1])
 			x3, y3 := pt(a[2])
-			z.CubeTo(x1, y1, x2, y2, x3, y3)
+			cubeTo(z, x1, y1, x2, y2, x3, y3)
 		}
 	}
 	z.ClosePath()
@@ -247,19 +247,21 @@ func (g *glyphSet) rasterise(c byte) []uint8 {
 // palette holds, for each coverage level, FG drawn over BG with that
 // coverage (Porter-Duff "over", in premultiplied space): a translucent FG
 // tints an opaque BG instead of punching a hole in it, and over a
-// transparent BG the edges fade out rather than darken.
+// transparent BG the edges fade out rather than darken. Products are
+// rounded explicitly, as in flatten.go, so that no architecture fuses them
+// into multiply-adds and mixes a colour one unit apart.
 func (d *Drawing) palette() color.Palette {
 	fg, bg := d.style.FG, d.style.BG
 	p := make(color.Palette, levels)
 	for i := range p {
 		t := float64(i) / (levels - 1)
-		srcA := float64(fg.A) / 255 * t
+		srcA := float64(float64(fg.A) / 255 * t)
 		bgA := float64(bg.A) / 255
-		a := srcA + bgA*(1-srcA)
-		c := color.NRGBA{A: uint8(a*255 + 0.5)}
+		a := srcA + float64(bgA*(1-srcA))
+		c := color.NRGBA{A: uint8(float64(a*255) + 0.5)}
 		if a > 0 {
 			mix := func(f, b uint8) uint8 {
-				pm := float64(f)*srcA + float64(b)*bgA*(1-srcA)
+				pm := float64(float64(f)*srcA) + float64(float64(b)*bgA*(1-srcA))
 				return uint8(min(255, pm/a+0.5))
 			}
 			c.R, c.G, c.B = mix(fg.R, bg.R), mix(fg.G, bg.G), mix(fg.B, bg.B)
