@@ -72,7 +72,7 @@ func lookupCommand(name string) (command, bool) {
 
 // open opens the database for an admin command.
 func (e *cmdEnv) open(opts store.Options) (*store.DB, error) {
-	opts.Wait = e.cfg.Wait
+	opts.Wait, opts.MaxSize = e.cfg.Wait, e.cfg.MaxDBSize
 	return store.Open(e.cfg.DB, opts)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -26,6 +27,10 @@ type config struct {
 	// BcryptSlots is how many password checks may run at once across all
 	// processes (COUNTER_BCRYPT_SLOTS, 1 to 16).
 	BcryptSlots int
+	// MaxDBSize is the size in bytes past which the database does not grow
+	// (COUNTER_MAX_DB_SIZE, e.g. "512MiB"): a hit that would grow it is not
+	// counted. It is at most 1 GiB on 32-bit ARM, where bbolt cannot map more.
+	MaxDBSize int
 	// TrustedProxies are the peer addresses whose X-Forwarded-For is
 	// believed (COUNTER_TRUSTED_PROXIES, comma-separated); by default none.
 	TrustedProxies []netip.Addr
@@ -47,7 +52,8 @@ const maxWait = 30 * time.Second
 // is reported and replaced by its default, so that a typo in the web
 // server's config does not stop every hit.
 func configFromEnv(getenv func(string) string) (config, []error) {
-	cfg := config{DB: defaultDB, Wait: store.DefaultWait, RunDir: defaultRunDir, BcryptSlots: 1, Now: time.Now}
+	cfg := config{DB: defaultDB, Wait: store.DefaultWait, RunDir: defaultRunDir, BcryptSlots: 1,
+		MaxDBSize: store.DefaultMaxSize, Now: time.Now}
 	var errs []error
 	if v := getenv("COUNTER_DB"); v != "" {
 		cfg.DB = v
@@ -71,6 +77,15 @@ func configFromEnv(getenv func(string) string) (config, []error) {
 			cfg.BcryptSlots = n
 		}
 	}
+	if v := strings.TrimSpace(getenv("COUNTER_MAX_DB_SIZE")); v != "" {
+		n, ok := parseSize(v)
+		if !ok || n < store.SmallestMaxSize || n > store.LargestMaxSize {
+			errs = append(errs, fmt.Errorf("COUNTER_MAX_DB_SIZE=%q: want a size from %s to %s, like 512MiB, using %s",
+				v, formatSize(store.SmallestMaxSize), formatSize(store.LargestMaxSize), formatSize(cfg.MaxDBSize)))
+		} else {
+			cfg.MaxDBSize = n
+		}
+	}
 	for _, v := range strings.Split(getenv("COUNTER_TRUSTED_PROXIES"), ",") {
 		if v = strings.TrimSpace(v); v == "" {
 			continue
@@ -83,6 +98,38 @@ func configFromEnv(getenv func(string) string) (config, []error) {
 		cfg.TrustedProxies = append(cfg.TrustedProxies, a.Unmap())
 	}
 	return cfg, errs
+}
+
+// sizeUnits are the suffixes a size may have, largest first.
+var sizeUnits = []struct {
+	suffix string
+	shift  uint
+}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}, {"", 0}}
+
+// parseSize reads a whole number of bytes, KiB, MiB, GiB or TiB.
+func parseSize(s string) (int, bool) {
+	for _, u := range sizeUnits {
+		digits, ok := strings.CutSuffix(s, u.suffix)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.TrimSpace(digits), 10, 64)
+		if err != nil || n > math.MaxInt>>u.shift {
+			return 0, false
+		}
+		return int(n << u.shift), true
+	}
+	return 0, false
+}
+
+// formatSize writes n in the largest unit that divides it.
+func formatSize(n int) string {
+	for _, u := range sizeUnits {
+		if m := uint64(n); m > 0 && m%(1<<u.shift) == 0 {
+			return strconv.FormatUint(m>>u.shift, 10) + u.suffix
+		}
+	}
+	return strconv.Itoa(n)
 }
 
 // envLookup turns an environment list into a getenv function.

@@ -73,7 +73,7 @@ func (a *app) hit(name, referer string) (uint64, error) {
 	if a.batch != nil {
 		return a.batch.Hit(name, a.now(), counter.ReferrerHost(referer))
 	}
-	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait})
+	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
 	if err != nil {
 		return 0, err
 	}

@@ -116,7 +116,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 // makes the session key if an old database has none. It returns the hash
 // and key that the new session must be bound to.
 func (a *app) upgrade(name string, hash, password []byte, rehash bool) ([]byte, []byte, error) {
-	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait})
+	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
 	if err != nil {
 		return nil, nil, err
 	}

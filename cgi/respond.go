@@ -39,6 +39,8 @@ func publicError(err error) (int, string) {
 		return http.StatusUnauthorized, "log in first"
 	case errors.Is(err, store.ErrMissing):
 		return http.StatusServiceUnavailable, "counter unavailable"
+	case errors.Is(err, store.ErrFull):
+		return http.StatusInsufficientStorage, "database full"
 	}
 	return http.StatusInternalServerError, "internal error"
 }

@@ -39,7 +39,7 @@ func checkSameOrigin(r *http.Request) error {
 // longLived readies a for a process that serves many requests. Call the
 // returned function once every request has been answered.
 func (a *app) longLived() (closeApp func()) {
-	a.batch = store.NewBatcher(a.cfg.DB, store.Options{Wait: a.cfg.Wait})
+	a.batch = store.NewBatcher(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
 	a.glyphs = new(counter.GlyphCache)
 	return a.batch.Close
 }

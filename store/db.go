@@ -29,6 +29,7 @@ type Options struct {
 	ReadOnly bool          // take a shared lock and refuse writes
 	Create   bool          // create and initialise the file if it is missing
 	Wait     time.Duration // longest wait for the lock; 0 means DefaultWait
+	MaxSize  int           // size in bytes past which writes fail with ErrFull; 0 means DefaultMaxSize
 }
 
 // DB is an open counter database. Close it as soon as its work is done.
@@ -61,6 +62,7 @@ func Open(path string, opts Options) (*DB, error) {
 		ReadOnly: opts.ReadOnly,
 		Timeout:  max(time.Until(deadline), time.Millisecond),
 		OpenFile: openFileFunc(opts.Create),
+		MaxSize:  maxSize(opts.MaxSize),
 	})
 	if err != nil {
 		unlockSide(lock)

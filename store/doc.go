@@ -31,4 +31,10 @@
 // NAME.lock, exclusive for writers and shared for readers, so that waiting
 // processes are woken by the kernel as soon as the holder is done. Every
 // open waits at most Options.Wait and then fails with ErrTimeout.
+//
+// # Size
+//
+// The file never grows past Options.MaxSize, 1 GiB unless told otherwise and
+// at most on 32-bit platforms, where bbolt's memory map cannot grow further
+// (size.go). A write that would grow it fails with ErrFull and is not kept.
 package store

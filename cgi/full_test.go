@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"hitcounter/counter"
+	"hitcounter/store"
+)
+
+// fillDB makes counters in the database at path until it reaches max bytes,
+// and returns their names.
+func fillDB(tb testing.TB, path string, max int) []string {
+	tb.Helper()
+	var names []string
+	for i := 0; i < 10000; i++ {
+		db, err := store.Open(path, store.Options{MaxSize: max})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		name := fmt.Sprintf("c%04d-%s", i, strings.Repeat("x", 58))
+		err = db.Create(name, 0, testNow)
+		db.Close()
+		if errors.Is(err, store.ErrFull) {
+			return names
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	tb.Fatalf("%s never reached %d bytes", path, max)
+	return nil
+}
+
+// TestFullDatabaseStillAnswersWithAnImage fills the database to its
+// maximum size: a hit that would grow it is not counted, the visitor gets
+// the counter drawn as dashes, the owner one log line, and counts can
+// still be read.
+func TestFullDatabaseStillAnswersWithAnImage(t *testing.T) {
+	a, logs := testApp(t)
+	a.cfg.MaxDBSize = store.SmallestMaxSize
+	names := fillDB(t, a.cfg.DB, a.cfg.MaxDBSize)
+	// A counter's first hit adds its day and its referrer: it needs room.
+	var name string
+	var w *httptest.ResponseRecorder
+	for i, n := range names {
+		logs.Reset()
+		name, w = n, a.serve("GET", "/"+n+".png", "Referer", fmt.Sprintf("https://site%d.example/", i))
+		if w.Code != http.StatusOK {
+			t.Logf("%d counters filled the file; %d first hits fitted", len(names), i)
+			break
+		}
+	}
+	if w.Code != http.StatusInsufficientStorage {
+		t.Fatalf("status %d, want 507", w.Code)
+	}
+	checkImage(t, w, "image/png")
+	img, err := png.Decode(w.Body)
+	d, _ := counter.NewDrawing(counter.Placeholder(6), counter.DefaultStyle())
+	if wd, _ := d.Size(); err != nil || img.Bounds().Dx() != wd {
+		t.Errorf("got %v (%v), want the counter drawn as dashes, %d wide", img.Bounds(), err, wd)
+	}
+	line := logs.String()
+	if !strings.Contains(line, fmt.Sprintf("%q not counted", name)) || !strings.Contains(line, "maximum size") || strings.Count(line, "\n") != 1 {
+		t.Errorf("log %q, want one line saying the hit was not counted for lack of room", line)
+	}
+	if got := a.total(t, name); got != 0 {
+		t.Errorf("total %d, want 0", got)
+	}
+	if j := a.serve("GET", "/"+name+".json"); j.Code != http.StatusOK || !strings.Contains(j.Body.String(), `"count":0`) {
+		t.Errorf("JSON: %d %s, want the count, 0", j.Code, j.Body.String())
+	}
+}
