@@ -3,7 +3,8 @@
 #
 # Installs what the tests need from Debian (the web servers, PHP and
 # htpasswd for hashes made by other implementations, Chromium for the
-# browser test, fail2ban-regex for the filter, GNU time for the benchmarks) when it is missing and this
+# browser test, fail2ban-regex for the filter, GNU time for the benchmarks,
+# qemu-user to run the ARM builds) when it is missing and this
 # user may install (root, or sudo without a password), then vets and runs
 # every test. A test that needs a server or a tool skips without it, except
 # when CI=true: there it fails, so a missing server is never mistaken for a
@@ -20,6 +21,7 @@ declare -A wanted=(
 	[time]=/usr/bin/time
 	[chromium]=/usr/bin/chromium
 	[fail2ban]=/usr/bin/fail2ban-regex
+	[qemu-user]=/usr/bin/qemu-aarch64 # and /usr/bin/qemu-arm
 )
 need=()
 for pkg in "${!wanted[@]}"; do
@@ -42,4 +44,6 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 go vet ./...
-go test -count=1 "$@" ./...
+# deploy/ cross-builds for three ARM targets and runs them under qemu: on a
+# cold build cache that can take it past go test's default 10 minutes.
+go test -count=1 -timeout=20m "$@" ./...
