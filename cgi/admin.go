@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -23,6 +24,7 @@ type cmdEnv struct {
 	addr              string        // serve -addr
 	clear, importHash bool          // passwd -clear, -hash
 	maxHash           time.Duration // doctor -max
+	ownerChecked      bool          // ownerWarning has run
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -70,8 +72,15 @@ func lookupCommand(name string) (command, bool) {
 	return command{}, false
 }
 
-// open opens the database for an admin command.
+// open opens the database for an admin command, first warning once when
+// this user would leave it unusable by the web server.
 func (e *cmdEnv) open(opts store.Options) (*store.DB, error) {
+	if !e.ownerChecked {
+		e.ownerChecked = true
+		if w := ownerWarning(e.cfg.DB, os.Geteuid()); w != "" {
+			fmt.Fprintln(e.stderr, "counter: "+w)
+		}
+	}
 	opts.Wait, opts.MaxSize = e.cfg.Wait, e.cfg.MaxDBSize
 	return store.Open(e.cfg.DB, opts)
 }

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"syscall"
 	"time"
 
 	"hitcounter/counter"
@@ -161,15 +158,11 @@ func describe(fi os.FileInfo) string {
 }
 
 func owner(fi os.FileInfo) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	uid, ok := ownerUID(fi)
 	if !ok {
 		return "?"
 	}
-	uid := strconv.FormatUint(uint64(st.Uid), 10)
-	if u, err := user.LookupId(uid); err == nil {
-		return u.Username
-	}
-	return uid
+	return userName(uid)
 }
 
 func medianOf(d []time.Duration) time.Duration {

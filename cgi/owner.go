@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// ownerWarning returns a one-line warning when an admin command run with
+// the effective user id euid would leave the database at path, or the
+// .lock file beside it, unusable by the web server, and "" when it would
+// not. The command still runs: the warning only says how to run it.
+//
+// The web server's user is whoever owns the database's directory: the
+// install makes it for that user (README, step 2), and a directory in
+// which only root could make files would be of no use to a web server.
+// Where that tells nothing (a directory of root's, or one shared like
+// /tmp), it is the owner of the file, if the file exists and is not root's.
+//   - Run as anyone else, a command may make files the web server cannot
+//     open: a new database, or its .lock (the side lock then never works).
+//   - Run as root where the web server's user is unknown, only creating
+//     the database does harm: it makes a file that only root may read.
+func ownerWarning(path string, euid int) string {
+	dir := filepath.Dir(path)
+	dirInfo, err := os.Stat(dir)
+	if err != nil {
+		return "" // the command fails, and says why
+	}
+	server, known := ownerUID(dirInfo)
+	if known && (server == 0 || dirInfo.Mode()&os.ModeSticky != 0) {
+		known = false
+	}
+	fileInfo, err := os.Stat(path)
+	exists := err == nil
+	if !known && exists {
+		if uid, ok := ownerUID(fileInfo); ok && uid != 0 {
+			server, known = uid, true
+		}
+	}
+	switch {
+	case known && uint32(euid) != server:
+		name := userName(server)
+		return fmt.Sprintf("warning: running as %s, but %s belongs to %s: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u %s counter.cgi ...",
+			userName(uint32(euid)), dir, name, sudoUser(server, name))
+	case !known && euid == 0 && !exists:
+		return fmt.Sprintf("warning: creating %s as root: a web server cannot open a file only root may read; make its directory for the web server's user (README, step 2) and run as: sudo -u www-data counter.cgi ...", path)
+	}
+	return ""
+}
+
+// ownerUID returns the user id that owns fi.
+func ownerUID(fi os.FileInfo) (uint32, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return st.Uid, true
+}
+
+// userName returns the name of user uid, or its number.
+func userName(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(id); err == nil {
+		return u.Username
+	}
+	return id
+}
+
+// sudoUser is how sudo -u names user uid: by name, or as #uid.
+func sudoUser(uid uint32, name string) string {
+	if name == strconv.FormatUint(uint64(uid), 10) {
+		return "#" + name
+	}
+	return name
+}
