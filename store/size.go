@@ -9,9 +9,12 @@ import (
 // bbolt maps the whole file into memory. It doubles the map up to 1 GiB and
 // grows it in 1 GiB steps after that, and on 32-bit platforms it refuses a
 // map over 2 GB. So on a Pi with a 32-bit OS, a file just past 1 GiB needs
-// a 2 GB map, which a 32-bit process has no room for, and bbolt cannot open
-// a file over 2 GB at all. The file therefore never grows past a maximum,
-// 1 GiB unless told otherwise, and the map never past 1 GiB with it.
+// a 2 GB map, in an address space of 2 or 3 GB that already holds the
+// program and its heap, and bbolt cannot open a file over 2 GB at all. The
+// file therefore never grows past a maximum, 1 GiB unless told otherwise,
+// and the map never past 1 GiB with it. (qemu-user on a 64-bit machine
+// gives a 32-bit program nearly 4 GB, so the tests cannot show the failure
+// itself; they show that the file stops at its maximum.)
 
 // DefaultMaxSize is the size past which the file does not grow, unless
 // Options.MaxSize says otherwise. A hit counter's file stays far below it:
