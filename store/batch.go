@@ -141,7 +141,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		return
 	}
 	defer db.Close()
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx *bolt.Tx) error {
 		for _, h := range batch {
 			h.total, h.err = hitTx(tx, h.name, h.now, h.refHost)
 			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) {

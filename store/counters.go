@@ -15,7 +15,7 @@ import (
 // referrer change together in one transaction or not at all.
 func (db *DB) Hit(name string, now time.Time, refHost string) (uint64, error) {
 	var total uint64
-	err := db.bolt.Update(func(tx *bolt.Tx) (err error) {
+	err := db.update(func(tx *bolt.Tx) (err error) {
 		total, err = hitTx(tx, name, now, refHost)
 		return err
 	})
@@ -88,7 +88,7 @@ func addReferrer(parent *bolt.Bucket, host string) error {
 // Counter returns what is known about counter name.
 func (db *DB) Counter(name string) (counter.Info, error) {
 	var info counter.Info
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -120,7 +120,7 @@ func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 // List returns every counter, sorted by name.
 func (db *DB) List() ([]counter.Info, error) {
 	var list []counter.Info
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (db *DB) Create(name string, start uint64, now time.Time) error {
 	if err := counter.CheckName(name); err != nil {
 		return err
 	}
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -172,7 +172,7 @@ func (db *DB) Create(name string, start uint64, now time.Time) error {
 
 // Set sets the total of counter name to n, leaving its history alone.
 func (db *DB) Set(name string, n uint64) error {
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -187,7 +187,7 @@ func (db *DB) Set(name string, n uint64) error {
 
 // Delete removes counter name and its history.
 func (db *DB) Delete(name string) error {
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		if _, err := counterBucket(tx, name); err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (db *DB) Referrers(name string) ([]counter.Referrer, error) {
 // (inclusive) on and its referring hosts, read in one transaction.
 func (db *DB) History(name string, since time.Time) (counter.History, error) {
 	var h counter.History
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err

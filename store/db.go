@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -58,20 +59,39 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	bdb, err := bolt.Open(path, fileMode, &bolt.Options{
-		ReadOnly: opts.ReadOnly,
-		Timeout:  max(time.Until(deadline), time.Millisecond),
-		OpenFile: openFileFunc(opts.Create),
-		MaxSize:  maxSize(opts.MaxSize),
+	var bdb *bolt.DB
+	var file *os.File
+	err = guarded(func() (err error) {
+		bdb, err = bolt.Open(path, fileMode, &bolt.Options{
+			ReadOnly: opts.ReadOnly,
+			Timeout:  max(time.Until(deadline), time.Millisecond),
+			OpenFile: openFileFunc(opts.Create, &file),
+			MaxSize:  maxSize(opts.MaxSize),
+		})
+		return err
 	})
 	if err != nil {
+		// bbolt closes its file when it fails, but not when it panics on a
+		// damaged file. Unlock it here, or a long-lived process keeps the
+		// lock: the file stays mapped, and the map holds the lock.
+		if file != nil {
+			syscall.Flock(int(file.Fd()), syscall.LOCK_UN)
+			file.Close()
+		}
 		unlockSide(lock)
-		if errors.Is(err, bolt.ErrTimeout) {
+		switch {
+		case errors.Is(err, bolt.ErrTimeout):
 			err = ErrTimeout
+		case !errors.Is(err, ErrDamaged) && !isOSError(err):
+			err = fmt.Errorf("%w: %w", ErrDamaged, err)
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	db := &DB{bolt: bdb, lock: lock}
+	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, path) }); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
 	if opts.Create {
 		if err := bdb.Update(initSchema); err != nil {
 			db.Close()
@@ -87,12 +107,15 @@ func LockPath(path string) string { return path + ".lock" }
 
 // openFileFunc keeps bbolt from creating a file unless asked to: a visitor's
 // hit must never leave a new, empty database behind.
-func openFileFunc(create bool) func(string, int, os.FileMode) (*os.File, error) {
+// It also hands the file it opened to opened.
+func openFileFunc(create bool, opened **os.File) func(string, int, os.FileMode) (*os.File, error) {
 	return func(name string, flag int, perm os.FileMode) (*os.File, error) {
 		if !create {
 			flag &^= os.O_CREATE
 		}
-		return os.OpenFile(name, flag, perm)
+		f, err := os.OpenFile(name, flag, perm)
+		*opened = f
+		return f, err
 	}
 }
 

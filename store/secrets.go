@@ -18,7 +18,7 @@ var ErrNoSessionKey = errors.New("no session key: no password was ever set")
 // it ends every session, which is bound to the hash. The first hash set
 // also makes the key that signs sessions.
 func (db *DB) SetPasswordHash(name string, hash []byte) error {
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -42,7 +42,7 @@ func (db *DB) SetPasswordHash(name string, hash []byte) error {
 // made meanwhile. It reports whether it swapped.
 func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 	swapped := false
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -62,7 +62,7 @@ func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 // SessionKey returns the key that signs session cookies.
 func (db *DB) SessionKey() ([]byte, error) {
 	var key []byte
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}

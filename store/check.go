@@ -1,0 +1,143 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+)
+
+// Report is the state of a database file as Check found it.
+type Report struct {
+	Size     int64  // bytes on disk
+	InUse    int64  // bytes up to the last page in use
+	Schema   uint32 // schema version; 0 before the first counter
+	Counters int
+	Hits     uint64 // the totals of every counter, added up
+}
+
+// maxCheckErrors bounds how many of bbolt's findings Check keeps.
+const maxCheckErrors = 5
+
+// Check reads the file at path without changing it, waiting at most wait
+// for writers: bbolt's own consistency check of every page, then every
+// record against the schema of doc.go. A damaged file gives an error that
+// wraps ErrDamaged (pages) or ErrCorrupt (records); a missing or empty one,
+// ErrMissing. Nothing is repaired.
+func Check(path string, wait time.Duration) (Report, error) {
+	var r Report
+	db, err := Open(path, Options{ReadOnly: true, Wait: wait})
+	if err != nil {
+		return r, err
+	}
+	defer db.Close()
+	err = db.view(func(tx *bolt.Tx) error {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		r.Size, r.InUse = fi.Size(), tx.Size()
+		if err := checkPages(tx); err != nil {
+			return err
+		}
+		return checkRecords(tx, &r)
+	})
+	if err != nil {
+		return r, fmt.Errorf("store: check %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// checkPages runs bbolt's check: every page reachable or free, once.
+func checkPages(tx *bolt.Tx) error {
+	var errs []error
+	n := 0
+	for err := range tx.Check() {
+		if n++; n <= maxCheckErrors {
+			errs = append(errs, err)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if n > maxCheckErrors {
+		errs = append(errs, fmt.Errorf("and %d more", n-maxCheckErrors))
+	}
+	return fmt.Errorf("%w: %w", ErrDamaged, errors.Join(errs...))
+}
+
+// checkRecords reads every key the schema defines and checks its encoding.
+func checkRecords(tx *bolt.Tx, r *Report) error {
+	if err := checkSchema(tx); err != nil {
+		return err
+	}
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		if tx.Bucket(bucketCounters) != nil {
+			return fmt.Errorf("%w: counters without a meta bucket", ErrCorrupt)
+		}
+		return nil // a file made before its first counter
+	}
+	r.Schema = binary.BigEndian.Uint32(meta.Get(keyVersion))
+	if k := meta.Get(keySessionKey); k != nil && len(k) != sessionKeyLen {
+		return fmt.Errorf("%w: session key of %d bytes", ErrCorrupt, len(k))
+	}
+	all := tx.Bucket(bucketCounters)
+	if all == nil {
+		return fmt.Errorf("%w: no counters bucket", ErrCorrupt)
+	}
+	return all.ForEach(func(k, v []byte) error {
+		b := all.Bucket(k)
+		if v != nil || b == nil {
+			return fmt.Errorf("%w: %q under counters is not a bucket", ErrCorrupt, k)
+		}
+		if err := checkCounter(string(k), b, r); err != nil {
+			return fmt.Errorf("counter %q: %w", k, err)
+		}
+		return nil
+	})
+}
+
+func checkCounter(name string, b *bolt.Bucket, r *Report) error {
+	if counter.CheckName(name) != nil {
+		return fmt.Errorf("%w: not a valid counter name", ErrCorrupt)
+	}
+	info, err := readInfo(name, b)
+	if err != nil {
+		return err
+	}
+	r.Counters++
+	r.Hits += info.Count
+	if days := b.Bucket(bucketDays); days != nil {
+		err := days.ForEach(func(k, v []byte) error {
+			if _, err := time.Parse(time.DateOnly, string(k)); err != nil {
+				return fmt.Errorf("%w: day key %q", ErrCorrupt, k)
+			}
+			_, err := decodeUint64(v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if refs := b.Bucket(bucketReferrers); refs != nil {
+		n := 0
+		err := refs.ForEach(func(k, v []byte) error {
+			n++
+			_, err := decodeUint64(v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n > counter.MaxReferrers+1 {
+			return fmt.Errorf("%w: %d referring hosts, more than the bound", ErrCorrupt, n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ErrDamaged reports a file that bbolt cannot read as a database: not a
+// bbolt file, cut short, or with pages that point nowhere. The file is
+// left exactly as it was: nothing here repairs or replaces it.
+var ErrDamaged = errors.New("database file damaged")
+
+// guarded runs fn, turning a panic or a memory fault inside bbolt into
+// ErrDamaged. bbolt trusts its pages: a corrupted one can make it panic, or
+// read outside the mapped file, which the runtime would otherwise treat as
+// a fatal fault. A transaction that panics is rolled back by bbolt itself,
+// so nothing is written.
+func guarded(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %v", ErrDamaged, v)
+		}
+	}()
+	return fn()
+}
+
+// update runs fn in one write transaction, guarded.
+func (db *DB) update(fn func(*bolt.Tx) error) error {
+	return guarded(func() error { return db.bolt.Update(fn) })
+}
+
+// view runs fn in one read transaction, guarded.
+func (db *DB) view(fn func(*bolt.Tx) error) error {
+	return guarded(func() error { return db.bolt.View(fn) })
+}
+
+// checkLength fails if the file is shorter than the pages its meta page
+// says are in use: a file cut short (a copy that stopped, a full card).
+// bbolt would read past its end, and a write would grow it back with holes,
+// "repairing" it behind the owner's back.
+func checkLength(tx *bolt.Tx, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if want := tx.Size(); fi.Size() < want {
+		return fmt.Errorf("%w: the file is %d bytes but its pages reach %d bytes: it was cut short", ErrDamaged, fi.Size(), want)
+	}
+	return nil
+}
+
+// isOSError reports errors of the file system (permissions, a missing
+// directory), which are not damage to the file.
+func isOSError(err error) bool {
+	var pe *os.PathError
+	return errors.As(err, &pe)
+}
