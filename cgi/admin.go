@@ -63,6 +63,10 @@ func lookupCommand(name string) (command, bool) {
 		return command{"[-max DURATION]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.DurationVar(&e.maxHash, "max", defaultMaxHash, "longest acceptable `time` for one password check")
 		}, runDoctor}, true
+	case "check":
+		return command{"[FILE]", 0, 1, noFlags, runCheck}, true
+	case "backup":
+		return command{"FILE", 1, 1, noFlags, runBackup}, true
 	case "help", "-h", "-help", "--help":
 		return command{"", 0, 0, noFlags, func(e *cmdEnv, _ []string) error {
 			fmt.Fprint(e.stdout, usage)

@@ -106,6 +106,10 @@ From a shell it manages the counters:
   counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
   counter.cgi doctor [-max 250ms]      time a password check here, check the
                                        database and the runtime directory
+  counter.cgi check [FILE]             check the database (or FILE) for
+                                       damage, changing nothing
+  counter.cgi backup FILE              write a checked copy of the database
+                                       to FILE, while hits go on
   counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
   counter.cgi help                     show this text
 

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"fmt"
+
+	"hitcounter/store"
+)
+
+// runCheck reports the state of the database file (or of FILE, a backup
+// say) without changing it, and fails when the file is missing or damaged.
+func runCheck(e *cmdEnv, args []string) error {
+	path := e.cfg.DB
+	if len(args) > 0 {
+		path = args[0]
+	}
+	r, err := store.Check(path, e.cfg.Wait)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "database %s: ok, %d counter(s), %d hit(s) in all, schema %d, %d bytes (%d in use)\n",
+		path, r.Counters, r.Hits, r.Schema, r.Size, r.InUse)
+	return nil
+}
