@@ -43,17 +43,20 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 // script in every case.
 func serveEnv(h http.Handler, env map[string]string, body io.Reader, log *logger) (*bufferedResponse, *http.Request) {
 	rw := newBufferedResponse()
+	if err := checkCGIEnv(env); err != nil {
+		refuseBadCGI(rw, env, err, log)
+		return rw, nil
+	}
 	mount := cgiMount(env)
-	// REQUEST_URI is not used for routing, and one the URL parser refuses
-	// (a bad %-escape) must not turn an image request into a text error.
+	// REQUEST_URI is not used for routing (checkCGIEnv has refused one
+	// that does not parse); behind a rewrite it is not under SCRIPT_NAME.
 	env["REQUEST_URI"] = env["SCRIPT_NAME"] + "/"
 	req, err := cgi.RequestFromMap(env)
 	if err == nil && req.URL == nil {
 		err = fmt.Errorf("no request URL")
 	}
 	if err != nil {
-		log.Printf("bad CGI request: %v", err)
-		http.Error(rw, "bad request", http.StatusBadRequest)
+		refuseBadCGI(rw, env, err, log)
 		return rw, nil
 	}
 	path := env["PATH_INFO"]

@@ -29,6 +29,8 @@ func publicError(err error) (int, string) {
 	switch {
 	case errors.As(err, &pe):
 		return http.StatusBadRequest, pe.Error()
+	case errors.Is(err, errBadCGIRequest):
+		return http.StatusBadRequest, "bad request"
 	case errors.Is(err, counter.ErrInvalidName), errors.Is(err, errUncleanPath):
 		return http.StatusBadRequest, "invalid counter name"
 	case errors.Is(err, counter.ErrNotFound):

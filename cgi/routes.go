@@ -73,7 +73,8 @@ func (a *app) refuse(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // recoverPanics turns a panic into a 500 and one log line, so that a bug
-// never leaves a visitor with a broken answer or the log with a stack dump.
+// never leaves a visitor with a broken answer or the log with a stack dump
+// or a secret.
 func (a *app) recoverPanics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -81,7 +82,7 @@ func (a *app) recoverPanics(h http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				a.refuse(w, r, fmt.Errorf("panic: %v", v))
+				a.refuse(w, r, fmt.Errorf("panic: %s", panicSummary(v)))
 			}
 		}()
 		h.ServeHTTP(w, r)

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+const secret = "hunter2-session-key-0123456789"
+
+// TestPanicLogsNoSecret: whatever a panic carries, the log gets one line
+// with the kind of panic and where it happened, never the value.
+func TestPanicLogsNoSecret(t *testing.T) {
+	var nilMap map[string]int
+	tests := []struct {
+		name  string
+		fn    func()
+		inLog string
+	}{
+		{"string", func() { panic("password=" + secret) }, "type string"},
+		{"error", func() { panic(fmt.Errorf("key %s", secret)) }, "type *errors.errorString"},
+		{"struct", func() { panic(struct{ Key string }{secret}) }, "type struct"},
+		{"index", func() { _ = []string{secret}[len(os.Args)+1] }, "index out of range"},
+		{"nil map", func() { nilMap[secret]++ }, "assignment to entry in nil map"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			a := newApp(config{}, &logger{w: &logs})
+			h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { tc.fn() }))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("GET", "/x.png", nil))
+			if w.Code != 500 || strings.Contains(w.Body.String()+fmt.Sprint(w.Header()), secret) {
+				t.Errorf("status %d, want 500 without the secret", w.Code)
+			}
+			checkImage(t, w, "image/png")
+			line := logs.String()
+			if strings.Contains(line, secret) || strings.Contains(line, "hunter2") {
+				t.Errorf("log %q holds the secret", line)
+			}
+			if strings.Count(line, "\n") != 1 || !strings.Contains(line, tc.inLog) || !strings.Contains(line, "hostile_test.go:") {
+				t.Errorf("log %q, want one line with %q and where it happened", line, tc.inLog)
+			}
+		})
+	}
+}
+
+// TestProxyHeaderChangesNothing (httpoxy): a visitor's Proxy: header
+// reaches a CGI as HTTP_PROXY. The counter makes no outgoing requests, so
+// it must answer exactly as without it and never connect to the "proxy".
+func TestProxyHeaderChangesNothing(t *testing.T) {
+	proxy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	connected := make(chan struct{}, 1)
+	go func() {
+		if c, err := proxy.Accept(); err == nil {
+			connected <- struct{}{}
+			c.Close()
+		}
+	}()
+	db, _ := grownDB(t, t.TempDir())
+	before := checkSound(t, db)
+	proxyEnv := []string{"HTTP_PROXY=http://" + proxy.Addr().String(), "http_proxy=http://" + proxy.Addr().String()}
+	plain, _ := runCGI(t, hitEnv(t, db))
+	proxied, stderr := runCGI(t, append(hitEnv(t, db), proxyEnv...))
+	if proxied.status != 200 || stderr != "" || !bytes.Equal(plain.body[:16], proxied.body[:16]) {
+		t.Errorf("with a Proxy header: status %d, stderr %q", proxied.status, stderr)
+	}
+	if got := checkSound(t, db); got != before+2 {
+		t.Errorf("%d hits, want %d", got, before+2)
+	}
+	select {
+	case <-connected:
+		t.Errorf("the counter connected to the proxy a visitor named")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestMegabyteLoginIsRefusedAtOnce posts a login of 1 MiB to the built
+// binary: 413 at once, bcrypt never runs, and the process uses about as
+// much memory as for a small wrong password.
+func TestMegabyteLoginIsRefusedAtOnce(t *testing.T) {
+	db, _ := grownDB(t, t.TempDir())
+	if out, code := adminStdin(t, db, "a good password\n", "passwd", "demo"); code != 0 {
+		t.Fatalf("passwd: %s", out)
+	}
+	// GNU time reports the peak memory of the binary alone; the rusage of
+	// a child of this test would start from the test's own.
+	timeBin, err := exec.LookPath("time")
+	if err != nil {
+		timeBin = "/usr/bin/time"
+	}
+	if _, err := os.Stat(timeBin); err != nil {
+		missingTool(t, "GNU time (apt-get install time)")
+	}
+	post := func(body string) (cgiAnswer, string, int64, time.Duration) {
+		cmd := exec.Command(timeBin, "-f", "peak %M", counterBinary(t))
+		cmd.Env = append(hitEnv(t, db), "REQUEST_METHOD=POST", "PATH_INFO=/demo/login",
+			"CONTENT_TYPE=application/x-www-form-urlencoded", fmt.Sprintf("CONTENT_LENGTH=%d", len(body)),
+			"HTTP_SEC_FETCH_SITE=same-origin", "COUNTER_RUN_DIR="+t.TempDir())
+		cmd.Stdin = strings.NewReader(body)
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("exit: %v; %s", err, stderr.String())
+		}
+		took := time.Since(start)
+		log, peakLine, _ := strings.Cut(stderr.String(), "peak ")
+		var peak int64
+		if _, err := fmt.Sscanf(peakLine, "%d", &peak); err != nil {
+			t.Fatalf("GNU time said %q", peakLine)
+		}
+		return parseCGI(t, out.Bytes()), log, peak, took
+	}
+	small, smallLog, smallRSS, _ := post("password=wrong")
+	if small.status != 401 || !strings.Contains(smallLog, "login failed") {
+		t.Fatalf("small wrong password: %d %q", small.status, smallLog)
+	}
+	big, bigLog, bigRSS, took := post("password=" + strings.Repeat("a", 1<<20))
+	if big.status != 413 || strings.Contains(bigLog, "login failed") || strings.Count(bigLog, "\n") != 1 {
+		t.Errorf("1 MiB login: %d, log %q; want 413, one line, and no password check", big.status, bigLog)
+	}
+	if took > 2*time.Second {
+		t.Errorf("1 MiB login answered after %v", took)
+	}
+	// Maxrss is in kB. The body must not be held: 1 MiB would show.
+	if bigRSS > smallRSS+512 {
+		t.Errorf("peak memory %d kB for 1 MiB, %d kB for a small login", bigRSS, smallRSS)
+	}
+	t.Logf("peak memory: %d kB for a wrong password, %d kB for a 1 MiB login refused in %v", smallRSS, bigRSS, took.Round(time.Millisecond))
+}
+
+// TestRandomNamesLeaveTheFileAlone asks for thousands of counters that do
+// not exist, valid names and not: every answer is a 404 or 400 image, and
+// the file is byte for byte the same.
+func TestRandomNamesLeaveTheFileAlone(t *testing.T) {
+	a, _ := testApp(t, "page")
+	before, err := os.ReadFile(a.cfg.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~!$"
+	for i := range 3000 {
+		name := make([]byte, 1+r.IntN(80))
+		for j := range name {
+			name[j] = alphabet[r.IntN(len(alphabet))]
+		}
+		ext := []string{".png", ".gif", ".svg", ".json"}[i%4]
+		w := a.serve("GET", "/"+string(name)+ext+"?digits=3", "Referer", "http://spam"+itoa(i)+".example/")
+		if w.Code != 404 && w.Code != 400 {
+			t.Fatalf("%q: status %d, want 404 or 400", name, w.Code)
+		}
+	}
+	after, _ := os.ReadFile(a.cfg.DB)
+	if !bytes.Equal(before, after) {
+		t.Errorf("3000 unknown names changed the file: %d bytes, was %d", len(after), len(before))
+	}
+	if got := a.total(t, "page"); got != 0 {
+		t.Errorf("page counted %d", got)
+	}
+}
