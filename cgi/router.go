@@ -35,7 +35,7 @@ type router struct{ a *app }
 
 func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
-	if p != "/" && path.Clean(p) != p {
+	if !strings.HasPrefix(p, "/") || (p != "/" && path.Clean(p) != p) {
 		rt.a.refuse(w, r, errUncleanPath)
 		return
 	}

@@ -47,7 +47,9 @@ func validSession(key []byte, value, name string, hash []byte, now time.Time) bo
 	if len(parts) != 3 {
 		return false
 	}
-	b64 := base64.RawURLEncoding
+	// Strict: the loose decoder ignores the unused bits of the last
+	// character, so several spellings of one cookie would verify.
+	b64 := base64.RawURLEncoding.Strict()
 	gotName, err := b64.DecodeString(parts[0])
 	if err != nil || string(gotName) != name {
 		return false

@@ -2,9 +2,9 @@ package store
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -55,20 +55,21 @@ func Check(path string, wait time.Duration) (Report, error) {
 
 // checkPages runs bbolt's check: every page reachable or free, once.
 func checkPages(tx *bolt.Tx) error {
-	var errs []error
+	var found []string
 	n := 0
 	for err := range tx.Check() {
 		if n++; n <= maxCheckErrors {
-			errs = append(errs, err)
+			found = append(found, err.Error())
 		}
 	}
 	if n == 0 {
 		return nil
 	}
 	if n > maxCheckErrors {
-		errs = append(errs, fmt.Errorf("and %d more", n-maxCheckErrors))
+		found = append(found, fmt.Sprintf("and %d more", n-maxCheckErrors))
 	}
-	return fmt.Errorf("%w: %w", ErrDamaged, errors.Join(errs...))
+	// One line, whatever bbolt found: errors.Join would make several.
+	return fmt.Errorf("%w: %s", ErrDamaged, strings.Join(found, "; "))
 }
 
 // checkRecords reads every key the schema defines and checks its encoding.
