@@ -43,6 +43,13 @@ func validSession(key []byte, value, name string, hash []byte, now time.Time) bo
 	if len(key) == 0 || len(hash) == 0 || len(value) > maxCookieLen {
 		return false
 	}
+	// Only what signSession writes: base64 decoders skip CR and LF, so a
+	// cookie with one added would verify as well.
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
 	parts := strings.Split(value, ".")
 	if len(parts) != 3 {
 		return false

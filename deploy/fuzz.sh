@@ -18,7 +18,9 @@ status=0
 for dir in $(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do
 	pkg=$dir
 	for target in $(grep -h -o '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go | cut -d' ' -f2); do
-		out=$(go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -v "$pkg" 2>&1)
+		# -fuzzminimizetime: by default each new interesting input is
+		# minimised for up to a minute, which would eat the whole budget.
+		out=$(go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime 1s -v "$pkg" 2>&1)
 		rc=$?
 		printf '%s\n' "$out"
 		execs=$(printf '%s\n' "$out" | grep -o 'execs: [0-9]*' | tail -1 | cut -d' ' -f2)
