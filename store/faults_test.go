@@ -208,3 +208,31 @@ func TestBackupWhileHitting(t *testing.T) {
 		t.Errorf("left behind %v", tmp)
 	}
 }
+
+// TestBatcherOnDamagedFile: in a long-lived process (FastCGI) a damaged
+// file fails each hit with ErrDamaged instead of killing the batcher's
+// goroutine and the process with it, and it does not keep the file
+// locked: once the owner copies a good file over it, hits count again.
+func TestBatcherOnDamagedFile(t *testing.T) {
+	path := damagedFileAt(t, func(b []byte, inUse int64) []byte { return b[:inUse/2] })
+	good := newDB(t, "a")
+	b := NewBatcher(path, Options{Wait: time.Second})
+	defer b.Close()
+	for range 3 {
+		if _, err := b.Hit("a", day1, ""); !errors.Is(err, ErrDamaged) {
+			t.Fatalf("hit on a damaged file: %v, want ErrDamaged", err)
+		}
+	}
+	// Copied over the damaged one, as cp does: the same inode, whose lock
+	// a leftover map of the damaged file would still hold.
+	b2, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b2, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := b.Hit("a", day1, ""); err != nil || n != 1 {
+		t.Errorf("after the good file is back: %d, %v; want 1", n, err)
+	}
+}
