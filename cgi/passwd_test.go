@@ -146,15 +146,17 @@ func TestPasswdAtATerminal(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		slave.Close()
 		var screen bytes.Buffer
 		done := make(chan struct{})
 		go func() { io.Copy(&screen, master); close(done) }()
 		waitFor(t, &screen, "New password")
+		waitNoEcho(t, slave)
 		master.Write([]byte("typed twice\r"))
 		waitFor(t, &screen, "Again")
+		waitNoEcho(t, slave)
 		master.Write([]byte(tc.second + "\r"))
 		err := cmd.Wait()
+		slave.Close()
 		master.Close()
 		<-done
 		code := 0
@@ -182,6 +184,23 @@ func waitFor(t *testing.T, screen *bytes.Buffer, text string) {
 		}
 	}
 	t.Fatalf("no %q on the screen: %q", text, screen.String())
+}
+
+// waitNoEcho waits until the terminal stops echoing: the prompt is on the
+// screen a moment before ReadPassword turns echo off, and a person typing
+// as fast as this test would see the password.
+func waitNoEcho(t *testing.T, tty *os.File) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tio.Lflag&unix.ECHO == 0 {
+			return
+		}
+	}
+	t.Fatal("the terminal still echoes")
 }
 
 // openPTY opens a pseudo-terminal pair.
