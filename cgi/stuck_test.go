@@ -22,7 +22,8 @@ import (
 // The margin is measured, not guessed: the same burst of hits with the
 // lock free shows what starting processes costs on this machine now (a
 // shared CI machine can make that a second), and a held hit may take the
-// wait, that, and a little more.
+// wait, twice that, and a little more. A hit that waited for the holder
+// would never end: the holder lets go only after every hit has answered.
 func TestStuckHolder(t *testing.T) {
 	const (
 		wait     = 300 * time.Millisecond
@@ -61,10 +62,11 @@ func TestStuckHolder(t *testing.T) {
 			release := h.hold(t, db)
 			held, peak := burst(t, db, extra, hits, interval, 503)
 			release()
-			if limit := wait + free + slack; held > limit {
+			// Twice the free burst's slowest: load can change between the two.
+			if limit := wait + 2*free + slack; held > limit {
 				t.Errorf("slowest hit answered after %v; the wait is %v and a free hit took %v", held, wait, free)
 			}
-			if limit := int((wait+free+slack)/interval) + 1; peak > limit {
+			if limit := int((wait+2*free+slack)/interval) + 1; peak > limit {
 				t.Errorf("%d hit processes alive at once, more than the %d the wait allows", peak, limit)
 			}
 			if r := hitWith(t, db, extra); r.status != 200 {
