@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	osuser "os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,27 +17,61 @@ import (
 
 // startApache starts Apache (apache2 -DFOREGROUND) on loopback with the
 // shipped apache/counter.conf included, serving the counter.cgi in cgiDir
-// with the database at dbPath.
+// as CGI (mod_cgid) with the database at dbPath.
 func startApache(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
-	const modules = "/usr/lib/apache2/modules"
+	return startApacheWith(t, bin, cgiDir, dbPath, false)
+}
+
+// startApacheFastCGI is startApache with apache/counter-fastcgi.conf:
+// mod_fcgid starts counter.cgi as FastCGI and stops it when Apache stops.
+func startApacheFastCGI(t testing.TB, bin, cgiDir, dbPath string) *webServer {
+	t.Helper()
+	return startApacheWith(t, bin, cgiDir, dbPath, true)
+}
+
+// apacheFcgidModule is where Debian's libapache2-mod-fcgid puts mod_fcgid.
+const apacheFcgidModule = apacheModuleDir + "/mod_fcgid.so"
+
+const apacheModuleDir = "/usr/lib/apache2/modules"
+
+func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *webServer {
+	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	run := filepath.Join(dir, "run") // pid file, mutexes, mod_cgid's socket
 	if err := os.Mkdir(run, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	user, group := apacheUser(t, dir, cgiDir, filepath.Dir(dbPath))
+	var own []string                     // folders for Apache's user, besides the database's
+	fcgid := filepath.Join(run, "fcgid") // mod_fcgid's sockets and process table
+	if fastCGI {
+		if err := os.Mkdir(fcgid, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		own = append(own, fcgid)
+	}
+	user, group := apacheUser(t, dir, cgiDir, filepath.Dir(dbPath), own...)
 	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine}
 	stderrLog := filepath.Join(dir, "stderr.log")
-	snippet := shippedSnippet(t, filepath.Join("apache", "counter.conf"), map[string]string{
+	file, modules := "counter.conf", apacheModules
+	replace := map[string]string{
 		"/usr/lib/cgi-bin":            cgiDir,
 		"/var/lib/counter/counter.db": dbPath,
 		"/run/counter":                runDirOf(dbPath),
+	}
+	// mod_cgid's socket, or mod_fcgid's sockets and process table.
+	moduleFiles := fmt.Sprintf("ScriptSock \"%s/cgisock\"\n", run)
+	if fastCGI {
+		srv.Name, file = "apache-fastcgi", "counter-fastcgi.conf"
+		modules = slices.Concat(slices.DeleteFunc(slices.Clone(modules), func(m string) bool { return m == "cgid" }), []string{"fcgid"})
+		moduleFiles = fmt.Sprintf("FcgidIPCDir \"%[1]s/sock\"\nFcgidProcessTableFile \"%[1]s/shm\"\n", fcgid)
+	} else {
 		// Debian's serve-cgi-bin.conf, if this machine has it, would turn
 		// off the snippet's own ScriptAlias, the one tested here.
-		"/etc/apache2/conf-enabled/serve-cgi-bin.conf": filepath.Join(dir, "no-serve-cgi-bin.conf"),
-	})
-	snippetPath := filepath.Join(dir, "counter.conf")
+		replace["/etc/apache2/conf-enabled/serve-cgi-bin.conf"] = filepath.Join(dir, "no-serve-cgi-bin.conf")
+	}
+	snippet := shippedSnippet(t, filepath.Join("apache", file), replace)
+	snippetPath := filepath.Join(dir, file)
 	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +93,10 @@ Listen 127.0.0.1:${COUNTER_TEST_PORT}
 	if user != "" {
 		fmt.Fprintf(&conf, "User %s\nGroup %s\n", user, group)
 	}
-	for _, m := range apacheModules {
-		fmt.Fprintf(&conf, "LoadModule %s_module %s/mod_%[1]s.so\n", m, modules)
+	for _, m := range modules {
+		fmt.Fprintf(&conf, "LoadModule %s_module %s/mod_%[1]s.so\n", m, apacheModuleDir)
 	}
-	fmt.Fprintf(&conf, `ScriptSock "%[1]s/cgisock"
-TypesConfig "%[2]s"
+	fmt.Fprintf(&conf, `%[1]sTypesConfig "%[2]s"
 AddType text/plain .txt
 
 <Directory />
@@ -83,7 +117,7 @@ ScriptAlias /hits/ "%[5]s/"
 
 # the rewrite shown in the snippet's comment, uncommented
 %[6]s
-`, run, typesPath, htdocs, snippetPath, cgiDir, apacheRewrite(t, snippet))
+`, moduleFiles, typesPath, htdocs, snippetPath, cgiDir, apacheRewrite(t, snippet))
 	confPath := filepath.Join(dir, "apache2.conf")
 	if err := os.WriteFile(confPath, []byte(conf.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -103,7 +137,7 @@ ScriptAlias /hits/ "%[5]s/"
 		}
 		cmd := exec.Command(bin, "-DFOREGROUND", "-f", confPath)
 		cmd.Env = env
-		return runServer(t, cmd, stderrLog, baseURL)
+		return runServer(t, cmd, stderrLog, baseURL, filepath.Join(cgiDir, "counter.cgi"))
 	})
 	return srv
 }
@@ -130,10 +164,11 @@ func apacheRewrite(t testing.TB, snippet []byte) string {
 // the CGI as, and gives that user what the README's install steps give
 // www-data. Apache started as root refuses to serve as root, so a root test
 // runs them as www-data (nobody if there is none), lets that user into the
-// test's temporary folders and hands it the database's folder; admin then
+// test's temporary folders and hands it the database's folder (and own);
+// admin then
 // runs as that user too. Started as anyone else, Apache cannot switch
 // users, so there are no User lines and nothing to hand over.
-func apacheUser(t testing.TB, dir, cgiDir, dbDir string) (user, group string) {
+func apacheUser(t testing.TB, dir, cgiDir, dbDir string, own ...string) (user, group string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return "", ""
@@ -156,8 +191,10 @@ func apacheUser(t testing.TB, dir, cgiDir, dbDir string) (user, group string) {
 	for _, d := range []string{dir, cgiDir, dbDir} {
 		letTraverse(t, d)
 	}
-	if err := os.Chown(dbDir, uid, gid); err != nil {
-		t.Fatal(err)
+	for _, d := range append([]string{dbDir}, own...) {
+		if err := os.Chown(d, uid, gid); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return u.Username, group
 }

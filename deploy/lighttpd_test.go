@@ -11,27 +11,49 @@ import (
 )
 
 // startLighttpd starts lighttpd (lighttpd -D) on loopback with the shipped
-// lighttpd/counter.conf included, serving the counter.cgi in cgiDir with
-// the database at dbPath. It runs as this test's user, and so does the CGI.
+// lighttpd/counter.conf included, serving the counter.cgi in cgiDir as CGI
+// with the database at dbPath. It runs as this test's user, and so does the
+// CGI.
 func startLighttpd(t testing.TB, bin, cgiDir, dbPath string) *webServer {
+	t.Helper()
+	return startLighttpdWith(t, bin, cgiDir, dbPath, false)
+}
+
+// startLighttpdFastCGI is startLighttpd with lighttpd/counter-fastcgi.conf:
+// lighttpd starts counter.cgi once, as FastCGI, and stops it when it stops.
+func startLighttpdFastCGI(t testing.TB, bin, cgiDir, dbPath string) *webServer {
+	t.Helper()
+	return startLighttpdWith(t, bin, cgiDir, dbPath, true)
+}
+
+func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log")}
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
-	snippet := shippedSnippet(t, filepath.Join("lighttpd", "counter.conf"), map[string]string{
+	file := "counter.conf"
+	replace := map[string]string{
 		"/usr/lib/cgi-bin/":              cgiDir + "/",
 		"/var/lib/counter/counter.db":    dbPath,
 		"/run/counter":                   runDirOf(dbPath),
 		"/var/log/lighttpd/breakage.log": srv.CGILog,
-	})
-	snippetPath := filepath.Join(dir, "counter.conf")
+	}
+	hits := lighttpdHitsCGI(cgiDir, dbPath)
+	if fastCGI {
+		srv.Name, file = "lighttpd-fastcgi", "counter-fastcgi.conf"
+		sock := filepath.Join(dir, "counter-fastcgi.sock")
+		replace["/run/lighttpd/counter-fastcgi.sock"] = sock
+		hits = lighttpdHitsFastCGI(sock)
+	}
+	snippet := shippedSnippet(t, filepath.Join("lighttpd", file), replace)
+	snippetPath := filepath.Join(dir, file)
 	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dumpOnFailure(t, errorLog, srv.CGILog, stderrLog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		conf := filepath.Join(dir, "lighttpd.conf")
-		if err := os.WriteFile(conf, []byte(mainConfig(dir, htdocs, snippetPath, cgiDir, dbPath, port)), 0o644); err != nil {
+		if err := os.WriteFile(conf, []byte(mainConfig(dir, htdocs, snippetPath, hits, port)), 0o644); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -39,20 +61,20 @@ func startLighttpd(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 		if err := checkConfig(exec.CommandContext(ctx, bin, "-tt", "-f", conf)); err != nil {
 			return err
 		}
-		return runServer(t, exec.Command(bin, "-D", "-f", conf), stderrLog, baseURL)
+		return runServer(t, exec.Command(bin, "-D", "-f", conf), stderrLog, baseURL, filepath.Join(cgiDir, "counter.cgi"))
 	})
 	return srv
 }
 
 // mainConfig is a minimal lighttpd.conf around the shipped snippet,
-// plus the alias and the rewrite that the README documents.
-func mainConfig(dir, htdocs, snippet, cgiDir, dbPath string, port int) string {
+// plus the rewrite that the README documents and hits, the /hits/ alias.
+func mainConfig(dir, htdocs, snippet, hits string, port int) string {
 	return fmt.Sprintf(`server.modules       = ( "mod_rewrite" )
 server.document-root = "%[2]s"
 server.errorlog      = "%[1]s/error.log"
 server.pid-file      = "%[1]s/lighttpd.pid"
 server.bind          = "127.0.0.1"
-server.port          = %[6]d
+server.port          = %[5]d
 
 # lighttpd matches path and query, so $1 carries the query string along
 url.rewrite-once = ( "^/counter/(.*)$" => "/cgi-bin/counter.cgi/$1" )
@@ -60,9 +82,24 @@ url.rewrite-once = ( "^/counter/(.*)$" => "/cgi-bin/counter.cgi/$1" )
 include "%[3]s"
 
 $HTTP["url"] =~ "^/hits/counter\.cgi(/|$)" {
-	alias.url += ( "/hits/" => "%[4]s/" )
-	cgi.assign = ( ".cgi" => "" )
-	setenv.add-environment = ( "COUNTER_DB" => "%[5]s" )
+%[4]s
 }
-`, dir, htdocs, snippet, cgiDir, dbPath, port)
+`, dir, htdocs, snippet, hits, port)
+}
+
+// lighttpdHitsCGI maps the README's alias, /hits/counter.cgi, to the CGI.
+func lighttpdHitsCGI(cgiDir, dbPath string) string {
+	return fmt.Sprintf(`	alias.url += ( "/hits/" => "%[1]s/" )
+	cgi.assign = ( ".cgi" => "" )
+	setenv.add-environment = ( "COUNTER_DB" => "%[2]s" )`, cgiDir, dbPath)
+}
+
+// lighttpdHitsFastCGI sends /hits/counter.cgi to the FastCGI process that
+// the snippet started, on its socket. lighttpd binds a process it starts
+// itself to the socket's name plus "-N", N counting from 0.
+func lighttpdHitsFastCGI(sock string) string {
+	return fmt.Sprintf(`	fastcgi.server = ( "/hits/counter.cgi" => ((
+		"socket" => "%s-0",
+		"check-local" => "disable",
+	)))`, sock)
 }

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -139,7 +140,7 @@ func ownerOf(t testing.TB, dir string) *syscall.Credential {
 // webServer is a real web server running counter.cgi in the foreground on
 // loopback; it is stopped when the test that started it ends.
 type webServer struct {
-	Name   string // "lighttpd" or "apache", as in the subtest's name
+	Name   string // the set-up: "lighttpd", "apache", "lighttpd-fastcgi" or "apache-fastcgi"
 	URL    string // the base URL, http://127.0.0.1:PORT
 	CGILog string // the file that the CGI's stderr goes to
 
@@ -164,24 +165,37 @@ func (s *webServer) CGIStderr() (string, error) {
 	return out.String(), nil
 }
 
-// servers are the web servers that eachServer runs each check under.
+// servers are the set-ups that eachServer runs each check under: each web
+// server with the binary as CGI, and again as FastCGI.
 var servers = []struct {
-	name  string
-	bins  []string // where Debian installs the server; the first found is run
-	pkg   string   // the Debian package to install when none is found
-	start func(t testing.TB, bin, cgiDir, dbPath string) *webServer
+	name   string
+	bins   []string // where Debian installs the server; the first found is run
+	pkg    string   // the Debian package to install when none is found
+	needs  []string // other files the set-up needs, from package modPkg
+	modPkg string
+	start  func(t testing.TB, bin, cgiDir, dbPath string) *webServer
 }{
-	{"lighttpd", []string{"lighttpd", "/usr/sbin/lighttpd"}, "lighttpd", startLighttpd},
-	{"apache", []string{"apache2", "/usr/sbin/apache2"}, "apache2", startApache},
+	{"lighttpd", lighttpdBins, "lighttpd", nil, "", startLighttpd},
+	{"apache", apacheBins, "apache2", nil, "", startApache},
+	{"lighttpd-fastcgi", lighttpdBins, "lighttpd", nil, "", startLighttpdFastCGI},
+	{"apache-fastcgi", apacheBins, "apache2", []string{apacheFcgidModule}, "libapache2-mod-fcgid", startApacheFastCGI},
 }
 
-// eachServer runs check once under each real web server, as a subtest
-// named after the server ("lighttpd", "apache"), one after the other. Each
+// Where Debian installs the servers; a user's PATH often lacks /usr/sbin.
+var (
+	lighttpdBins = []string{"lighttpd", "/usr/sbin/lighttpd"}
+	apacheBins   = []string{"apache2", "/usr/sbin/apache2"}
+)
+
+// eachServer runs check once under each set-up of the real web servers, as
+// a subtest named after it ("lighttpd", "apache", "lighttpd-fastcgi",
+// "apache-fastcgi"), one after the other. Each
 // subtest gets a fresh cgi-bin folder holding counter.cgi (cgiDir), the
 // path of a database that does not exist yet (dbPath), and the server,
 // started on loopback with the snippet the README tells owners to copy
-// (deploy/lighttpd/counter.conf or deploy/apache/counter.conf, paths
-// substituted) plus the /hits/ alias and the /counter/ rewrite.
+// (counter.conf or counter-fastcgi.conf of deploy/lighttpd or
+// deploy/apache, paths substituted) plus the /hits/ alias and the
+// /counter/ rewrite.
 //
 // This is where a new real-server check goes (stats pages, login, ...):
 // write a TestServerXxx that calls eachServer, and inside check
@@ -203,6 +217,9 @@ func eachServer(t *testing.T, check func(t *testing.T, srv *webServer, cgiDir, d
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
 			bin := serverBinary(t, s.pkg, s.bins...) // skip before building anything
+			for _, f := range s.needs {
+				needFile(t, s.modPkg, f)
+			}
 			cgiDir, dbPath := installCounter(t)
 			check(t, s.start(t, bin, cgiDir, dbPath), cgiDir, dbPath)
 		})
@@ -226,6 +243,20 @@ func serverBinary(t testing.TB, pkg string, names ...string) string {
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// needFile skips the test if a file that a package installs is missing,
+// or fails it under CI=true.
+func needFile(t testing.TB, pkg, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	msg := fmt.Sprintf("%s not installed (apt-get install %s)", path, pkg)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + "; CI=true, so the real-server tests fail instead of skipping")
+	}
+	t.Skip(msg)
 }
 
 // serverDir makes the folder for a server's config, logs and runtime
@@ -326,8 +357,11 @@ func checkConfig(cmd *exec.Cmd) error {
 }
 
 // runServer starts cmd, a server in the foreground, with its output to
-// stderrPath, registers its stop, and waits until it serves /ok.txt.
-func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL string) error {
+// stderrPath, registers its stop, and waits until it serves /ok.txt. The
+// stop also waits for the processes of the counter binary at counterPath,
+// which a FastCGI set-up keeps running between requests: the server must
+// end them, and they must exit when asked.
+func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL, counterPath string) error {
 	t.Helper()
 	name := filepath.Base(cmd.Path)
 	stderr, err := os.Create(stderrPath)
@@ -352,6 +386,12 @@ func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL string) error {
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
+		if pids := waitGone(counterPath, 10*time.Second); len(pids) > 0 {
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Errorf("%s stopped, but counter.cgi (pid %v) still ran 10s later; killed", name, pids)
+		}
 	}
 	client := &http.Client{Timeout: time.Second}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
@@ -371,6 +411,35 @@ func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL string) error {
 	}
 	stop()
 	return fmt.Errorf("%s did not answer on %s within 10s", name, baseURL)
+}
+
+// waitGone waits up to timeout for every process running the executable
+// at path to exit, and returns those still running then.
+func waitGone(path string, timeout time.Duration) []int {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(50 * time.Millisecond) {
+		pids := processesOf(path)
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
+		}
+	}
+}
+
+// processesOf returns the processes that run the executable at path, even
+// if it has been replaced or removed since they started.
+func processesOf(path string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err == nil && (exe == path || exe == path+" (deleted)") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // apacheModules are what the generated apache2.conf loads from Debian's

@@ -178,16 +178,33 @@ func TestServerStatsAndLogin(t *testing.T) {
 		})
 	})
 
-	// The same requests, so the same answers, whichever server runs the CGI.
-	lt, ap := seen["lighttpd"], seen["apache"]
-	if lt == nil || ap == nil {
-		return // a server skipped
+	// The same requests, so the same answers, whichever set-up runs the
+	// binary.
+	lt := seen["lighttpd"]
+	if lt == nil {
+		return // lighttpd skipped
 	}
-	for i := range max(len(*lt), len(*ap)) {
-		if l, a := at(*lt, i), at(*ap, i); l != a {
-			t.Errorf("step %d: lighttpd answered %s\n\tapache answered %s", i+1, l, a)
+	for name, other := range seen {
+		for i := range max(len(*lt), len(*other)) {
+			if l, o := at(*lt, i), at(*other, i); !sameAnswer(l, o) {
+				t.Errorf("step %d: lighttpd answered %s\n\t%s answered %s", i+1, l, name, o)
+			}
 		}
 	}
+}
+
+// sameAnswer reports whether two set-ups answered a step alike. A body
+// too large may be refused by the server itself, with a page of its own,
+// before the counter sees the request (Apache with mod_fcgid, whose
+// LimitRequestBody keeps the body off the disk): there the status is
+// what must agree.
+func sameAnswer(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, _, _ := strings.Cut(a, ` "`) // "POST /path: 413"
+	rb, _, _ := strings.Cut(b, ` "`)
+	return ra == rb && strings.HasSuffix(ra, ": 413")
 }
 
 func at(s []string, i int) string {

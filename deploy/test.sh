@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deploy/test.sh - the project's test command (README "Run the tests").
 #
-# Installs what the tests need from Debian (the web servers, PHP and
+# Installs what the tests need from Debian (the web servers and mod_fcgid, PHP and
 # htpasswd for hashes made by other implementations, Chromium for the
 # browser test, fail2ban-regex for the filter, GNU time for the benchmarks,
 # qemu-user to run the ARM builds) when it is missing and this
@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 declare -A wanted=(
 	[lighttpd]=/usr/sbin/lighttpd
 	[apache2]=/usr/sbin/apache2
+	[libapache2-mod-fcgid]=/usr/lib/apache2/modules/mod_fcgid.so
 	[apache2-utils]=/usr/bin/htpasswd
 	[php-cli]=/usr/bin/php
 	[time]=/usr/bin/time
@@ -25,7 +26,7 @@ declare -A wanted=(
 )
 need=()
 for pkg in "${!wanted[@]}"; do
-	[ -x "${wanted[$pkg]}" ] || need+=("$pkg")
+	[ -e "${wanted[$pkg]}" ] || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ]; then
