@@ -15,14 +15,8 @@ import (
 )
 
 func TestServerCountsEveryHit(t *testing.T) {
-	const inFlight, maxFailures = 16, 20
+	const hits, inFlight, maxFailures = 2000, 16, 20
 	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
-		hits := uint64(2000)
-		if srv.Name == "apache" {
-			// Half, to keep this package near 90 s on the 2-core test
-			// machine; 16 writers in flight still queue on every hit.
-			hits = 1000
-		}
 		admin(t, cgiDir, dbPath, "create", "rs")
 
 		// A new connection per request: a GET that the transport retried on a
