@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# deploy/uninstall.sh - undo deploy/install.sh. The counts stay in
+# /var/lib/counter unless --purge is given.
+#
+#   sudo deploy/uninstall.sh [--purge] [--root DIR]
+#
+# --purge     also delete /var/lib/counter and every count in it
+# --root DIR  uninstall from under DIR instead of / (for tests)
+#
+# It removes the binary, the lighttpd and Apache configuration it dropped
+# in, the tmpfiles rule and /run/counter, then reloads the servers that
+# run. It leaves the Apache modules enabled (cgid, fcgid): other sites may
+# use them; `a2dismod` them yourself if not.
+set -euo pipefail
+# shellcheck source=deploy/install-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
+
+purge=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--purge) purge=1; shift ;;
+	--root) set_root "${2:?--root needs a folder}"; shift 2 ;;
+	-h | --help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || die "run me as root (sudo $0 ...)"
+
+if has_lighttpd; then
+	before=$changed
+	for conf in counter.conf counter-fastcgi.conf; do
+		remove "$lighttpd_dir/conf-enabled/$conf"
+	done
+	[ "$changed" = "$before" ] || reload lighttpd restart
+fi
+
+if has_apache; then
+	before=$changed
+	for name in counter counter-fastcgi; do
+		if apache_enabled conf "$name"; then
+			a2 a2disconf -q "$name"
+			say "disabled $name"
+			changed=$((changed + 1))
+		fi
+		remove "$apache_dir/conf-available/$name.conf"
+	done
+	[ "$changed" = "$before" ] || reload apache2 reload
+fi
+
+remove "$bin_path"
+remove "$tmpfiles_conf"
+if [ -d "$root$run_dir" ]; then
+	rm -rf -- "$root$run_dir"
+	say "removed $run_dir"
+fi
+if [ "$purge" = 1 ]; then
+	if [ -d "$root$data_dir" ]; then
+		rm -rf -- "$root$data_dir"
+		say "removed $data_dir and every count in it"
+	fi
+elif [ -d "$root$data_dir" ]; then
+	say "kept the counts in $data_dir (--purge deletes them)"
+fi
