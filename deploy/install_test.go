@@ -132,6 +132,10 @@ func TestInstallScript(t *testing.T) {
 				t.Errorf("blog: got count %d, want %d", got, hits)
 			}
 
+			if mode.name == "fastcgi" {
+				checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+			}
+
 			// A new binary: a FastCGI process of the old one would go on
 			// running it, deleted, until lighttpd restarts it.
 			newer := filepath.Join(binDir, "counter-"+mode.name+".cgi")
@@ -169,6 +173,33 @@ func TestInstallScript(t *testing.T) {
 	if _, err := os.Stat(filepath.Dir(db)); err == nil {
 		t.Errorf("uninstall.sh --purge left %s", filepath.Dir(db))
 	}
+}
+
+// checkFastCGIProcess checks that one process runs the binary at path,
+// as www-data: lighttpd starts it after it has dropped root.
+func checkFastCGIProcess(t *testing.T, path string) {
+	t.Helper()
+	pids := processesOf(path)
+	if len(pids) != 1 {
+		t.Fatalf("got %d processes of %s (%v), want 1 (max-procs 1)", len(pids), path, pids)
+	}
+	u, err := osuser.Lookup("www-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pids[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if ids, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if f := strings.Fields(ids); len(f) < 2 || f[0] != u.Uid || f[1] != u.Uid {
+				t.Errorf("counter.cgi (pid %d) runs as uid %v, want www-data (%s)", pids[0], f, u.Uid)
+			}
+			return
+		}
+	}
+	t.Errorf("no Uid line in /proc/%d/status", pids[0])
 }
 
 // stub writes a script that appends its name and arguments to calls and
