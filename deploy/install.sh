@@ -62,6 +62,7 @@ if [ -z "$binary" ]; then
 	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$binary" ./cgi)
 fi
 [ -f "$binary" ] || die "--binary $binary: no such file"
+binary=$(realpath -- "$binary") # run below: a bare name would be looked up in PATH
 "$binary" help </dev/null >/dev/null 2>&1 || die "$binary does not run here (built for another machine?)"
 bin_before=$changed
 ensure_dir /usr/lib/cgi-bin 0755 root:root
