@@ -20,10 +20,13 @@ import (
 // TestInstallScript runs deploy/install.sh into a scratch root that holds a
 // copy of this machine's /etc/lighttpd and /etc/apache2, as CGI and then as
 // FastCGI, and each time:
-//   - starts the real lighttpd with the config file it installed (paths
-//     moved into the scratch root) and counts a hit through it;
 //   - runs it a second time and checks that nothing changed: no path, mode,
-//     owner or content, and no server checked or reloaded.
+//     owner or content, and no server checked or reloaded;
+//   - starts the real lighttpd with the config file it installed, then the
+//     real Apache with the scratch root's whole /etc/apache2 (paths moved
+//     into the scratch root), both running the counter as www-data, and
+//     counts a hit through each;
+//   - installs another binary, which must restart lighttpd under FastCGI.
 //
 // Then deploy/uninstall.sh must keep the counts, and remove them with
 // --purge. Apache's a2enmod, a2enconf and apache2ctl configtest run for
@@ -133,18 +136,31 @@ func TestInstallScript(t *testing.T) {
 				t.Errorf("second install.sh changed the scratch root:\n%s", diff)
 			}
 
-			srv := startInstalledLighttpd(t, lighttpd, root, mode.conf)
-			if err := checkHit(context.Background(), &http.Client{Timeout: 20 * time.Second}, srv.URL+"/cgi-bin/counter.cgi/blog.png"); err != nil {
-				t.Fatalf("a hit through the installed lighttpd config: %v", err)
+			// Each server in turn, stopped before the next starts, so that
+			// each stop can wait for the counter processes it started.
+			countHit := func(t *testing.T, srv *webServer) {
+				t.Helper()
+				if err := checkHit(context.Background(), &http.Client{Timeout: 20 * time.Second}, srv.URL+"/cgi-bin/counter.cgi/blog.png"); err != nil {
+					t.Fatalf("a hit through the installed config: %v", err)
+				}
+				hits++
+				if got := jsonCount(t, srv.URL, "blog"); got != hits {
+					t.Errorf("blog: got count %d, want %d", got, hits)
+				}
 			}
-			hits++
-			if got := jsonCount(t, srv.URL, "blog"); got != hits {
-				t.Errorf("blog: got count %d, want %d", got, hits)
-			}
-
-			if mode.name == "fastcgi" {
-				checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
-			}
+			t.Run("lighttpd", func(t *testing.T) {
+				countHit(t, startInstalledLighttpd(t, lighttpd, root, mode.conf))
+				if mode.name == "fastcgi" {
+					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+				}
+			})
+			// Apache with the whole of Debian's configuration around it.
+			t.Run("apache", func(t *testing.T) {
+				countHit(t, startInstalledApache(t, root))
+				if mode.name == "fastcgi" { // mod_fcgid's, not a CGI of mod_cgid, also enabled
+					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+				}
+			})
 
 			// A new binary: a FastCGI process of the old one would go on
 			// running it, deleted, until lighttpd restarts it.
@@ -185,8 +201,9 @@ func TestInstallScript(t *testing.T) {
 	}
 }
 
-// checkFastCGIProcess checks that one process runs the binary at path,
-// as www-data: lighttpd starts it after it has dropped root.
+// checkFastCGIProcess checks that one process runs the binary at path, as
+// www-data: lighttpd starts it after it has dropped root, and mod_fcgid
+// as Apache's user.
 func checkFastCGIProcess(t *testing.T, path string) {
 	t.Helper()
 	pids := processesOf(path)
@@ -389,4 +406,83 @@ func fileOwner(fi fs.FileInfo) string {
 		return g.Name, nil
 	})
 	return user + ":" + group
+}
+
+// startInstalledApache starts Apache with the scratch root's whole
+// /etc/apache2, as install.sh left it (Debian's apache2.conf, the modules
+// and confs it enabled, serve-cgi-bin.conf), with every path of the
+// installed system moved into the root, on a free loopback port.
+func startInstalledApache(t *testing.T, root string) *webServer {
+	t.Helper()
+	bin := serverBinary(t, "apache2", apacheBins...)
+	conf := filepath.Join(root, "etc/apache2")
+	dir, htdocs := serverDir(t, root, root)
+	letTraverse(t, dir)
+	fcgid := filepath.Join(dir, "fcgid")
+	for _, d := range []string{fcgid, filepath.Join(dir, "socks")} { // socks: cgid.conf's ScriptSock
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cred := ownerOf(t, filepath.Join(root, "var/lib/counter")); cred == nil {
+		t.Fatal("/var/lib/counter does not belong to www-data")
+	} else if err := os.Chown(fcgid, int(cred.Uid), int(cred.Gid)); err != nil {
+		t.Fatal(err)
+	}
+	// Into the root: what the installed files name on the real system.
+	moves := strings.NewReplacer(
+		"/usr/lib/cgi-bin", root+"/usr/lib/cgi-bin",
+		"/var/lib/counter", root+"/var/lib/counter",
+		"/run/counter", root+"/run/counter",
+		"/etc/apache2/", conf+"/",
+		"Listen 80\n", "Listen 127.0.0.1:${COUNTER_TEST_PORT}\n",
+	)
+	files, _ := filepath.Glob(filepath.Join(conf, "conf-available", "*.conf"))
+	for _, f := range append(files, filepath.Join(conf, "ports.conf")) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(moves.Replace(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// as install.sh left it, for its next run and apache2ctl configtest
+		t.Cleanup(func() { os.WriteFile(f, b, 0o644) })
+	}
+	// The test's own: a document root for ok.txt, mod_fcgid's files.
+	local := fmt.Sprintf(`ServerName 127.0.0.1
+DocumentRoot "%[1]s"
+<Directory "%[1]s">
+	Require all granted
+</Directory>
+<IfModule mod_fcgid.c>
+	FcgidIPCDir "%[2]s/sock"
+	FcgidProcessTableFile "%[2]s/shm"
+</IfModule>
+`, htdocs, fcgid)
+	if err := os.WriteFile(filepath.Join(conf, "conf-enabled", "zz-test.conf"), []byte(local), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(filepath.Join(conf, "conf-enabled", "zz-test.conf")) })
+	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine}
+	stderrLog := filepath.Join(dir, "stderr.log")
+	dumpOnFailure(t, srv.CGILog, stderrLog)
+	srv.URL = onFreePort(t, []string{srv.CGILog, stderrLog}, func(port int, baseURL string) error {
+		env := []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C",
+			"APACHE_RUN_USER=www-data", "APACHE_RUN_GROUP=www-data",
+			"APACHE_RUN_DIR=" + dir, "APACHE_PID_FILE=" + filepath.Join(dir, "apache2.pid"),
+			"APACHE_LOCK_DIR=" + dir, "APACHE_LOG_DIR=" + dir,
+			fmt.Sprintf("COUNTER_TEST_PORT=%d", port)}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		check := exec.CommandContext(ctx, bin, "-d", conf, "-t")
+		check.Env = env
+		if err := checkConfig(check); err != nil {
+			return err
+		}
+		cmd := exec.Command(bin, "-d", conf, "-DFOREGROUND")
+		cmd.Env = env
+		return runServer(t, cmd, stderrLog, baseURL, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+	})
+	return srv
 }
