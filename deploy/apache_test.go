@@ -216,8 +216,9 @@ func letTraverse(t testing.TB, dir string) {
 }
 
 // apacheCGILine picks the CGI's stderr out of Apache's error log. Under
-// mod_cgid the script's stderr is the error log itself, so its lines come
-// through as written, among Apache's own lines, which start with "[time]".
+// mod_cgid, and under mod_fcgid too, the process's stderr is the error log
+// itself, so its lines come through as written, among Apache's own lines,
+// which start with "[time]".
 // mod_cgi (under mpm_prefork) would wrap each as "[...] AH01215: LINE: SCRIPT".
 func apacheCGILine(line string) (string, bool) {
 	if _, rest, ok := strings.Cut(line, " AH01215: "); ok {

@@ -142,7 +142,7 @@ func ownerOf(t testing.TB, dir string) *syscall.Credential {
 type webServer struct {
 	Name   string // the set-up: "lighttpd", "apache", "lighttpd-fastcgi" or "apache-fastcgi"
 	URL    string // the base URL, http://127.0.0.1:PORT
-	CGILog string // the file that the CGI's stderr goes to
+	CGILog string // the file that the CGI's stderr goes to (the FastCGI process's too)
 
 	// cgiLine picks a line of the CGI's stderr out of a line of CGILog
 	// and strips what the server put around it; nil keeps every line.
