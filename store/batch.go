@@ -127,6 +127,11 @@ func (b *Batcher) gather(batch []*pendingHit, want int) []*pendingHit {
 	return batch
 }
 
+// errNothingCounted rolls back a batch whose every hit was on a counter
+// that does not exist: committing it would still write the file and sync
+// it, for names a visitor made up.
+var errNothingCounted = errors.New("store: no hit in the batch was counted")
+
 // commit writes a batch in one transaction. A hit on a counter that does
 // not exist writes nothing and fails alone; if anything else fails, each
 // hit is tried in a transaction of its own, so that one bad hit cannot
@@ -142,14 +147,22 @@ func (b *Batcher) commit(batch []*pendingHit) {
 	}
 	defer db.Close()
 	err = db.update(func(tx *bolt.Tx) error {
+		counted := false
 		for _, h := range batch {
 			h.total, h.err = hitTx(tx, h.name, h.now, h.refHost)
 			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) {
 				return h.err
 			}
+			counted = counted || h.err == nil
+		}
+		if !counted {
+			return errNothingCounted
 		}
 		return nil
 	})
+	if errors.Is(err, errNothingCounted) {
+		err = nil // rolled back: each hit has its ErrNotFound
+	}
 	switch {
 	case err == nil:
 		for _, h := range batch {

@@ -1,7 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -86,6 +89,34 @@ func TestBatcherFailsAMissingCounterAlone(t *testing.T) {
 			t.Errorf("nope: %v, want not found (nothing created)", err)
 		}
 	})
+}
+
+// TestBatcherWritesNothingForMissingCounters sends only hits on counters
+// that do not exist: as under CGI, they must leave the file as it was,
+// byte for byte, rather than commit an empty transaction (a write and two
+// fsyncs for each batch of names a visitor makes up).
+func TestBatcherWritesNothingForMissingCounters(t *testing.T) {
+	path := newDB(t, "demo")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatcher(path, Options{})
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := b.Hit(fmt.Sprintf("nope%d", i), day1, ""); !errors.Is(err, counter.ErrNotFound) {
+				t.Errorf("hit on nope%d: %v, want not found", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	b.Close()
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("hits on missing counters changed the file (%v)", err)
+	}
 }
 
 // TestBatcherLetsOthersIn opens the file for writing, as an admin command
