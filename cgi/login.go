@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"hitcounter/cgi/guard"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -29,32 +30,21 @@ const loginFailed = "Wrong password."
 // the database closed: a login never holds up the hits.
 func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if err := checkSameOrigin(r); err != nil {
-		a.log.Printf("login %q refused from %s: %v", name, a.clientAddr(r), err)
-		http.Error(w, "cross-origin request refused", http.StatusForbidden)
-		return
-	}
-	password, err := readPassword(w, r)
-	if err != nil {
-		status := http.StatusBadRequest
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			status = http.StatusRequestEntityTooLarge
+	var (
+		password []byte
+		client   guard.Client
+		release  func()
+		allowed  bool
+	)
+	// The checks before the database and bcrypt after it run at the
+	// lowest CPU priority (lowpriority.go), so under a flood of logins the
+	// hits come first. The database is read at normal priority: no hit
+	// ever waits for a starved login that holds its lock.
+	a.lowPriority(func() { password, client, release, allowed = a.admitLogin(w, r, name) })
+	if !allowed {
+		if client != (guard.Client{}) { // refused by the throttle or a busy slot
+			a.pacer.refused(client, a.now())
 		}
-		a.log.Printf("login %q from %s: %v", name, a.clientAddr(r), err)
-		http.Error(w, http.StatusText(status), status)
-		return
-	}
-	// Cheap refusals come first, in order of cost. A throttled client is
-	// turned away before anything is locked, and an attempt that finds
-	// every bcrypt slot busy before the database is opened: under a flood,
-	// attempts must not hold up the hits.
-	client, allowed := a.admitClient(w, r, name)
-	if !allowed {
-		return
-	}
-	release, allowed := a.takeSlot(w, r, name)
-	if !allowed {
 		return
 	}
 	v, err := a.loadStats(name, a.now())
@@ -69,20 +59,25 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		seeStats(w)
 		return
 	}
-	// Checked again and counted as a failure in one step, while the slot
-	// is held: a try let in before another's failure was counted cannot
-	// slip past the limit.
 	th := a.throttle()
-	if !a.attempt(w, r, th, client, name) {
-		release()
+	var ok, rehash bool
+	a.lowPriority(func() {
+		// Checked again and counted as a failure in one step, while the
+		// slot is held: a try let in before another's failure was counted
+		// cannot slip past the limit.
+		if allowed = a.attempt(w, r, th, client, name); !allowed {
+			return
+		}
+		// Nothing bcrypt could have hashed is worth running it for.
+		if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
+			ok, rehash, err = a.verify(h.PasswordHash, password)
+		}
+	})
+	release()
+	if !allowed {
+		a.pacer.refused(client, a.now())
 		return
 	}
-	// Nothing bcrypt could have hashed is worth running it for.
-	var ok, rehash bool
-	if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
-		ok, rehash, err = a.verify(h.PasswordHash, password)
-	}
-	release()
 	if errors.Is(err, counter.ErrHashTooCostly) {
 		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter.cgi passwd %s", name, name)
 	} else if err != nil {
@@ -93,6 +88,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		// CheckName and the address was parsed, so neither can break it.
 		a.log.Printf("login failed: counter=%q client=%s", name, a.clientAddr(r))
 		writeHTML(w, r, http.StatusUnauthorized, loginPage(name, loginFailed))
+		a.pacer.refused(client, a.now())
 		return
 	}
 	if err := th.Forget(client); err != nil {
@@ -110,6 +106,37 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	value := signSession(key, name, expires, hash)
 	http.SetCookie(w, sessionCookieFor(r, name, value, int(sessionLifetime/time.Second)))
 	seeStats(w)
+}
+
+// admitLogin makes the cheap checks of a login, in order of cost: the
+// origin, the form, the client's throttle (before anything is locked) and
+// a bcrypt slot (before the database is opened). If all pass it returns the
+// password, the client and the function that frees the slot; if not, it
+// has answered r.
+func (a *app) admitLogin(w http.ResponseWriter, r *http.Request, name string) (password []byte, client guard.Client, release func(), ok bool) {
+	if err := checkSameOrigin(r); err != nil {
+		a.log.Printf("login %q refused from %s: %v", name, a.clientAddr(r), err)
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return nil, client, nil, false
+	}
+	password, err := readPassword(w, r)
+	if err != nil {
+		status := http.StatusBadRequest
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			status = http.StatusRequestEntityTooLarge
+		}
+		a.log.Printf("login %q from %s: %v", name, a.clientAddr(r), err)
+		http.Error(w, http.StatusText(status), status)
+		return nil, client, nil, false
+	}
+	if client, ok = a.admitClient(w, r, name); !ok {
+		return nil, client, nil, false
+	}
+	if release, ok = a.takeSlot(w, r, name); !ok {
+		return nil, client, nil, false
+	}
+	return password, client, release, true
 }
 
 // upgrade replaces a hash of another cost by one at the pinned cost, and

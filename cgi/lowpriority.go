@@ -36,3 +36,46 @@ func atLowPriority(fn func()) {
 	}()
 	<-done
 }
+
+// lowPool runs work for a long-lived process on a few threads kept at nice
+// bcryptNice: the login checks and bcrypt, so that a flood of logins gets
+// what CPU the hits leave and no more. A CGI process has none, and runs
+// that work where it is (its bcrypt still goes to a thread of its own).
+type lowPool chan func()
+
+// newLowPool starts workers threads at low priority. Close the pool to
+// end them.
+func newLowPool(workers int) lowPool {
+	p := make(lowPool)
+	for range workers {
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), bcryptNice)
+			for fn := range p {
+				fn()
+			}
+		}()
+	}
+	return p
+}
+
+// lowPriority runs fn on the app's low-priority pool and waits for it, or
+// runs it here when the app has none. A panic in fn is raised again here,
+// where the handler's recovery can answer it.
+func (a *app) lowPriority(fn func()) {
+	if a.low == nil {
+		fn()
+		return
+	}
+	var panicked any
+	done := make(chan struct{})
+	a.low <- func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		fn()
+	}
+	<-done
+	if panicked != nil {
+		panic(panicked)
+	}
+}

@@ -43,3 +43,25 @@ func TestPasswordChecksRunAtLowPriorityAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestLowPoolRunsAtLowPriority: a long-lived process's login work runs at
+// nice bcryptNice, and a panic in it reaches the handler's recovery.
+func TestLowPoolRunsAtLowPriority(t *testing.T) {
+	a := &app{low: newLowPool(2)}
+	defer close(a.low)
+	var inside int
+	a.lowPriority(func() {
+		p, _ := syscall.Getpriority(syscall.PRIO_PROCESS, syscall.Gettid())
+		inside = 20 - p
+	})
+	if inside != bcryptNice {
+		t.Errorf("nice %d in the pool, want %d", inside, bcryptNice)
+	}
+	defer func() {
+		if v := recover(); v != "boom" {
+			t.Errorf("recovered %v, want the pool's panic", v)
+		}
+	}()
+	a.lowPriority(func() { panic("boom") })
+	t.Error("no panic")
+}

@@ -20,6 +20,8 @@ type app struct {
 	// server): hits share commits, and glyphs are drawn once.
 	batch  *store.Batcher
 	glyphs *counter.GlyphCache
+	low    lowPool       // login work at low CPU priority
+	pacer  *refusalPacer // holds back answers to clients refused again
 	// verify checks a password against a stored hash; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
 }
@@ -41,7 +43,12 @@ func checkSameOrigin(r *http.Request) error {
 func (a *app) longLived() (closeApp func()) {
 	a.batch = store.NewBatcher(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
 	a.glyphs = new(counter.GlyphCache)
-	return a.batch.Close
+	a.low = newLowPool(a.cfg.BcryptSlots + 1) // one more than can be in bcrypt
+	a.pacer = newRefusalPacer()
+	return func() {
+		a.batch.Close()
+		close(a.low)
+	}
 }
 
 func (a *app) now() time.Time { return a.cfg.Now() }

@@ -22,7 +22,7 @@ const demoDB = "counter-demo.db"
 
 // Bounds of the local server.
 const (
-	maxConns       = 64
+	maxConns       = 128
 	maxRequestSize = 64 << 10
 	connTimeout    = 30 * time.Second
 )

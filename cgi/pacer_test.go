@@ -1,0 +1,52 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"hitcounter/cgi/guard"
+)
+
+func TestRefusalPacer(t *testing.T) {
+	p := newRefusalPacer()
+	a, _ := guard.ClientOf("192.0.2.1")
+	b, _ := guard.ClientOf("2001:db8::1")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		client guard.Client
+		at     time.Duration
+		held   bool
+	}{
+		{"first refusal", a, 0, false},
+		{"another client's first", b, time.Second, false},
+		{"refused again soon", a, 2 * time.Second, true},
+		{"after the window", a, 2*time.Second + refusalWindow, false},
+		{"clock went back", a, 0, false},
+	} {
+		start := time.Now()
+		p.refused(tc.client, now.Add(tc.at))
+		if held := time.Since(start) >= refusalDelay/2; held != tc.held {
+			t.Errorf("%s: held back %v, want %v", tc.name, held, tc.held)
+		}
+	}
+	var none *refusalPacer // CGI: never waits
+	none.refused(a, now)
+}
+
+// TestRefusalPacerBoundsHeldAnswers: past maxHeldBack answers held back
+// at once, the rest go out at once, so connections stay free for hits.
+func TestRefusalPacerBoundsHeldAnswers(t *testing.T) {
+	p := newRefusalPacer()
+	c, _ := guard.ClientOf("192.0.2.1")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.refused(c, now)
+	for range maxHeldBack {
+		p.held <- struct{}{} // as if that many were being held
+	}
+	start := time.Now()
+	p.refused(c, now.Add(time.Millisecond))
+	if d := time.Since(start); d > refusalDelay/2 {
+		t.Errorf("held back %v with %d already held, want at once", d, maxHeldBack)
+	}
+}
