@@ -29,6 +29,7 @@ const loginFailed = "Wrong password."
 // protected counter and a password that bcrypt could have hashed, and with
 // the database closed: a login never holds up the hits.
 func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
+	defer a.pacer.enter()()
 	name := r.PathValue("name")
 	var (
 		password []byte

@@ -2,6 +2,7 @@ package main
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hitcounter/cgi/guard"
@@ -30,10 +31,31 @@ const (
 // second instead of hundreds, and stops taking the CPU that the hits need.
 // A client's first refusal in refusalWindow is answered at once. Under CGI
 // there is no pacer: holding an answer there would hold a whole process.
+//
+// Holding back only pays where one process serves many connections at
+// once, as under lighttpd. Apache's mod_fcgid sends a process one request
+// at a time, so there a held answer would hold the process, and with it a
+// share of the hits: the pacer holds nothing until it has seen two logins
+// in the process at once.
 type refusalPacer struct {
 	mu   sync.Mutex
 	last map[guard.Client]time.Time
 	held chan struct{}
+
+	inFlight atomic.Int32 // logins being answered now
+	shared   atomic.Bool  // two were, at some time: connections are served at once
+}
+
+// enter notes a login being answered until the returned function is
+// called. A nil pacer notes nothing.
+func (p *refusalPacer) enter() (leave func()) {
+	if p == nil {
+		return func() {}
+	}
+	if p.inFlight.Add(1) >= 2 {
+		p.shared.Store(true)
+	}
+	return func() { p.inFlight.Add(-1) }
 }
 
 func newRefusalPacer() *refusalPacer {
@@ -42,7 +64,8 @@ func newRefusalPacer() *refusalPacer {
 
 // refused records a refusal of client c at now and waits refusalDelay
 // when c was refused within refusalWindow before, and few answers are
-// held back already. A nil pacer never waits.
+// held back already. A nil pacer, or one that has never seen two logins
+// at once, never waits.
 func (p *refusalPacer) refused(c guard.Client, now time.Time) {
 	if p == nil {
 		return
@@ -54,7 +77,7 @@ func (p *refusalPacer) refused(c guard.Client, now time.Time) {
 	}
 	p.last[c] = now
 	p.mu.Unlock()
-	if !seen || now.Sub(prev) >= refusalWindow || now.Before(prev) {
+	if !p.shared.Load() || !seen || now.Sub(prev) >= refusalWindow || now.Before(prev) {
 		return
 	}
 	select {

@@ -9,6 +9,7 @@ import (
 
 func TestRefusalPacer(t *testing.T) {
 	p := newRefusalPacer()
+	p.shared.Store(true)
 	a, _ := guard.ClientOf("192.0.2.1")
 	b, _ := guard.ClientOf("2001:db8::1")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -38,6 +39,7 @@ func TestRefusalPacer(t *testing.T) {
 // at once, the rest go out at once, so connections stay free for hits.
 func TestRefusalPacerBoundsHeldAnswers(t *testing.T) {
 	p := newRefusalPacer()
+	p.shared.Store(true)
 	c, _ := guard.ClientOf("192.0.2.1")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p.refused(c, now)
@@ -48,5 +50,31 @@ func TestRefusalPacerBoundsHeldAnswers(t *testing.T) {
 	p.refused(c, now.Add(time.Millisecond))
 	if d := time.Since(start); d > refusalDelay/2 {
 		t.Errorf("held back %v with %d already held, want at once", d, maxHeldBack)
+	}
+}
+
+// TestRefusalPacerWaitsForConcurrency: a process that answers one login
+// at a time (Apache's mod_fcgid) never holds an answer back, since that
+// would hold the whole process; one that has answered two at once does.
+func TestRefusalPacerWaitsForConcurrency(t *testing.T) {
+	p := newRefusalPacer()
+	c, _ := guard.ClientOf("192.0.2.1")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		leave := p.enter()
+		start := time.Now()
+		p.refused(c, now.Add(time.Duration(i)*time.Second))
+		leave()
+		if d := time.Since(start); d > refusalDelay/2 {
+			t.Fatalf("one login at a time: held back %v", d)
+		}
+	}
+	leave1, leave2 := p.enter(), p.enter()
+	leave1()
+	start := time.Now()
+	p.refused(c, now.Add(4*time.Second))
+	leave2()
+	if d := time.Since(start); d < refusalDelay/2 {
+		t.Errorf("after two logins at once: held back %v, want %v", d, refusalDelay)
 	}
 }
