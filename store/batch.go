@@ -17,7 +17,7 @@ const maxBatch = 256
 
 // gatherWait bounds how long a batch waits for hits that recent batches
 // suggest are on their way: a fraction of one commit's fsyncs.
-var gatherWait = time.Millisecond
+const gatherWait = time.Millisecond
 
 // Batcher counts hits for a long-lived process (FastCGI, the local
 // server) by group commit: hits that arrive while a batch is being
