@@ -20,7 +20,7 @@ import (
 // demoDB is the database of the local server when none is configured.
 const demoDB = "counter-demo.db"
 
-// Bounds of the local server.
+// Bounds of the long-lived servers: the local server and FastCGI.
 const (
 	maxConns       = 128
 	maxRequestSize = 64 << 10
