@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -56,11 +57,27 @@ var errAborted = errors.New("fastcgi: request aborted by the web server")
 func serveFastCGI(ctx context.Context, ln net.Listener, h http.Handler, log *logger) error {
 	return acceptLoop(ctx, ln, func(conn net.Conn) {
 		defer conn.Close()
-		c := &fcgiConn{conn: conn, r: bufio.NewReader(conn), w: bufio.NewWriter(conn)}
+		c := fcgiConns.Get().(*fcgiConn)
+		defer fcgiConns.Put(c)
+		c.reset(conn)
+		defer c.reset(nil)
 		if err := c.serve(h, log); err != nil && !errors.Is(err, io.EOF) {
 			log.Printf("%v", err)
 		}
 	})
+}
+
+// fcgiConns keeps connections' buffers (about 74 KB each) for the next
+// connection: lighttpd opens one for every request.
+var fcgiConns = sync.Pool{New: func() any {
+	return &fcgiConn{r: bufio.NewReader(nil), w: bufio.NewWriter(nil)}
+}}
+
+// reset readies c for conn, or lets go of its connection when conn is nil.
+func (c *fcgiConn) reset(conn net.Conn) {
+	c.conn, c.id, c.keep = conn, 0, false
+	c.r.Reset(conn)
+	c.w.Reset(conn)
 }
 
 // fcgiConn is one connection from the web server. Requests on it are

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"hitcounter/cgi/guard"
@@ -29,8 +30,13 @@ const loginFailed = "Wrong password."
 // protected counter and a password that bcrypt could have hashed, and with
 // the database closed: a login never holds up the hits.
 func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
-	defer a.pacer.enter()()
 	name := r.PathValue("name")
+	leave, admitted := a.pacer.enter()
+	defer leave()
+	if !admitted {
+		a.loginBusy(w, r, name)
+		return
+	}
 	var (
 		password []byte
 		client   guard.Client
@@ -48,6 +54,10 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	// Freed once, here or on the way out, even if a check panics: a slot
+	// kept would turn every login away until the garbage collector ran.
+	release = sync.OnceFunc(release)
+	defer release()
 	v, err := a.loadStats(name, a.now())
 	if err != nil {
 		release()

@@ -68,9 +68,7 @@ func (a *app) throttled(w http.ResponseWriter, r *http.Request, name string, ok 
 func (a *app) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
 	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
 	if errors.Is(err, guard.ErrBusy) {
-		a.log.Printf("login busy: counter=%q client=%s", name, a.clientAddr(r))
-		w.Header().Set("Retry-After", "1")
-		writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, "The server is busy checking another password. Try again in a moment."))
+		a.loginBusy(w, r, name)
 		return nil, false
 	}
 	if err != nil {
@@ -78,6 +76,13 @@ func (a *app) takeSlot(w http.ResponseWriter, r *http.Request, name string) (fun
 		return nil, false
 	}
 	return release, true
+}
+
+// loginBusy answers a login that finds the server busy with others.
+func (a *app) loginBusy(w http.ResponseWriter, r *http.Request, name string) {
+	a.log.Printf("login busy: counter=%q client=%s", name, a.clientAddr(r))
+	w.Header().Set("Retry-After", "1")
+	writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, "The server is busy checking another password. Try again in a moment."))
 }
 
 func (a *app) loginUnavailable(w http.ResponseWriter, name string, err error) {

@@ -213,3 +213,34 @@ func TestFailedLoginLineCannotBeForged(t *testing.T) {
 		t.Errorf("%d failed-login lines, want 1: %q", n, logs.String())
 	}
 }
+
+// TestPasswordsBcryptCannotCheckNeverLogIn: an empty password and one
+// over bcrypt's 72 bytes fail without running bcrypt, as CGI and in a
+// long-lived process alike.
+func TestPasswordsBcryptCannotCheckNeverLogIn(t *testing.T) {
+	for _, longLived := range []bool{false, true} {
+		a, _ := testApp(t, "page")
+		protect(t, a, "page", bcrypt.MinCost)
+		if longLived {
+			defer a.longLived()()
+		}
+		runs := countVerify(a)
+		for _, pw := range []string{"", strings.Repeat("x", 73)} {
+			if w := a.login("page", pw); w.Code != http.StatusUnauthorized || sessionCookieIn(w) {
+				t.Errorf("long-lived %v, password of %d bytes: %d, want 401 and no session", longLived, len(pw), w.Code)
+			}
+		}
+		if n := runs.Load(); n != 0 {
+			t.Errorf("long-lived %v: bcrypt ran %d times", longLived, n)
+		}
+	}
+}
+
+func sessionCookieIn(w *httptest.ResponseRecorder) bool {
+	for _, c := range w.Result().Cookies() {
+		if c.Name == "counter_session" && c.Value != "" {
+			return true
+		}
+	}
+	return false
+}

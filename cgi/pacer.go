@@ -22,6 +22,11 @@ const (
 	// pacedClients bounds the clients remembered; the memory is emptied
 	// when it fills.
 	pacedClients = 4096
+	// maxLogins bounds the logins in hand at once, held ones included,
+	// well under maxConns: past it a login is refused at once as busy, so
+	// that logins waiting for the low-priority threads can never take the
+	// connections that hits need.
+	maxLogins = 64
 )
 
 // refusalPacer holds back the answers to a client whose logins keep being
@@ -47,15 +52,17 @@ type refusalPacer struct {
 }
 
 // enter notes a login being answered until the returned function is
-// called. A nil pacer notes nothing.
-func (p *refusalPacer) enter() (leave func()) {
+// called, and reports whether it may go on: not when maxLogins are in hand
+// already. A nil pacer notes nothing and lets every login go on.
+func (p *refusalPacer) enter() (leave func(), ok bool) {
 	if p == nil {
-		return func() {}
+		return func() {}, true
 	}
-	if p.inFlight.Add(1) >= 2 {
+	n := p.inFlight.Add(1)
+	if n >= 2 {
 		p.shared.Store(true)
 	}
-	return func() { p.inFlight.Add(-1) }
+	return func() { p.inFlight.Add(-1) }, n <= maxLogins
 }
 
 func newRefusalPacer() *refusalPacer {

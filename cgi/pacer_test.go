@@ -61,7 +61,7 @@ func TestRefusalPacerWaitsForConcurrency(t *testing.T) {
 	c, _ := guard.ClientOf("192.0.2.1")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 3 {
-		leave := p.enter()
+		leave, _ := p.enter()
 		start := time.Now()
 		p.refused(c, now.Add(time.Duration(i)*time.Second))
 		leave()
@@ -69,12 +69,38 @@ func TestRefusalPacerWaitsForConcurrency(t *testing.T) {
 			t.Fatalf("one login at a time: held back %v", d)
 		}
 	}
-	leave1, leave2 := p.enter(), p.enter()
+	leave1, _ := p.enter()
+	leave2, _ := p.enter()
 	leave1()
 	start := time.Now()
 	p.refused(c, now.Add(4*time.Second))
 	leave2()
 	if d := time.Since(start); d < refusalDelay/2 {
 		t.Errorf("after two logins at once: held back %v, want %v", d, refusalDelay)
+	}
+}
+
+// TestRefusalPacerBoundsLogins: past maxLogins in hand, a login may not
+// go on; once one leaves, the next may.
+func TestRefusalPacerBoundsLogins(t *testing.T) {
+	p := newRefusalPacer()
+	var leaves []func()
+	for i := range maxLogins {
+		leave, ok := p.enter()
+		if !ok {
+			t.Fatalf("login %d refused under the bound", i+1)
+		}
+		leaves = append(leaves, leave)
+	}
+	leave, ok := p.enter()
+	leave()
+	if ok {
+		t.Errorf("login %d let in, over the bound", maxLogins+1)
+	}
+	leaves[0]()
+	if leave, ok := p.enter(); !ok {
+		t.Errorf("a login after one left was refused")
+	} else {
+		leave()
 	}
 }

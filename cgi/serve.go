@@ -79,12 +79,13 @@ func acceptLoop(ctx context.Context, ln net.Listener, serve func(net.Conn)) erro
 			if ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("accept: %w", err)
 			}
-			return fmt.Errorf("accept: %w", err)
+			// Out of file descriptors, say: wait for connections to end
+			// rather than stop serving.
+			time.Sleep(10 * time.Millisecond)
+			continue
 		}
 		slots <- struct{}{}
 		wg.Add(1)
