@@ -19,7 +19,7 @@ const (
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root, to give files to other users")
+		missingTool(t, "root, to give files to other users")
 	}
 }
 
