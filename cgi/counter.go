@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"hitcounter/counter"
-	"hitcounter/store"
 )
 
 // serveCounter answers /NAME.png, .gif, .svg (a GET counts one hit) and
@@ -73,7 +72,7 @@ func (a *app) hit(name, referer string) (uint64, error) {
 	if a.batch != nil {
 		return a.batch.Hit(name, a.now(), counter.ReferrerHost(referer))
 	}
-	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
+	db, err := a.open(false)
 	if err != nil {
 		return 0, err
 	}
@@ -86,7 +85,7 @@ func (a *app) hit(name, referer string) (uint64, error) {
 
 // count reads a total without counting.
 func (a *app) count(name string) (uint64, error) {
-	db, err := store.Open(a.cfg.DB, store.Options{ReadOnly: true, Wait: a.cfg.Wait})
+	db, err := a.open(true)
 	if err != nil {
 		return 0, err
 	}

@@ -384,9 +384,9 @@ func TestFastCGIListenerOnlyOnAListeningSocket(t *testing.T) {
 }
 
 // startFastCGIBinary starts the built binary as a web server does, on a
-// listening socket as its stdin, with the database at db, and returns the
-// socket's path and the process.
-func startFastCGIBinary(t *testing.T, db string) (string, *exec.Cmd, *bytes.Buffer) {
+// listening socket as its stdin, with the database at db and the extra
+// environment, and returns the socket's path and the process.
+func startFastCGIBinary(t *testing.T, db string, extra ...string) (string, *exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "fcgi.sock")
@@ -399,7 +399,7 @@ func startFastCGIBinary(t *testing.T, db string) (string, *exec.Cmd, *bytes.Buff
 		t.Fatal(err)
 	}
 	cmd := exec.Command(counterBinary(t))
-	cmd.Env = []string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}
+	cmd.Env = append([]string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}, extra...)
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stderr = lf, &stderr
 	if err := cmd.Start(); err != nil {

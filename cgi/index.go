@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"hitcounter/counter"
-	"hitcounter/store"
 )
 
 // serveIndex shows the local server's counters in use and what to paste
@@ -14,7 +13,7 @@ import (
 // html/template, which would add 0.5 MB to a binary that every CGI hit loads
 // for a page that only the local server shows.
 func (a *app) serveIndex(w http.ResponseWriter, r *http.Request) {
-	db, err := store.Open(a.cfg.DB, store.Options{ReadOnly: true, Wait: a.cfg.Wait})
+	db, err := a.open(true)
 	var list []counter.Info
 	if err == nil {
 		list, err = db.List()

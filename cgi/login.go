@@ -12,7 +12,6 @@ import (
 
 	"hitcounter/cgi/guard"
 	"hitcounter/counter"
-	"hitcounter/store"
 )
 
 // maxLoginBody caps a login form: a 72-byte password fits many times over.
@@ -154,7 +153,7 @@ func (a *app) admitLogin(w http.ResponseWriter, r *http.Request, name string) (p
 // makes the session key if an old database has none. It returns the hash
 // and key that the new session must be bound to.
 func (a *app) upgrade(name string, hash, password []byte, rehash bool) ([]byte, []byte, error) {
-	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
+	db, err := a.open(false)
 	if err != nil {
 		return nil, nil, err
 	}

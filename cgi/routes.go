@@ -20,8 +20,9 @@ type app struct {
 	// server): hits share commits, and glyphs are drawn once.
 	batch  *store.Batcher
 	glyphs *counter.GlyphCache
-	low    lowPool       // login work at low CPU priority
-	pacer  *refusalPacer // holds back answers to clients refused again
+	waits  *store.LockWaits // nil in a CGI process, which exits
+	low    lowPool          // login work at low CPU priority
+	pacer  *refusalPacer    // holds back answers to clients refused again
 	// verify checks a password against a stored hash; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
 }
@@ -41,7 +42,10 @@ func checkSameOrigin(r *http.Request) error {
 // longLived readies a for a process that serves many requests. Call the
 // returned function once every request has been answered.
 func (a *app) longLived() (closeApp func()) {
-	a.batch = store.NewBatcher(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
+	// Readers and the batcher wait for a stuck holder with a few
+	// blocked flocks between them, not one per request (store.LockWaits).
+	a.waits = store.NewLockWaits(lockWaits)
+	a.batch = store.NewBatcher(a.cfg.DB, a.openOptions(false))
 	a.glyphs = new(counter.GlyphCache)
 	a.low = newLowPool(a.cfg.BcryptSlots + 1) // one more than can be in bcrypt
 	a.pacer = newRefusalPacer()
@@ -52,6 +56,24 @@ func (a *app) longLived() (closeApp func()) {
 }
 
 func (a *app) now() time.Time { return a.cfg.Now() }
+
+// lockWaits is how many flocks a long-lived process may leave blocked on
+// a stuck holder at once: each holds an OS thread and a file.
+const lockWaits = 4
+
+// openOptions says how a handler opens the file for one transaction.
+func (a *app) openOptions(readOnly bool) store.Options {
+	o := store.Options{ReadOnly: readOnly, Wait: a.cfg.Wait, Waits: a.waits}
+	if !readOnly {
+		o.MaxSize = a.cfg.MaxDBSize
+	}
+	return o
+}
+
+// open opens the file for one transaction of a handler.
+func (a *app) open(readOnly bool) (*store.DB, error) {
+	return store.Open(a.cfg.DB, a.openOptions(readOnly))
+}
 
 // handler returns the one http.Handler that CGI and the local server
 // share: the route table of router.go, behind panic recovery.

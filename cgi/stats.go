@@ -23,7 +23,7 @@ func (a *app) loadStats(name string, since time.Time) (statsView, error) {
 	if err := counter.CheckName(name); err != nil {
 		return v, err
 	}
-	db, err := store.Open(a.cfg.DB, store.Options{ReadOnly: true, Wait: a.cfg.Wait})
+	db, err := a.open(true)
 	if err != nil {
 		return v, err
 	}

@@ -31,6 +31,30 @@ type Options struct {
 	Create   bool          // create and initialise the file if it is missing
 	Wait     time.Duration // longest wait for the lock; 0 means DefaultWait
 	MaxSize  int           // size in bytes past which writes fail with ErrFull; 0 means DefaultMaxSize
+	// Waits bounds the lock waits of a process that serves many
+	// requests; nil suits a process that serves one and exits.
+	Waits *LockWaits
+}
+
+// LockWaits bounds, for a process that serves many requests, the flock
+// calls it leaves blocked on the side file.
+//
+// A blocked flock cannot be cancelled: when an open gives up waiting, its
+// flock goes on, holding an OS thread and a file descriptor until the
+// holder lets go. A CGI process exits and takes them along; a FastCGI
+// process would gather one per request for as long as a stuck holder (a
+// process stopped with its lock, an fsync hung on a failing card) keeps
+// the lock, until the runtime's thread limit kills it. With LockWaits, the
+// readers and the batcher of one process share a fixed number of blocked
+// flocks; an open that finds them all taken waits for one to come free,
+// within its own wait, holding no thread.
+type LockWaits struct {
+	slots chan struct{}
+}
+
+// NewLockWaits allows at most n flock calls blocked at once.
+func NewLockWaits(n int) *LockWaits {
+	return &LockWaits{slots: make(chan struct{}, max(n, 1))}
 }
 
 // DB is an open counter database. Close it as soon as its work is done.
@@ -55,7 +79,7 @@ func Open(path string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", path, ErrMissing)
 		}
 	}
-	lock, err := lockSide(LockPath(path), !opts.ReadOnly, wait)
+	lock, err := lockSide(LockPath(path), !opts.ReadOnly, wait, opts.Waits)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}

@@ -11,9 +11,10 @@ import (
 )
 
 // lockSide takes a blocking flock on the side file, giving up after wait.
+// waits, if not nil, bounds the blocked flocks this process leaves behind.
 // A side file that cannot be opened (a read-only directory, say) is not an
 // error: bbolt's own lock still keeps the data safe, only less fairly.
-func lockSide(path string, exclusive bool, wait time.Duration) (*os.File, error) {
+func lockSide(path string, exclusive bool, wait time.Duration, waits *LockWaits) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
 	if err != nil {
 		return nil, nil
@@ -22,18 +23,32 @@ func lockSide(path string, exclusive bool, wait time.Duration) (*os.File, error)
 	if exclusive {
 		how = syscall.LOCK_EX
 	}
-	err = flock(f, how|syscall.LOCK_NB)
-	if err == nil {
-		return f, nil
+	if held, done := tryFlock(f, how); done {
+		return held, nil
 	}
-	if !errors.Is(err, syscall.EWOULDBLOCK) {
-		f.Close()
-		return nil, nil
-	}
-	done := make(chan error, 1)
-	go func() { done <- flock(f, how) }()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	release := func() {}
+	if waits != nil {
+		select {
+		case waits.slots <- struct{}{}:
+			release = func() { <-waits.slots }
+		case <-timer.C:
+			f.Close()
+			return nil, ErrTimeout
+		}
+		// The holder may have let go while this open waited for a slot.
+		if held, done := tryFlock(f, how); done {
+			release()
+			return held, nil
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := flock(f, how)
+		release()
+		done <- err
+	}()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -42,9 +57,8 @@ func lockSide(path string, exclusive bool, wait time.Duration) (*os.File, error)
 		}
 		return f, nil
 	case <-timer.C:
-		// The blocked flock cannot be cancelled: let it finish in the
-		// background and release at once, so a long-lived process does not
-		// keep a lock it gave up on.
+		// Let the blocked flock finish in the background and release at
+		// once, so a long-lived process does not keep a lock it gave up on.
 		go func() {
 			if <-done == nil {
 				unlockSide(f)
@@ -53,6 +67,21 @@ func lockSide(path string, exclusive bool, wait time.Duration) (*os.File, error)
 			f.Close()
 		}()
 		return nil, ErrTimeout
+	}
+}
+
+// tryFlock takes the lock if it is free. done reports that lockSide has
+// its answer: f, locked, or nil when flock itself fails (see lockSide);
+// otherwise another process holds the lock.
+func tryFlock(f *os.File, how int) (held *os.File, done bool) {
+	switch err := flock(f, how|syscall.LOCK_NB); {
+	case err == nil:
+		return f, true
+	case errors.Is(err, syscall.EWOULDBLOCK):
+		return nil, false
+	default:
+		f.Close()
+		return nil, true
 	}
 }
 
