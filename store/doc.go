@@ -30,7 +30,10 @@
 // and lets late comers overtake), Open takes a blocking flock on a side file,
 // NAME.lock, exclusive for writers and shared for readers, so that waiting
 // processes are woken by the kernel as soon as the holder is done. Every
-// open waits at most Options.Wait and then fails with ErrTimeout.
+// open waits at most Options.Wait and then fails with ErrTimeout. A flock
+// that was given up on goes on blocking in the background, so a process
+// that serves many requests passes Options.Waits to bound them: its
+// readers and writers share a fixed number of blocked flocks.
 //
 // # Size
 //
