@@ -1,0 +1,222 @@
+package store
+
+import (
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+)
+
+// formatFileV1 is a database written by the code of schema version 1, with
+// the counts, days, referrers, password hash and session key that
+// TestFormatV1 expects. It is the promise to every owner who upgrades: a
+// later version must read it as it is, or migrate it.
+const formatFileV1 = "../testdata/format/counter-v1.db"
+
+var writeFormatV1 = flag.Bool("write-format-v1", false, "write "+formatFileV1+" (only ever with schema version 1)")
+
+// formatPasswordV1 is the password whose hash the file holds.
+const formatPasswordV1 = "version 1 password"
+
+// TestWriteFormatV1 writes formatFileV1 through the store, as the counter
+// does, when asked with -write-format-v1. It was run once, with schema
+// version 1; the file is committed and must never be written again.
+func TestWriteFormatV1(t *testing.T) {
+	if !*writeFormatV1 {
+		t.Skip("writes the committed v1 file only with -write-format-v1")
+	}
+	if schemaVersion != 1 {
+		t.Fatalf("schema version %d: the v1 file is the previous release's and stays as it is", schemaVersion)
+	}
+	os.Remove(formatFileV1)
+	defer os.Remove(LockPath(formatFileV1))
+	at := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	hash, err := counter.HashPassword([]byte(formatPasswordV1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	with(t, formatFileV1, Options{Create: true}, func(db *DB) {
+		steps := []error{
+			db.Create("home", 0, at("2026-11-28T10:00:00Z")),
+			db.Create("blog", 1000, at("2026-11-29T08:30:00Z")),
+		}
+		for _, h := range []struct{ name, when, ref string }{
+			{"home", "2026-11-28T10:05:00Z", "example.org"},
+			{"home", "2026-11-28T11:00:00Z", "example.org"},
+			{"home", "2026-11-28T23:59:59Z", ""},
+			{"home", "2026-11-29T00:00:00Z", "news.example"},
+			{"home", "2026-11-29T12:00:00Z", "example.org"},
+			{"home", "2026-12-01T06:00:00Z", ""},
+			{"blog", "2026-11-30T09:00:00Z", "blog.example"},
+			{"blog", "2026-11-30T21:00:00Z", "blog.example"},
+		} {
+			_, err := db.Hit(h.name, at(h.when), h.ref)
+			steps = append(steps, err)
+		}
+		steps = append(steps, db.SetPasswordHash("home", hash))
+		for _, err := range steps {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Logf("wrote %s; paste this dump into TestFormatV1:\n%s", formatFileV1, dumpFile(t, formatFileV1))
+}
+
+// TestFormatV1 reads the committed version 1 file twice: with bbolt alone,
+// spelling out every bucket, key and value as the format's doc (doc.go)
+// describes them, without schema.go; and through the store. A renamed key
+// or a changed encoding fails the first; a store that no longer reads the
+// file as written fails the second.
+func TestFormatV1(t *testing.T) {
+	path := copyOf(t, formatFileV1)
+	// Every bucket and key in the file, in bbolt's order, with its value in
+	// hex; bucket names end in a slash.
+	const want = `counters/
+  blog/
+    created = 000000006b0be288
+    days/
+      2026-11-30 = 0000000000000002
+    referrers/
+      blog.example = 0000000000000002
+    total = 00000000000003ea
+  home/
+    created = 000000006b0aa620
+    days/
+      2026-11-28 = 0000000000000003
+      2026-11-29 = 0000000000000002
+      2026-12-01 = 0000000000000001
+    password = 2432612431302468654b6a68505148504776726f6d64734d5866782e4f4e54524c464c6d76446777476453345330384b6d324843306c665156484b32
+    referrers/
+      example.org = 0000000000000003
+      news.example = 0000000000000001
+    total = 0000000000000006
+meta/
+  session-key = 9937e5a1f697d5c30727b2c7da0708a22e12e861e207345f894b941e96ac8096
+  version = 00000001
+`
+	if got := dumpFile(t, path); got != want {
+		t.Errorf("the v1 file read with bbolt:\n%s\nwant:\n%s", got, want)
+	}
+
+	db, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	list, err := db.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range list {
+		names = append(names, fmt.Sprintf("%s %d %s protected=%v", c.Name, c.Count, c.Created.Format(time.RFC3339), c.Protected()))
+	}
+	if got, want := strings.Join(names, "\n"), "blog 1002 2026-11-29T08:30:00Z protected=false\nhome 6 2026-11-28T10:00:00Z protected=true"; got != want {
+		t.Errorf("List:\n%s\nwant:\n%s", got, want)
+	}
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name      string
+		days      []counter.Day
+		referrers []counter.Referrer
+	}{
+		{"home",
+			[]counter.Day{{Date: "2026-11-28", Hits: 3}, {Date: "2026-11-29", Hits: 2}, {Date: "2026-12-01", Hits: 1}},
+			[]counter.Referrer{{Host: "example.org", Hits: 3}, {Host: "news.example", Hits: 1}}},
+		{"blog",
+			[]counter.Day{{Date: "2026-11-30", Hits: 2}},
+			[]counter.Referrer{{Host: "blog.example", Hits: 2}}},
+	} {
+		h, err := db.History(c.name, since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.SortFunc(h.Referrers, func(a, b counter.Referrer) int { return strings.Compare(a.Host, b.Host) })
+		if !slices.Equal(h.Days, c.days) || !slices.Equal(h.Referrers, c.referrers) {
+			t.Errorf("%s: days %v, referrers %v; want %v, %v", c.name, h.Days, h.Referrers, c.days, c.referrers)
+		}
+	}
+	home, err := db.Counter("home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := counter.VerifyPassword(home.PasswordHash, []byte(formatPasswordV1)); !ok || err != nil {
+		t.Errorf("the stored hash does not take the v1 password: %v", err)
+	}
+	key, err := db.SessionKey()
+	if err != nil || len(key) != 32 {
+		t.Errorf("session key %x, %v; want the file's 32 bytes", key, err)
+	}
+}
+
+// dumpFile lists every bucket and key of the bbolt file at path, in
+// bbolt's order, as "path = hex value" lines.
+func dumpFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var out strings.Builder
+	var walk func(prefix string, c *bolt.Cursor)
+	walk = func(prefix string, c *bolt.Cursor) {
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if v == nil {
+				fmt.Fprintf(&out, "%s%s/\n", prefix, k)
+				walk(prefix+"  ", c.Bucket().Bucket(k).Cursor())
+				continue
+			}
+			fmt.Fprintf(&out, "%s%s = %s\n", prefix, k, hex.EncodeToString(v))
+		}
+	}
+	err = b.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, bk *bolt.Bucket) error {
+			fmt.Fprintf(&out, "%s/\n", name)
+			walk("  ", bk.Cursor())
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// copyOf copies the file at path into the test's temp dir, so that
+// opening it leaves no lock file in testdata.
+func copyOf(t *testing.T, path string) string {
+	t.Helper()
+	src, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst := filepath.Join(t.TempDir(), filepath.Base(path))
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, src); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
