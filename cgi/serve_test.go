@@ -4,11 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/xml"
+	"html"
+	"image/gif"
+	"image/png"
 	"io"
 	"net"
 	"net/http"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,6 +73,73 @@ func TestLocalServer(t *testing.T) {
 	}
 	if got := a.total(t, "demo"); got != 1 {
 		t.Errorf("total %d, want 1 (only the GET of demo.png counts)", got)
+	}
+}
+
+// TestDemoPageImages loads the local server's page as a newcomer's browser
+// would and fetches every image it links: each must answer 200 and decode
+// with the standard decoders, and each must count its hit.
+func TestDemoPageImages(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	a.demo = true
+	base := startServer(t, a) + "/"
+	client := &http.Client{Timeout: 5 * time.Second}
+	page := fetch(t, client, base)
+	srcs := regexp.MustCompile(`<img src="([^"]*)"`).FindAllStringSubmatch(string(page), -1)
+	if len(srcs) < 3 {
+		t.Fatalf("%d images on the page, want at least 3:\n%s", len(srcs), page)
+	}
+	for _, m := range srcs {
+		src := html.UnescapeString(m[1])
+		body := fetch(t, client, base+src)
+		var err error
+		switch ext := path.Ext(strings.SplitN(src, "?", 2)[0]); ext {
+		case ".png":
+			_, err = png.Decode(bytes.NewReader(body))
+		case ".gif":
+			_, err = gif.Decode(bytes.NewReader(body))
+		case ".svg":
+			err = decodeXML(body)
+		default:
+			t.Errorf("%s: an image of type %q", src, ext)
+		}
+		if err != nil {
+			t.Errorf("%s does not decode: %v", src, err)
+		}
+	}
+	if got := a.total(t, "demo"); got != uint64(len(srcs)) {
+		t.Errorf("total %d after one view of the page, want %d (one per image)", got, len(srcs))
+	}
+}
+
+// fetch GETs url and returns its body, failing unless it answers 200.
+func fetch(t *testing.T, client *http.Client, url string) []byte {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %d %q, want 200", url, resp.StatusCode, body)
+	}
+	return body
+}
+
+// decodeXML reads body whole as XML.
+func decodeXML(body []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	for {
+		if _, err := d.Token(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
 	}
 }
 
