@@ -30,6 +30,9 @@ const (
 // runServe serves the handler over plain HTTP for trying the counter out,
 // with a demo counter made on first start.
 func runServe(e *cmdEnv, _ []string) error {
+	// No web server opens the demo database, so who owns it does not
+	// matter; one given with -db may be the live one, and is checked.
+	e.ownerChecked = e.cfg.DB == demoDB
 	err := e.update(true, func(db *store.DB) error {
 		list, err := db.List()
 		if err != nil || len(list) > 0 {
