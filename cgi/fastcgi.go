@@ -104,26 +104,38 @@ type fcgiRecord struct {
 func (c *fcgiConn) serve(h http.Handler, log *logger) error {
 	for {
 		c.conn.SetDeadline(time.Now().Add(connTimeout))
-		env, err := c.readParams()
-		if err != nil {
-			return err
+		more, err := c.serveOne(h, log)
+		if errors.Is(err, errAborted) {
+			// The protocol asks for an end-request record; the answer the
+			// handler may have made is dropped.
+			more, err = c.keep, c.end(c.id, fcgiRequestComplete)
 		}
-		body := &fcgiBody{c: c}
-		rw, req := serveEnv(h, env, body, log)
-		// Read what is left of the body, within a bound, so the next
-		// request on the connection starts at a record boundary.
-		if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
+		if err != nil || !more {
 			return err
-		}
-		var out bytes.Buffer
-		rw.writeCGI(&out, req != nil && req.Method == http.MethodHead)
-		if err := c.answer(out.Bytes()); err != nil {
-			return err
-		}
-		if !c.keep || !body.eof {
-			return nil
 		}
 	}
+}
+
+// serveOne answers one request and says whether the connection may carry
+// another.
+func (c *fcgiConn) serveOne(h http.Handler, log *logger) (bool, error) {
+	env, err := c.readParams()
+	if err != nil {
+		return false, err
+	}
+	body := &fcgiBody{c: c}
+	rw, req := serveEnv(h, env, body, log)
+	// Read what is left of the body, within a bound, so the next
+	// request on the connection starts at a record boundary.
+	if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
+		return false, err
+	}
+	var out bytes.Buffer
+	rw.writeCGI(&out, req != nil && req.Method == http.MethodHead)
+	if err := c.answer(out.Bytes()); err != nil {
+		return false, err
+	}
+	return c.keep && body.eof, nil
 }
 
 // readParams reads records up to the end of a request's parameters and
@@ -156,7 +168,7 @@ func (c *fcgiConn) readParams() (map[string]string, error) {
 				return nil, fmt.Errorf("fastcgi: parameters over %d bytes", maxRequestSize)
 			}
 			params = append(params, rec.content...)
-		case rec.typ == fcgiAbortRequest && rec.id == c.id:
+		case rec.typ == fcgiAbortRequest && rec.id == c.id && c.id != 0:
 			return nil, errAborted
 		default:
 			if err := c.other(rec); err != nil {
@@ -172,6 +184,11 @@ func (c *fcgiConn) other(rec fcgiRecord) error {
 	switch {
 	case rec.typ == fcgiGetValues:
 		err = c.getValues(rec.content)
+	case rec.typ == fcgiBeginRequest && rec.id == c.id:
+		// Another begin for the request in hand: a web server's mistake.
+		// An end-request for that id would end the live request, so
+		// nothing is sent.
+		return nil
 	case rec.typ == fcgiBeginRequest:
 		return c.end(rec.id, fcgiCantMpxConn)
 	case rec.id == 0:
@@ -267,6 +284,7 @@ type fcgiBody struct {
 	c    *fcgiConn
 	rest []byte // unread content of the current record
 	eof  bool
+	err  error // an abort or a broken connection, returned to every read
 }
 
 func (b *fcgiBody) Read(p []byte) (int, error) {
@@ -274,20 +292,20 @@ func (b *fcgiBody) Read(p []byte) (int, error) {
 		if b.eof {
 			return 0, io.EOF
 		}
-		rec, err := b.c.read()
-		if err != nil {
-			return 0, err
+		if b.err != nil {
+			return 0, b.err
 		}
+		rec, err := b.c.read()
 		switch {
+		case err != nil:
+			b.err = err
 		case rec.typ == fcgiStdin && rec.id == b.c.id:
 			b.rest = rec.content
 			b.eof = len(rec.content) == 0
 		case rec.typ == fcgiAbortRequest && rec.id == b.c.id:
-			return 0, errAborted
+			b.err = errAborted
 		default:
-			if err := b.c.other(rec); err != nil {
-				return 0, err
-			}
+			b.err = b.c.other(rec)
 		}
 	}
 	n := copy(p, b.rest)

@@ -86,11 +86,7 @@ func (c *fcgiClient) request(id uint16, keep bool, env map[string]string, body [
 	if err := c.begin(id, keep); err != nil {
 		return nil, 0, err
 	}
-	var params []byte
-	for k, v := range env {
-		params = appendParam(params, k, v)
-	}
-	for _, rec := range [][]byte{params, nil} {
+	for _, rec := range [][]byte{appendPairs(env), nil} {
 		if err := c.send(fcgiParams, id, rec); err != nil {
 			return nil, 0, err
 		}
@@ -268,6 +264,17 @@ func TestFastCGIProtocol(t *testing.T) {
 			t.Errorf("second request: type %d id %d %v %v, want end-request 2, cannot multiplex", typ, id, content, err)
 		}
 	})
+	t.Run("begin again for the request in hand", func(t *testing.T) {
+		c := dialFastCGI(t, sock)
+		c.begin(3, true)
+		out, status, err := c.request(3, false, fcgiEnv("GET", "/demo.json", ""), nil, 0)
+		if err != nil || status != fcgiRequestComplete {
+			t.Fatalf("request 3: %v, protocol status %d, want complete", err, status)
+		}
+		if ans := parseCGI(t, out); ans.status != 200 {
+			t.Errorf("request 3: status %d, want 200", ans.status)
+		}
+	})
 	t.Run("unknown role", func(t *testing.T) {
 		c := dialFastCGI(t, sock)
 		c.send(fcgiBeginRequest, 1, []byte{0, 2, 0, 0, 0, 0, 0, 0}) // authorizer
@@ -293,10 +300,6 @@ func TestFastCGIProtocol(t *testing.T) {
 			c.send(fcgiParams, 1, []byte{5, 200, 'A', 'B'})
 			c.send(fcgiParams, 1, nil)
 		}},
-		{"aborted", func(c *fcgiClient) {
-			c.begin(1, true)
-			c.send(fcgiAbortRequest, 1, nil)
-		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dialFastCGI(t, sock)
@@ -312,6 +315,70 @@ func TestFastCGIProtocol(t *testing.T) {
 	if n := a.total(t, "demo"); n != 0 {
 		t.Errorf("count %d, want 0", n)
 	}
+}
+
+// TestFastCGIAbort aborts requests at each stage: each abort is answered
+// with an end-request record for its id and no output, the connection
+// carries the next request when the web server asked to keep it, and the
+// aborted requests count nothing.
+func TestFastCGIAbort(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	sock := startFastCGI(t, a)
+	post := fcgiEnv("POST", "/demo/login", "", "CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", "40")
+	params := appendPairs(fcgiEnv("GET", "/demo.png", ""))
+	for _, tc := range []struct {
+		name string
+		keep bool
+		send func(c *fcgiClient)
+	}{
+		{"in the parameters", true, func(c *fcgiClient) {
+			c.send(fcgiParams, 1, params[:len(params)/2])
+		}},
+		{"in the body", true, func(c *fcgiClient) {
+			c.send(fcgiParams, 1, appendPairs(post))
+			c.send(fcgiParams, 1, nil)
+			c.send(fcgiStdin, 1, []byte("password="))
+		}},
+		{"not kept", false, func(c *fcgiClient) {
+			c.send(fcgiParams, 1, params[:len(params)/2])
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialFastCGI(t, sock)
+			c.begin(1, tc.keep)
+			tc.send(c)
+			c.send(fcgiAbortRequest, 1, nil)
+			typ, id, content, err := c.recv()
+			if err != nil || typ != fcgiEndRequest || id != 1 || content[4] != fcgiRequestComplete {
+				t.Fatalf("after abort: record type %d id %d %v, %v; want end-request 1, complete", typ, id, content, err)
+			}
+			if !tc.keep {
+				if _, err := c.r.ReadByte(); err != io.EOF {
+					t.Errorf("connection not kept: read %v, want EOF", err)
+				}
+				return
+			}
+			out, _, err := c.request(2, false, fcgiEnv("GET", "/demo.json", ""), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans := parseCGI(t, out); ans.status != 200 {
+				t.Errorf("request after the abort: status %d, want 200", ans.status)
+			}
+		})
+	}
+	if n := a.total(t, "demo"); n != 0 {
+		t.Errorf("count %d, want 0", n)
+	}
+}
+
+// appendPairs encodes env as FastCGI parameters.
+func appendPairs(env map[string]string) []byte {
+	var p []byte
+	for k, v := range env {
+		p = appendParam(p, k, v)
+	}
+	return p
 }
 
 func TestParseParams(t *testing.T) {
