@@ -55,13 +55,14 @@ var errAborted = errors.New("fastcgi: request aborted by the web server")
 // serveFastCGI answers FastCGI requests on ln until ctx ends, then waits
 // for the requests in hand to finish.
 func serveFastCGI(ctx context.Context, ln net.Listener, h http.Handler, log *logger) error {
+	bodies := make(chan struct{}, maxBodyConns)
 	return acceptLoop(ctx, ln, func(conn net.Conn) {
 		defer conn.Close()
 		c := fcgiConns.Get().(*fcgiConn)
 		defer fcgiConns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
-		if err := c.serve(h, log); err != nil && !errors.Is(err, io.EOF) {
+		if err := c.serve(h, log, bodies); err != nil && !errors.Is(err, io.EOF) {
 			log.Printf("%v", err)
 		}
 	})
@@ -101,10 +102,10 @@ type fcgiRecord struct {
 
 // serve answers requests until the web server closes the connection or
 // asks for it to be closed.
-func (c *fcgiConn) serve(h http.Handler, log *logger) error {
+func (c *fcgiConn) serve(h http.Handler, log *logger, bodies chan struct{}) error {
 	for {
 		c.conn.SetDeadline(time.Now().Add(connTimeout))
-		more, err := c.serveOne(h, log)
+		more, err := c.serveOne(h, log, bodies)
 		if errors.Is(err, errAborted) {
 			// The protocol asks for an end-request record; the answer the
 			// handler may have made is dropped.
@@ -117,11 +118,21 @@ func (c *fcgiConn) serve(h http.Handler, log *logger) error {
 }
 
 // serveOne answers one request and says whether the connection may carry
-// another.
-func (c *fcgiConn) serveOne(h http.Handler, log *logger) (bool, error) {
+// another. A request with a body takes one of the slots in bodies while it
+// is served, or is refused at once when there is none.
+func (c *fcgiConn) serveOne(h http.Handler, log *logger, bodies chan struct{}) (bool, error) {
 	env, err := c.readParams()
 	if err != nil {
 		return false, err
+	}
+	if hasBody(env) {
+		select {
+		case bodies <- struct{}{}:
+			defer func() { <-bodies }()
+		default:
+			log.Printf("fastcgi: %d requests with a body in hand already; one more refused", maxBodyConns)
+			return false, c.answer(busyAnswer())
+		}
 	}
 	body := &fcgiBody{c: c}
 	rw, req := serveEnv(h, env, body, log)
@@ -136,6 +147,28 @@ func (c *fcgiConn) serveOne(h http.Handler, log *logger) (bool, error) {
 		return false, err
 	}
 	return c.keep && body.eof, nil
+}
+
+// hasBody says whether a request may come with a body that the web server
+// streams as it arrives (lighttpd's server.stream-request-body, a proxy):
+// a client that sends it slowly holds the connection until connTimeout.
+func hasBody(env map[string]string) bool {
+	if n := env["CONTENT_LENGTH"]; n != "" && n != "0" {
+		return true
+	}
+	m := env["REQUEST_METHOD"]
+	return m != http.MethodGet && m != http.MethodHead
+}
+
+// busyAnswer is the CGI-form answer to a request refused for want of a
+// slot: the connection is closed after it, so its body need not be read.
+func busyAnswer() []byte {
+	rw := newBufferedResponse()
+	rw.Header().Set("Retry-After", "5")
+	http.Error(rw, "server busy, try again", http.StatusServiceUnavailable)
+	var out bytes.Buffer
+	rw.writeCGI(&out, false)
+	return out.Bytes()
 }
 
 // readParams reads records up to the end of a request's parameters and

@@ -22,7 +22,11 @@ const demoDB = "counter-demo.db"
 
 // Bounds of the long-lived servers: the local server and FastCGI.
 const (
-	maxConns       = 128
+	maxConns = 128
+	// maxBodyConns of the maxConns connections may serve requests with a
+	// body (logins). A body that comes slowly holds its connection for up
+	// to connTimeout; the rest are kept for hits.
+	maxBodyConns   = maxConns / 2
 	maxRequestSize = 64 << 10
 	connTimeout    = 30 * time.Second
 )
