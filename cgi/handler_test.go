@@ -225,6 +225,26 @@ func TestBusyDatabaseStillAnswersWithAnImage(t *testing.T) {
 	}
 }
 
+// TestLockLinkedToDatabaseIsNamed makes counter.db.lock a link to the
+// database: the hit is refused with the dashes, and the one log line says
+// what is wrong instead of "database busy".
+func TestLockLinkedToDatabaseIsNamed(t *testing.T) {
+	a, logs := testApp(t, "page")
+	os.Remove(store.LockPath(a.cfg.DB))
+	if err := os.Symlink(a.cfg.DB, store.LockPath(a.cfg.DB)); err != nil {
+		t.Fatal(err)
+	}
+	w := a.serve("GET", "/page.png")
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503", w.Code)
+	}
+	checkImage(t, w, "image/png")
+	log := logs.String()
+	if !strings.Contains(log, "is the database itself") || strings.Contains(log, "busy") || strings.Count(log, "\n") != 1 {
+		t.Errorf("log %q, want one line saying the lock file is the database", log)
+	}
+}
+
 func TestMissingDatabaseIsNotCreated(t *testing.T) {
 	a, logs := testApp(t)
 	a.cfg.DB = filepath.Join(t.TempDir(), "typo.db")
