@@ -317,6 +317,63 @@ func TestFastCGIProtocol(t *testing.T) {
 	}
 }
 
+// TestFastCGILongAnswer fetches a stats.json of over 64 KiB, more than one
+// record holds, through the responder: it arrives whole, split over
+// several stdout records, and is the very answer the handler made.
+func TestFastCGILongAnswer(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	const days = 2500 // about 31 bytes a day in stats.json
+	b := store.NewBatcher(a.cfg.DB, store.Options{})
+	var wg sync.WaitGroup
+	for i := range days {
+		wg.Go(func() {
+			if _, err := b.Hit("demo", testNow.AddDate(0, 0, -i), ""); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	b.Close()
+	want := a.serve("GET", "/demo/stats.json")
+	if want.Code != 200 || want.Body.Len() <= fcgiMaxContent {
+		t.Fatalf("handler: %d with %d bytes, want 200 with over %d", want.Code, want.Body.Len(), fcgiMaxContent)
+	}
+
+	c := dialFastCGI(t, startFastCGI(t, a))
+	if err := c.begin(1, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range [][]byte{appendPairs(fcgiEnv("GET", "/demo/stats.json", "")), nil} {
+		c.send(fcgiParams, 1, rec)
+	}
+	c.send(fcgiStdin, 1, nil)
+	var out []byte
+	records := 0
+	for {
+		typ, id, content, err := c.recv()
+		if err != nil || id != 1 {
+			t.Fatalf("record %d: id %d, %v", records, id, err)
+		}
+		if typ == fcgiEndRequest {
+			break
+		}
+		if typ != fcgiStdout {
+			t.Fatalf("record %d: type %d, want stdout", records, typ)
+		}
+		out = append(out, content...)
+		records++
+	}
+	ans := parseCGI(t, out)
+	if ans.status != 200 || !bytes.Equal(ans.body, want.Body.Bytes()) || ans.header.Get("Content-Length") != fmt.Sprint(want.Body.Len()) {
+		t.Errorf("through FastCGI: %d, %d bytes (Content-Length %s); want 200 and the handler's %d bytes",
+			ans.status, len(ans.body), ans.header.Get("Content-Length"), want.Body.Len())
+	}
+	// Two or more with output, and the empty one that ends stdout.
+	if records < 3 {
+		t.Errorf("%d stdout records for %d bytes, want at least 3", records, len(out))
+	}
+}
+
 // TestFastCGIAbort aborts requests at each stage: each abort is answered
 // with an end-request record for its id and no output, the connection
 // carries the next request when the web server asked to keep it, and the
