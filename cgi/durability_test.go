@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,30 +125,12 @@ func TestCGIHitSyncedBeforeAnswer(t *testing.T) {
 // started as a web server starts it: the batch's commit is synced before
 // the first stdout record of the hit's answer goes out.
 func TestFastCGIHitSyncedBeforeAnswer(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "counter.db")
+	db := filepath.Join(t.TempDir(), "counter.db")
 	if out, err := adminRun(t, db, "create", "demo"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
-	sock := filepath.Join(dir, "fcgi.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lf, err := ln.(*net.UnixListener).File()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd, log := straceCommand(t, counterBinary(t))
-	cmd.Env = []string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}
-	cmd.Stdin = lf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lf.Close()
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	ln.Close()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	sock, _, _ := startFastCGICommand(t, db, cmd)
 	c := dialFastCGI(t, sock)
 	out, _, err := c.request(1, false, fcgiEnv("GET", "/demo.png", ""), nil, 0)
 	if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {

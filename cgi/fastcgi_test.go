@@ -512,6 +512,13 @@ func TestFastCGIListenerOnlyOnAListeningSocket(t *testing.T) {
 // socket's path and the process.
 func startFastCGIBinary(t *testing.T, db string) (string, *exec.Cmd, *bytes.Buffer) {
 	t.Helper()
+	return startFastCGICommand(t, db, exec.Command(counterBinary(t)))
+}
+
+// startFastCGICommand is startFastCGIBinary with the command that runs
+// the binary (under strace, say).
+func startFastCGICommand(t *testing.T, db string, cmd *exec.Cmd) (string, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "fcgi.sock")
 	ln, err := net.Listen("unix", sock)
@@ -522,7 +529,6 @@ func startFastCGIBinary(t *testing.T, db string) (string, *exec.Cmd, *bytes.Buff
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(counterBinary(t))
 	cmd.Env = []string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stderr = lf, &stderr
