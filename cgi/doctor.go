@@ -126,6 +126,10 @@ func (d *doctor) lockFile(lock string, db os.FileInfo) {
 		return
 	}
 	fmt.Fprintf(d.w, "lock file %s: %s\n", lock, describe(fi))
+	if os.SameFile(fi, db) {
+		d.problem("lock file %s is the database itself (a link to it): every hit would wait, then fail as busy; remove %s, it is made again", lock, lock)
+		return
+	}
 	if owner(fi) != owner(db) {
 		d.problem("lock file %s belongs to %s but the database to %s: remove it, it is made again", lock, owner(fi), owner(db))
 	}

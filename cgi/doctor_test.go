@@ -48,6 +48,12 @@ func TestDoctor(t *testing.T) {
 			os.Chown(store.LockPath(db), 65534, 65534)
 			os.Chmod(store.LockPath(db), 0o600)
 		}, []string{"-max", "10s"}, 1, []string{"lock file", "belongs to"}},
+		{"a lock file that is the database", func(t *testing.T, db, run string) {
+			os.Remove(store.LockPath(db))
+			if err := os.Symlink(db, store.LockPath(db)); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"-max", "10s"}, 1, []string{"PROBLEM: lock file", "is the database itself"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

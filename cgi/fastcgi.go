@@ -55,13 +55,14 @@ var errAborted = errors.New("fastcgi: request aborted by the web server")
 // serveFastCGI answers FastCGI requests on ln until ctx ends, then waits
 // for the requests in hand to finish.
 func serveFastCGI(ctx context.Context, ln net.Listener, h http.Handler, log *logger) error {
+	bodies := make(chan struct{}, maxBodyConns)
 	return acceptLoop(ctx, ln, func(conn net.Conn) {
 		defer conn.Close()
 		c := fcgiConns.Get().(*fcgiConn)
 		defer fcgiConns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
-		if err := c.serve(h, log); err != nil && !errors.Is(err, io.EOF) {
+		if err := c.serve(h, log, bodies); err != nil && !errors.Is(err, io.EOF) {
 			log.Printf("%v", err)
 		}
 	})
@@ -101,29 +102,73 @@ type fcgiRecord struct {
 
 // serve answers requests until the web server closes the connection or
 // asks for it to be closed.
-func (c *fcgiConn) serve(h http.Handler, log *logger) error {
+func (c *fcgiConn) serve(h http.Handler, log *logger, bodies chan struct{}) error {
 	for {
 		c.conn.SetDeadline(time.Now().Add(connTimeout))
-		env, err := c.readParams()
-		if err != nil {
-			return err
+		more, err := c.serveOne(h, log, bodies)
+		if errors.Is(err, errAborted) {
+			// The protocol asks for an end-request record; the answer the
+			// handler may have made is dropped.
+			more, err = c.keep, c.end(c.id, fcgiRequestComplete)
 		}
-		body := &fcgiBody{c: c}
-		rw, req := serveEnv(h, env, body, log)
-		// Read what is left of the body, within a bound, so the next
-		// request on the connection starts at a record boundary.
-		if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
+		if err != nil || !more {
 			return err
-		}
-		var out bytes.Buffer
-		rw.writeCGI(&out, req != nil && req.Method == http.MethodHead)
-		if err := c.answer(out.Bytes()); err != nil {
-			return err
-		}
-		if !c.keep || !body.eof {
-			return nil
 		}
 	}
+}
+
+// serveOne answers one request and says whether the connection may carry
+// another. A request with a body takes one of the slots in bodies while it
+// is served, or is refused at once when there is none.
+func (c *fcgiConn) serveOne(h http.Handler, log *logger, bodies chan struct{}) (bool, error) {
+	env, err := c.readParams()
+	if err != nil {
+		return false, err
+	}
+	if hasBody(env) {
+		select {
+		case bodies <- struct{}{}:
+			defer func() { <-bodies }()
+		default:
+			log.Printf("fastcgi: %d requests with a body in hand already; one more refused", maxBodyConns)
+			return false, c.answer(busyAnswer())
+		}
+	}
+	body := &fcgiBody{c: c}
+	rw, req := serveEnv(h, env, body, log)
+	// Read what is left of the body, within a bound, so the next
+	// request on the connection starts at a record boundary.
+	if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
+		return false, err
+	}
+	var out bytes.Buffer
+	rw.writeCGI(&out, req != nil && req.Method == http.MethodHead)
+	if err := c.answer(out.Bytes()); err != nil {
+		return false, err
+	}
+	return c.keep && body.eof, nil
+}
+
+// hasBody says whether a request may come with a body that the web server
+// streams as it arrives (lighttpd's server.stream-request-body, a proxy):
+// a client that sends it slowly holds the connection until connTimeout.
+func hasBody(env map[string]string) bool {
+	if n := env["CONTENT_LENGTH"]; n != "" && n != "0" {
+		return true
+	}
+	m := env["REQUEST_METHOD"]
+	return m != http.MethodGet && m != http.MethodHead
+}
+
+// busyAnswer is the CGI-form answer to a request refused for want of a
+// slot: the connection is closed after it, so its body need not be read.
+func busyAnswer() []byte {
+	rw := newBufferedResponse()
+	rw.Header().Set("Retry-After", "5")
+	http.Error(rw, "server busy, try again", http.StatusServiceUnavailable)
+	var out bytes.Buffer
+	rw.writeCGI(&out, false)
+	return out.Bytes()
 }
 
 // readParams reads records up to the end of a request's parameters and
@@ -156,7 +201,7 @@ func (c *fcgiConn) readParams() (map[string]string, error) {
 				return nil, fmt.Errorf("fastcgi: parameters over %d bytes", maxRequestSize)
 			}
 			params = append(params, rec.content...)
-		case rec.typ == fcgiAbortRequest && rec.id == c.id:
+		case rec.typ == fcgiAbortRequest && rec.id == c.id && c.id != 0:
 			return nil, errAborted
 		default:
 			if err := c.other(rec); err != nil {
@@ -172,6 +217,11 @@ func (c *fcgiConn) other(rec fcgiRecord) error {
 	switch {
 	case rec.typ == fcgiGetValues:
 		err = c.getValues(rec.content)
+	case rec.typ == fcgiBeginRequest && rec.id == c.id:
+		// Another begin for the request in hand: a web server's mistake.
+		// An end-request for that id would end the live request, so
+		// nothing is sent.
+		return nil
 	case rec.typ == fcgiBeginRequest:
 		return c.end(rec.id, fcgiCantMpxConn)
 	case rec.id == 0:
@@ -267,6 +317,7 @@ type fcgiBody struct {
 	c    *fcgiConn
 	rest []byte // unread content of the current record
 	eof  bool
+	err  error // an abort or a broken connection, returned to every read
 }
 
 func (b *fcgiBody) Read(p []byte) (int, error) {
@@ -274,20 +325,20 @@ func (b *fcgiBody) Read(p []byte) (int, error) {
 		if b.eof {
 			return 0, io.EOF
 		}
-		rec, err := b.c.read()
-		if err != nil {
-			return 0, err
+		if b.err != nil {
+			return 0, b.err
 		}
+		rec, err := b.c.read()
 		switch {
+		case err != nil:
+			b.err = err
 		case rec.typ == fcgiStdin && rec.id == b.c.id:
 			b.rest = rec.content
 			b.eof = len(rec.content) == 0
 		case rec.typ == fcgiAbortRequest && rec.id == b.c.id:
-			return 0, errAborted
+			b.err = errAborted
 		default:
-			if err := b.c.other(rec); err != nil {
-				return 0, err
-			}
+			b.err = b.c.other(rec)
 		}
 	}
 	n := copy(p, b.rest)

@@ -86,11 +86,7 @@ func (c *fcgiClient) request(id uint16, keep bool, env map[string]string, body [
 	if err := c.begin(id, keep); err != nil {
 		return nil, 0, err
 	}
-	var params []byte
-	for k, v := range env {
-		params = appendParam(params, k, v)
-	}
-	for _, rec := range [][]byte{params, nil} {
+	for _, rec := range [][]byte{appendPairs(env), nil} {
 		if err := c.send(fcgiParams, id, rec); err != nil {
 			return nil, 0, err
 		}
@@ -268,6 +264,17 @@ func TestFastCGIProtocol(t *testing.T) {
 			t.Errorf("second request: type %d id %d %v %v, want end-request 2, cannot multiplex", typ, id, content, err)
 		}
 	})
+	t.Run("begin again for the request in hand", func(t *testing.T) {
+		c := dialFastCGI(t, sock)
+		c.begin(3, true)
+		out, status, err := c.request(3, false, fcgiEnv("GET", "/demo.json", ""), nil, 0)
+		if err != nil || status != fcgiRequestComplete {
+			t.Fatalf("request 3: %v, protocol status %d, want complete", err, status)
+		}
+		if ans := parseCGI(t, out); ans.status != 200 {
+			t.Errorf("request 3: status %d, want 200", ans.status)
+		}
+	})
 	t.Run("unknown role", func(t *testing.T) {
 		c := dialFastCGI(t, sock)
 		c.send(fcgiBeginRequest, 1, []byte{0, 2, 0, 0, 0, 0, 0, 0}) // authorizer
@@ -293,10 +300,6 @@ func TestFastCGIProtocol(t *testing.T) {
 			c.send(fcgiParams, 1, []byte{5, 200, 'A', 'B'})
 			c.send(fcgiParams, 1, nil)
 		}},
-		{"aborted", func(c *fcgiClient) {
-			c.begin(1, true)
-			c.send(fcgiAbortRequest, 1, nil)
-		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dialFastCGI(t, sock)
@@ -312,6 +315,127 @@ func TestFastCGIProtocol(t *testing.T) {
 	if n := a.total(t, "demo"); n != 0 {
 		t.Errorf("count %d, want 0", n)
 	}
+}
+
+// TestFastCGILongAnswer fetches a stats.json of over 64 KiB, more than one
+// record holds, through the responder: it arrives whole, split over
+// several stdout records, and is the very answer the handler made.
+func TestFastCGILongAnswer(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	const days = 2500 // about 31 bytes a day in stats.json
+	b := store.NewBatcher(a.cfg.DB, store.Options{})
+	var wg sync.WaitGroup
+	for i := range days {
+		wg.Go(func() {
+			if _, err := b.Hit("demo", testNow.AddDate(0, 0, -i), ""); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	b.Close()
+	want := a.serve("GET", "/demo/stats.json")
+	if want.Code != 200 || want.Body.Len() <= fcgiMaxContent {
+		t.Fatalf("handler: %d with %d bytes, want 200 with over %d", want.Code, want.Body.Len(), fcgiMaxContent)
+	}
+
+	c := dialFastCGI(t, startFastCGI(t, a))
+	if err := c.begin(1, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range [][]byte{appendPairs(fcgiEnv("GET", "/demo/stats.json", "")), nil} {
+		c.send(fcgiParams, 1, rec)
+	}
+	c.send(fcgiStdin, 1, nil)
+	var out []byte
+	records := 0
+	for {
+		typ, id, content, err := c.recv()
+		if err != nil || id != 1 {
+			t.Fatalf("record %d: id %d, %v", records, id, err)
+		}
+		if typ == fcgiEndRequest {
+			break
+		}
+		if typ != fcgiStdout {
+			t.Fatalf("record %d: type %d, want stdout", records, typ)
+		}
+		out = append(out, content...)
+		records++
+	}
+	ans := parseCGI(t, out)
+	if ans.status != 200 || !bytes.Equal(ans.body, want.Body.Bytes()) || ans.header.Get("Content-Length") != fmt.Sprint(want.Body.Len()) {
+		t.Errorf("through FastCGI: %d, %d bytes (Content-Length %s); want 200 and the handler's %d bytes",
+			ans.status, len(ans.body), ans.header.Get("Content-Length"), want.Body.Len())
+	}
+	// Two or more with output, and the empty one that ends stdout.
+	if records < 3 {
+		t.Errorf("%d stdout records for %d bytes, want at least 3", records, len(out))
+	}
+}
+
+// TestFastCGIAbort aborts requests at each stage: each abort is answered
+// with an end-request record for its id and no output, the connection
+// carries the next request when the web server asked to keep it, and the
+// aborted requests count nothing.
+func TestFastCGIAbort(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	sock := startFastCGI(t, a)
+	post := fcgiEnv("POST", "/demo/login", "", "CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", "40")
+	params := appendPairs(fcgiEnv("GET", "/demo.png", ""))
+	for _, tc := range []struct {
+		name string
+		keep bool
+		send func(c *fcgiClient)
+	}{
+		{"in the parameters", true, func(c *fcgiClient) {
+			c.send(fcgiParams, 1, params[:len(params)/2])
+		}},
+		{"in the body", true, func(c *fcgiClient) {
+			c.send(fcgiParams, 1, appendPairs(post))
+			c.send(fcgiParams, 1, nil)
+			c.send(fcgiStdin, 1, []byte("password="))
+		}},
+		{"not kept", false, func(c *fcgiClient) {
+			c.send(fcgiParams, 1, params[:len(params)/2])
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialFastCGI(t, sock)
+			c.begin(1, tc.keep)
+			tc.send(c)
+			c.send(fcgiAbortRequest, 1, nil)
+			typ, id, content, err := c.recv()
+			if err != nil || typ != fcgiEndRequest || id != 1 || content[4] != fcgiRequestComplete {
+				t.Fatalf("after abort: record type %d id %d %v, %v; want end-request 1, complete", typ, id, content, err)
+			}
+			if !tc.keep {
+				if _, err := c.r.ReadByte(); err != io.EOF {
+					t.Errorf("connection not kept: read %v, want EOF", err)
+				}
+				return
+			}
+			out, _, err := c.request(2, false, fcgiEnv("GET", "/demo.json", ""), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ans := parseCGI(t, out); ans.status != 200 {
+				t.Errorf("request after the abort: status %d, want 200", ans.status)
+			}
+		})
+	}
+	if n := a.total(t, "demo"); n != 0 {
+		t.Errorf("count %d, want 0", n)
+	}
+}
+
+// appendPairs encodes env as FastCGI parameters.
+func appendPairs(env map[string]string) []byte {
+	var p []byte
+	for k, v := range env {
+		p = appendParam(p, k, v)
+	}
+	return p
 }
 
 func TestParseParams(t *testing.T) {
@@ -388,6 +512,15 @@ func TestFastCGIListenerOnlyOnAListeningSocket(t *testing.T) {
 // environment, and returns the socket's path and the process.
 func startFastCGIBinary(t *testing.T, db string, extra ...string) (string, *exec.Cmd, *bytes.Buffer) {
 	t.Helper()
+	cmd := exec.Command(counterBinary(t))
+	cmd.Env = extra
+	return startFastCGICommand(t, db, cmd)
+}
+
+// startFastCGICommand is startFastCGIBinary with the command that runs
+// the binary (under strace, say), and the environment it already has.
+func startFastCGICommand(t *testing.T, db string, cmd *exec.Cmd) (string, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "fcgi.sock")
 	ln, err := net.Listen("unix", sock)
@@ -398,8 +531,7 @@ func startFastCGIBinary(t *testing.T, db string, extra ...string) (string, *exec
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(counterBinary(t))
-	cmd.Env = append([]string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}, extra...)
+	cmd.Env = append([]string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}, cmd.Env...)
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stderr = lf, &stderr
 	if err := cmd.Start(); err != nil {

@@ -156,7 +156,7 @@ func TestRequestsThatCountNothing(t *testing.T) {
 		{"unknown svg", "GET", "/nope.svg", 404, "image/svg+xml", "no such counter", ""},
 		{"unknown json", "GET", "/nope.json", 404, "application/json", "", `{"error":"no such counter"}` + "\n"},
 		{"bad size", "GET", "/page.png?size=1e309", 400, "image/png", "size: must be a whole number from 8 to 128", ""},
-		{"bad colour gif", "GET", "/page.gif?fg=red", 400, "image/gif", "fg: must be a hex colour: RGB, RRGGBB or RRGGBBAA", ""},
+		{"bad colour gif", "GET", "/page.gif?fg=red", 400, "image/gif", "fg: must be a hex colour: RGB, RGBA, RRGGBB or RRGGBBAA", ""},
 		{"semicolon", "GET", "/page.png?digits=3;size=9", 400, "image/png", "query: ';' is not a separator, use '&'", ""},
 		{"bad name", "GET", "/-page.png", 400, "image/png", "invalid counter name", ""},
 		{"long name", "GET", "/" + strings.Repeat("a", 65) + ".png", 400, "image/png", "invalid counter name", ""},
@@ -222,6 +222,26 @@ func TestBusyDatabaseStillAnswersWithAnImage(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), `"page" not counted`) || strings.Count(logs.String(), "\n") != 1 {
 		t.Errorf("log %q, want one line saying the hit was not counted", logs.String())
+	}
+}
+
+// TestLockLinkedToDatabaseIsNamed makes counter.db.lock a link to the
+// database: the hit is refused with the dashes, and the one log line says
+// what is wrong instead of "database busy".
+func TestLockLinkedToDatabaseIsNamed(t *testing.T) {
+	a, logs := testApp(t, "page")
+	os.Remove(store.LockPath(a.cfg.DB))
+	if err := os.Symlink(a.cfg.DB, store.LockPath(a.cfg.DB)); err != nil {
+		t.Fatal(err)
+	}
+	w := a.serve("GET", "/page.png")
+	if w.Code != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503", w.Code)
+	}
+	checkImage(t, w, "image/png")
+	log := logs.String()
+	if !strings.Contains(log, "is the database itself") || strings.Contains(log, "busy") || strings.Count(log, "\n") != 1 {
+		t.Errorf("log %q, want one line saying the lock file is the database", log)
 	}
 }
 

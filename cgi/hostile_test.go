@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"image/png"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -69,21 +71,41 @@ func TestProxyHeaderChangesNothing(t *testing.T) {
 			c.Close()
 		}
 	}()
+	// Two copies of one database, so that both hits draw the same count.
 	db, _ := grownDB(t, t.TempDir())
+	twin := filepath.Join(t.TempDir(), "counter.db")
+	copyFile(t, db, twin)
 	before := checkSound(t, db)
 	proxyEnv := []string{"HTTP_PROXY=http://" + proxy.Addr().String(), "http_proxy=http://" + proxy.Addr().String()}
 	plain, _ := runCGI(t, hitEnv(t, db))
-	proxied, stderr := runCGI(t, append(hitEnv(t, db), proxyEnv...))
-	if proxied.status != 200 || stderr != "" || !bytes.Equal(plain.body[:16], proxied.body[:16]) {
-		t.Errorf("with a Proxy header: status %d, stderr %q", proxied.status, stderr)
+	proxied, stderr := runCGI(t, append(hitEnv(t, twin), proxyEnv...))
+	if proxied.status != plain.status || stderr != "" || fmt.Sprint(proxied.header) != fmt.Sprint(plain.header) {
+		t.Errorf("with a Proxy header: status %d, header %v, stderr %q; want %d, %v as without", proxied.status, proxied.header, stderr, plain.status, plain.header)
 	}
-	if got := checkSound(t, db); got != before+2 {
-		t.Errorf("%d hits, want %d", got, before+2)
+	if _, err := png.Decode(bytes.NewReader(proxied.body)); err != nil || !bytes.Equal(proxied.body, plain.body) {
+		t.Errorf("with a Proxy header: a %d-byte body (%v), want the very image drawn without it (%d bytes)", len(proxied.body), err, len(plain.body))
+	}
+	for _, f := range []string{db, twin} {
+		if got := checkSound(t, f); got != before+1 {
+			t.Errorf("%s: %d hits, want %d", f, got, before+1)
+		}
 	}
 	select {
 	case <-connected:
 		t.Errorf("the counter connected to the proxy a visitor named")
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// copyFile copies the file at from to a new file at to.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

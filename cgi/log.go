@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // maxLogLine bounds one log line, whatever a visitor sent.
@@ -22,7 +23,9 @@ type logger struct {
 func (l *logger) Printf(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	line = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+		// C0, DEL and C1 controls, and the Unicode line and paragraph
+		// separators that some log viewers break lines at.
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
 		return r

@@ -39,7 +39,7 @@ func publicError(err error) (int, string) {
 		return http.StatusServiceUnavailable, "busy, try again"
 	case errors.Is(err, errLoginRequired):
 		return http.StatusUnauthorized, "log in first"
-	case errors.Is(err, store.ErrMissing), errors.Is(err, store.ErrDamaged):
+	case errors.Is(err, store.ErrMissing), errors.Is(err, store.ErrDamaged), errors.Is(err, store.ErrLockIsDatabase):
 		return http.StatusServiceUnavailable, "counter unavailable"
 	case errors.Is(err, store.ErrFull):
 		return http.StatusInsufficientStorage, "database full"

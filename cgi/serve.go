@@ -22,7 +22,11 @@ const demoDB = "counter-demo.db"
 
 // Bounds of the long-lived servers: the local server and FastCGI.
 const (
-	maxConns       = 128
+	maxConns = 128
+	// maxBodyConns of the maxConns connections may serve requests with a
+	// body (logins). A body that comes slowly holds its connection for up
+	// to connTimeout; the rest are kept for hits.
+	maxBodyConns   = maxConns / 2
 	maxRequestSize = 64 << 10
 	connTimeout    = 30 * time.Second
 )
@@ -30,6 +34,9 @@ const (
 // runServe serves the handler over plain HTTP for trying the counter out,
 // with a demo counter made on first start.
 func runServe(e *cmdEnv, _ []string) error {
+	// No web server opens the demo database, so who owns it does not
+	// matter; one given with -db may be the live one, and is checked.
+	e.ownerChecked = e.cfg.DB == demoDB
 	err := e.update(true, func(db *store.DB) error {
 		list, err := db.List()
 		if err != nil || len(list) > 0 {

@@ -4,11 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/xml"
+	"html"
+	"image/gif"
+	"image/png"
 	"io"
 	"net"
 	"net/http"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -70,6 +76,73 @@ func TestLocalServer(t *testing.T) {
 	}
 }
 
+// TestDemoPageImages loads the local server's page as a newcomer's browser
+// would and fetches every image it links: each must answer 200 and decode
+// with the standard decoders, and each must count its hit.
+func TestDemoPageImages(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	a.demo = true
+	base := startServer(t, a) + "/"
+	client := &http.Client{Timeout: 5 * time.Second}
+	page := fetch(t, client, base)
+	srcs := regexp.MustCompile(`<img src="([^"]*)"`).FindAllStringSubmatch(string(page), -1)
+	if len(srcs) < 3 {
+		t.Fatalf("%d images on the page, want at least 3:\n%s", len(srcs), page)
+	}
+	for _, m := range srcs {
+		src := html.UnescapeString(m[1])
+		body := fetch(t, client, base+src)
+		var err error
+		switch ext := path.Ext(strings.SplitN(src, "?", 2)[0]); ext {
+		case ".png":
+			_, err = png.Decode(bytes.NewReader(body))
+		case ".gif":
+			_, err = gif.Decode(bytes.NewReader(body))
+		case ".svg":
+			err = decodeXML(body)
+		default:
+			t.Errorf("%s: an image of type %q", src, ext)
+		}
+		if err != nil {
+			t.Errorf("%s does not decode: %v", src, err)
+		}
+	}
+	if got := a.total(t, "demo"); got != uint64(len(srcs)) {
+		t.Errorf("total %d after one view of the page, want %d (one per image)", got, len(srcs))
+	}
+}
+
+// fetch GETs url and returns its body, failing unless it answers 200.
+func fetch(t *testing.T, client *http.Client, url string) []byte {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %d %q, want 200", url, resp.StatusCode, body)
+	}
+	return body
+}
+
+// decodeXML reads body whole as XML.
+func decodeXML(body []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	for {
+		if _, err := d.Token(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
 func TestLocalServerRefusesGarbage(t *testing.T) {
 	a, logs := testApp(t, "demo")
 	base := startServer(t, a)
@@ -97,19 +170,20 @@ func TestLocalServerRefusesGarbage(t *testing.T) {
 	}
 }
 
-// TestServeCommand runs "counter.cgi serve" as a user would: it makes the
-// demo counter on first start, says where it listens, and stops cleanly on
-// SIGTERM.
-func TestServeCommand(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "demo.db")
-	cmd := exec.Command(counterBinary(t), "serve", "-addr", "127.0.0.1:0", "-db", db)
+// startServe runs "counter.cgi serve" in dir with args and returns its URL,
+// the process and its stderr so far. The process is killed when the test
+// ends.
+func startServe(t *testing.T, dir string, args ...string) (string, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(counterBinary(t), append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = dir
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		t.Fatalf("no address printed: %v; stderr %s", err, stderr.String())
@@ -118,7 +192,15 @@ func TestServeCommand(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("no URL in %q", line)
 	}
-	url := strings.Fields(line[i:])[0]
+	return strings.Fields(line[i:])[0], cmd, &stderr
+}
+
+// TestServeCommand runs "counter.cgi serve" as a user would: it makes the
+// demo counter on first start, says where it listens, and stops cleanly on
+// SIGTERM.
+func TestServeCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "demo.db")
+	url, cmd, stderr := startServe(t, t.TempDir(), "-db", db)
 	resp, err := http.Get(url + "demo.json")
 	if err != nil {
 		t.Fatal(err)
@@ -131,5 +213,36 @@ func TestServeCommand(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("serve after SIGTERM: %v; stderr %s", err, stderr.String())
+	}
+}
+
+// TestServeWarnsOnlyForRealDB runs "serve" as root in a folder of root's:
+// the demo database there is for trying the counter out and no web server
+// will open it, so it gets no warning; a database given with -db may be
+// the live one, and keeps it.
+func TestServeWarnsOnlyForRealDB(t *testing.T) {
+	needRoot(t)
+	const warning = "counter: warning: creating"
+	tests := []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"demo database", nil, false},
+		{"database given with -db", []string{"-db", filepath.Join(t.TempDir(), "counter.db")}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			url, cmd, stderr := startServe(t, dir, tc.args...)
+			if _, err := http.Get(url + "demo.json"); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+			if got := strings.Contains(stderr.String(), warning); got != tc.want {
+				t.Errorf("stderr %q: warning %v, want %v", stderr.String(), got, tc.want)
+			}
+		})
 	}
 }

@@ -57,7 +57,14 @@ func TestReferrerHost(t *testing.T) {
 		{`http://"><img onerror=x>/`, ""},
 		{"http://exa mple.org/", ""},
 		{"http://" + strings.Repeat("a", 101) + "/", ""},
-		{"http://example.org/" + strings.Repeat("a", 3000), ""},
+		// A long URL (search results, tracking parameters) keeps its host;
+		// only a host that does not end within the first 512 bytes is lost.
+		{"https://www.example.com/search?q=" + strings.Repeat("a", 3000), "www.example.com"},
+		{"http://example.org/" + strings.Repeat("a", 1<<20), "example.org"},
+		{"http://example.org?" + strings.Repeat("b", 5000), "example.org"},
+		{"http://" + strings.Repeat("u", 600) + "@example.org/" + strings.Repeat("a", 3000), ""},
+		{"http://example.org:" + strings.Repeat("8", 600), ""},
+		{"http://" + strings.Repeat("a", 3000), ""},
 		{"http://[::1", ""},
 		{"http://[zz]/", ""},
 	}

@@ -14,15 +14,21 @@ const OtherReferrers = "(other)"
 // maxHostLen bounds a stored host; real sites rarely need half of it.
 const maxHostLen = 100
 
-// maxRefererLen bounds the work spent on one Referer header.
-const maxRefererLen = 2048
+// refererWindow bounds the work spent on one Referer header: only its
+// first bytes are read. A host ends well within them, however long the
+// path and query after it (search results and tracking parameters make
+// URLs of several kilobytes).
+const refererWindow = 512
 
 // ReferrerHost returns the host of an http or https Referer header value,
 // lowercased and without port or user information, or "" when the value
 // names no host worth counting.
 func ReferrerHost(referer string) string {
-	if len(referer) > maxRefererLen {
-		return ""
+	// Cut to the window, but never inside the host: if the authority does
+	// not end within it, the host is not known.
+	cut := len(referer) > refererWindow
+	if cut {
+		referer = referer[:refererWindow]
 	}
 	rest, ok := cutPrefixFold(referer, "https://")
 	if !ok {
@@ -32,6 +38,8 @@ func ReferrerHost(referer string) string {
 	}
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		rest = rest[:i]
+	} else if cut {
+		return ""
 	}
 	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
 		rest = rest[i+1:]

@@ -120,7 +120,7 @@ func (s *Style) set(key, value string) error {
 	case "fg", "bg":
 		c, ok := parseColor(value)
 		if !ok {
-			return &ParamError{key, "must be a hex colour: RGB, RRGGBB or RRGGBBAA"}
+			return &ParamError{key, "must be a hex colour: RGB, RGBA, RRGGBB or RRGGBBAA"}
 		}
 		if key == "fg" {
 			s.FG = c
@@ -152,11 +152,12 @@ func parseBounded(v string, min, max int) (int, bool) {
 	return n, min <= n && n <= max
 }
 
-// parseColor reads RGB, RRGGBB or RRGGBBAA in hex, with an optional '#'.
+// parseColor reads every hex form CSS accepts, RGB, RGBA, RRGGBB or
+// RRGGBBAA, with an optional '#'.
 func parseColor(v string) (color.NRGBA, bool) {
 	v = strings.TrimPrefix(v, "#")
 	var nib [8]uint8
-	if len(v) != 3 && len(v) != 6 && len(v) != 8 {
+	if len(v) != 3 && len(v) != 4 && len(v) != 6 && len(v) != 8 {
 		return color.NRGBA{}, false
 	}
 	for i := 0; i < len(v); i++ {
@@ -172,8 +173,12 @@ func parseColor(v string) (color.NRGBA, bool) {
 			return color.NRGBA{}, false
 		}
 	}
-	if len(v) == 3 {
-		return color.NRGBA{nib[0] * 17, nib[1] * 17, nib[2] * 17, 0xff}, true
+	if len(v) <= 4 {
+		c := color.NRGBA{nib[0] * 17, nib[1] * 17, nib[2] * 17, 0xff}
+		if len(v) == 4 {
+			c.A = nib[3] * 17
+		}
+		return c, true
 	}
 	c := color.NRGBA{nib[0]<<4 | nib[1], nib[2]<<4 | nib[3], nib[4]<<4 | nib[5], 0xff}
 	if len(v) == 8 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,7 +27,9 @@ func startLighttpdFastCGI(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	return startLighttpdWith(t, bin, cgiDir, dbPath, true)
 }
 
-func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *webServer {
+// startLighttpdWith starts lighttpd as startLighttpd does, as FastCGI if
+// asked, with extra lines (global settings) added to its main config.
+func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, extra ...string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log")}
@@ -53,7 +56,7 @@ func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *
 	dumpOnFailure(t, errorLog, srv.CGILog, stderrLog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		conf := filepath.Join(dir, "lighttpd.conf")
-		if err := os.WriteFile(conf, []byte(mainConfig(dir, htdocs, snippetPath, hits, port)), 0o644); err != nil {
+		if err := os.WriteFile(conf, []byte(mainConfig(dir, htdocs, snippetPath, hits, port)+strings.Join(extra, "\n")), 0o644); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

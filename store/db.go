@@ -25,6 +25,11 @@ var ErrTimeout = errors.New("database busy: timed out waiting for the lock")
 // owner's back.
 var ErrMissing = errors.New("database file missing or empty: create a counter with the admin command first")
 
+// ErrLockIsDatabase reports a side lock file that is the database itself,
+// through a link: a writer would lock the file against itself and time
+// out as if the database were busy.
+var ErrLockIsDatabase = errors.New("the .lock file is the database itself (a link to it): remove the .lock file, it is made again")
+
 // Options says how to open the file.
 type Options struct {
 	ReadOnly bool          // take a shared lock and refuse writes
@@ -79,6 +84,9 @@ func Open(path string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("store: open %s: %w", path, ErrMissing)
 		}
 	}
+	if !opts.ReadOnly && lockIsDatabase(path) {
+		return nil, fmt.Errorf("store: open %s: %s: %w", path, LockPath(path), ErrLockIsDatabase)
+	}
 	lock, err := lockSide(LockPath(path), !opts.ReadOnly, wait, opts.Waits)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -128,6 +136,17 @@ func Open(path string, opts Options) (*DB, error) {
 // LockPath is the side file whose flock queues the processes that open
 // the database at path. It is made on first use, with the database's mode.
 func LockPath(path string) string { return path + ".lock" }
+
+// lockIsDatabase says whether the side lock file of the database at path is
+// the database itself. Readers share both locks and are not hurt by it.
+func lockIsDatabase(path string) bool {
+	lock, err := os.Stat(LockPath(path))
+	if err != nil {
+		return false
+	}
+	db, err := os.Stat(path)
+	return err == nil && os.SameFile(lock, db)
+}
 
 // openFileFunc keeps bbolt from creating a file unless asked to: a visitor's
 // hit must never leave a new, empty database behind.

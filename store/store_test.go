@@ -241,6 +241,41 @@ func TestOpenWaitsAtMostWait(t *testing.T) {
 	}
 }
 
+// TestOpenSaysTheLockIsTheDatabase makes counter.db.lock a link to the
+// database, as a mistaken ln or cp -l would: a writer would lock the file
+// against itself and time out as "busy". Open says what is wrong instead,
+// at once, and reading still works.
+func TestOpenSaysTheLockIsTheDatabase(t *testing.T) {
+	tests := []struct {
+		name string
+		link func(oldname, newname string) error
+	}{
+		{"symbolic link", os.Symlink},
+		{"hard link", os.Link},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := newDB(t, "a")
+			os.Remove(LockPath(path))
+			if err := tc.link(path, LockPath(path)); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			db, err := Open(path, Options{Wait: time.Second})
+			if err == nil {
+				db.Close()
+			}
+			if !errors.Is(err, ErrLockIsDatabase) || !strings.Contains(err.Error(), LockPath(path)) {
+				t.Errorf("Open = %v, want ErrLockIsDatabase naming %s", err, LockPath(path))
+			}
+			if took := time.Since(start); took > 500*time.Millisecond {
+				t.Errorf("gave up after %v, want at once", took)
+			}
+			with(t, path, Options{ReadOnly: true}, func(db *DB) {})
+		})
+	}
+}
+
 // TestConcurrentHitsAreAllCounted opens, hits and closes from 16
 // goroutines at once, as 16 CGI processes would.
 func TestConcurrentHitsAreAllCounted(t *testing.T) {
