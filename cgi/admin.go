@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -19,7 +20,7 @@ type cmdEnv struct {
 	cfg               *config
 	stdin             io.Reader
 	stdout, stderr    io.Writer
-	log               *logger
+	log               *logline.Logger
 	start             uint64        // create -start
 	addr              string        // serve -addr
 	clear, importHash bool          // passwd -clear, -hash

@@ -37,6 +37,20 @@ var acceptedImports = map[string]string{
 	"regexp":  "net/http/cgi's host side",
 }
 
+// TestGatewayKnowsNoCounters fails when the transports import the web
+// handlers, the store or the domain: they serve any http.Handler.
+func TestGatewayKnowsNoCounters(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./gateway").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "hitcounter/") && p != "hitcounter/cgi/gateway" && !strings.HasPrefix(p, "hitcounter/cgi/internal/") {
+			t.Errorf("the gateway imports %s", p)
+		}
+	}
+}
+
 // TestImportGraph fails when the binary's import graph changes, or when it
 // links a denied package.
 func TestImportGraph(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/internal/fcgitest"
 )
 
 // The README's first promise is that every hit is on disk before its
@@ -132,11 +134,11 @@ func TestFastCGIHitSyncedBeforeAnswer(t *testing.T) {
 	cmd, log := straceCommand(t, counterBinary(t))
 	sock, _, _ := startFastCGICommand(t, db, cmd)
 	c := dialFastCGI(t, sock)
-	out, _, err := c.request(1, false, fcgiEnv("GET", "/demo.png", ""), nil, 0)
+	out, _, err := c.Request(1, false, fcgitest.Env("GET", "/demo.png", ""), nil, 0)
 	if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
 		t.Fatalf("hit under strace: %v %.60q", err, out)
 	}
-	c.conn.Close()
+	c.Conn.Close()
 	// Stop the process itself (strace's child) as the web server would;
 	// strace then ends, its log whole.
 	kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))

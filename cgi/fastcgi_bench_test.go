@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"testing"
+
+	"hitcounter/cgi/internal/fcgitest"
 )
 
 // BenchmarkFastCGIHit is one counted PNG hit through the FastCGI
@@ -12,20 +14,20 @@ import (
 func BenchmarkFastCGIHit(b *testing.B) {
 	a, _ := testApp(b, "demo")
 	sock := startFastCGI(b, a)
-	env := fcgiEnv("GET", "/demo.png", "")
+	env := fcgitest.Env("GET", "/demo.png", "")
 	b.SetParallelism(8) // 16 goroutines on 2 cores
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		// Fatal may only be called from the benchmark's own goroutine:
 		// here a failure is reported and this goroutine stops.
-		c, err := newFCGIClient(sock)
+		c, err := fcgitest.Dial(sock)
 		if err != nil {
 			b.Error(err)
 			return
 		}
-		defer c.conn.Close()
+		defer c.Conn.Close()
 		for pb.Next() {
-			out, _, err := c.request(1, true, env, nil, 0)
+			out, _, err := c.Request(1, true, env, nil, 0)
 			if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
 				b.Errorf("%v %.80q", err, out)
 				return

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -92,7 +94,7 @@ func (fa fuzzApp) run(t *testing.T, serve func() int) {
 		t.Fatalf("%d log lines for one request: %q", len(lines), lines)
 	}
 	for _, l := range lines {
-		if len(l) > len("counter: ")+maxLogLine+len("...") {
+		if len(l) > len("counter: ")+logline.MaxLine+len("...") {
 			t.Fatalf("log line of %d bytes", len(l))
 		}
 		for _, c := range []byte(l) {
@@ -227,8 +229,8 @@ func FuzzCGIEnv(f *testing.F) {
 		}
 		fa.run(t, func() int {
 			var out bytes.Buffer
-			if err := serveCGI(fa.handler(), environ, strings.NewReader("password=x"), &out, fa.log); err != nil {
-				t.Fatalf("serveCGI: %v", err)
+			if err := gateway.ServeCGI(fa.handler(), environ, strings.NewReader("password=x"), &out, gateway.Options{Log: fa.log, Refuse: fa.refuse}); err != nil {
+				t.Fatalf("ServeCGI: %v", err)
 			}
 			head, _, ok := bytes.Cut(out.Bytes(), []byte("\r\n\r\n"))
 			if !ok {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -36,7 +37,7 @@ func testApp(tb testing.TB, names ...string) (*app, *bytes.Buffer) {
 	db.Close()
 	var logs bytes.Buffer
 	cfg := config{DB: path, Wait: 200 * time.Millisecond, RunDir: tb.TempDir(), BcryptSlots: 1, Now: func() time.Time { return testNow }}
-	return newApp(cfg, &logger{w: &logs}), &logs
+	return newApp(cfg, logline.New(&logs)), &logs
 }
 
 func (a *app) serve(method, target string, header ...string) *httptest.ResponseRecorder {
@@ -264,24 +265,10 @@ func TestMissingDatabaseIsNotCreated(t *testing.T) {
 	}
 }
 
-func TestLogLinesAreSingleAndEscaped(t *testing.T) {
-	var b bytes.Buffer
-	l := &logger{w: &b}
-	l.Printf("GET %q: %s", "/x\ny.png", "raw\r\nsecond line")
-	l.Printf("%s", strings.Repeat("x", 5000))
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("got %d lines, want 2: %q", len(lines), b.String())
-	}
-	if len(lines[1]) > maxLogLine+20 {
-		t.Errorf("long line kept %d bytes", len(lines[1]))
-	}
-}
-
 func TestPanicIsA500(t *testing.T) {
 	for _, target := range []string{"/x.png", "/x.json", "/"} {
 		var logs bytes.Buffer
-		a := newApp(config{}, &logger{w: &logs})
+		a := newApp(config{}, logline.New(&logs))
 		h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") }))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", target, nil))

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/internal/logline"
 )
 
 const secret = "hunter2-session-key-0123456789"
@@ -36,7 +38,7 @@ func TestPanicLogsNoSecret(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			a := newApp(config{}, &logger{w: &logs})
+			a := newApp(config{}, logline.New(&logs))
 			h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { tc.fn() }))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, httptest.NewRequest("GET", "/x.png", nil))

@@ -23,7 +23,7 @@ const (
 	// when it fills.
 	pacedClients = 4096
 	// maxLogins bounds the logins in hand at once, held ones included,
-	// well under maxConns: past it a login is refused at once as busy, so
+	// well under the gateway's 128 connections: past it a login is refused at once as busy, so
 	// that logins waiting for the low-priority threads can never take the
 	// connections that hits need.
 	maxLogins = 64

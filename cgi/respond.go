@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"hitcounter/cgi/gateway"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -29,7 +30,7 @@ func publicError(err error) (int, string) {
 	switch {
 	case errors.As(err, &pe):
 		return http.StatusBadRequest, pe.Error()
-	case errors.Is(err, errBadCGIRequest):
+	case errors.Is(err, gateway.ErrBadRequest):
 		return http.StatusBadRequest, "bad request"
 	case errors.Is(err, counter.ErrInvalidName), errors.Is(err, errUncleanPath):
 		return http.StatusBadRequest, "invalid counter name"

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
+
+	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/internal/logline"
 )
 
 // usageError is a mistake on the command line: main exits 2 for it.
@@ -25,17 +32,17 @@ func usagef(format string, args ...any) error {
 // Started with no arguments on a listening socket, it serves FastCGI.
 func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	getenv := envLookup(environ)
-	log := &logger{w: stderr}
+	log := logline.New(stderr)
 	cfg, errs := configFromEnv(getenv)
 	for _, err := range errs {
 		log.Printf("config: %v", err)
 	}
 	if getenv("GATEWAY_INTERFACE") != "" {
 		a := newApp(cfg, log)
-		return serveCGI(a.handler(), environ, stdin, stdout, log)
+		return gateway.ServeCGI(a.handler(), environ, stdin, stdout, gateway.Options{Log: log, Refuse: a.refuse})
 	}
 	if len(args) < 2 {
-		if ln := fastCGIListener(stdin); ln != nil {
+		if ln := gateway.FastCGIListener(stdin); ln != nil {
 			return runFastCGI(cfg, log, ln)
 		}
 		fmt.Fprint(stderr, usage)
@@ -72,6 +79,17 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return usagef("%s: wrong number of arguments", cmd)
 	}
 	return c.run(env, pos)
+}
+
+// runFastCGI serves FastCGI on ln until the web server sends SIGTERM (or
+// SIGINT), then answers the requests in hand, commits their hits and
+// returns.
+func runFastCGI(cfg config, log *logline.Logger, ln net.Listener) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := newApp(cfg, log)
+	defer a.longLived()()
+	return gateway.ServeFastCGI(ctx, ln, a.handler(), gateway.Options{Log: log, Refuse: a.refuse})
 }
 
 // parseInterspersed parses flags wherever they stand, so that both

@@ -19,9 +19,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/gateway"
 )
 
-// startServer runs serveHTTP on a loopback port until the test ends.
+// startServer runs gateway.ServeHTTP on a loopback port until the test ends.
 func startServer(t *testing.T, a *app) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -30,11 +32,11 @@ func startServer(t *testing.T, a *app) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveHTTP(ctx, ln, a.handler(), a.log) }()
+	go func() { done <- gateway.ServeHTTP(ctx, ln, a.handler(), gateway.Options{Log: a.log, Refuse: a.refuse}) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("serveHTTP returned %v after cancel, want nil", err)
+			t.Errorf("ServeHTTP returned %v after cancel, want nil", err)
 		}
 	})
 	return "http://" + ln.Addr().String()
@@ -148,7 +150,8 @@ func TestLocalServerRefusesGarbage(t *testing.T) {
 	base := startServer(t, a)
 	for _, raw := range []string{
 		"NOT HTTP\r\n\r\n",
-		"GET /demo.png HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", maxRequestSize) + "\r\n\r\n",
+		// A header over the 64 KiB a request may be.
+		"GET /demo.png HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n",
 	} {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"hitcounter/cgi/gateway"
 )
 
 // sessionCookie is the name of the cookie that carries a login.
@@ -82,7 +84,7 @@ func sessionCookieFor(r *http.Request, name, value string, maxAge int) *http.Coo
 	return &http.Cookie{
 		Name:     sessionCookie,
 		Value:    value,
-		Path:     mountOf(r) + "/" + name + "/",
+		Path:     gateway.Mount(r) + "/" + name + "/",
 		MaxAge:   maxAge,
 		HttpOnly: true,
 		Secure:   r.TLS != nil,

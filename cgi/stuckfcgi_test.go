@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/internal/fcgitest"
 	"hitcounter/store"
 )
 
@@ -175,12 +176,12 @@ func TestFastCGIStuckHolder(t *testing.T) {
 // fcgiGet sends one GET over a new connection and returns the answer's
 // status and headers.
 func fcgiGet(sock, path string) (status int, header string, err error) {
-	c, err := newFCGIClient(sock)
+	c, err := fcgitest.Dial(sock)
 	if err != nil {
 		return 0, "", err
 	}
-	defer c.conn.Close()
-	out, _, err := c.request(1, false, fcgiEnv("GET", path, ""), nil, 0)
+	defer c.Conn.Close()
+	out, _, err := c.Request(1, false, fcgitest.Env("GET", path, ""), nil, 0)
 	if err != nil {
 		return 0, "", err
 	}

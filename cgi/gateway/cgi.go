@@ -1,4 +1,11 @@
-package main
+// Package gateway serves one http.Handler the three ways the counter is
+// reached: as CGI, one request a process (ServeCGI); as FastCGI, many
+// requests at once on a socket a web server or systemd opened
+// (ServeFastCGI); and over plain HTTP for trying it out (ServeHTTP). It
+// routes on PATH_INFO and tells the handler where it is mounted (Mount),
+// bounds what a client can make it hold, and knows nothing of counters:
+// it imports neither the web handlers nor the store.
+package gateway
 
 import (
 	"fmt"
@@ -6,24 +13,37 @@ import (
 	"net/http"
 	"net/http/cgi"
 	"strings"
+
+	"hitcounter/cgi/internal/logline"
 )
 
 // maxDrain bounds how much of an unread request body is read and dropped.
 const maxDrain = 8 << 20
 
-// serveCGI serves one request from a CGI environment.
+// Options are what every transport is given.
+type Options struct {
+	// Log takes one line per event the handler never saw.
+	Log *logline.Logger
+	// Refuse answers a request whose environment no well-formed request
+	// has (a bad Host, a REQUEST_URI that does not parse); err wraps
+	// ErrBadRequest, and r carries only the method and the path. Nil
+	// answers with a plain 400.
+	Refuse func(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// ServeCGI serves one request from a CGI environment.
 //
 // The whole answer is buffered and written once, with its length, after
 // the handler has finished, so nothing that matters happens after lighttpd
 // has read a complete response and sent SIGTERM.
-func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Writer, log *logger) error {
+func ServeCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Writer, o Options) error {
 	env := make(map[string]string, len(environ))
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			env[k] = v
 		}
 	}
-	rw, req := serveEnv(h, env, stdin, log)
+	rw, req := serveEnv(h, env, stdin, o)
 	// Apache resets the visitor's connection when a CGI exits without
 	// reading the body it was sent (a refused login, say), so read what
 	// is left, within a bound, before answering.
@@ -41,10 +61,10 @@ func serveCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 // routes on PATH_INFO: behind an alias or a rewrite, REQUEST_URI names a
 // path the handler knows nothing of, while PATH_INFO is what follows the
 // script in every case.
-func serveEnv(h http.Handler, env map[string]string, body io.Reader, log *logger) (*bufferedResponse, *http.Request) {
+func serveEnv(h http.Handler, env map[string]string, body io.Reader, o Options) (*bufferedResponse, *http.Request) {
 	rw := newBufferedResponse()
 	if err := checkCGIEnv(env); err != nil {
-		refuseBadCGI(rw, env, err, log)
+		refuseBadCGI(rw, env, err, o)
 		return rw, nil
 	}
 	mount := cgiMount(env)
@@ -56,7 +76,7 @@ func serveEnv(h http.Handler, env map[string]string, body io.Reader, log *logger
 		err = fmt.Errorf("no request URL")
 	}
 	if err != nil {
-		refuseBadCGI(rw, env, err, log)
+		refuseBadCGI(rw, env, err, o)
 		return rw, nil
 	}
 	path := env["PATH_INFO"]

@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"errors"
@@ -10,29 +10,29 @@ import (
 	"strings"
 )
 
-// errBadCGIRequest is a CGI environment that no web server sets for a
-// well-formed request: the server should have refused it already.
-var errBadCGIRequest = errors.New("bad request")
+// ErrBadRequest is a CGI or FastCGI environment that no web server sets
+// for a well-formed request: the server should have refused it already.
+var ErrBadRequest = errors.New("bad request")
 
 // checkCGIEnv refuses a Host that is not a host name or address with an
 // optional port, and a REQUEST_URI that does not parse (a bad %-escape, a
 // control byte). The standard library lets some of these through, and the
 // session cookie's checks and the log read them.
 func checkCGIEnv(env map[string]string) error {
-	if h := env["HTTP_HOST"]; h != "" && !validHost(h) {
-		return fmt.Errorf("%w: Host %q", errBadCGIRequest, h)
+	if h := env["HTTP_HOST"]; h != "" && !validHostHeader(h) {
+		return fmt.Errorf("%w: Host %q", ErrBadRequest, h)
 	}
 	if u := env["REQUEST_URI"]; u != "" {
 		if _, err := url.ParseRequestURI(u); err != nil {
-			return fmt.Errorf("%w: REQUEST_URI: %v", errBadCGIRequest, err)
+			return fmt.Errorf("%w: REQUEST_URI: %v", ErrBadRequest, err)
 		}
 	}
 	return nil
 }
 
-// validHost reports whether h is NAME, IPv4 or [IPv6], with an optional
+// validHostHeader reports whether h is NAME, IPv4 or [IPv6], with an optional
 // :PORT.
-func validHost(h string) bool {
+func validHostHeader(h string) bool {
 	if len(h) > 255 {
 		return false
 	}
@@ -60,12 +60,18 @@ func validHost(h string) bool {
 	return true
 }
 
-// refuseBadCGI answers a malformed CGI environment with a 400, as an image
-// when PATH_INFO names one, and logs one line.
-func refuseBadCGI(w http.ResponseWriter, env map[string]string, err error, log *logger) {
-	if !errors.Is(err, errBadCGIRequest) {
-		err = fmt.Errorf("%w: %v", errBadCGIRequest, err)
+// refuseBadCGI answers a malformed environment with a 400 through
+// o.Refuse, which knows the form the path asks for (an image for an
+// image), or as plain text.
+func refuseBadCGI(w http.ResponseWriter, env map[string]string, err error, o Options) {
+	if !errors.Is(err, ErrBadRequest) {
+		err = fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	if o.Refuse == nil {
+		o.Log.Printf("%v", err)
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
 	}
 	r := &http.Request{Method: env["REQUEST_METHOD"], URL: &url.URL{Path: env["PATH_INFO"]}, Header: http.Header{}}
-	(&app{log: log}).refuse(w, r, err)
+	o.Refuse(w, r, err)
 }

@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"bufio"
@@ -52,27 +52,26 @@ const (
 // errAborted is a request the web server gave up on.
 var errAborted = errors.New("fastcgi: request aborted by the web server")
 
-// serveFastCGI answers FastCGI requests on ln until ctx ends, then waits
+// ServeFastCGI answers FastCGI requests on ln until ctx ends, then waits
 // for the requests in hand to finish.
-func serveFastCGI(ctx context.Context, ln net.Listener, h http.Handler, log *logger) error {
+func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
 	bodies := make(chan struct{}, maxBodyConns)
+	// Connections' buffers (about 74 KB each) are kept for the next
+	// connection: lighttpd opens one for every request.
+	conns := sync.Pool{New: func() any {
+		return &fcgiConn{r: bufio.NewReader(nil), w: bufio.NewWriter(nil)}
+	}}
 	return acceptLoop(ctx, ln, func(conn net.Conn) {
 		defer conn.Close()
-		c := fcgiConns.Get().(*fcgiConn)
-		defer fcgiConns.Put(c)
+		c := conns.Get().(*fcgiConn)
+		defer conns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
-		if err := c.serve(h, log, bodies); err != nil && !errors.Is(err, io.EOF) {
-			log.Printf("%v", err)
+		if err := c.serve(h, o, bodies); err != nil && !errors.Is(err, io.EOF) {
+			o.Log.Printf("%v", err)
 		}
 	})
 }
-
-// fcgiConns keeps connections' buffers (about 74 KB each) for the next
-// connection: lighttpd opens one for every request.
-var fcgiConns = sync.Pool{New: func() any {
-	return &fcgiConn{r: bufio.NewReader(nil), w: bufio.NewWriter(nil)}
-}}
 
 // reset readies c for conn, or lets go of its connection when conn is nil.
 func (c *fcgiConn) reset(conn net.Conn) {
@@ -102,10 +101,10 @@ type fcgiRecord struct {
 
 // serve answers requests until the web server closes the connection or
 // asks for it to be closed.
-func (c *fcgiConn) serve(h http.Handler, log *logger, bodies chan struct{}) error {
+func (c *fcgiConn) serve(h http.Handler, o Options, bodies chan struct{}) error {
 	for {
 		c.conn.SetDeadline(time.Now().Add(connTimeout))
-		more, err := c.serveOne(h, log, bodies)
+		more, err := c.serveOne(h, o, bodies)
 		if errors.Is(err, errAborted) {
 			// The protocol asks for an end-request record; the answer the
 			// handler may have made is dropped.
@@ -120,7 +119,7 @@ func (c *fcgiConn) serve(h http.Handler, log *logger, bodies chan struct{}) erro
 // serveOne answers one request and says whether the connection may carry
 // another. A request with a body takes one of the slots in bodies while it
 // is served, or is refused at once when there is none.
-func (c *fcgiConn) serveOne(h http.Handler, log *logger, bodies chan struct{}) (bool, error) {
+func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies chan struct{}) (bool, error) {
 	env, err := c.readParams()
 	if err != nil {
 		return false, err
@@ -130,12 +129,12 @@ func (c *fcgiConn) serveOne(h http.Handler, log *logger, bodies chan struct{}) (
 		case bodies <- struct{}{}:
 			defer func() { <-bodies }()
 		default:
-			log.Printf("fastcgi: %d requests with a body in hand already; one more refused", maxBodyConns)
+			o.Log.Printf("fastcgi: %d requests with a body in hand already; one more refused", maxBodyConns)
 			return false, c.answer(busyAnswer())
 		}
 	}
 	body := &fcgiBody{c: c}
-	rw, req := serveEnv(h, env, body, log)
+	rw, req := serveEnv(h, env, body, o)
 	// Read what is left of the body, within a bound, so the next
 	// request on the connection starts at a record boundary.
 	if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {

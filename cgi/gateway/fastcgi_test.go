@@ -1,441 +1,291 @@
-package main
+package gateway
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
-	"hitcounter/store"
+	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/internal/logline"
 )
 
-// fcgiClient plays the web server's side of a FastCGI connection.
-type fcgiClient struct {
-	conn net.Conn
-	r    *bufio.Reader
+// echo is the handler the transport tests serve: it answers with what it
+// was given, so a test sees what the transport made of a request. A query
+// of size=N asks for a body of N bytes instead.
+type echo struct {
+	calls atomic.Int64
 }
 
-func dialFastCGI(t testing.TB, addr string) *fcgiClient {
-	t.Helper()
-	c, err := newFCGIClient(addr)
+func (e *echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e.calls.Add(1)
+	if n, err := strconv.Atoi(r.URL.Query().Get("size")); err == nil {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write(bytes.Repeat([]byte("0123456789abcdef"), n/16))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		t.Fatal(err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
 	}
-	t.Cleanup(func() { c.conn.Close() })
-	return c
+	fmt.Fprintf(w, "%s %s mount=%s query=%s body=%s", r.Method, r.URL.Path, Mount(r), r.URL.RawQuery, body)
 }
 
-func newFCGIClient(addr string) (*fcgiClient, error) {
-	conn, err := net.Dial("unix", addr)
-	if err != nil {
-		return nil, err
-	}
-	conn.SetDeadline(time.Now().Add(20 * time.Second))
-	return &fcgiClient{conn: conn, r: bufio.NewReader(conn)}, nil
-}
-
-func (c *fcgiClient) send(typ uint8, id uint16, content []byte) error {
-	h := [8]byte{fcgiVersion, typ}
-	binary.BigEndian.PutUint16(h[2:], id)
-	binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
-	pad := (8 - len(content)%8) % 8 // web servers pad to 8 bytes
-	h[6] = byte(pad)
-	_, err := c.conn.Write(append(append(h[:], content...), make([]byte, pad)...))
-	return err
-}
-
-func (c *fcgiClient) recv() (typ uint8, id uint16, content []byte, err error) {
-	var h [8]byte
-	if _, err := io.ReadFull(c.r, h[:]); err != nil {
-		return 0, 0, nil, err
-	}
-	content = make([]byte, int(binary.BigEndian.Uint16(h[4:]))+int(h[6]))
-	if _, err := io.ReadFull(c.r, content); err != nil {
-		return 0, 0, nil, err
-	}
-	return h[1], binary.BigEndian.Uint16(h[2:]), content[:binary.BigEndian.Uint16(h[4:])], nil
-}
-
-// begin sends a responder's begin-request record.
-func (c *fcgiClient) begin(id uint16, keep bool) error {
-	flags := byte(0)
-	if keep {
-		flags = fcgiKeepConn
-	}
-	return c.send(fcgiBeginRequest, id, []byte{0, fcgiResponder, flags, 0, 0, 0, 0, 0})
-}
-
-// request sends one whole request, its body in stdin records of at most
-// chunk bytes, and reads its answer: the CGI-form output and the
-// end-request's protocol status.
-func (c *fcgiClient) request(id uint16, keep bool, env map[string]string, body []byte, chunk int) ([]byte, uint8, error) {
-	if err := c.begin(id, keep); err != nil {
-		return nil, 0, err
-	}
-	for _, rec := range [][]byte{appendPairs(env), nil} {
-		if err := c.send(fcgiParams, id, rec); err != nil {
-			return nil, 0, err
-		}
-	}
-	for len(body) > 0 {
-		n := min(len(body), chunk)
-		if err := c.send(fcgiStdin, id, body[:n]); err != nil {
-			return nil, 0, err
-		}
-		body = body[n:]
-	}
-	if err := c.send(fcgiStdin, id, nil); err != nil {
-		return nil, 0, err
-	}
-	return c.answer(id)
-}
-
-func (c *fcgiClient) answer(id uint16) ([]byte, uint8, error) {
-	var out []byte
-	for {
-		typ, rid, content, err := c.recv()
-		if err != nil {
-			return out, 0, err
-		}
-		if rid != id {
-			return out, 0, fmt.Errorf("record for request %d, want %d", rid, id)
-		}
-		switch typ {
-		case fcgiStdout:
-			out = append(out, content...)
-		case fcgiEndRequest:
-			return out, content[4], nil
-		default:
-			return out, 0, fmt.Errorf("unexpected record type %d", typ)
-		}
-	}
-}
-
-// fcgiEnv is the environment lighttpd's mod_fastcgi sends for a request
-// under /cgi-bin/counter.cgi.
-func fcgiEnv(method, pathInfo, query string, extra ...string) map[string]string {
-	env := map[string]string{
-		"GATEWAY_INTERFACE": "CGI/1.1",
-		"SERVER_PROTOCOL":   "HTTP/1.1",
-		"SERVER_SOFTWARE":   "lighttpd/1.4.69",
-		"SERVER_NAME":       "127.0.0.1",
-		"SERVER_PORT":       "80",
-		"REMOTE_ADDR":       "127.0.0.1",
-		"REQUEST_METHOD":    method,
-		"SCRIPT_NAME":       "/cgi-bin/counter.cgi",
-		"PATH_INFO":         pathInfo,
-		"QUERY_STRING":      query,
-		"REQUEST_URI":       "/cgi-bin/counter.cgi" + pathInfo,
-		"HTTP_HOST":         "127.0.0.1",
-	}
-	for i := 0; i+1 < len(extra); i += 2 {
-		env[extra[i]] = extra[i+1]
-	}
-	return env
-}
-
-// startFastCGI serves a's handler as FastCGI on a unix socket until the
-// test ends, and returns the socket's path.
-func startFastCGI(t testing.TB, a *app) string {
+// startFastCGI serves h as FastCGI on a unix socket until the test ends,
+// and returns the socket's path.
+func startFastCGI(t testing.TB, h http.Handler) string {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "fcgi.sock")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeApp := a.longLived()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serveFastCGI(ctx, ln, a.handler(), a.log) }()
+	go func() { done <- ServeFastCGI(ctx, ln, h, Options{Log: logline.New(io.Discard)}) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("serveFastCGI returned %v after cancel, want nil", err)
+			t.Errorf("ServeFastCGI returned %v after cancel, want nil", err)
 		}
-		closeApp()
 	})
 	return sock
 }
 
-func TestFastCGIServesTheHandler(t *testing.T) {
-	a, _ := testApp(t, "demo")
-	c := dialFastCGI(t, startFastCGI(t, a))
-	// Three requests on one kept connection, with ids as lighttpd and
-	// mod_fcgid use them.
-	for i, tc := range []struct {
-		env    map[string]string
-		status int
-		ctype  string
-	}{
-		{fcgiEnv("GET", "/demo.png", "digits=4"), 200, "image/png"},
-		{fcgiEnv("GET", "/demo.json", ""), 200, "application/json"},
-		{fcgiEnv("GET", "/nope.png", ""), 404, "image/png"},
-	} {
-		out, status, err := c.request(uint16(i+1), true, tc.env, nil, 0)
-		if err != nil || status != fcgiRequestComplete {
-			t.Fatalf("request %d: %v, protocol status %d", i, err, status)
-		}
-		ans := parseCGI(t, out)
-		if ans.status != tc.status || ans.header.Get("Content-Type") != tc.ctype {
-			t.Errorf("%s: status %d %q, want %d %q", tc.env["PATH_INFO"], ans.status, ans.header.Get("Content-Type"), tc.status, tc.ctype)
-		}
-		if got := ans.header.Get("Content-Length"); got != fmt.Sprint(len(ans.body)) {
-			t.Errorf("%s: Content-Length %s for %d bytes", tc.env["PATH_INFO"], got, len(ans.body))
-		}
+func dial(t testing.TB, sock string) *fcgitest.Client {
+	t.Helper()
+	c, err := fcgitest.Dial(sock)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := a.total(t, "demo"); n != 1 {
-		t.Errorf("count %d after one image and one JSON request, want 1", n)
-	}
+	t.Cleanup(func() { c.Conn.Close() })
+	return c
 }
 
-// TestFastCGIReadsBodyRecords posts a login form split over many stdin
-// records, then a second request on the same connection: the body is read
-// whole, and the next request starts where it should.
-func TestFastCGIReadsBodyRecords(t *testing.T) {
-	a, logs := testApp(t, "demo")
-	protect(t, a, "demo", 4)
-	c := dialFastCGI(t, startFastCGI(t, a))
-	form := []byte("password=wrong+password&next=stats")
-	env := fcgiEnv("POST", "/demo/login", "",
-		"CONTENT_TYPE", "application/x-www-form-urlencoded",
-		"CONTENT_LENGTH", fmt.Sprint(len(form)),
-		"HTTP_ORIGIN", "http://127.0.0.1",
-		"HTTP_SEC_FETCH_SITE", "same-origin")
-	out, _, err := c.request(7, true, env, form, 3)
+func parse(t testing.TB, out []byte) fcgitest.Answer {
+	t.Helper()
+	ans, err := fcgitest.ParseAnswer(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans := parseCGI(t, out); ans.status != http.StatusUnauthorized {
-		t.Errorf("wrong password: status %d, want 401; log %s", ans.status, logs)
-	}
-	if !strings.Contains(logs.String(), "login failed") {
-		t.Errorf("no failed-login line in %q", logs)
-	}
-	out, _, err = c.request(8, false, fcgiEnv("GET", "/demo.json", ""), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ans := parseCGI(t, out); ans.status != 200 {
-		t.Errorf("request after the post: status %d", ans.status)
+	return ans
+}
+
+// TestFastCGIServesTheHandler sends requests on one kept connection, with
+// ids as lighttpd and mod_fcgid use them, one of them a body split over
+// many stdin records: the handler sees each as CGI would show it, and
+// each answer comes back whole, with its length.
+func TestFastCGIServesTheHandler(t *testing.T) {
+	h := new(echo)
+	c := dial(t, startFastCGI(t, h))
+	form := "password=wrong+password&next=stats"
+	for i, tc := range []struct {
+		env  map[string]string
+		body string
+		want string
+	}{
+		{fcgitest.Env("GET", "/demo.png", "digits=4"), "", "GET /demo.png mount=/cgi-bin/counter.cgi query=digits=4 body="},
+		{fcgitest.Env("POST", "/demo/login", "", "CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", fmt.Sprint(len(form))),
+			form, "POST /demo/login mount=/cgi-bin/counter.cgi query= body=" + form},
+		{fcgitest.Env("GET", "/demo.json", ""), "", "GET /demo.json mount=/cgi-bin/counter.cgi query= body="},
+	} {
+		out, status, err := c.Request(uint16(i+1), true, tc.env, []byte(tc.body), 3)
+		if err != nil || status != fcgitest.RequestComplete {
+			t.Fatalf("request %d: %v, protocol status %d", i, err, status)
+		}
+		ans := parse(t, out)
+		if ans.Status != 200 || string(ans.Body) != tc.want {
+			t.Errorf("request %d: %d %q, want 200 %q", i, ans.Status, ans.Body, tc.want)
+		}
+		if got := ans.Header.Get("Content-Length"); got != fmt.Sprint(len(ans.Body)) {
+			t.Errorf("request %d: Content-Length %s for %d bytes", i, got, len(ans.Body))
+		}
 	}
 }
 
 // TestFastCGIProtocol covers what a web server may send besides plain
 // requests, and what must close the connection.
 func TestFastCGIProtocol(t *testing.T) {
-	a, _ := testApp(t, "demo")
-	sock := startFastCGI(t, a)
+	h := new(echo)
+	sock := startFastCGI(t, h)
 
 	t.Run("get values", func(t *testing.T) {
-		c := dialFastCGI(t, sock)
-		q := appendParam(appendParam(nil, "FCGI_MPXS_CONNS", ""), "FCGI_MAX_CONNS", "")
-		if err := c.send(fcgiGetValues, 0, q); err != nil {
+		c := dial(t, sock)
+		q := fcgitest.AppendPair(fcgitest.AppendPair(nil, "FCGI_MPXS_CONNS", ""), "FCGI_MAX_CONNS", "")
+		if err := c.Send(fcgitest.GetValues, 0, q); err != nil {
 			t.Fatal(err)
 		}
-		typ, _, content, err := c.recv()
-		if err != nil || typ != fcgiGetValuesResult {
+		typ, _, content, err := c.Recv()
+		if err != nil || typ != fcgitest.GetValuesResult {
 			t.Fatalf("type %d, %v", typ, err)
 		}
 		got, err := parseParams(content)
-		if err != nil || got["FCGI_MPXS_CONNS"] != "0" || got["FCGI_MAX_CONNS"] != fmt.Sprint(maxConns) {
-			t.Errorf("values %v, %v", got, err)
+		if err != nil || got["FCGI_MPXS_CONNS"] != "0" || got["FCGI_MAX_CONNS"] != "128" {
+			t.Errorf("values %v, %v; want no multiplexing and 128 connections", got, err)
 		}
 	})
 	t.Run("no multiplexing", func(t *testing.T) {
-		c := dialFastCGI(t, sock)
-		c.begin(1, true)
-		c.begin(2, true)
-		typ, id, content, err := c.recv()
-		if err != nil || typ != fcgiEndRequest || id != 2 || content[4] != fcgiCantMpxConn {
+		c := dial(t, sock)
+		c.Begin(1, true)
+		c.Begin(2, true)
+		typ, id, content, err := c.Recv()
+		if err != nil || typ != fcgitest.EndRequest || id != 2 || content[4] != fcgitest.CantMpxConn {
 			t.Errorf("second request: type %d id %d %v %v, want end-request 2, cannot multiplex", typ, id, content, err)
 		}
 	})
 	t.Run("begin again for the request in hand", func(t *testing.T) {
-		c := dialFastCGI(t, sock)
-		c.begin(3, true)
-		out, status, err := c.request(3, false, fcgiEnv("GET", "/demo.json", ""), nil, 0)
-		if err != nil || status != fcgiRequestComplete {
+		c := dial(t, sock)
+		c.Begin(3, true)
+		out, status, err := c.Request(3, false, fcgitest.Env("GET", "/demo.json", ""), nil, 0)
+		if err != nil || status != fcgitest.RequestComplete {
 			t.Fatalf("request 3: %v, protocol status %d, want complete", err, status)
 		}
-		if ans := parseCGI(t, out); ans.status != 200 {
-			t.Errorf("request 3: status %d, want 200", ans.status)
+		if ans := parse(t, out); ans.Status != 200 {
+			t.Errorf("request 3: status %d, want 200", ans.Status)
 		}
 	})
 	t.Run("unknown role", func(t *testing.T) {
-		c := dialFastCGI(t, sock)
-		c.send(fcgiBeginRequest, 1, []byte{0, 2, 0, 0, 0, 0, 0, 0}) // authorizer
-		typ, _, content, err := c.recv()
-		if err != nil || typ != fcgiEndRequest || content[4] != fcgiUnknownRole {
+		c := dial(t, sock)
+		c.Send(fcgitest.BeginRequest, 1, []byte{0, 2, 0, 0, 0, 0, 0, 0}) // authorizer
+		typ, _, content, err := c.Recv()
+		if err != nil || typ != fcgitest.EndRequest || content[4] != fcgitest.UnknownRole {
 			t.Errorf("authorizer: type %d %v %v, want end-request, unknown role", typ, content, err)
 		}
 	})
+	calls := h.calls.Load()
 	for _, tc := range []struct {
 		name string
-		send func(c *fcgiClient)
+		send func(c *fcgitest.Client)
 	}{
-		{"bad version", func(c *fcgiClient) { c.conn.Write([]byte{9, 1, 0, 1, 0, 8, 0, 0}) }},
-		{"parameters over the bound", func(c *fcgiClient) {
-			c.begin(1, true)
-			big := appendParam(nil, "HTTP_X", strings.Repeat("x", 60000))
+		{"bad version", func(c *fcgitest.Client) { c.Conn.Write([]byte{9, 1, 0, 1, 0, 8, 0, 0}) }},
+		{"parameters over the bound", func(c *fcgitest.Client) {
+			c.Begin(1, true)
+			big := fcgitest.AppendPair(nil, "HTTP_X", strings.Repeat("x", 60000))
 			for range 3 {
-				c.send(fcgiParams, 1, big)
+				c.Send(fcgitest.Params, 1, big)
 			}
 		}},
-		{"truncated parameter", func(c *fcgiClient) {
-			c.begin(1, true)
-			c.send(fcgiParams, 1, []byte{5, 200, 'A', 'B'})
-			c.send(fcgiParams, 1, nil)
+		{"truncated parameter", func(c *fcgitest.Client) {
+			c.Begin(1, true)
+			c.Send(fcgitest.Params, 1, []byte{5, 200, 'A', 'B'})
+			c.Send(fcgitest.Params, 1, nil)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dialFastCGI(t, sock)
+			c := dial(t, sock)
 			tc.send(c)
 			// Closed, by a FIN or, with unread data, a reset; not left open.
-			_, err := io.ReadAll(c.r)
+			_, err := io.ReadAll(c.R)
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
 				t.Errorf("connection left open: %v", err)
 			}
 		})
 	}
-	if n := a.total(t, "demo"); n != 0 {
-		t.Errorf("count %d, want 0", n)
+	if n := h.calls.Load() - calls; n != 0 {
+		t.Errorf("the handler served %d of the refused requests, want none", n)
 	}
 }
 
-// TestFastCGILongAnswer fetches a stats.json of over 64 KiB, more than one
-// record holds, through the responder: it arrives whole, split over
-// several stdout records, and is the very answer the handler made.
+// TestFastCGILongAnswer fetches an answer of over 64 KiB, more than one
+// record holds: it arrives whole, split over several stdout records.
 func TestFastCGILongAnswer(t *testing.T) {
-	a, _ := testApp(t, "demo")
-	const days = 2500 // about 31 bytes a day in stats.json
-	b := store.NewBatcher(a.cfg.DB, store.Options{})
-	var wg sync.WaitGroup
-	for i := range days {
-		wg.Go(func() {
-			if _, err := b.Hit("demo", testNow.AddDate(0, 0, -i), ""); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	b.Close()
-	want := a.serve("GET", "/demo/stats.json")
-	if want.Code != 200 || want.Body.Len() <= fcgiMaxContent {
-		t.Fatalf("handler: %d with %d bytes, want 200 with over %d", want.Code, want.Body.Len(), fcgiMaxContent)
-	}
-
-	c := dialFastCGI(t, startFastCGI(t, a))
-	if err := c.begin(1, false); err != nil {
+	const size = 200_000
+	c := dial(t, startFastCGI(t, new(echo)))
+	if err := c.Begin(1, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, rec := range [][]byte{appendPairs(fcgiEnv("GET", "/demo/stats.json", "")), nil} {
-		c.send(fcgiParams, 1, rec)
+	for _, rec := range [][]byte{fcgitest.Pairs(fcgitest.Env("GET", "/demo/stats.json", "size="+fmt.Sprint(size))), nil} {
+		c.Send(fcgitest.Params, 1, rec)
 	}
-	c.send(fcgiStdin, 1, nil)
+	c.Send(fcgitest.Stdin, 1, nil)
 	var out []byte
 	records := 0
 	for {
-		typ, id, content, err := c.recv()
+		typ, id, content, err := c.Recv()
 		if err != nil || id != 1 {
 			t.Fatalf("record %d: id %d, %v", records, id, err)
 		}
-		if typ == fcgiEndRequest {
+		if typ == fcgitest.EndRequest {
 			break
 		}
-		if typ != fcgiStdout {
+		if typ != fcgitest.Stdout {
 			t.Fatalf("record %d: type %d, want stdout", records, typ)
 		}
 		out = append(out, content...)
 		records++
 	}
-	ans := parseCGI(t, out)
-	if ans.status != 200 || !bytes.Equal(ans.body, want.Body.Bytes()) || ans.header.Get("Content-Length") != fmt.Sprint(want.Body.Len()) {
+	ans := parse(t, out)
+	want := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	if ans.Status != 200 || !bytes.Equal(ans.Body, want) || ans.Header.Get("Content-Length") != fmt.Sprint(len(want)) {
 		t.Errorf("through FastCGI: %d, %d bytes (Content-Length %s); want 200 and the handler's %d bytes",
-			ans.status, len(ans.body), ans.header.Get("Content-Length"), want.Body.Len())
+			ans.Status, len(ans.Body), ans.Header.Get("Content-Length"), len(want))
 	}
-	// Two or more with output, and the empty one that ends stdout.
-	if records < 3 {
-		t.Errorf("%d stdout records for %d bytes, want at least 3", records, len(out))
+	// Four or more with output, and the empty one that ends stdout.
+	if records < 5 {
+		t.Errorf("%d stdout records for %d bytes, want at least 5", records, len(out))
 	}
 }
 
 // TestFastCGIAbort aborts requests at each stage: each abort is answered
 // with an end-request record for its id and no output, the connection
-// carries the next request when the web server asked to keep it, and the
-// aborted requests count nothing.
+// carries the next request when the web server asked to keep it.
 func TestFastCGIAbort(t *testing.T) {
-	a, _ := testApp(t, "demo")
-	sock := startFastCGI(t, a)
-	post := fcgiEnv("POST", "/demo/login", "", "CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", "40")
-	params := appendPairs(fcgiEnv("GET", "/demo.png", ""))
+	h := new(echo)
+	sock := startFastCGI(t, h)
+	post := fcgitest.Env("POST", "/demo/login", "", "CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", "40")
+	params := fcgitest.Pairs(fcgitest.Env("GET", "/demo.png", ""))
 	for _, tc := range []struct {
 		name string
 		keep bool
-		send func(c *fcgiClient)
+		send func(c *fcgitest.Client)
 	}{
-		{"in the parameters", true, func(c *fcgiClient) {
-			c.send(fcgiParams, 1, params[:len(params)/2])
+		{"in the parameters", true, func(c *fcgitest.Client) {
+			c.Send(fcgitest.Params, 1, params[:len(params)/2])
 		}},
-		{"in the body", true, func(c *fcgiClient) {
-			c.send(fcgiParams, 1, appendPairs(post))
-			c.send(fcgiParams, 1, nil)
-			c.send(fcgiStdin, 1, []byte("password="))
+		{"in the body", true, func(c *fcgitest.Client) {
+			c.Send(fcgitest.Params, 1, fcgitest.Pairs(post))
+			c.Send(fcgitest.Params, 1, nil)
+			c.Send(fcgitest.Stdin, 1, []byte("password="))
 		}},
-		{"not kept", false, func(c *fcgiClient) {
-			c.send(fcgiParams, 1, params[:len(params)/2])
+		{"not kept", false, func(c *fcgitest.Client) {
+			c.Send(fcgitest.Params, 1, params[:len(params)/2])
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dialFastCGI(t, sock)
-			c.begin(1, tc.keep)
+			c := dial(t, sock)
+			c.Begin(1, tc.keep)
 			tc.send(c)
-			c.send(fcgiAbortRequest, 1, nil)
-			typ, id, content, err := c.recv()
-			if err != nil || typ != fcgiEndRequest || id != 1 || content[4] != fcgiRequestComplete {
+			c.Send(fcgitest.AbortRequest, 1, nil)
+			typ, id, content, err := c.Recv()
+			if err != nil || typ != fcgitest.EndRequest || id != 1 || content[4] != fcgitest.RequestComplete {
 				t.Fatalf("after abort: record type %d id %d %v, %v; want end-request 1, complete", typ, id, content, err)
 			}
 			if !tc.keep {
-				if _, err := c.r.ReadByte(); err != io.EOF {
+				if _, err := c.R.ReadByte(); err != io.EOF {
 					t.Errorf("connection not kept: read %v, want EOF", err)
 				}
 				return
 			}
-			out, _, err := c.request(2, false, fcgiEnv("GET", "/demo.json", ""), nil, 0)
+			out, _, err := c.Request(2, false, fcgitest.Env("GET", "/demo.json", ""), nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ans := parseCGI(t, out); ans.status != 200 {
-				t.Errorf("request after the abort: status %d, want 200", ans.status)
+			if ans := parse(t, out); ans.Status != 200 {
+				t.Errorf("request after the abort: status %d, want 200", ans.Status)
 			}
 		})
 	}
-	if n := a.total(t, "demo"); n != 0 {
-		t.Errorf("count %d, want 0", n)
-	}
-}
-
-// appendPairs encodes env as FastCGI parameters.
-func appendPairs(env map[string]string) []byte {
-	var p []byte
-	for k, v := range env {
-		p = appendParam(p, k, v)
-	}
-	return p
 }
 
 func TestParseParams(t *testing.T) {
@@ -497,165 +347,12 @@ func TestFastCGIListenerOnlyOnAListeningSocket(t *testing.T) {
 		{"pipe", pr, false},
 		{"not a file", strings.NewReader(""), false},
 	} {
-		l := fastCGIListener(tc.stdin)
+		l := FastCGIListener(tc.stdin)
 		if (l != nil) != tc.want {
 			t.Errorf("%s: listener %v, want %v", tc.name, l != nil, tc.want)
 		}
 		if l != nil {
 			l.Close()
 		}
-	}
-}
-
-// startFastCGIBinary starts the built binary as a web server does, on a
-// listening socket as its stdin, with the database at db and the extra
-// environment, and returns the socket's path and the process.
-func startFastCGIBinary(t *testing.T, db string, extra ...string) (string, *exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	cmd := exec.Command(counterBinary(t))
-	cmd.Env = extra
-	return startFastCGICommand(t, db, cmd)
-}
-
-// startFastCGICommand is startFastCGIBinary with the command that runs
-// the binary (under strace, say), and the environment it already has.
-func startFastCGICommand(t *testing.T, db string, cmd *exec.Cmd) (string, *exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "fcgi.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lf, err := ln.(*net.UnixListener).File()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Env = append([]string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}, cmd.Env...)
-	var stderr bytes.Buffer
-	cmd.Stdin, cmd.Stderr = lf, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lf.Close()
-	ln.(*net.UnixListener).SetUnlinkOnClose(false)
-	ln.Close() // the child has its own copy, as under a web server
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return sock, cmd, &stderr
-}
-
-// fcgiHits sends n image hits from the given number of clients, a
-// connection each, and returns how many were answered with 200.
-func fcgiHits(t *testing.T, sock string, n, clients int) int64 {
-	var answered, next atomic.Int64
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) {
-				c, err := newFCGIClient(sock)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				out, _, err := c.request(1, false, fcgiEnv("GET", "/demo.png", ""), nil, 0)
-				c.conn.Close()
-				if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
-					t.Errorf("hit: %v %.80q", err, out)
-					return
-				}
-				answered.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	return answered.Load()
-}
-
-func countIn(t *testing.T, db string) uint64 {
-	t.Helper()
-	s, err := store.Open(db, store.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	info, err := s.Counter("demo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return info.Count
-}
-
-// TestFastCGIKillLosesNoAnsweredHit sends 1,000 hits at 16 at a time to
-// the built binary, then kills it with SIGKILL: every hit that was
-// answered is in the file.
-func TestFastCGIKillLosesNoAnsweredHit(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
-		t.Fatalf("create: %v %s", err, out)
-	}
-	sock, cmd, stderr := startFastCGIBinary(t, db)
-	const hits = 1000
-	answered := fcgiHits(t, sock, hits, 16)
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
-		t.Fatalf("server ended with %v, want killed", err)
-	}
-	if n := countIn(t, db); n != uint64(answered) || answered != hits {
-		t.Errorf("count %d after %d answered hits (of %d sent) and SIGKILL; stderr %s", n, answered, hits, stderr)
-	}
-}
-
-// TestFastCGISharesTheFile runs a FastCGI server, CGI processes and admin
-// commands against one file at once: every hit of both kinds is counted,
-// and each admin command finishes within the wait, though the server is
-// busy throughout.
-func TestFastCGISharesTheFile(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
-		t.Fatalf("create: %v %s", err, out)
-	}
-	sock, cmd, stderr := startFastCGIBinary(t, db)
-	env := append(readEnv(t, "../testdata/cgienv/lighttpd-direct.env"), "COUNTER_DB="+db)
-	var cgiHits atomic.Int64
-	var fcgiAnswered int64
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() { defer wg.Done(); fcgiAnswered = fcgiHits(t, sock, 600, 8) }()
-	go func() {
-		defer wg.Done()
-		for range 30 {
-			c := exec.Command(counterBinary(t))
-			c.Env = env
-			out, err := c.Output()
-			if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
-				t.Errorf("CGI hit: %v %.80q", err, out)
-				return
-			}
-			cgiHits.Add(1)
-		}
-	}()
-	go func() {
-		defer wg.Done()
-		for range 5 {
-			start := time.Now()
-			if out, err := adminRun(t, db, "list"); err != nil || !strings.Contains(out, "demo") {
-				t.Errorf("list while busy: %v %s", err, out)
-			}
-			if d := time.Since(start); d > store.DefaultWait {
-				t.Errorf("list took %v, over the wait of %v", d, store.DefaultWait)
-			}
-		}
-	}()
-	wg.Wait()
-	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("server after SIGTERM: %v; stderr %s", err, stderr)
-	}
-	if n, want := countIn(t, db), uint64(fcgiAnswered+cgiHits.Load()); n != want {
-		t.Errorf("count %d, want %d FastCGI + %d CGI hits", n, fcgiAnswered, cgiHits.Load())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"bufio"
@@ -8,19 +8,15 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
-	"hitcounter/store"
+	"hitcounter/cgi/internal/logline"
 )
 
-// demoDB is the database of the local server when none is configured.
-const demoDB = "counter-demo.db"
-
-// Bounds of the long-lived servers: the local server and FastCGI.
+// Bounds of the long-lived servers, the local server and FastCGI, so that
+// neither a flood of connections nor a slow client can take a process's
+// memory or keep hits out.
 const (
 	maxConns = 128
 	// maxBodyConns of the maxConns connections may serve requests with a
@@ -31,43 +27,15 @@ const (
 	connTimeout    = 30 * time.Second
 )
 
-// runServe serves the handler over plain HTTP for trying the counter out,
-// with a demo counter made on first start.
-func runServe(e *cmdEnv, _ []string) error {
-	// No web server opens the demo database, so who owns it does not
-	// matter; one given with -db may be the live one, and is checked.
-	e.ownerChecked = e.cfg.DB == demoDB
-	err := e.update(true, func(db *store.DB) error {
-		list, err := db.List()
-		if err != nil || len(list) > 0 {
-			return err
-		}
-		return db.Create("demo", 0, e.cfg.Now())
-	})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", e.addr)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a := newApp(*e.cfg, e.log)
-	a.demo = true
-	defer a.longLived()()
-	fmt.Fprintf(e.stdout, "counting in %s; open http://%s/ (Ctrl-C stops)\n", e.cfg.DB, ln.Addr())
-	return serveHTTP(ctx, ln, a.handler(), e.log)
-}
-
-// serveHTTP answers one HTTP/1.1 request per connection until ctx ends.
+// ServeHTTP answers one HTTP/1.1 request per connection on ln until ctx
+// ends, then waits for the requests in hand.
 //
 // It stands in for http.Server on purpose: linking http.Server brings in
 // HTTP/2 and TLS, which made the binary 2 MB larger, and every CGI hit pays
 // for the size of the binary in start-up time and resident memory. A local
 // server for trying the counter out needs none of that.
-func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler, log *logger) error {
-	return acceptLoop(ctx, ln, func(conn net.Conn) { serveConn(conn, h, log) })
+func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
+	return acceptLoop(ctx, ln, func(conn net.Conn) { serveConn(conn, h, o.Log) })
 }
 
 // acceptLoop serves each connection on ln with serve, at most maxConns at
@@ -103,7 +71,7 @@ func acceptLoop(ctx context.Context, ln net.Listener, serve func(net.Conn)) erro
 	}
 }
 
-func serveConn(conn net.Conn, h http.Handler, log *logger) {
+func serveConn(conn net.Conn, h http.Handler, log *logline.Logger) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(connTimeout))
 	req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(conn, maxRequestSize)))

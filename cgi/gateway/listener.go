@@ -1,18 +1,16 @@
-package main
+package gateway
 
 import (
-	"context"
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"syscall"
 )
 
-// fastCGIListener returns stdin as a listener when it is a listening
+// FastCGIListener returns stdin as a listener when it is a listening
 // socket: that is how lighttpd's mod_fastcgi (with bin-path) and Apache's
 // mod_fcgid start a FastCGI process. It returns nil otherwise.
-func fastCGIListener(stdin io.Reader) net.Listener {
+func FastCGIListener(stdin io.Reader) net.Listener {
 	f, ok := stdin.(*os.File)
 	if !ok {
 		return nil
@@ -34,15 +32,4 @@ func fastCGIListener(stdin io.Reader) net.Listener {
 		return nil
 	}
 	return ln
-}
-
-// runFastCGI serves FastCGI on ln until the web server sends SIGTERM (or
-// SIGINT), then answers the requests in hand, commits their hits and
-// returns.
-func runFastCGI(cfg config, log *logger, ln net.Listener) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	a := newApp(cfg, log)
-	defer a.longLived()()
-	return serveFastCGI(ctx, ln, a.handler(), log)
 }

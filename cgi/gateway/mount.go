@@ -1,4 +1,4 @@
-package main
+package gateway
 
 import (
 	"context"
@@ -17,7 +17,9 @@ func withMount(r *http.Request, mount string) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), mountKey{}, mount))
 }
 
-func mountOf(r *http.Request) string {
+// Mount returns the public path the handler serving r is mounted at, as
+// the gateway recorded it.
+func Mount(r *http.Request) string {
 	m, _ := r.Context().Value(mountKey{}).(string)
 	return m
 }

@@ -1,4 +1,4 @@
-package main
+package logline
 
 import (
 	"bytes"
@@ -26,12 +26,12 @@ func TestLoggerWritesOneSafeLine(t *testing.T) {
 		{"C1 CSI", "a\u009b31mb", "counter: a 31mb\n"},
 		{"line separator", "a\u2028b", "counter: a b\n"},
 		{"paragraph separator", "a\u2029b", "counter: a b\n"},
-		{"long", strings.Repeat("x", 5000), "counter: " + strings.Repeat("x", maxLogLine) + "...\n"},
+		{"long", strings.Repeat("x", 5000), "counter: " + strings.Repeat("x", MaxLine) + "...\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			l := &logger{w: &out}
+			l := New(&out)
 			l.Printf("%s", tc.in)
 			if got := out.String(); got != tc.want {
 				t.Errorf("logged %q, want %q", got, tc.want)

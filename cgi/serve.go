@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"hitcounter/cgi/gateway"
+	"hitcounter/store"
+)
+
+// demoDB is the database of the local server when none is configured.
+const demoDB = "counter-demo.db"
+
+// runServe serves the handler over plain HTTP for trying the counter out,
+// with a demo counter made on first start.
+func runServe(e *cmdEnv, _ []string) error {
+	// No web server opens the demo database, so who owns it does not
+	// matter; one given with -db may be the live one, and is checked.
+	e.ownerChecked = e.cfg.DB == demoDB
+	err := e.update(true, func(db *store.DB) error {
+		list, err := db.List()
+		if err != nil || len(list) > 0 {
+			return err
+		}
+		return db.Create("demo", 0, e.cfg.Now())
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", e.addr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := newApp(*e.cfg, e.log)
+	a.demo = true
+	defer a.longLived()()
+	fmt.Fprintf(e.stdout, "counting in %s; open http://%s/ (Ctrl-C stops)\n", e.cfg.DB, ln.Addr())
+	return gateway.ServeHTTP(ctx, ln, a.handler(), gateway.Options{Log: e.log, Refuse: a.refuse})
+}
