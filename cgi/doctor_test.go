@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hitcounter/cgi/internal/testenv"
 	"hitcounter/store"
 )
 
@@ -43,7 +44,7 @@ func TestDoctor(t *testing.T) {
 			[]string{"PROBLEM: database"}},
 		{"a lock file of another user", func(t *testing.T, db, run string) {
 			if os.Getuid() != 0 {
-				missingTool(t, "root, to give the file away")
+				testenv.Need(t, "root, to give the file away")
 			}
 			os.Chown(store.LockPath(db), 65534, 65534)
 			os.Chmod(store.LockPath(db), 0o600)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/internal/testenv"
 )
 
 // The README's first promise is that every hit is on disk before its
@@ -38,7 +39,7 @@ func straceCommand(t *testing.T, name string, args ...string) (*exec.Cmd, string
 	t.Helper()
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		missingTool(t, "strace (apt-get install strace)")
+		testenv.Need(t, "strace (apt-get install strace)")
 	}
 	log := filepath.Join(t.TempDir(), "strace.log")
 	return exec.Command(strace, append([]string{"-f", "-y", "-qq", "-s", "16", "-e", straceCalls, "-o", log, "--", name}, args...)...), log

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"
@@ -36,7 +37,7 @@ func testApp(tb testing.TB, names ...string) (*app, *bytes.Buffer) {
 	}
 	db.Close()
 	var logs bytes.Buffer
-	cfg := config{DB: path, Wait: 200 * time.Millisecond, RunDir: tb.TempDir(), BcryptSlots: 1, Now: func() time.Time { return testNow }}
+	cfg := config.Config{DB: path, Wait: 200 * time.Millisecond, RunDir: tb.TempDir(), BcryptSlots: 1, Now: func() time.Time { return testNow }}
 	return newApp(cfg, logline.New(&logs)), &logs
 }
 
@@ -268,7 +269,7 @@ func TestMissingDatabaseIsNotCreated(t *testing.T) {
 func TestPanicIsA500(t *testing.T) {
 	for _, target := range []string{"/x.png", "/x.json", "/"} {
 		var logs bytes.Buffer
-		a := newApp(config{}, logline.New(&logs))
+		a := newApp(config.Config{}, logline.New(&logs))
 		h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") }))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", target, nil))

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/internal/testenv"
 )
 
 const secret = "hunter2-session-key-0123456789"
@@ -38,7 +40,7 @@ func TestPanicLogsNoSecret(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			a := newApp(config{}, logline.New(&logs))
+			a := newApp(config.Config{}, logline.New(&logs))
 			h := a.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { tc.fn() }))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, httptest.NewRequest("GET", "/x.png", nil))
@@ -126,7 +128,7 @@ func TestMegabyteLoginIsRefusedAtOnce(t *testing.T) {
 		timeBin = "/usr/bin/time"
 	}
 	if _, err := os.Stat(timeBin); err != nil {
-		missingTool(t, "GNU time (apt-get install time)")
+		testenv.Need(t, "GNU time (apt-get install time)")
 	}
 	post := func(body string) (cgiAnswer, string, int64, time.Duration) {
 		cmd := exec.Command(timeBin, "-f", "peak %M", counterBinary(t))

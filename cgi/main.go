@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"hitcounter/cgi/admin"
 )
 
 func main() {
@@ -16,7 +18,7 @@ func main() {
 		return
 	}
 	fmt.Fprintln(os.Stderr, "counter:", err)
-	var u usageError
+	var u admin.UsageError
 	if errors.As(err, &u) {
 		os.Exit(2)
 	}

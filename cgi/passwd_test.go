@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/sys/unix"
 
+	"hitcounter/cgi/internal/testenv"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -209,7 +210,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		missingTool(t, fmt.Sprintf("pseudo-terminals (%v)", err))
+		testenv.Need(t, fmt.Sprintf("pseudo-terminals (%v)", err))
 	}
 	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
 		t.Fatal(err)

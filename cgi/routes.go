@@ -7,6 +7,7 @@ import (
 	"path"
 	"time"
 
+	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"
@@ -14,7 +15,7 @@ import (
 
 // app is what every handler needs: the configuration and the log.
 type app struct {
-	cfg  config
+	cfg  config.Config
 	log  *logline.Logger
 	demo bool // serve the demo page at "/" (local server only)
 	// batch and glyphs are set in a long-lived process (FastCGI, the local
@@ -28,7 +29,7 @@ type app struct {
 	verify func(hash, password []byte) (ok, rehash bool, err error)
 }
 
-func newApp(cfg config, log *logline.Logger) *app {
+func newApp(cfg config.Config, log *logline.Logger) *app {
 	return &app{cfg: cfg, log: log, verify: verifyAtLowPriority}
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/internal/testenv"
 )
 
 // startServer runs gateway.ServeHTTP on a loopback port until the test ends.
@@ -224,7 +225,7 @@ func TestServeCommand(t *testing.T) {
 // will open it, so it gets no warning; a database given with -db may be
 // the live one, and keeps it.
 func TestServeWarnsOnlyForRealDB(t *testing.T) {
-	needRoot(t)
+	testenv.NeedRoot(t)
 	const warning = "counter: warning: creating"
 	tests := []struct {
 		name string

@@ -1,15 +1,22 @@
-package main
+// Package admin is the owner's side of counter.cgi: the commands run from
+// a shell to create, list, set and delete counters, protect their
+// statistics, back up, check and measure (doctor), and try it out (serve),
+// each with its own flags, and the usage text.
+package admin
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
+	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"
@@ -17,7 +24,7 @@ import (
 
 // cmdEnv is what an admin command works with.
 type cmdEnv struct {
-	cfg               *config
+	cfg               *config.Config
 	stdin             io.Reader
 	stdout, stderr    io.Writer
 	log               *logline.Logger
@@ -26,6 +33,7 @@ type cmdEnv struct {
 	clear, importHash bool          // passwd -clear, -hash
 	maxHash           time.Duration // doctor -max
 	ownerChecked      bool          // ownerWarning has run
+	serve             func(context.Context, config.Config, net.Listener) error
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -70,7 +78,7 @@ func lookupCommand(name string) (command, bool) {
 		return command{"FILE", 1, 1, noFlags, runBackup}, true
 	case "help", "-h", "-help", "--help":
 		return command{"", 0, 0, noFlags, func(e *cmdEnv, _ []string) error {
-			fmt.Fprint(e.stdout, usage)
+			fmt.Fprint(e.stdout, Usage)
 			return nil
 		}}, true
 	}

@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"context"
@@ -8,19 +8,18 @@ import (
 	"os/signal"
 	"syscall"
 
-	"hitcounter/cgi/gateway"
 	"hitcounter/store"
 )
 
-// demoDB is the database of the local server when none is configured.
-const demoDB = "counter-demo.db"
+// DemoDB is the database of the local server when none is configured.
+const DemoDB = "counter-demo.db"
 
 // runServe serves the handler over plain HTTP for trying the counter out,
 // with a demo counter made on first start.
 func runServe(e *cmdEnv, _ []string) error {
 	// No web server opens the demo database, so who owns it does not
 	// matter; one given with -db may be the live one, and is checked.
-	e.ownerChecked = e.cfg.DB == demoDB
+	e.ownerChecked = e.cfg.DB == DemoDB
 	err := e.update(true, func(db *store.DB) error {
 		list, err := db.List()
 		if err != nil || len(list) > 0 {
@@ -37,9 +36,6 @@ func runServe(e *cmdEnv, _ []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := newApp(*e.cfg, e.log)
-	a.demo = true
-	defer a.longLived()()
 	fmt.Fprintf(e.stdout, "counting in %s; open http://%s/ (Ctrl-C stops)\n", e.cfg.DB, ln.Addr())
-	return gateway.ServeHTTP(ctx, ln, a.handler(), gateway.Options{Log: e.log, Refuse: a.refuse})
+	return e.serve(ctx, *e.cfg, ln)
 }

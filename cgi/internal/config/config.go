@@ -1,4 +1,8 @@
-package main
+// Package config is everything counter.cgi can be told, with its
+// defaults, read in one place: from the environment, which is all a CGI
+// process has (the web server's configuration sets it), and from the
+// admin commands' -db flag.
+package config
 
 import (
 	"fmt"
@@ -12,10 +16,10 @@ import (
 	"hitcounter/store"
 )
 
-// config is everything the binary can be told, with its defaults. Under CGI
+// Config is everything the binary can be told, with its defaults. Under CGI
 // there is no command line, so the web server's configuration sets it
 // through the environment; admin commands also take flags.
-type config struct {
+type Config struct {
 	// DB is the bbolt file (COUNTER_DB, flag -db).
 	DB string
 	// Wait bounds every wait for the database lock (COUNTER_WAIT, e.g. "2s").
@@ -38,9 +42,9 @@ type config struct {
 	Now func() time.Time
 }
 
-// defaultDB is where the install puts the database: outside any document
+// DefaultDB is where the install puts the database: outside any document
 // root, in a directory owned by the web server's user.
-const defaultDB = "/var/lib/counter/counter.db"
+const DefaultDB = "/var/lib/counter/counter.db"
 
 // defaultRunDir is where the install makes the runtime directory.
 const defaultRunDir = "/run/counter"
@@ -48,11 +52,11 @@ const defaultRunDir = "/run/counter"
 // maxWait keeps a misconfigured wait from piling up CGI processes.
 const maxWait = 30 * time.Second
 
-// configFromEnv reads the configuration from the environment. A bad value
-// is reported and replaced by its default, so that a typo in the web
-// server's config does not stop every hit.
-func configFromEnv(getenv func(string) string) (config, []error) {
-	cfg := config{DB: defaultDB, Wait: store.DefaultWait, RunDir: defaultRunDir, BcryptSlots: 1,
+// FromEnv reads the configuration from the environment. A bad value is
+// reported and replaced by its default, so that a typo in the web server's
+// config does not stop every hit.
+func FromEnv(getenv func(string) string) (Config, []error) {
+	cfg := Config{DB: DefaultDB, Wait: store.DefaultWait, RunDir: defaultRunDir, BcryptSlots: 1,
 		MaxDBSize: store.DefaultMaxSize, Now: time.Now}
 	var errs []error
 	if v := getenv("COUNTER_DB"); v != "" {
@@ -81,7 +85,7 @@ func configFromEnv(getenv func(string) string) (config, []error) {
 		n, ok := parseSize(v)
 		if !ok || n < store.SmallestMaxSize || n > store.LargestMaxSize {
 			errs = append(errs, fmt.Errorf("COUNTER_MAX_DB_SIZE=%q: want a size from %s to %s, like 512MiB, using %s",
-				v, formatSize(store.SmallestMaxSize), formatSize(store.LargestMaxSize), formatSize(cfg.MaxDBSize)))
+				v, FormatSize(store.SmallestMaxSize), FormatSize(store.LargestMaxSize), FormatSize(cfg.MaxDBSize)))
 		} else {
 			cfg.MaxDBSize = n
 		}
@@ -122,8 +126,8 @@ func parseSize(s string) (int, bool) {
 	return 0, false
 }
 
-// formatSize writes n in the largest unit that divides it.
-func formatSize(n int) string {
+// FormatSize writes n in the largest unit that divides it.
+func FormatSize(n int) string {
 	for _, u := range sizeUnits {
 		if m := uint64(n); m > 0 && m%(1<<u.shift) == 0 {
 			return strconv.FormatUint(m>>u.shift, 10) + u.suffix
@@ -132,8 +136,8 @@ func formatSize(n int) string {
 	return strconv.Itoa(n)
 }
 
-// envLookup turns an environment list into a getenv function.
-func envLookup(environ []string) func(string) string {
+// Lookup turns an environment list into a getenv function.
+func Lookup(environ []string) func(string) string {
 	return func(key string) string {
 		for i := len(environ) - 1; i >= 0; i-- {
 			if k, v, ok := strings.Cut(environ[i], "="); ok && k == key {

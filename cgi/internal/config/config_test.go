@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ func TestMaxDBSizeFromEnv(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.value, func(t *testing.T) {
-			cfg, errs := configFromEnv(envLookup([]string{"COUNTER_MAX_DB_SIZE=" + tc.value}))
+			cfg, errs := FromEnv(Lookup([]string{"COUNTER_MAX_DB_SIZE=" + tc.value}))
 			if cfg.MaxDBSize != tc.want || (len(errs) > 0) != tc.bad {
 				t.Errorf("MaxDBSize %d, errors %v; want %d, error %v", cfg.MaxDBSize, errs, tc.want, tc.bad)
 			}
@@ -44,9 +44,9 @@ func TestMaxDBSizeFromEnv(t *testing.T) {
 // TestMaxDBSizeFitsThisPlatform: past 1 GiB a 32-bit process cannot map
 // the file, so the setting is refused there.
 func TestMaxDBSizeFitsThisPlatform(t *testing.T) {
-	_, errs := configFromEnv(envLookup([]string{"COUNTER_MAX_DB_SIZE=2GiB"}))
+	_, errs := FromEnv(Lookup([]string{"COUNTER_MAX_DB_SIZE=2GiB"}))
 	if refused := len(errs) > 0; refused != (store.LargestMaxSize < 2<<30) {
-		t.Errorf("2GiB refused: %v, with a largest size of %s", refused, formatSize(store.LargestMaxSize))
+		t.Errorf("2GiB refused: %v, with a largest size of %s", refused, FormatSize(store.LargestMaxSize))
 	}
 }
 
@@ -62,8 +62,8 @@ func TestFormatSize(t *testing.T) {
 		{1 << 30, "1GiB"},
 	}
 	for _, tc := range tests {
-		if got := formatSize(tc.n); got != tc.want {
-			t.Errorf("formatSize(%d) = %q, want %q", tc.n, got, tc.want)
+		if got := FormatSize(tc.n); got != tc.want {
+			t.Errorf("FormatSize(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

@@ -1,0 +1,122 @@
+package admin
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"hitcounter/cgi/internal/config"
+	"hitcounter/cgi/internal/logline"
+)
+
+// Env is what the commands run with.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Log            *logline.Logger
+	// Serve serves the counter with its demo page over plain HTTP on ln
+	// until ctx ends, for the serve command. The web handlers are not
+	// this package's to know.
+	Serve func(ctx context.Context, cfg config.Config, ln net.Listener) error
+}
+
+// UsageError is a mistake on the command line: the program exits 2 for
+// it.
+type UsageError struct{ err error }
+
+func (u UsageError) Error() string { return u.err.Error() }
+func (u UsageError) Unwrap() error { return u.err }
+
+func usagef(format string, args ...any) error {
+	return UsageError{fmt.Errorf(format, args...)}
+}
+
+// Run runs the command that args name (the program's arguments after its
+// own name), with cfg as the environment set it and the flags change it.
+func Run(cfg config.Config, getenv func(string) string, args []string, env Env) error {
+	if len(args) == 0 {
+		fmt.Fprint(env.Stderr, Usage)
+		return usagef("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	c, ok := lookupCommand(cmd)
+	if !ok {
+		fmt.Fprint(env.Stderr, Usage)
+		return usagef("unknown command %q", cmd)
+	}
+	if cmd == "serve" {
+		// Never the live database by accident: only -db picks another.
+		cfg.DB = DemoDB
+		if getenv("COUNTER_RUN_DIR") == "" {
+			cfg.RunDir = filepath.Join(os.TempDir(), "counter-run-"+strconv.Itoa(os.Getuid()))
+		}
+	}
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.StringVar(&cfg.DB, "db", cfg.DB, "database `file` (default from COUNTER_DB)")
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "usage: counter.cgi %s %s\n", cmd, c.args)
+		fs.PrintDefaults()
+	}
+	e := &cmdEnv{cfg: &cfg, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve}
+	c.flags(fs, e)
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
+		return err
+	}
+	if len(pos) < c.minArgs || len(pos) > c.maxArgs {
+		fs.Usage()
+		return usagef("%s: wrong number of arguments", cmd)
+	}
+	return c.run(e, pos)
+}
+
+// parseInterspersed parses flags wherever they stand, so that both
+// "create -start 5 NAME" and "create NAME -start 5" work.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, UsageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// Usage is the text that help, and a mistake on the command line, print.
+const Usage = `counter.cgi: a hit counter for static web sites.
+
+Run by a web server as CGI, it counts a hit and answers with an image.
+From a shell it manages the counters:
+
+  counter.cgi create NAME [-start N]   make a counter (visitors never can)
+  counter.cgi list                     show every counter, its count and age
+  counter.cgi set NAME N               set a counter's total
+  counter.cgi delete NAME              remove a counter and its history
+  counter.cgi passwd NAME              protect its statistics with a password
+                                       (asked twice, or read from stdin)
+  counter.cgi passwd -clear NAME       make its statistics public again
+  counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
+  counter.cgi doctor [-max 250ms]      time a password check here, check the
+                                       database and the runtime directory
+  counter.cgi check [FILE]             check the database (or FILE) for
+                                       damage, changing nothing
+  counter.cgi backup FILE              write a checked copy of the database
+                                       to FILE, while hits go on
+  counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
+  counter.cgi help                     show this text
+
+Every command takes -db FILE; the default is $COUNTER_DB, else
+/var/lib/counter/counter.db. serve ignores $COUNTER_DB and uses
+./counter-demo.db unless given -db.
+`
