@@ -71,7 +71,10 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	th := a.throttle()
-	var ok, rehash bool
+	var (
+		ok, rehash bool
+		newHash    []byte
+	)
 	a.lowPriority(func() {
 		// Checked again and counted as a failure in one step, while the
 		// slot is held: a try let in before another's failure was counted
@@ -82,6 +85,16 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		// Nothing bcrypt could have hashed is worth running it for.
 		if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
 			ok, rehash, err = a.verify(h.PasswordHash, password)
+		}
+		// A hash of another cost is made again at the pinned one here,
+		// in the slot and with the database closed; upgrade only swaps it
+		// in, in a short transaction.
+		if ok && rehash {
+			var herr error
+			if newHash, herr = a.hash(password); herr != nil {
+				a.log.Printf("login %q: rehash: %v", name, herr)
+				newHash = nil
+			}
 		}
 	})
 	release()
@@ -106,8 +119,8 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		a.log.Printf("login %q: %v", name, err)
 	}
 	hash, key := h.PasswordHash, v.sessionKey
-	if rehash || key == nil {
-		if hash, key, err = a.upgrade(name, hash, password, rehash); err != nil {
+	if newHash != nil || key == nil {
+		if hash, key, err = a.upgrade(name, hash, newHash); err != nil {
 			a.log.Printf("login %q: %v", name, err)
 			a.refuse(w, r, err)
 			return
@@ -150,20 +163,17 @@ func (a *app) admitLogin(w http.ResponseWriter, r *http.Request, name string) (p
 	return password, client, release, true
 }
 
-// upgrade replaces a hash of another cost by one at the pinned cost, and
-// makes the session key if an old database has none. It returns the hash
-// and key that the new session must be bound to.
-func (a *app) upgrade(name string, hash, password []byte, rehash bool) ([]byte, []byte, error) {
+// upgrade swaps newHash, made already, for the stored hash if that is
+// still hash, and makes the session key if an old database has none. It
+// returns the hash and key that the new session must be bound to. It runs
+// no bcrypt: every hit waits while the database is open for writing.
+func (a *app) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error) {
 	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer db.Close()
-	if rehash {
-		newHash, err := counter.HashPassword(password)
-		if err != nil {
-			return nil, nil, err
-		}
+	if newHash != nil {
 		swapped, err := db.ReplacePasswordHash(name, hash, newHash)
 		if err != nil {
 			return nil, nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"hitcounter/cgi/guard"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -308,6 +309,34 @@ func TestLoginUpgradesHashCost(t *testing.T) {
 	a.login("page", testPassword)
 	if string(storedHash(t, a, "page")) != string(before) {
 		t.Errorf("a cost-10 hash was rewritten on login")
+	}
+}
+
+// TestRehashRunsOutsideTheDatabase: the bcrypt that upgrades a hash runs
+// with the database free for the hits, and inside the login's bcrypt slot.
+func TestRehashRunsOutsideTheDatabase(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", 11)
+	runs := 0
+	a.hash = func(pw []byte) ([]byte, error) {
+		runs++
+		db, err := store.Open(a.cfg.DB, store.Options{Wait: 50 * time.Millisecond})
+		if err != nil {
+			t.Errorf("a hit while the hash is made: got %v, want the database free", err)
+		} else {
+			db.Close()
+		}
+		if release, err := (guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}).Acquire(); err == nil {
+			release()
+			t.Errorf("the hash is made outside the login's bcrypt slot")
+		}
+		return counter.HashPassword(pw)
+	}
+	if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+		t.Fatalf("login: got %d, want 303", w.Code)
+	}
+	if cost, _ := bcrypt.Cost(storedHash(t, a, "page")); runs != 1 || cost != counter.PasswordCost {
+		t.Errorf("got %d rehash runs and a stored cost of %d, want 1 and %d", runs, cost, counter.PasswordCost)
 	}
 }
 
