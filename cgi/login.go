@@ -128,7 +128,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	expires := a.now().Add(sessionLifetime)
 	value := signSession(key, name, expires, hash)
-	http.SetCookie(w, sessionCookieFor(r, name, value, int(sessionLifetime/time.Second)))
+	http.SetCookie(w, a.sessionCookieFor(r, name, value, int(sessionLifetime/time.Second)))
 	seeStats(w)
 }
 
@@ -199,7 +199,7 @@ func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
 		a.refuse(w, r, err)
 		return
 	}
-	http.SetCookie(w, sessionCookieFor(r, name, "", -1))
+	http.SetCookie(w, a.sessionCookieFor(r, name, "", -1))
 	seeStats(w)
 }
 
