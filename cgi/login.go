@@ -188,19 +188,41 @@ func (a *app) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error)
 	return hash, key, err
 }
 
-// serveLogout answers POST /NAME/logout by dropping the session cookie.
+// serveLogout answers POST /NAME/logout: it drops the session cookie, and
+// when the request carries a valid session it also ends every session (the
+// database's session key is renewed), so that a copy of the cookie is
+// refused from now on, whatever happens to the runtime directory. Without
+// a valid session nothing is renewed: a visitor cannot log the owner out.
 func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := checkSameOrigin(r); err != nil {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}
-	if err := counter.CheckName(name); err != nil {
+	v, err := a.loadStats(name, a.now())
+	if err != nil {
 		a.refuse(w, r, err)
 		return
 	}
+	if v.history.Protected() && a.authorised(r, v) {
+		if err := a.endSessions(); err != nil {
+			a.log.Printf("logout %q: %v", name, err)
+			a.refuse(w, r, err)
+			return
+		}
+	}
 	http.SetCookie(w, a.sessionCookieFor(r, name, "", -1))
 	seeStats(w)
+}
+
+// endSessions renews the session key, which ends every session.
+func (a *app) endSessions() error {
+	db, err := store.Open(a.cfg.DB, store.Options{Wait: a.cfg.Wait, MaxSize: a.cfg.MaxDBSize})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.RenewSessionKey()
 }
 
 // seeStats sends the browser on to the statistics page. The Location is

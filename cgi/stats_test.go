@@ -403,3 +403,51 @@ func tamperMAC(value string) string {
 	}
 	return value[:i] + string(c) + value[i+1:]
 }
+
+// TestLogoutEndsTheSession: after a logout the same cookie is refused,
+// also by a process with an empty runtime directory (after a reboot);
+// a logout without a valid session ends no one's session.
+func TestLogoutEndsTheSession(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	stats := func(a *app, c *http.Cookie) bool {
+		r := httptest.NewRequest("GET", "/page/stats", nil)
+		if c != nil {
+			r.AddCookie(c)
+		}
+		w := httptest.NewRecorder()
+		a.handler().ServeHTTP(w, r)
+		return !isLoginForm(w)
+	}
+	logout := func(c *http.Cookie) int {
+		r := httptest.NewRequest("POST", "/page/logout", nil)
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		if c != nil {
+			r.AddCookie(c)
+		}
+		w := httptest.NewRecorder()
+		a.handler().ServeHTTP(w, r)
+		return w.Code
+	}
+	c := sessionOf(t, a.login("page", testPassword))
+	if !stats(a, c) {
+		t.Fatal("the new session does not open the statistics")
+	}
+	if code := logout(nil); code != http.StatusSeeOther || !stats(a, c) {
+		t.Errorf("a logout without the cookie: got %d and session valid %v, want 303 and the session kept", code, stats(a, c))
+	}
+	if code := logout(c); code != http.StatusSeeOther {
+		t.Fatalf("logout: got %d, want 303", code)
+	}
+	if stats(a, c) {
+		t.Errorf("the cookie still opens the statistics after the logout")
+	}
+	rebooted := newApp(a.cfg, a.log)
+	rebooted.cfg.RunDir = t.TempDir()
+	if stats(rebooted, c) {
+		t.Errorf("the cookie opens the statistics after the logout and a reboot")
+	}
+	if c2 := sessionOf(t, a.login("page", testPassword)); !stats(a, c2) {
+		t.Errorf("a new login after the logout does not open the statistics")
+	}
+}
