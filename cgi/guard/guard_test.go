@@ -329,3 +329,20 @@ func TestSlotsOfAnotherName(t *testing.T) {
 	}
 	other()
 }
+
+func TestThrottleTakeBack(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c) // 3 a minute
+	n := client(t, "192.0.2.1").Network()
+	fail(t, th, n, 3)
+	if err := th.TakeBack(n); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := allowed(t, th, n); !ok {
+		t.Errorf("3 tries, one taken back: got refused, want let in")
+	}
+	fail(t, th, n, 1)
+	if ok, _ := allowed(t, th, n); ok {
+		t.Errorf("3 tries again: got let in, want refused")
+	}
+}

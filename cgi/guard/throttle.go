@@ -210,6 +210,20 @@ func (t *Throttle) Forget(c Client) error {
 	})
 }
 
+// TakeBack uncounts one try of c, after a good login: a key that counts
+// many clients' tries (a network) keeps the others' but not this one.
+func (t *Throttle) TakeBack(c Client) error {
+	return t.update(func(recs []record, now int64) []record {
+		for i := range recs {
+			if r := &recs[i]; r.client == c {
+				r.minCount -= min(r.minCount, 1)
+				r.hourCount -= min(r.hourCount, 1)
+			}
+		}
+		return recs
+	})
+}
+
 // update runs fn on the records under an exclusive lock, after pruning,
 // and writes back what fn returns, unless it returns nil.
 func (t *Throttle) update(fn func(recs []record, now int64) []record) error {
