@@ -16,17 +16,19 @@ import (
 // CGI.
 func startLighttpd(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
-	return startLighttpdWith(t, bin, cgiDir, dbPath, false)
+	return startLighttpdWith(t, bin, cgiDir, dbPath, false, nil)
 }
 
 // startLighttpdFastCGI is startLighttpd with lighttpd/counter-fastcgi.conf:
 // lighttpd starts counter.cgi once, as FastCGI, and stops it when it stops.
 func startLighttpdFastCGI(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
-	return startLighttpdWith(t, bin, cgiDir, dbPath, true)
+	return startLighttpdWith(t, bin, cgiDir, dbPath, true, nil)
 }
 
-func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *webServer {
+// startLighttpdWith starts lighttpd with the CGI or FastCGI snippet, and
+// with the snippet's further replacements in extra.
+func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, extra map[string]string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log")}
@@ -37,6 +39,9 @@ func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *
 		"/var/lib/counter/counter.db":    dbPath,
 		"/run/counter":                   runDirOf(dbPath),
 		"/var/log/lighttpd/breakage.log": srv.CGILog,
+	}
+	for old, repl := range extra {
+		replace[old] = repl
 	}
 	hits := lighttpdHitsCGI(cgiDir, dbPath)
 	if fastCGI {
