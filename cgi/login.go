@@ -36,20 +36,25 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		a.loginBusy(w, r, name)
 		return
 	}
-	var (
-		password []byte
-		client   guard.Client
-		release  func()
-		allowed  bool
-	)
 	// The checks before the database and bcrypt after it run at the
 	// lowest CPU priority (lowpriority.go), so under a flood of logins the
 	// hits come first. The database is read at normal priority: no hit
 	// ever waits for a starved login that holds its lock.
-	a.lowPriority(func() { password, client, release, allowed = a.admitLogin(w, r, name) })
-	if !allowed {
-		if client != (guard.Client{}) { // refused by the throttle or a busy slot
-			a.pacer.refused(client, a.now())
+	var (
+		password []byte
+		ok       bool
+	)
+	a.lowPriority(func() { password, ok = a.readLogin(w, r, name) })
+	if !ok {
+		return
+	}
+	who := loginTry{}
+	who.device, who.view, who.known = a.knownDevice(r, name)
+	var release func()
+	a.lowPriority(func() { release, ok = a.admitTry(w, r, name, &who) })
+	if !ok {
+		if who.client != (guard.Client{}) { // refused by a throttle or a busy slot
+			a.pacer.refused(who.client, a.now())
 		}
 		return
 	}
@@ -57,7 +62,10 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	// kept would turn every login away until the garbage collector ran.
 	release = sync.OnceFunc(release)
 	defer release()
-	v, err := a.loadStats(name, a.now())
+	v, err := who.view, error(nil)
+	if !who.known {
+		v, err = a.loadStats(name, a.now())
+	}
 	if err != nil {
 		release()
 		a.refuse(w, r, err)
@@ -69,25 +77,28 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		seeStats(w)
 		return
 	}
-	th := a.throttle()
-	var ok, rehash bool
+	var (
+		rehash  bool
+		newHash []byte
+	)
+	ok = false
 	a.lowPriority(func() {
-		// Checked again and counted as a failure in one step, while the
-		// slot is held: a try let in before another's failure was counted
-		// cannot slip past the limit.
-		if allowed = a.attempt(w, r, th, client, name); !allowed {
-			return
-		}
 		// Nothing bcrypt could have hashed is worth running it for.
 		if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
 			ok, rehash, err = a.verify(h.PasswordHash, password)
 		}
+		// A hash of another cost is made again at the pinned one here,
+		// in the slot and with the database closed; upgrade only swaps it
+		// in, in a short transaction.
+		if ok && rehash {
+			var herr error
+			if newHash, herr = a.hash(password); herr != nil {
+				a.log.Printf("login %q: rehash: %v", name, herr)
+				newHash = nil
+			}
+		}
 	})
 	release()
-	if !allowed {
-		a.pacer.refused(client, a.now())
-		return
-	}
 	if errors.Is(err, counter.ErrHashTooCostly) {
 		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter.cgi passwd %s", name, name)
 	} else if err != nil {
@@ -98,36 +109,49 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 		// CheckName and the address was parsed, so neither can break it.
 		a.log.Printf("login failed: counter=%q client=%s", name, a.clientAddr(r))
 		writeHTML(w, r, http.StatusUnauthorized, loginPage(name, loginFailed))
-		a.pacer.refused(client, a.now())
+		a.pacer.refused(who.client, a.now())
 		return
 	}
-	if err := th.Forget(client); err != nil {
+	if err := a.forget(who); err != nil {
 		a.log.Printf("login %q: %v", name, err)
 	}
 	hash, key := h.PasswordHash, v.sessionKey
-	if rehash || key == nil {
-		if hash, key, err = a.upgrade(name, hash, password, rehash); err != nil {
+	if newHash != nil || key == nil {
+		if hash, key, err = a.upgrade(name, hash, newHash); err != nil {
 			a.log.Printf("login %q: %v", name, err)
 			a.refuse(w, r, err)
 			return
 		}
 	}
-	expires := a.now().Add(sessionLifetime)
-	value := signSession(key, name, expires, hash)
-	http.SetCookie(w, sessionCookieFor(r, name, value, int(sessionLifetime/time.Second)))
+	now := a.now()
+	http.SetCookie(w, a.sessionCookieFor(r, name, signSession(key, name, now.Add(sessionLifetime), hash), int(sessionLifetime/time.Second)))
+	a.rememberDevice(w, r, name, hash, who, now)
 	seeStats(w)
 }
 
-// admitLogin makes the cheap checks of a login, in order of cost: the
-// origin, the form, the client's throttle (before anything is locked) and
-// a bcrypt slot (before the database is opened). If all pass it returns the
-// password, the client and the function that frees the slot; if not, it
-// has answered r.
-func (a *app) admitLogin(w http.ResponseWriter, r *http.Request, name string) (password []byte, client guard.Client, release func(), ok bool) {
+// rememberDevice gives the browser a device token after a good login: a
+// new one, or the one it has, for longer.
+func (a *app) rememberDevice(w http.ResponseWriter, r *http.Request, name string, hash []byte, who loginTry, now time.Time) {
+	id := who.device
+	if !who.known {
+		var err error
+		if id, err = newDeviceID(); err != nil {
+			a.log.Printf("login %q: device id: %v", name, err)
+			return
+		}
+	}
+	value := signDevice(hash, name, id, now.Add(deviceLifetime))
+	http.SetCookie(w, a.cookieFor(r, deviceCookie, name, value, int(deviceLifetime/time.Second)))
+}
+
+// readLogin makes the first checks of a login, which need nothing but the
+// request: the origin and the form. If they pass it returns the password;
+// if not, it has answered r.
+func (a *app) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
 	if err := checkSameOrigin(r); err != nil {
 		a.log.Printf("login %q refused from %s: %v", name, a.clientAddr(r), err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
-		return nil, client, nil, false
+		return nil, false
 	}
 	password, err := readPassword(w, r)
 	if err != nil {
@@ -138,31 +162,22 @@ func (a *app) admitLogin(w http.ResponseWriter, r *http.Request, name string) (p
 		}
 		a.log.Printf("login %q from %s: %v", name, a.clientAddr(r), err)
 		http.Error(w, http.StatusText(status), status)
-		return nil, client, nil, false
+		return nil, false
 	}
-	if client, ok = a.admitClient(w, r, name); !ok {
-		return nil, client, nil, false
-	}
-	if release, ok = a.takeSlot(w, r, name); !ok {
-		return nil, client, nil, false
-	}
-	return password, client, release, true
+	return password, true
 }
 
-// upgrade replaces a hash of another cost by one at the pinned cost, and
-// makes the session key if an old database has none. It returns the hash
-// and key that the new session must be bound to.
-func (a *app) upgrade(name string, hash, password []byte, rehash bool) ([]byte, []byte, error) {
+// upgrade swaps newHash, made already, for the stored hash if that is
+// still hash, and makes the session key if an old database has none. It
+// returns the hash and key that the new session must be bound to. It runs
+// no bcrypt: every hit waits while the database is open for writing.
+func (a *app) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error) {
 	db, err := a.open(false)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer db.Close()
-	if rehash {
-		newHash, err := counter.HashPassword(password)
-		if err != nil {
-			return nil, nil, err
-		}
+	if newHash != nil {
 		swapped, err := db.ReplacePasswordHash(name, hash, newHash)
 		if err != nil {
 			return nil, nil, err
@@ -177,19 +192,41 @@ func (a *app) upgrade(name string, hash, password []byte, rehash bool) ([]byte, 
 	return hash, key, err
 }
 
-// serveLogout answers POST /NAME/logout by dropping the session cookie.
+// serveLogout answers POST /NAME/logout: it drops the session cookie, and
+// when the request carries a valid session it also ends every session (the
+// database's session key is renewed), so that a copy of the cookie is
+// refused from now on, whatever happens to the runtime directory. Without
+// a valid session nothing is renewed: a visitor cannot log the owner out.
 func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := checkSameOrigin(r); err != nil {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}
-	if err := counter.CheckName(name); err != nil {
+	v, err := a.loadStats(name, a.now())
+	if err != nil {
 		a.refuse(w, r, err)
 		return
 	}
-	http.SetCookie(w, sessionCookieFor(r, name, "", -1))
+	if v.history.Protected() && a.authorised(r, v) {
+		if err := a.endSessions(); err != nil {
+			a.log.Printf("logout %q: %v", name, err)
+			a.refuse(w, r, err)
+			return
+		}
+	}
+	http.SetCookie(w, a.sessionCookieFor(r, name, "", -1))
 	seeStats(w)
+}
+
+// endSessions renews the session key, which ends every session.
+func (a *app) endSessions() error {
+	db, err := a.open(false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.RenewSessionKey()
 }
 
 // seeStats sends the browser on to the statistics page. The Location is

@@ -14,57 +14,109 @@ import (
 	"hitcounter/cgi/guard"
 )
 
-// Limits of failed logins per client, and how many clients are remembered.
+// Limits of login tries, and how many keys each throttle remembers. Every
+// try counts from the moment it is let in, right or wrong, and a good login
+// forgets its client's (or device's) tries: so these are the limits on
+// wrong passwords, and a try refused as busy counts too.
 const (
+	// A client: an IPv4 address or an IPv6 /64.
 	failuresPerMinute = 5
 	failuresPerHour   = 20
-	throttledClients  = 4096
+	// A network: an IPv4 /24 or an IPv6 /48, for unknown clients only.
+	// Above what one client may try (3 clients at least must hit it), so
+	// that one address can never get its neighbours throttled or banned.
+	networkPerMinute = 15
+	networkPerHour   = 50
+	throttledClients = 4096
 )
 
 var errRunDir = errors.New("runtime directory unusable")
 
-// admitClient decides whether the client of r may try a password at all:
-// it may not past the throttle's limits. If not, it has answered r.
-func (a *app) admitClient(w http.ResponseWriter, r *http.Request, name string) (guard.Client, bool) {
-	addr := a.clientAddr(r)
-	client, err := guard.ClientOf(addr)
+// loginTry is who is trying to log in: the client, by its address, and
+// the device, when the browser carries a valid device token.
+type loginTry struct {
+	client guard.Client
+	device guard.Client
+	known  bool      // device is a known device
+	view   statsView // read to check the device token
+}
+
+// admitTry decides whether this try may go on to bcrypt: it counts it
+// against the throttles and takes a bcrypt slot. A known device counts
+// against its own limits and has a slot of its own first; an unknown client
+// counts against its address's limits and its network's, and takes a shared
+// slot. If the try may go on it returns the function that frees the slot;
+// if not, it has answered r.
+func (a *app) admitTry(w http.ResponseWriter, r *http.Request, name string, who *loginTry) (func(), bool) {
+	client, err := guard.ClientOf(a.clientAddr(r))
 	if err != nil {
 		a.log.Printf("login %q: %v", name, err)
 		http.Error(w, "bad request", http.StatusBadRequest)
-		return client, false
+		return nil, false
 	}
+	who.client = client
 	if err := a.ensureRunDir(); err != nil {
 		a.loginUnavailable(w, name, err)
-		return client, false
+		return nil, false
 	}
-	ok, wait, err := a.throttle().Check(client)
-	return client, a.throttled(w, r, name, ok, wait, err)
+	if who.known {
+		ok, wait, err := a.deviceThrottle().Attempt(who.device)
+		if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)+" device=known") {
+			return nil, false
+		}
+		// The device's own slot, which no unknown client takes; then a
+		// shared one, when two known browsers log in at once.
+		release, err := guard.Slots{Dir: a.cfg.RunDir, N: 1, Name: "bcrypt-device"}.Acquire()
+		if err == nil {
+			return release, true
+		}
+		return a.takeSlot(w, r, name)
+	}
+	ok, wait, err := a.clientThrottle().Attempt(client)
+	if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)) {
+		return nil, false
+	}
+	// Counted only once the client's own limit let the try in, so one
+	// address alone can never block its network. The line names the
+	// network alone: fail2ban bans it there, where the flood rotates.
+	ok, wait, err = a.networkThrottle().Attempt(client.Network())
+	if !a.throttled(w, r, name, ok, wait, err, "network="+client.NetworkPrefix().String()) {
+		return nil, false
+	}
+	return a.takeSlot(w, r, name)
 }
 
-// attempt counts a try of client's against the throttle, if the throttle
-// lets it try now. If not, it has answered r.
-func (a *app) attempt(w http.ResponseWriter, r *http.Request, th *guard.Throttle, client guard.Client, name string) bool {
-	ok, wait, err := th.Attempt(client)
-	return a.throttled(w, r, name, ok, wait, err)
+// forget drops the tries of who after a good login: its device's if it
+// is known, its client's if not. Of its network's tries only this one is
+// taken back: a good login from one address does not vouch for its
+// neighbours.
+func (a *app) forget(who loginTry) error {
+	if who.known {
+		return a.deviceThrottle().Forget(who.device)
+	}
+	if err := a.clientThrottle().Forget(who.client); err != nil {
+		return err
+	}
+	return a.networkThrottle().TakeBack(who.client.Network())
 }
 
-// throttled answers r when the throttle said no (or failed), and reports
-// whether the try may go on.
-func (a *app) throttled(w http.ResponseWriter, r *http.Request, name string, ok bool, wait time.Duration, err error) bool {
+// throttled answers r when a throttle said no (or failed), and reports
+// whether the try may go on. The log line names who was throttled.
+func (a *app) throttled(w http.ResponseWriter, r *http.Request, name string, ok bool, wait time.Duration, err error, who string) bool {
 	if err != nil {
 		a.loginUnavailable(w, name, err)
 		return false
 	}
 	if !ok {
-		a.log.Printf("login throttled: counter=%q client=%s", name, a.clientAddr(r))
+		a.log.Printf("login throttled: counter=%q %s", name, who)
 		w.Header().Set("Retry-After", itoa(int(math.Ceil(wait.Seconds()))))
 		writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, tooManyMessage(wait.Seconds())))
 	}
 	return ok
 }
 
-// takeSlot takes one of the bcrypt slots, without waiting. If it gets one
-// it returns the function that frees it; if not, it has answered r.
+// takeSlot takes one of the shared bcrypt slots, without waiting. If it
+// gets one it returns the function that frees it; if not, it has answered r.
 func (a *app) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
 	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
 	if errors.Is(err, guard.ErrBusy) {
@@ -92,16 +144,32 @@ func (a *app) loginUnavailable(w http.ResponseWriter, name string, err error) {
 
 func tooManyMessage(seconds float64) string {
 	if seconds < 90 {
-		return "Too many wrong passwords. Try again in a minute."
+		return "Too many login attempts. Try again in a minute."
 	}
-	return fmt.Sprintf("Too many wrong passwords. Try again in %d minutes.", int(seconds/60+0.5))
+	return fmt.Sprintf("Too many login attempts. Try again in %d minutes.", int(seconds/60+0.5))
 }
 
-func (a *app) throttle() *guard.Throttle {
+// clientThrottle limits the tries of each client address.
+func (a *app) clientThrottle() *guard.Throttle {
+	return a.throttleIn("throttle", failuresPerMinute, failuresPerHour)
+}
+
+// networkThrottle limits the tries of unknown clients per network.
+func (a *app) networkThrottle() *guard.Throttle {
+	return a.throttleIn("throttle-network", networkPerMinute, networkPerHour)
+}
+
+// deviceThrottle limits the tries of each known device, whatever its
+// address: no one else's tries count against it.
+func (a *app) deviceThrottle() *guard.Throttle {
+	return a.throttleIn("throttle-device", failuresPerMinute, failuresPerHour)
+}
+
+func (a *app) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
 	return &guard.Throttle{
-		Path:       filepath.Join(a.cfg.RunDir, "throttle"),
-		PerMinute:  failuresPerMinute,
-		PerHour:    failuresPerHour,
+		Path:       filepath.Join(a.cfg.RunDir, file),
+		PerMinute:  perMinute,
+		PerHour:    perHour,
 		MaxClients: throttledClients,
 		Now:        a.cfg.Now,
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -243,4 +244,43 @@ func sessionCookieIn(w *httptest.ResponseRecorder) bool {
 		}
 	}
 	return false
+}
+
+// TestSecureCookieBehindTrustedProxy: behind a TLS-terminating proxy the
+// owner trusts, X-Forwarded-Proto: https makes the session cookie Secure;
+// from anyone else the header changes nothing.
+func TestSecureCookieBehindTrustedProxy(t *testing.T) {
+	tests := []struct {
+		name, peer string
+		proto      []string
+		secure     bool
+	}{
+		{"trusted proxy, https", "10.0.0.1:1234", []string{"https"}, true},
+		{"trusted proxy, HTTPS", "10.0.0.1:1234", []string{"HTTPS"}, true},
+		{"trusted proxy, http", "10.0.0.1:1234", []string{"http"}, false},
+		{"trusted proxy, none", "10.0.0.1:1234", nil, false},
+		{"trusted proxy appends to the visitor's", "10.0.0.1:1234", []string{"https, http"}, false},
+		{"trusted proxy appends a header", "10.0.0.1:1234", []string{"http", "https"}, true},
+		{"untrusted peer, https", "192.0.2.1:1234", []string{"https"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, _ := testApp(t, "page")
+			protect(t, a, "page", bcrypt.MinCost)
+			a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+			body := url.Values{"password": {testPassword}}.Encode()
+			r := httptest.NewRequest("POST", "/page/login", strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			r.Header.Set("Sec-Fetch-Site", "same-origin")
+			r.RemoteAddr = tc.peer
+			for _, p := range tc.proto {
+				r.Header.Add("X-Forwarded-Proto", p)
+			}
+			w := httptest.NewRecorder()
+			a.handler().ServeHTTP(w, r)
+			if c := sessionOf(t, w); c.Secure != tc.secure {
+				t.Errorf("got Secure %v, want %v", c.Secure, tc.secure)
+			}
+		})
+	}
 }

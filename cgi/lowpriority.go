@@ -24,6 +24,14 @@ func verifyAtLowPriority(hash, password []byte) (ok, rehash bool, err error) {
 	return ok, rehash, err
 }
 
+// hashAtLowPriority makes a hash at the pinned cost as
+// verifyAtLowPriority checks one: a login that upgrades a hash runs bcrypt
+// twice, and neither run may take the CPU from the hits.
+func hashAtLowPriority(password []byte) (hash []byte, err error) {
+	atLowPriority(func() { hash, err = counter.HashPassword(password) })
+	return hash, err
+}
+
 // atLowPriority runs fn on a thread of its own at nice bcryptNice and
 // waits for it.
 func atLowPriority(fn func()) {

@@ -27,10 +27,12 @@ type app struct {
 	pacer  *refusalPacer    // holds back answers to clients refused again
 	// verify checks a password against a stored hash; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
+	// hash makes a hash at the pinned cost; tests watch when it runs.
+	hash func(password []byte) ([]byte, error)
 }
 
 func newApp(cfg config.Config, log *logline.Logger) *app {
-	return &app{cfg: cfg, log: log, verify: verifyAtLowPriority}
+	return &app{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
 }
 
 // checkSameOrigin refuses a form posted from another site, by the

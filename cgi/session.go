@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -42,18 +43,11 @@ func sessionMAC(key []byte, name, exp string, hash []byte) []byte {
 // validSession reports whether value is an unexpired session for counter
 // name under key and the current password hash. It never runs bcrypt.
 func validSession(key []byte, value, name string, hash []byte, now time.Time) bool {
-	if len(key) == 0 || len(hash) == 0 || len(value) > maxCookieLen {
+	if len(key) == 0 || len(hash) == 0 {
 		return false
 	}
-	// Only what signSession writes: base64 decoders skip CR and LF, so a
-	// cookie with one added would verify as well.
-	for i := 0; i < len(value); i++ {
-		if c := value[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	parts := strings.Split(value, ".")
-	if len(parts) != 3 {
+	parts, ok := tokenParts(value)
+	if !ok {
 		return false
 	}
 	// Strict: the loose decoder ignores the unused bits of the last
@@ -80,14 +74,43 @@ func validSession(key []byte, value, name string, hash []byte, now time.Time) bo
 
 // sessionCookieFor returns the cookie that carries value for counter name,
 // scoped to that counter's pages under the script.
-func sessionCookieFor(r *http.Request, name, value string, maxAge int) *http.Cookie {
+func (a *app) sessionCookieFor(r *http.Request, name, value string, maxAge int) *http.Cookie {
+	return a.cookieFor(r, sessionCookie, name, value, maxAge)
+}
+
+// cookieFor returns cookie named cookie for counter name's pages under
+// the script, Secure when the browser reached us over HTTPS.
+func (a *app) cookieFor(r *http.Request, cookie, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{
-		Name:     sessionCookie,
+		Name:     cookie,
 		Value:    value,
 		Path:     gateway.Mount(r) + "/" + name + "/",
 		MaxAge:   maxAge,
 		HttpOnly: true,
-		Secure:   r.TLS != nil,
+		Secure:   a.overHTTPS(r),
 		SameSite: http.SameSiteStrictMode,
 	}
+}
+
+// overHTTPS reports whether the browser's request came over HTTPS: to us,
+// or to a TLS-terminating proxy the owner trusts (COUNTER_TRUSTED_PROXIES),
+// which says so in X-Forwarded-Proto. From anyone else the header is not
+// believed, as their X-Forwarded-For is not.
+func (a *app) overHTTPS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	p, err := netip.ParseAddr(peerAddr(r))
+	if err != nil || !a.trusted(p.Unmap()) {
+		return false
+	}
+	// A proxy that appends rather than sets the header leaves the
+	// visitor's own value in front: believe only the last, the proxy's.
+	protos := r.Header.Values("X-Forwarded-Proto")
+	if len(protos) == 0 {
+		return false
+	}
+	last := protos[len(protos)-1]
+	last = last[strings.LastIndexByte(last, ',')+1:]
+	return strings.EqualFold(strings.TrimSpace(last), "https")
 }

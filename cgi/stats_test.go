@@ -1,6 +1,7 @@
 package main
 
 import (
+	"hitcounter/cgi/guard"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -195,7 +196,7 @@ func TestLoginAndSessions(t *testing.T) {
 		cookie *http.Cookie
 		setup  func()
 	}{
-		{"tampered MAC", "/page/stats", forged(func(x *http.Cookie) { x.Value = x.Value[:len(x.Value)-2] + "AA" }), nil},
+		{"tampered MAC", "/page/stats", forged(func(x *http.Cookie) { x.Value = tamperMAC(x.Value) }), nil},
 		{"tampered expiry", "/page/stats", forged(func(x *http.Cookie) {
 			parts := strings.Split(x.Value, ".")
 			x.Value = parts[0] + "." + itoa(int(testNow.Add(time.Hour).Unix())) + "." + parts[2]
@@ -311,6 +312,34 @@ func TestLoginUpgradesHashCost(t *testing.T) {
 	}
 }
 
+// TestRehashRunsOutsideTheDatabase: the bcrypt that upgrades a hash runs
+// with the database free for the hits, and inside the login's bcrypt slot.
+func TestRehashRunsOutsideTheDatabase(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", 11)
+	runs := 0
+	a.hash = func(pw []byte) ([]byte, error) {
+		runs++
+		db, err := store.Open(a.cfg.DB, store.Options{Wait: 50 * time.Millisecond})
+		if err != nil {
+			t.Errorf("a hit while the hash is made: got %v, want the database free", err)
+		} else {
+			db.Close()
+		}
+		if release, err := (guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}).Acquire(); err == nil {
+			release()
+			t.Errorf("the hash is made outside the login's bcrypt slot")
+		}
+		return counter.HashPassword(pw)
+	}
+	if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+		t.Fatalf("login: got %d, want 303", w.Code)
+	}
+	if cost, _ := bcrypt.Cost(storedHash(t, a, "page")); runs != 1 || cost != counter.PasswordCost {
+		t.Errorf("got %d rehash runs and a stored cost of %d, want 1 and %d", runs, cost, counter.PasswordCost)
+	}
+}
+
 func TestTooCostlyHashIsNeverRun(t *testing.T) {
 	a, logs := testApp(t, "page")
 	// A syntactically valid cost-13 hash; its digest does not matter.
@@ -346,5 +375,65 @@ func TestOnlyStatsAndLoginAreHTML(t *testing.T) {
 		if ct := a.serve("GET", target).Header().Get("Content-Type"); ct != "text/html; charset=utf-8" {
 			t.Errorf("GET %s: %q, want text/html", target, ct)
 		}
+	}
+}
+
+// tamperMAC changes the first character of a cookie's MAC to another
+// base64 character, so the MAC always differs from the real one and still
+// decodes: the cookie is refused for its MAC, not for its spelling.
+func tamperMAC(value string) string {
+	i := strings.LastIndexByte(value, '.') + 1
+	c := byte('A')
+	if value[i] == c {
+		c = 'B'
+	}
+	return value[:i] + string(c) + value[i+1:]
+}
+
+// TestLogoutEndsTheSession: after a logout the same cookie is refused,
+// also by a process with an empty runtime directory (after a reboot);
+// a logout without a valid session ends no one's session.
+func TestLogoutEndsTheSession(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	stats := func(a *app, c *http.Cookie) bool {
+		r := httptest.NewRequest("GET", "/page/stats", nil)
+		if c != nil {
+			r.AddCookie(c)
+		}
+		w := httptest.NewRecorder()
+		a.handler().ServeHTTP(w, r)
+		return !isLoginForm(w)
+	}
+	logout := func(c *http.Cookie) int {
+		r := httptest.NewRequest("POST", "/page/logout", nil)
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		if c != nil {
+			r.AddCookie(c)
+		}
+		w := httptest.NewRecorder()
+		a.handler().ServeHTTP(w, r)
+		return w.Code
+	}
+	c := sessionOf(t, a.login("page", testPassword))
+	if !stats(a, c) {
+		t.Fatal("the new session does not open the statistics")
+	}
+	if code := logout(nil); code != http.StatusSeeOther || !stats(a, c) {
+		t.Errorf("a logout without the cookie: got %d and session valid %v, want 303 and the session kept", code, stats(a, c))
+	}
+	if code := logout(c); code != http.StatusSeeOther {
+		t.Fatalf("logout: got %d, want 303", code)
+	}
+	if stats(a, c) {
+		t.Errorf("the cookie still opens the statistics after the logout")
+	}
+	rebooted := newApp(a.cfg, a.log)
+	rebooted.cfg.RunDir = t.TempDir()
+	if stats(rebooted, c) {
+		t.Errorf("the cookie opens the statistics after the logout and a reboot")
+	}
+	if c2 := sessionOf(t, a.login("page", testPassword)); !stats(a, c2) {
+		t.Errorf("a new login after the logout does not open the statistics")
 	}
 }

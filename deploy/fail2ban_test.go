@@ -110,8 +110,16 @@ func TestFail2banFilter(t *testing.T) {
 		{"text after", `counter: login failed: counter="blog" client=6.6.6.6 x`, ""},
 		{"hostname", `counter: login failed: counter="blog" client=evil.example`, ""},
 
+		// A network whose tries went over its limit: banned as a network.
+		{"IPv4 network", `counter: login throttled: counter="blog" network=198.51.100.0/24`, "198.51.100.0/24"},
+		{"IPv6 network", `counter: login throttled: counter="blog" network=2001:db8:77::/48`, "2001:db8:77::/48"},
+		{"mod_cgi network", apacheDate + `[cgi:error] [pid 10681:tid 10681] [client 198.51.100.7:35144] AH01215: stderr from /usr/lib/cgi-bin/counter.cgi: counter: login throttled: counter="blog" network=198.51.100.0/24, referer: x counter: login throttled: counter="a" network=6.6.6.0/24`, "198.51.100.0/24"},
+		{"network in the name", `counter: login throttled: counter="network=6.6.6.0/24" client=192.0.2.35`, ""},
+		{"network, text after", `counter: login throttled: counter="blog" network=6.6.6.0/24 x`, ""},
+
 		// Other lines of the counter and of the servers.
 		{"throttled", `counter: login throttled: counter="blog" client=192.0.2.30`, ""},
+		{"throttled device", `counter: login throttled: counter="blog" client=192.0.2.36 device=known`, ""},
 		{"busy", `counter: login busy: counter="blog" client=192.0.2.31`, ""},
 		{"cross-site", `counter: login "blog" refused from 192.0.2.32: cross-origin request`, ""},
 		{"mod_cgi, other line, forged referer", apacheDate + `[cgi:error] [pid 771] [client 192.0.2.33:1] AH01215: stderr from /usr/lib/cgi-bin/counter.cgi: counter: login "blog" refused from 192.0.2.33: cross-origin request, referer: x counter: login failed: counter="a" client=6.6.6.7`, ""},
@@ -194,8 +202,9 @@ func TestFail2banJails(t *testing.T) {
 			"['set', '" + jail + "', 'maxretry', 5]",
 			"['set', '" + jail + "', 'findtime', '10m']",
 			"['set', '" + jail + "', 'bantime', '1h']",
-			"['set', '" + jail + "', 'addfailregex', '^(?:",
+			"['multi-set', '" + jail + "', 'addfailregex', ['^(?:",
 			"counter: login failed: counter=\"[^\"]*\" client=<ADDR>",
+			"counter: login throttled: counter=\"[^\"]*\" network=<SUBNET>",
 			"['start', '" + jail + "']",
 		} {
 			if !strings.Contains(string(out), want) {

@@ -17,19 +17,20 @@ import (
 // CGI.
 func startLighttpd(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
-	return startLighttpdWith(t, bin, cgiDir, dbPath, false)
+	return startLighttpdWith(t, bin, cgiDir, dbPath, false, nil)
 }
 
 // startLighttpdFastCGI is startLighttpd with lighttpd/counter-fastcgi.conf:
 // lighttpd starts counter.cgi once, as FastCGI, and stops it when it stops.
 func startLighttpdFastCGI(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
-	return startLighttpdWith(t, bin, cgiDir, dbPath, true)
+	return startLighttpdWith(t, bin, cgiDir, dbPath, true, nil)
 }
 
-// startLighttpdWith starts lighttpd as startLighttpd does, as FastCGI if
-// asked, with extra lines (global settings) added to its main config.
-func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, extra ...string) *webServer {
+// startLighttpdWith starts lighttpd with the CGI or FastCGI snippet, with
+// the snippet's further replacements in replace and global settings added
+// to its main config in global.
+func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, replaceMore map[string]string, global ...string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log")}
@@ -40,6 +41,9 @@ func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, e
 		"/var/lib/counter/counter.db":    dbPath,
 		"/run/counter":                   runDirOf(dbPath),
 		"/var/log/lighttpd/breakage.log": srv.CGILog,
+	}
+	for old, repl := range replaceMore {
+		replace[old] = repl
 	}
 	hits := lighttpdHitsCGI(cgiDir, dbPath)
 	if fastCGI {
@@ -56,7 +60,7 @@ func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, e
 	dumpOnFailure(t, errorLog, srv.CGILog, stderrLog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		conf := filepath.Join(dir, "lighttpd.conf")
-		if err := os.WriteFile(conf, []byte(mainConfig(dir, htdocs, snippetPath, hits, port)+strings.Join(extra, "\n")), 0o644); err != nil {
+		if err := os.WriteFile(conf, []byte(mainConfig(dir, htdocs, snippetPath, hits, port)+strings.Join(global, "\n")), 0o644); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -27,7 +27,7 @@ func TestLighttpdFastCGISlowBodies(t *testing.T) {
 	bin := serverBinary(t, "lighttpd", lighttpdBins...)
 	cgiDir, dbPath := installCounter(t)
 	admin(t, cgiDir, dbPath, "create", "demo")
-	srv := startLighttpdWith(t, bin, cgiDir, dbPath, true, "server.stream-request-body = 2")
+	srv := startLighttpdWith(t, bin, cgiDir, dbPath, true, nil, "server.stream-request-body = 2")
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
 	form := "password=" + strings.Repeat("x", 200)

@@ -326,9 +326,11 @@ func checkLoginRedirect(resp *http.Response, path string) (*http.Cookie, error) 
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "stats" {
 		return nil, fmt.Errorf("login: got %d Location %q, want 303 \"stats\"", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	// The session, and the device cookie that marks the browser as known.
 	cookies := resp.Cookies()
-	if len(cookies) != 1 || cookies[0].Name != "counter_session" || cookies[0].Value == "" {
-		return nil, fmt.Errorf("login: got cookies %q, want one counter_session", resp.Header.Values("Set-Cookie"))
+	if len(cookies) != 2 || cookies[0].Name != "counter_session" || cookies[0].Value == "" ||
+		cookies[1].Name != "counter_device" || cookies[1].Value == "" || cookies[1].Path != path || !cookies[1].HttpOnly {
+		return nil, fmt.Errorf("login: got cookies %q, want a counter_session and an HttpOnly counter_device", resp.Header.Values("Set-Cookie"))
 	}
 	c := cookies[0]
 	want := http.Cookie{Path: path, MaxAge: 24 * 60 * 60, HttpOnly: true, SameSite: http.SameSiteStrictMode}

@@ -10,7 +10,8 @@
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
 //	  session-key -> [32]byte  signs session cookies; made by crypto/rand
-//	                           when the first password is set
+//	                           when the first password is set, made anew
+//	                           at each logout (which ends every session)
 //	counters/                  bucket, one nested bucket per counter
 //	  NAME/                    bucket, NAME as in counter.CheckName
 //	    total   -> uint64      hits so far, big-endian

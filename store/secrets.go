@@ -86,6 +86,23 @@ func (db *DB) SessionKey() ([]byte, error) {
 	return key, nil
 }
 
+// RenewSessionKey replaces the key that signs session cookies with a new
+// one, which ends every session of every counter in the file: a logout does
+// this, so that a copy of the cookie is refused as well. The key is stored
+// where it always was, so the layout of the file does not change.
+func (db *DB) RenewSessionKey() error {
+	err := db.update(func(tx *bolt.Tx) error {
+		if err := initSchema(tx); err != nil {
+			return err
+		}
+		return putSessionKey(tx.Bucket(bucketMeta))
+	})
+	if err != nil {
+		return fmt.Errorf("store: renew session key: %w", err)
+	}
+	return nil
+}
+
 func ensureSessionKey(tx *bolt.Tx) error {
 	if err := initSchema(tx); err != nil {
 		return err
@@ -94,6 +111,11 @@ func ensureSessionKey(tx *bolt.Tx) error {
 	if len(meta.Get(keySessionKey)) == sessionKeyLen {
 		return nil
 	}
+	return putSessionKey(meta)
+}
+
+// putSessionKey stores a new random session key in meta.
+func putSessionKey(meta *bolt.Bucket) error {
 	key := make([]byte, sessionKeyLen)
 	if _, err := rand.Read(key); err != nil {
 		return fmt.Errorf("session key: %w", err)

@@ -258,3 +258,91 @@ func TestSlotOfKilledHolderIsFreed(t *testing.T) {
 	}
 	release()
 }
+
+// TestThrottleKeepsBlockedClients: a flood of new clients, each failing
+// once, makes the table forget idle clients that are not blocked, never
+// the blocked one; when every client in it is blocked, a new one waits.
+func TestThrottleKeepsBlockedClients(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c) // 3 a minute, 8 clients
+	blocked := client(t, "192.0.2.1")
+	fail(t, th, blocked, 3)
+	for i := range 50 { // far more new clients than the table holds
+		fail(t, th, client(t, fmt.Sprintf("2001:db8:%x::1", i)), 1)
+		c.add(100 * time.Millisecond)
+	}
+	if ok, _ := allowed(t, th, blocked); ok {
+		t.Fatalf("a flood of 50 new clients freed a blocked client")
+	}
+	// Fill the table with blocked clients: a new one cannot make room.
+	for i := range th.MaxClients - 1 {
+		fail(t, th, client(t, fmt.Sprintf("198.51.100.%d", i)), 3)
+	}
+	newcomer := client(t, "203.0.113.1")
+	ok, wait, err := th.Attempt(newcomer)
+	if err != nil || ok || wait <= 0 || wait > time.Minute {
+		t.Errorf("a new client with every other blocked: got ok %v, wait %v, err %v; want refused for at most a minute", ok, wait, err)
+	}
+	if ok, _ := allowed(t, th, blocked); ok {
+		t.Errorf("a full table freed a blocked client")
+	}
+	if err := th.Failed(newcomer); !errors.Is(err, ErrFull) {
+		t.Errorf("Failed in a full table: got %v, want ErrFull", err)
+	}
+	c.add(time.Minute)
+	if ok, _, err := th.Attempt(newcomer); !ok || err != nil {
+		t.Errorf("a minute later: got ok %v, err %v; want the new client let in", ok, err)
+	}
+}
+
+func TestClientNetwork(t *testing.T) {
+	tests := []struct{ addr, want string }{
+		{"192.0.2.7", "192.0.2.0/24"},
+		{"::ffff:192.0.2.200", "192.0.2.0/24"},
+		{"2001:db8:1:2:aaaa::1", "2001:db8:1::/48"},
+		{"2001:db8:1:ffff::9", "2001:db8:1::/48"},
+	}
+	for _, tc := range tests {
+		c := client(t, tc.addr)
+		if got := c.NetworkPrefix().String(); got != tc.want {
+			t.Errorf("network of %s: got %s, want %s", tc.addr, got, tc.want)
+		}
+		if got := c.Network().NetworkPrefix().String(); got != tc.want {
+			t.Errorf("network of the network of %s: got %s, want %s", tc.addr, got, tc.want)
+		}
+	}
+	if client(t, "192.0.2.7").Network() != client(t, "192.0.2.9").Network() {
+		t.Errorf("two addresses of one /24 have different networks")
+	}
+}
+
+func TestSlotsOfAnotherName(t *testing.T) {
+	dir := t.TempDir()
+	release, err := Slots{Dir: dir, N: 1}.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	other, err := Slots{Dir: dir, N: 1, Name: "bcrypt-device"}.Acquire()
+	if err != nil {
+		t.Fatalf("a slot of another name with the shared one held: got %v, want it free", err)
+	}
+	other()
+}
+
+func TestThrottleTakeBack(t *testing.T) {
+	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	th := newThrottle(t, c) // 3 a minute
+	n := client(t, "192.0.2.1").Network()
+	fail(t, th, n, 3)
+	if err := th.TakeBack(n); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := allowed(t, th, n); !ok {
+		t.Errorf("3 tries, one taken back: got refused, want let in")
+	}
+	fail(t, th, n, 1)
+	if ok, _ := allowed(t, th, n); ok {
+		t.Errorf("3 tries again: got let in, want refused")
+	}
+}

@@ -21,6 +21,9 @@ const MaxSlots = 16
 type Slots struct {
 	Dir string
 	N   int
+	// Name names the lock files, Name-0.lock and on; "bcrypt" if empty.
+	// Slots of another name are a cap of their own.
+	Name string
 }
 
 // Acquire takes a free slot without waiting, or fails with ErrBusy.
@@ -30,7 +33,11 @@ func (s Slots) Acquire() (release func(), err error) {
 		return nil, fmt.Errorf("guard: %d slots, want 1 to %d", s.N, MaxSlots)
 	}
 	for i := range s.N {
-		path := filepath.Join(s.Dir, "bcrypt-"+strconv.Itoa(i)+".lock")
+		name := s.Name
+		if name == "" {
+			name = "bcrypt"
+		}
+		path := filepath.Join(s.Dir, name+"-"+strconv.Itoa(i)+".lock")
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("guard: slot: %w", err)

@@ -11,11 +11,15 @@ import (
 	"time"
 )
 
-// Throttle limits failed logins per client across processes. Its state is
-// one small file of fixed-size records, read and rewritten under a flock
-// on every login attempt (never on a hit). The file holds at most
-// MaxClients records; clients idle for an hour are dropped, and when it is
-// full the longest idle client makes room.
+// Throttle limits login tries per key across processes: per client
+// address, per wider network, per known device, each in a Throttle of its
+// own. Its state is one small file of fixed-size records, read and
+// rewritten under a flock on every login attempt (never on a hit). The
+// file holds at most MaxClients records; keys idle for an hour are
+// dropped, and when it is full the longest idle key that is not blocked
+// makes room. Blocked keys are never dropped early: when every key is
+// blocked, a new key is refused until one's block ends, so that a flood of
+// new keys cannot free a blocked one.
 type Throttle struct {
 	Path       string
 	PerMinute  int // failed logins allowed per client per minute
@@ -24,9 +28,37 @@ type Throttle struct {
 	Now        func() time.Time
 }
 
-// Client is a throttled address: an IPv4 address, or the /64 network of
-// an IPv6 address, since one IPv6 host can have a whole /64.
+// Client is a throttled key: an IPv4 address, or the /64 network of an
+// IPv6 address, since one IPv6 host can have a whole /64 (ClientOf); the
+// wider network of one (Client.Network); or a known device's id.
 type Client [16]byte
+
+// Widths of the networks that Network groups clients by: an IPv4 /24 (one
+// provider's block, a hosting subnet) and an IPv6 /48 (one site's
+// allocation, 65,536 /64s).
+const (
+	NetworkBits4 = 24
+	NetworkBits6 = 48
+)
+
+// Network returns the network of c, an IPv4 /24 or an IPv6 /48, as a key
+// for a Throttle of networks (not to be mixed with clients in one).
+func (c Client) Network() Client {
+	p := c.NetworkPrefix()
+	return Client(netip.AddrFrom16(p.Addr().As16()).As16())
+}
+
+// NetworkPrefix returns the network of c as a prefix, "192.0.2.0/24" or
+// "2001:db8:1::/48", as a firewall bans it.
+func (c Client) NetworkPrefix() netip.Prefix {
+	a := netip.AddrFrom16(c).Unmap()
+	bits := NetworkBits6
+	if a.Is4() {
+		bits = NetworkBits4
+	}
+	p, _ := a.Prefix(bits)
+	return p
+}
 
 // ClientOf returns the Client of an address such as "192.0.2.1" or
 // "2001:db8::1".
@@ -82,19 +114,24 @@ func (t *Throttle) Check(c Client) (ok bool, retryAfter time.Duration, err error
 }
 
 // wait is how long client must wait before its next try; 0 if it need not.
-func (t *Throttle) wait(recs []record, c Client, now int64) (retryAfter time.Duration) {
+func (t *Throttle) wait(recs []record, c Client, now int64) time.Duration {
 	for _, r := range recs {
-		if r.client != c {
-			continue
-		}
-		if r.minCount >= uint32(t.PerMinute) && now < r.minStart+minute {
-			retryAfter = time.Duration(r.minStart+minute-now) * time.Millisecond
-		}
-		if r.hourCount >= uint32(t.PerHour) && now < r.hourStart+hour {
-			retryAfter = max(retryAfter, time.Duration(r.hourStart+hour-now)*time.Millisecond)
+		if r.client == c {
+			return t.blockedFor(r, now)
 		}
 	}
-	return retryAfter
+	return 0
+}
+
+// blockedFor is how long r stays blocked; 0 if it is not.
+func (t *Throttle) blockedFor(r record, now int64) (d time.Duration) {
+	if r.minCount >= uint32(t.PerMinute) && now < r.minStart+minute {
+		d = time.Duration(r.minStart+minute-now) * time.Millisecond
+	}
+	if r.hourCount >= uint32(t.PerHour) && now < r.hourStart+hour {
+		d = max(d, time.Duration(r.hourStart+hour-now)*time.Millisecond)
+	}
+	return d
 }
 
 // Attempt checks and counts in one step: if client may try a password
@@ -106,25 +143,45 @@ func (t *Throttle) Attempt(c Client) (ok bool, retryAfter time.Duration, err err
 		if retryAfter = t.wait(recs, c, now); retryAfter > 0 {
 			return nil // no change
 		}
-		return failed(recs, c, now)
+		recs, retryAfter = t.failed(recs, c, now)
+		return recs
 	})
 	return err == nil && retryAfter == 0, retryAfter, err
 }
 
-// Failed counts a failed login of client.
+// Failed counts a failed login of client. When the table is full of
+// blocked keys it cannot, and reports that as ErrFull.
 func (t *Throttle) Failed(c Client) error {
-	return t.update(func(recs []record, now int64) []record {
-		return failed(recs, c, now)
+	var full time.Duration
+	err := t.update(func(recs []record, now int64) []record {
+		recs, full = t.failed(recs, c, now)
+		return recs
 	})
+	if err == nil && full > 0 {
+		err = ErrFull
+	}
+	return err
 }
 
-// failed counts a failed login of client in recs.
-func failed(recs []record, c Client, now int64) []record {
+// ErrFull reports a throttle whose every key is blocked: a new key waits.
+var ErrFull = errors.New("guard: throttle full of blocked keys")
+
+// failed counts a failed login of client in recs. A new client needs room:
+// if the table is full, the idlest key that is not blocked goes; if every
+// key is blocked, nothing changes and full is how long until one is not.
+func (t *Throttle) failed(recs []record, c Client, now int64) (_ []record, full time.Duration) {
 	i := 0
 	for i < len(recs) && recs[i].client != c {
 		i++
 	}
 	if i == len(recs) {
+		if len(recs) >= t.MaxClients {
+			var ok bool
+			if recs, ok = t.evictIdlest(recs, now); !ok {
+				return recs, t.soonestFree(recs, now)
+			}
+			i = len(recs)
+		}
 		recs = append(recs, record{client: c, minStart: now, hourStart: now})
 	}
 	r := &recs[i]
@@ -137,7 +194,7 @@ func failed(recs []record, c Client, now int64) []record {
 	}
 	r.minCount++
 	r.hourCount++
-	return recs
+	return recs, 0
 }
 
 // Forget drops client's failures, after a good login.
@@ -150,6 +207,20 @@ func (t *Throttle) Forget(c Client) error {
 			}
 		}
 		return out
+	})
+}
+
+// TakeBack uncounts one try of c, after a good login: a key that counts
+// many clients' tries (a network) keeps the others' but not this one.
+func (t *Throttle) TakeBack(c Client) error {
+	return t.update(func(recs []record, now int64) []record {
+		for i := range recs {
+			if r := &recs[i]; r.client == c {
+				r.minCount -= min(r.minCount, 1)
+				r.hourCount -= min(r.hourCount, 1)
+			}
+		}
+		return recs
 	})
 }
 
@@ -180,9 +251,6 @@ func (t *Throttle) update(fn func(recs []record, now int64) []record) error {
 		}
 		changed = recs
 	}
-	if len(changed) > t.MaxClients {
-		changed = evictIdlest(changed, len(changed)-t.MaxClients)
-	}
 	return t.write(f, changed)
 }
 
@@ -207,18 +275,30 @@ func (t *Throttle) prune(recs []record, now int64) ([]record, bool) {
 	return out, changed
 }
 
-// evictIdlest drops the n records whose last window started earliest.
-func evictIdlest(recs []record, n int) []record {
-	for range n {
-		oldest := 0
-		for i, r := range recs {
-			if r.minStart < recs[oldest].minStart {
-				oldest = i
-			}
+// evictIdlest drops the record whose last window started earliest among
+// those not blocked now, and reports whether there was one.
+func (t *Throttle) evictIdlest(recs []record, now int64) ([]record, bool) {
+	oldest := -1
+	for i, r := range recs {
+		if t.blockedFor(r, now) == 0 && (oldest < 0 || r.minStart < recs[oldest].minStart) {
+			oldest = i
 		}
-		recs = append(recs[:oldest], recs[oldest+1:]...)
 	}
-	return recs
+	if oldest < 0 {
+		return recs, false
+	}
+	return append(recs[:oldest], recs[oldest+1:]...), true
+}
+
+// soonestFree is how long until the first of recs stops being blocked.
+func (t *Throttle) soonestFree(recs []record, now int64) time.Duration {
+	soonest := time.Duration(0)
+	for _, r := range recs {
+		if d := t.blockedFor(r, now); d > 0 && (soonest == 0 || d < soonest) {
+			soonest = d
+		}
+	}
+	return max(soonest, time.Millisecond)
 }
 
 // read decodes the file; a file that is not a throttle file (damaged, or

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"hitcounter/cgi/guard"
+)
+
+// loginFrom posts a login as a same-origin browser at addr (forwarded by
+// the trusted proxy 10.0.0.1), with the given cookies.
+func loginFrom(a *app, name, password, addr string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+	body := "password=" + strings.ReplaceAll(password, " ", "+")
+	r := httptest.NewRequest("POST", "/"+name+"/login", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.RemoteAddr = "10.0.0.1:4444"
+	r.Header.Set("X-Forwarded-For", addr)
+	for _, c := range cookies {
+		r.AddCookie(c)
+	}
+	w := httptest.NewRecorder()
+	a.handler().ServeHTTP(w, r)
+	return w
+}
+
+func deviceOf(t *testing.T, w *httptest.ResponseRecorder) *http.Cookie {
+	t.Helper()
+	for _, c := range w.Result().Cookies() {
+		if c.Name == deviceCookie && c.Value != "" {
+			return c
+		}
+	}
+	t.Fatalf("no device cookie in %v", w.Header())
+	return nil
+}
+
+// TestKnownDeviceGetsInDuringFlood: while strangers from rotating IPv4
+// and IPv6 addresses flood the login and another process holds the shared
+// bcrypt slot, the owner's browser, which has logged in before, gets in on
+// every try; the strangers' tries reach bcrypt no more often than their
+// networks' limits allow, and their networks are logged for fail2ban.
+func TestKnownDeviceGetsInDuringFlood(t *testing.T) {
+	a, logs := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	device := deviceOf(t, loginFrom(a, "page", testPassword, "192.0.2.1"))
+	runs := countVerify(a)
+
+	// The strangers: a new address every 4 tries, within one /24 and one
+	// /48, with the shared slot free for the first half.
+	strangers := map[int]int{}
+	flood := func(tries int) {
+		for i := range tries {
+			addr := fmt.Sprintf("198.51.100.%d", i/4)
+			if i%2 == 1 {
+				addr = fmt.Sprintf("2001:db8:77:%x::1", i/4)
+			}
+			strangers[loginFrom(a, "page", "wrong", addr).Code]++
+		}
+	}
+	flood(200)
+	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	owner := map[int]int{}
+	for range 20 {
+		flood(10)
+		owner[loginFrom(a, "page", testPassword, "198.51.100.9", device).Code]++
+	}
+	t.Logf("strangers: %v; the owner: %v; bcrypt runs for strangers: %d", strangers, owner, int(runs.Load())-owner[http.StatusSeeOther])
+	if owner[http.StatusSeeOther] != 20 {
+		t.Errorf("got the owner's logins %v, want 20 × 303", owner)
+	}
+	// Each network: at most 15 tries a minute.
+	if n := int(runs.Load()) - 20; n > 2*15 {
+		t.Errorf("got %d bcrypt runs for strangers from 2 networks, want at most %d", n, 2*15)
+	}
+	for _, want := range []string{`network=198.51.100.0/24`, `network=2001:db8:77::/48`} {
+		if !strings.Contains(logs.String(), `login throttled: counter="page" `+want) {
+			t.Errorf("log lacks the line naming %s", want)
+		}
+	}
+}
+
+// TestOneAddressNeverBlocksItsNetwork: one address alone is stopped by
+// its own limit before its network's, so it can never get its neighbours
+// refused or banned.
+func TestOneAddressNeverBlocksItsNetwork(t *testing.T) {
+	a, logs := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	for range 100 {
+		loginFrom(a, "page", "wrong", "198.51.100.1")
+	}
+	if strings.Contains(logs.String(), "network=") {
+		t.Errorf("one address got its network throttled:\n%s", logs.String())
+	}
+	if w := loginFrom(a, "page", testPassword, "198.51.100.2"); w.Code != http.StatusSeeOther {
+		t.Errorf("a neighbour: got %d, want 303", w.Code)
+	}
+}
+
+// TestDeviceTokenMustBeValid: a device cookie that was not made by a
+// login of this counter with its current password counts for nothing.
+func TestDeviceTokenMustBeValid(t *testing.T) {
+	a, _ := testApp(t, "page", "other")
+	protect(t, a, "page", bcrypt.MinCost)
+	protect(t, a, "other", bcrypt.MinCost)
+	good := deviceOf(t, a.login("page", testPassword))
+	otherCounter := deviceOf(t, a.login("other", testPassword))
+	if _, ok := validDevice(good.Value, "page", storedHash(t, a, "page"), testNow); !ok {
+		t.Fatal("a fresh device token is not valid")
+	}
+	forged := func(v string) *http.Cookie { return &http.Cookie{Name: deviceCookie, Value: v} }
+	tests := []struct {
+		name   string
+		cookie *http.Cookie
+		setup  func()
+	}{
+		{"tampered MAC", forged(tamperMAC(good.Value)), nil},
+		{"another counter's", otherCounter, nil},
+		{"garbage", forged(strings.Repeat("A.", 100)), nil},
+		{"from before a password change", good, func() { protect(t, a, "page", bcrypt.MinCost) }},
+	}
+	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.setup != nil {
+				tc.setup()
+			}
+			// The shared slot is held: only a known device could get in.
+			if w := a.login("page", testPassword, "Cookie", tc.cookie.String()); w.Code != http.StatusTooManyRequests {
+				t.Errorf("got %d, want 429 as for any unknown client", w.Code)
+			}
+		})
+	}
+}
