@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,11 +33,12 @@ func grownDB(t *testing.T, dir string) (string, int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Create("demo", 0, testNow); err != nil {
+	now := time.Now()
+	if err := db.Create("demo", 0, now); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 60 {
-		if _, err := db.Hit("demo", testNow.AddDate(0, 0, -i), "http://site"+itoa(i)+".example/"); err != nil {
+		if _, err := db.Hit("demo", now.AddDate(0, 0, -i), "http://site"+strconv.Itoa(i)+".example/"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -37,16 +37,33 @@ var acceptedImports = map[string]string{
 	"regexp":  "net/http/cgi's host side",
 }
 
-// TestGatewayKnowsNoCounters fails when the transports import the web
-// handlers, the store or the domain: they serve any http.Handler.
-func TestGatewayKnowsNoCounters(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./gateway").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, p := range strings.Fields(string(out)) {
-		if strings.HasPrefix(p, "hitcounter/") && p != "hitcounter/cgi/gateway" && !strings.HasPrefix(p, "hitcounter/cgi/internal/") {
-			t.Errorf("the gateway imports %s", p)
+// TestDependenciesRunOneWay fails when a package of the binary imports
+// one it must not: main wires the gateway, the web handlers and the admin
+// commands together, and none of them knows the others. The gateway serves
+// any http.Handler, so it knows no counters at all.
+func TestDependenciesRunOneWay(t *testing.T) {
+	for _, tc := range []struct {
+		pkg     string
+		allowed func(dep string) bool
+	}{
+		{"./gateway", func(dep string) bool {
+			return !strings.HasPrefix(dep, "hitcounter/") || strings.HasPrefix(dep, "hitcounter/cgi/gateway") || strings.HasPrefix(dep, "hitcounter/cgi/internal/")
+		}},
+		{"./web", func(dep string) bool {
+			return dep != "hitcounter/cgi/admin"
+		}},
+		{"./admin", func(dep string) bool {
+			return dep != "hitcounter/cgi/web" && dep != "hitcounter/cgi/gateway"
+		}},
+	} {
+		out, err := exec.Command("go", "list", "-deps", tc.pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", tc.pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if !tc.allowed(dep) {
+				t.Errorf("%s imports %s", tc.pkg, dep)
+			}
 		}
 	}
 }

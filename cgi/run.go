@@ -12,6 +12,7 @@ import (
 	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/web"
 )
 
 // run is the whole program. Under CGI (GATEWAY_INTERFACE set) it serves one
@@ -27,8 +28,8 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		log.Printf("config: %v", err)
 	}
 	if getenv("GATEWAY_INTERFACE") != "" {
-		a := newApp(cfg, log)
-		return gateway.ServeCGI(a.handler(), environ, stdin, stdout, gateway.Options{Log: log, Refuse: a.refuse})
+		a := web.New(cfg, log, web.OneRequest)
+		return gateway.ServeCGI(a.Handler(), environ, stdin, stdout, gateway.Options{Log: log, Refuse: a.Refuse})
 	}
 	if len(args) < 2 {
 		if ln := gateway.FastCGIListener(stdin); ln != nil {
@@ -38,10 +39,9 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	return admin.Run(cfg, getenv, args[1:], admin.Env{
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: log,
 		Serve: func(ctx context.Context, cfg config.Config, ln net.Listener) error {
-			a := newApp(cfg, log)
-			a.demo = true
-			defer a.longLived()()
-			return gateway.ServeHTTP(ctx, ln, a.handler(), gateway.Options{Log: log, Refuse: a.refuse})
+			a := web.New(cfg, log, web.Local)
+			defer a.Close()
+			return gateway.ServeHTTP(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse})
 		},
 	})
 }
@@ -52,7 +52,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 func runFastCGI(cfg config.Config, log *logline.Logger, ln net.Listener) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := newApp(cfg, log)
-	defer a.longLived()()
-	return gateway.ServeFastCGI(ctx, ln, a.handler(), gateway.Options{Log: log, Refuse: a.refuse})
+	a := web.New(cfg, log, web.LongLived)
+	defer a.Close()
+	return gateway.ServeFastCGI(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse})
 }

@@ -37,6 +37,7 @@ func TestFastCGIStuckHolder(t *testing.T) {
 		// Fixed bounds over the process with the lock free, whatever the
 		// number of requests: the blocked flocks and the runtime's own
 		// threads, a connection, a side file and a little more a client.
+		lockWaits   = 4 // the flocks a process may leave blocked, as documented
 		moreThreads = lockWaits + 12
 		moreFiles   = lockWaits + 3*clients
 		moreRSS     = 24 << 20

@@ -28,13 +28,10 @@ var writeFormatV1 = flag.Bool("write-format-v1", false, "write "+formatFileV1+" 
 // formatPasswordV1 is the password whose hash the file holds.
 const formatPasswordV1 = "version 1 password"
 
-// TestWriteFormatV1 writes formatFileV1 through the store, as the counter
-// does, when asked with -write-format-v1. It was run once, with schema
+// writeV1 writes formatFileV1 through the store, as the counter does, when
+// TestFormatV1 is run with -write-format-v1. It was run once, with schema
 // version 1; the file is committed and must never be written again.
-func TestWriteFormatV1(t *testing.T) {
-	if !*writeFormatV1 {
-		t.Skip("writes the committed v1 file only with -write-format-v1")
-	}
+func writeV1(t *testing.T) {
 	if schemaVersion != 1 {
 		t.Fatalf("schema version %d: the v1 file is the previous release's and stays as it is", schemaVersion)
 	}
@@ -76,7 +73,7 @@ func TestWriteFormatV1(t *testing.T) {
 			}
 		}
 	})
-	t.Logf("wrote %s; paste this dump into TestFormatV1:\n%s", formatFileV1, dumpFile(t, formatFileV1))
+	t.Logf("wrote %s; put this dump into TestFormatV1:\n%s", formatFileV1, dumpFile(t, formatFileV1))
 }
 
 // TestFormatV1 reads the committed version 1 file twice: with bbolt alone,
@@ -85,6 +82,9 @@ func TestWriteFormatV1(t *testing.T) {
 // or a changed encoding fails the first; a store that no longer reads the
 // file as written fails the second.
 func TestFormatV1(t *testing.T) {
+	if *writeFormatV1 {
+		writeV1(t)
+	}
 	path := copyOf(t, formatFileV1)
 	// Every bucket and key in the file, in bbolt's order, with its value in
 	// hex; bucket names end in a slash.

@@ -1,4 +1,11 @@
-package main
+// Package web holds the counter's web handlers: the image that counts a
+// hit, the count as JSON, the statistics page and its exports, the login
+// and logout, and the demo page, with the route table (router.go) and the
+// one function that maps an error to a status and a public message
+// (respond.go). It serves one http.Handler, App, that the gateway carries
+// over CGI, FastCGI or plain HTTP, and knows nothing of how it is reached
+// beyond the path it is mounted at.
+package web
 
 import (
 	"errors"
@@ -13,26 +20,64 @@ import (
 	"hitcounter/store"
 )
 
-// app is what every handler needs: the configuration and the log.
-type app struct {
+// Mode is the kind of process that serves the App.
+type Mode int
+
+const (
+	// OneRequest is a CGI process: it serves one request and exits, so it
+	// keeps nothing between requests and starts nothing it does not need.
+	OneRequest Mode = iota
+	// LongLived is a FastCGI process: hits that arrive together share a
+	// commit, glyphs are drawn once, and logins run on low-priority
+	// threads, their refusals paced.
+	LongLived
+	// Local is the local server for trying the counter out: LongLived,
+	// with the demo page at "/".
+	Local
+)
+
+// App is the counter's web application. Make it with New.
+type App struct {
 	cfg  config.Config
 	log  *logline.Logger
-	demo bool // serve the demo page at "/" (local server only)
-	// batch and glyphs are set in a long-lived process (FastCGI, the local
-	// server): hits share commits, and glyphs are drawn once.
-	batch  *store.Batcher
-	glyphs *counter.GlyphCache
-	waits  *store.LockWaits // nil in a CGI process, which exits
-	low    lowPool          // login work at low CPU priority
-	pacer  *refusalPacer    // holds back answers to clients refused again
+	demo bool // serve the demo page at "/" (Local only)
+	hits hitter
+	// Set in a long-lived App, nil in a CGI process, which exits.
+	glyphs *counter.GlyphCache // glyphs drawn once
+	waits  *store.LockWaits    // bounds the flocks left blocked on a stuck holder
+	low    lowPool             // login work at low CPU priority
+	pacer  *refusalPacer       // holds back answers to clients refused again
+	close  func()
 	// verify checks a password against a stored hash; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
 	// hash makes a hash at the pinned cost; tests watch when it runs.
 	hash func(password []byte) ([]byte, error)
 }
 
-func newApp(cfg config.Config, log *logline.Logger) *app {
-	return &app{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
+// New returns the App for a process of the given mode. Close it once
+// every request has been answered.
+func New(cfg config.Config, log *logline.Logger, mode Mode) *App {
+	a := newApp(cfg, log)
+	if mode != OneRequest {
+		a.close = a.longLived()
+	}
+	a.demo = mode == Local
+	return a
+}
+
+// Close waits for the hits in hand to be committed and stops what a
+// long-lived App started. No request may be served after it.
+func (a *App) Close() {
+	if a.close != nil {
+		a.close()
+	}
+}
+
+// newApp returns the App of a CGI process.
+func newApp(cfg config.Config, log *logline.Logger) *App {
+	a := &App{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
+	a.hits = oneShot{a}
+	return a
 }
 
 // checkSameOrigin refuses a form posted from another site, by the
@@ -45,28 +90,29 @@ func checkSameOrigin(r *http.Request) error {
 
 // longLived readies a for a process that serves many requests. Call the
 // returned function once every request has been answered.
-func (a *app) longLived() (closeApp func()) {
+func (a *App) longLived() (closeApp func()) {
 	// Readers and the batcher wait for a stuck holder with a few
 	// blocked flocks between them, not one per request (store.LockWaits).
 	a.waits = store.NewLockWaits(lockWaits)
-	a.batch = store.NewBatcher(a.cfg.DB, a.openOptions(false))
+	batch := store.NewBatcher(a.cfg.DB, a.openOptions(false))
+	a.hits = batch
 	a.glyphs = new(counter.GlyphCache)
 	a.low = newLowPool(a.cfg.BcryptSlots + 1) // one more than can be in bcrypt
 	a.pacer = newRefusalPacer()
 	return func() {
-		a.batch.Close()
+		batch.Close()
 		close(a.low)
 	}
 }
 
-func (a *app) now() time.Time { return a.cfg.Now() }
+func (a *App) now() time.Time { return a.cfg.Now() }
 
 // lockWaits is how many flocks a long-lived process may leave blocked on
 // a stuck holder at once: each holds an OS thread and a file.
 const lockWaits = 4
 
 // openOptions says how a handler opens the file for one transaction.
-func (a *app) openOptions(readOnly bool) store.Options {
+func (a *App) openOptions(readOnly bool) store.Options {
 	o := store.Options{ReadOnly: readOnly, Wait: a.cfg.Wait, Waits: a.waits}
 	if !readOnly {
 		o.MaxSize = a.cfg.MaxDBSize
@@ -75,22 +121,22 @@ func (a *app) openOptions(readOnly bool) store.Options {
 }
 
 // open opens the file for one transaction of a handler.
-func (a *app) open(readOnly bool) (*store.DB, error) {
+func (a *App) open(readOnly bool) (*store.DB, error) {
 	return store.Open(a.cfg.DB, a.openOptions(readOnly))
 }
 
-// handler returns the one http.Handler that CGI and the local server
-// share: the route table of router.go, behind panic recovery.
-func (a *app) handler() http.Handler {
+// Handler returns the one http.Handler that every transport serves: the
+// route table of router.go, behind panic recovery.
+func (a *App) Handler() http.Handler {
 	return a.recoverPanics(router{a})
 }
 
 // errUncleanPath is a path with empty, "." or ".." segments.
 var errUncleanPath = errors.New("path is not clean")
 
-// refuse answers a request that fails with err in the form its path asks
+// Refuse answers a request that fails with err in the form its path asks
 // for: a small image for an image, JSON for JSON, text otherwise.
-func (a *app) refuse(w http.ResponseWriter, r *http.Request, err error) {
+func (a *App) Refuse(w http.ResponseWriter, r *http.Request, err error) {
 	_, ext, _ := cutLast(path.Base(r.URL.Path), ".")
 	if f, ok := counter.ParseFormat(ext); ok {
 		a.refuseImage(w, r, f, err)
@@ -108,14 +154,14 @@ func (a *app) refuse(w http.ResponseWriter, r *http.Request, err error) {
 // recoverPanics turns a panic into a 500 and one log line, so that a bug
 // never leaves a visitor with a broken answer or the log with a stack dump
 // or a secret.
-func (a *app) recoverPanics(h http.Handler) http.Handler {
+func (a *App) recoverPanics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				a.refuse(w, r, fmt.Errorf("panic: %s", panicSummary(v)))
+				a.Refuse(w, r, fmt.Errorf("panic: %s", panicSummary(v)))
 			}
 		}()
 		h.ServeHTTP(w, r)

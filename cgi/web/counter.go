@@ -1,17 +1,18 @@
-package main
+package web
 
 import (
 	"bytes"
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"hitcounter/counter"
 )
 
 // serveCounter answers /NAME.png, .gif, .svg (a GET counts one hit) and
 // /NAME.json (counts nothing).
-func (a *app) serveCounter(w http.ResponseWriter, r *http.Request) {
+func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	name, ext, _ := cutLast(r.PathValue("file"), ".")
 	if ext == "json" {
 		a.serveCount(w, r, name)
@@ -65,26 +66,35 @@ func (a *app) serveCounter(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
 }
 
-// hit counts one hit and returns the new total: in a batch shared with
-// other hits in a long-lived process, else in a transaction of its own. The
-// database is closed before the image is drawn.
-func (a *app) hit(name, referer string) (uint64, error) {
-	if a.batch != nil {
-		return a.batch.Hit(name, a.now(), counter.ReferrerHost(referer))
-	}
-	db, err := a.open(false)
+// hit counts one hit and returns the new total. The database is closed
+// before the image is drawn.
+func (a *App) hit(name, referer string) (uint64, error) {
+	return a.hits.Hit(name, a.now(), counter.ReferrerHost(referer))
+}
+
+// hitter counts hits: a store.Batcher in a long-lived process, where hits
+// that arrive together share a commit, or oneShot.
+type hitter interface {
+	Hit(name string, now time.Time, refHost string) (uint64, error)
+}
+
+// oneShot counts a hit in a transaction of its own, for a CGI process.
+type oneShot struct{ a *App }
+
+func (o oneShot) Hit(name string, now time.Time, refHost string) (uint64, error) {
+	db, err := o.a.open(false)
 	if err != nil {
 		return 0, err
 	}
-	n, err := db.Hit(name, a.now(), counter.ReferrerHost(referer))
+	n, err := db.Hit(name, now, refHost)
 	if cerr := db.Close(); cerr != nil && err == nil {
-		a.log.Printf("hit %q counted, then: %v", name, cerr)
+		o.a.log.Printf("hit %q counted, then: %v", name, cerr)
 	}
 	return n, err
 }
 
 // count reads a total without counting.
-func (a *app) count(name string) (uint64, error) {
+func (a *App) count(name string) (uint64, error) {
 	db, err := a.open(true)
 	if err != nil {
 		return 0, err
@@ -96,7 +106,7 @@ func (a *app) count(name string) (uint64, error) {
 
 // refuseImage answers an <img> that cannot show a count with a tiny valid
 // image, the status, and the reason in a header.
-func (a *app) refuseImage(w http.ResponseWriter, r *http.Request, format counter.Format, err error) {
+func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter.Format, err error) {
 	status, msg := publicError(err)
 	a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
 	var body bytes.Buffer
@@ -107,14 +117,14 @@ func (a *app) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 }
 
 // serveCount answers /NAME.json with the total, counting nothing.
-func (a *app) serveCount(w http.ResponseWriter, r *http.Request, name string) {
+func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 	err := counter.CheckName(name)
 	var n uint64
 	if err == nil {
 		n, err = a.count(name)
 	}
 	if err != nil {
-		a.refuse(w, r, err)
+		a.Refuse(w, r, err)
 		return
 	}
 	writeJSON(w, r, http.StatusOK, jsonString("name", name), jsonCount("count", n))

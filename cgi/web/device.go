@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"crypto/hmac"
@@ -108,7 +108,7 @@ func tokenParts(value string) ([]string, bool) {
 // knownDevice reports the device id of r's device cookie, if it carries a
 // valid one for counter name, with the view it read to check it. The
 // database is read only for a cookie that could be a token.
-func (a *app) knownDevice(r *http.Request, name string) (guard.Client, statsView, bool) {
+func (a *App) knownDevice(r *http.Request, name string) (guard.Client, statsView, bool) {
 	value, ok := deviceToken(r)
 	if !ok {
 		return guard.Client{}, statsView{}, false

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 
 // loginFrom posts a login as a same-origin browser at addr (forwarded by
 // the trusted proxy 10.0.0.1), with the given cookies.
-func loginFrom(a *app, name, password, addr string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+func loginFrom(a *App, name, password, addr string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
 	body := "password=" + strings.ReplaceAll(password, " ", "+")
 	r := httptest.NewRequest("POST", "/"+name+"/login", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -26,7 +26,7 @@ func loginFrom(a *app, name, password, addr string, cookies ...*http.Cookie) *ht
 		r.AddCookie(c)
 	}
 	w := httptest.NewRecorder()
-	a.handler().ServeHTTP(w, r)
+	a.Handler().ServeHTTP(w, r)
 	return w
 }
 
@@ -115,8 +115,8 @@ func TestDeviceTokenMustBeValid(t *testing.T) {
 	a, _ := testApp(t, "page", "other")
 	protect(t, a, "page", bcrypt.MinCost)
 	protect(t, a, "other", bcrypt.MinCost)
-	good := deviceOf(t, a.login("page", testPassword))
-	otherCounter := deviceOf(t, a.login("other", testPassword))
+	good := deviceOf(t, login(a, "page", testPassword))
+	otherCounter := deviceOf(t, login(a, "other", testPassword))
 	if _, ok := validDevice(good.Value, "page", storedHash(t, a, "page"), testNow); !ok {
 		t.Fatal("a fresh device token is not valid")
 	}
@@ -142,7 +142,7 @@ func TestDeviceTokenMustBeValid(t *testing.T) {
 				tc.setup()
 			}
 			// The shared slot is held: only a known device could get in.
-			if w := a.login("page", testPassword, "Cookie", tc.cookie.String()); w.Code != http.StatusTooManyRequests {
+			if w := login(a, "page", testPassword, "Cookie", tc.cookie.String()); w.Code != http.StatusTooManyRequests {
 				t.Errorf("got %d, want 429 as for any unknown client", w.Code)
 			}
 		})

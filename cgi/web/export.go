@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"net/http"
@@ -8,16 +8,16 @@ import (
 
 // serveExport answers /NAME/stats.csv and /NAME/stats.json with the whole
 // daily history, behind the same session as the page.
-func (a *app) serveExport(w http.ResponseWriter, r *http.Request) {
+func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 	_, ext, _ := cutLast(r.URL.Path, ".")
 	name := r.PathValue("name")
 	v, err := a.loadStats(name, time.Time{})
 	if err != nil {
-		a.refuse(w, r, err)
+		a.Refuse(w, r, err)
 		return
 	}
 	if !a.authorised(r, v) {
-		a.refuse(w, r, errLoginRequired)
+		a.Refuse(w, r, errLoginRequired)
 		return
 	}
 	h := v.history

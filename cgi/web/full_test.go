@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"errors"
@@ -57,7 +57,7 @@ func TestFullDatabaseStillAnswersWithAnImage(t *testing.T) {
 			var w *httptest.ResponseRecorder
 			for i, n := range names {
 				logs.Reset()
-				name, w = n, a.serve("GET", "/"+n+".png", "Referer", fmt.Sprintf("https://site%d.example/", i))
+				name, w = n, serve(a, "GET", "/"+n+".png", "Referer", fmt.Sprintf("https://site%d.example/", i))
 				if w.Code != http.StatusOK {
 					t.Logf("%d counters filled the file; %d first hits fitted", len(names), i)
 					break
@@ -76,10 +76,10 @@ func TestFullDatabaseStillAnswersWithAnImage(t *testing.T) {
 			if !strings.Contains(line, fmt.Sprintf("%q not counted", name)) || !strings.Contains(line, "maximum size") || strings.Count(line, "\n") != 1 {
 				t.Errorf("log %q, want one line saying the hit was not counted for lack of room", line)
 			}
-			if got := a.total(t, name); got != 0 {
+			if got := total(t, a, name); got != 0 {
 				t.Errorf("total %d, want 0", got)
 			}
-			if j := a.serve("GET", "/"+name+".json"); j.Code != http.StatusOK || !strings.Contains(j.Body.String(), `"count":0`) {
+			if j := serve(a, "GET", "/"+name+".json"); j.Code != http.StatusOK || !strings.Contains(j.Body.String(), `"count":0`) {
 				t.Errorf("JSON: %d %s, want the count, 0", j.Code, j.Body.String())
 			}
 		})

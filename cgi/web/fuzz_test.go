@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ import (
 // top-level testdata/fuzz/TARGET/ (and any extra globs), one input a file.
 func addSeeds(f *testing.F, target string, extra ...string) {
 	f.Helper()
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "fuzz", target, "*"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fuzz", target, "*"))
 	for _, g := range extra {
 		more, _ := filepath.Glob(g)
 		files = append(files, more...)
@@ -45,7 +45,7 @@ func addSeeds(f *testing.F, target string, extra ...string) {
 // fuzzApp is an app on a real database holding counter demo, whose log
 // is reset for every input.
 type fuzzApp struct {
-	*app
+	*App
 	logs *bytes.Buffer
 }
 
@@ -77,7 +77,7 @@ func (fa fuzzApp) run(t *testing.T, serve func() int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	totalBefore := fa.total(t, "demo")
+	totalBefore := total(t, fa.App, "demo")
 	status := serve()
 	if status < 100 || status > 599 {
 		t.Fatalf("status %d", status)
@@ -86,7 +86,7 @@ func (fa fuzzApp) run(t *testing.T, serve func() int) {
 	if status != http.StatusOK && !bytes.Equal(before, after) {
 		t.Fatalf("a refused request (%d) changed the file", status)
 	}
-	if got := fa.total(t, "demo"); got != totalBefore && (status != http.StatusOK || got != totalBefore+1) {
+	if got := total(t, fa.App, "demo"); got != totalBefore && (status != http.StatusOK || got != totalBefore+1) {
 		t.Fatalf("total went from %d to %d with status %d", totalBefore, got, status)
 	}
 	lines := strings.Split(strings.TrimSuffix(fa.logs.String(), "\n"), "\n")
@@ -120,7 +120,7 @@ func FuzzRoute(f *testing.F) {
 			r := httptest.NewRequest("GET", "/", nil)
 			r.Method, r.URL.Path, r.URL.RawQuery = method, path, query
 			w := httptest.NewRecorder()
-			fa.handler().ServeHTTP(w, r)
+			fa.Handler().ServeHTTP(w, r)
 			if w.Code == http.StatusOK && method == http.MethodGet && strings.HasPrefix(w.Header().Get("Content-Type"), "image/") {
 				if name, _, _ := cutLast(strings.TrimPrefix(path, "/"), "."); name != "demo" {
 					t.Fatalf("%s %q drew a counter", method, path)
@@ -193,7 +193,7 @@ func FuzzLoginForm(f *testing.F) {
 			r.Header.Set("Content-Type", ct)
 			r.Header.Set("Sec-Fetch-Site", "same-origin")
 			w := httptest.NewRecorder()
-			fa.handler().ServeHTTP(w, r)
+			fa.Handler().ServeHTTP(w, r)
 			mt, _, _ := mime.ParseMediaType(ct)
 			form, formErr := url.ParseQuery(body)
 			want := form.Get("password")
@@ -218,7 +218,7 @@ func FuzzLoginForm(f *testing.F) {
 // transport as the web server would: the answer is always a well-formed
 // CGI response and whatever it refuses writes nothing.
 func FuzzCGIEnv(f *testing.F) {
-	addSeeds(f, "FuzzCGIEnv", filepath.Join("..", "testdata", "cgienv", "*.env"))
+	addSeeds(f, "FuzzCGIEnv", filepath.Join("..", "..", "testdata", "cgienv", "*.env"))
 	fa := newFuzzApp(f)
 	f.Fuzz(func(t *testing.T, in string) {
 		var environ []string
@@ -229,7 +229,7 @@ func FuzzCGIEnv(f *testing.F) {
 		}
 		fa.run(t, func() int {
 			var out bytes.Buffer
-			if err := gateway.ServeCGI(fa.handler(), environ, strings.NewReader("password=x"), &out, gateway.Options{Log: fa.log, Refuse: fa.refuse}); err != nil {
+			if err := gateway.ServeCGI(fa.Handler(), environ, strings.NewReader("password=x"), &out, gateway.Options{Log: fa.log, Refuse: fa.Refuse}); err != nil {
 				t.Fatalf("ServeCGI: %v", err)
 			}
 			head, _, ok := bytes.Cut(out.Bytes(), []byte("\r\n\r\n"))

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ var testNow = time.Date(2026, 5, 4, 12, 0, 0, 0, time.UTC)
 
 // testApp returns an app on a fresh database holding the named counters,
 // and the buffer its log goes to.
-func testApp(tb testing.TB, names ...string) (*app, *bytes.Buffer) {
+func testApp(tb testing.TB, names ...string) (*App, *bytes.Buffer) {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "counter.db")
 	db, err := store.Open(path, store.Options{Create: true})
@@ -41,17 +41,17 @@ func testApp(tb testing.TB, names ...string) (*app, *bytes.Buffer) {
 	return newApp(cfg, logline.New(&logs)), &logs
 }
 
-func (a *app) serve(method, target string, header ...string) *httptest.ResponseRecorder {
+func serve(a *App, method, target string, header ...string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, target, nil)
 	for i := 0; i+1 < len(header); i += 2 {
 		r.Header.Set(header[i], header[i+1])
 	}
 	w := httptest.NewRecorder()
-	a.handler().ServeHTTP(w, r)
+	a.Handler().ServeHTTP(w, r)
 	return w
 }
 
-func (a *app) total(tb testing.TB, name string) uint64 {
+func total(tb testing.TB, a *App, name string) uint64 {
 	tb.Helper()
 	n, err := a.count(name)
 	if err != nil {
@@ -108,12 +108,12 @@ func TestImageHitsCount(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.target, func(t *testing.T) {
-			w := a.serve("GET", tc.target, "Referer", "https://blog.example/post")
+			w := serve(a, "GET", tc.target, "Referer", "https://blog.example/post")
 			if w.Code != http.StatusOK {
 				t.Fatalf("status %d, want 200", w.Code)
 			}
 			checkImage(t, w, tc.ct)
-			if got := a.total(t, "page"); got != uint64(i+1) {
+			if got := total(t, a, "page"); got != uint64(i+1) {
 				t.Errorf("total %d after %d hits", got, i+1)
 			}
 		})
@@ -132,7 +132,7 @@ func TestImageHitsCount(t *testing.T) {
 
 func TestImageSizeFollowsStyle(t *testing.T) {
 	a, _ := testApp(t, "page")
-	w := a.serve("GET", "/page.png?digits=9&size=30")
+	w := serve(a, "GET", "/page.png?digits=9&size=30")
 	img, err := png.Decode(w.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestRequestsThatCountNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a, logs := testApp(t, "page")
 			before, _ := os.ReadFile(a.cfg.DB)
-			w := a.serve(tc.method, tc.target)
+			w := serve(a, tc.method, tc.target)
 			if w.Code != tc.status {
 				t.Fatalf("status %d, want %d", w.Code, tc.status)
 			}
@@ -209,7 +209,7 @@ func TestBusyDatabaseStillAnswersWithAnImage(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	w := a.serve("GET", "/page.png")
+	w := serve(a, "GET", "/page.png")
 	took := time.Since(start)
 	holder.Close()
 	if w.Code != http.StatusServiceUnavailable {
@@ -219,7 +219,7 @@ func TestBusyDatabaseStillAnswersWithAnImage(t *testing.T) {
 	if took > a.cfg.Wait+time.Second {
 		t.Errorf("answered after %v, wait is %v", took, a.cfg.Wait)
 	}
-	if got := a.total(t, "page"); got != 0 {
+	if got := total(t, a, "page"); got != 0 {
 		t.Errorf("total %d, want 0", got)
 	}
 	if !strings.Contains(logs.String(), `"page" not counted`) || strings.Count(logs.String(), "\n") != 1 {
@@ -236,7 +236,7 @@ func TestLockLinkedToDatabaseIsNamed(t *testing.T) {
 	if err := os.Symlink(a.cfg.DB, store.LockPath(a.cfg.DB)); err != nil {
 		t.Fatal(err)
 	}
-	w := a.serve("GET", "/page.png")
+	w := serve(a, "GET", "/page.png")
 	if w.Code != http.StatusServiceUnavailable {
 		t.Errorf("status %d, want 503", w.Code)
 	}
@@ -250,7 +250,7 @@ func TestLockLinkedToDatabaseIsNamed(t *testing.T) {
 func TestMissingDatabaseIsNotCreated(t *testing.T) {
 	a, logs := testApp(t)
 	a.cfg.DB = filepath.Join(t.TempDir(), "typo.db")
-	w := a.serve("GET", "/page.png")
+	w := serve(a, "GET", "/page.png")
 	if w.Code != http.StatusServiceUnavailable {
 		t.Errorf("status %d, want 503: an owner's mistake is not the visitor's 404", w.Code)
 	}
@@ -290,14 +290,14 @@ func TestPanicIsA500(t *testing.T) {
 func TestUncleanPathsAreRefused(t *testing.T) {
 	for _, target := range []string{"//page.png", "/./page.png", "/x/../page.png", "/page.png/", "//page.json"} {
 		a, _ := testApp(t, "page")
-		w := a.serve("GET", target)
+		w := serve(a, "GET", target)
 		if w.Code != http.StatusBadRequest || w.Header().Get("Location") != "" {
 			t.Errorf("%s: status %d, Location %q; want 400 and no redirect", target, w.Code, w.Header().Get("Location"))
 		}
 		if strings.HasSuffix(target, ".png") {
 			checkImage(t, w, "image/png")
 		}
-		if a.total(t, "page") != 0 {
+		if total(t, a, "page") != 0 {
 			t.Errorf("%s counted a hit", target)
 		}
 	}
@@ -306,11 +306,11 @@ func TestUncleanPathsAreRefused(t *testing.T) {
 func TestIndexShowsCounters(t *testing.T) {
 	a, _ := testApp(t, "demo")
 	a.demo = true
-	w := a.serve("GET", "/")
+	w := serve(a, "GET", "/")
 	if w.Code != 200 || !strings.Contains(w.Body.String(), `<img src="demo.png"`) {
 		t.Errorf("index: %d %.200q", w.Code, w.Body.String())
 	}
-	if got := a.total(t, "demo"); got != 0 {
+	if got := total(t, a, "demo"); got != 0 {
 		t.Errorf("the index counted %d hits itself", got)
 	}
 }

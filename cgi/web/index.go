@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"html"
@@ -12,7 +12,7 @@ import (
 // into a page. The page is put together with html.EscapeString rather than
 // html/template, which would add 0.5 MB to a binary that every CGI hit loads
 // for a page that only the local server shows.
-func (a *app) serveIndex(w http.ResponseWriter, r *http.Request) {
+func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 	db, err := a.open(true)
 	var list []counter.Info
 	if err == nil {

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"net/http"
@@ -25,11 +25,11 @@ func TestPromisedFailedLoginLimits(t *testing.T) {
 	a.cfg.Now = func() time.Time { return now }
 	for m := range 4 { // 4 minutes of 5 failures: 20 in the hour
 		for i := range 5 {
-			if w := a.login("page", "wrong"); w.Code != http.StatusUnauthorized {
+			if w := login(a, "page", "wrong"); w.Code != http.StatusUnauthorized {
 				t.Fatalf("minute %d, failure %d: got %d, want 401", m+1, i+1, w.Code)
 			}
 		}
-		w := a.login("page", "wrong")
+		w := login(a, "page", "wrong")
 		if w.Code != http.StatusTooManyRequests {
 			t.Fatalf("minute %d, 6th failure: got %d, want 429", m+1, w.Code)
 		}
@@ -38,7 +38,7 @@ func TestPromisedFailedLoginLimits(t *testing.T) {
 		}
 		now = now.Add(61 * time.Second)
 	}
-	w := a.login("page", testPassword)
+	w := login(a, "page", testPassword)
 	if w.Code != http.StatusTooManyRequests {
 		t.Fatalf("after 20 failures in the hour, a new minute: got %d, want 429", w.Code)
 	}
@@ -47,7 +47,7 @@ func TestPromisedFailedLoginLimits(t *testing.T) {
 		t.Errorf("after 20 failures: got Retry-After %s, want %s", got, want)
 	}
 	now = testNow.Add(time.Hour + time.Second)
-	if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+	if w := login(a, "page", testPassword); w.Code != http.StatusSeeOther {
 		t.Errorf("an hour after the first failure: got %d, want 303", w.Code)
 	}
 }
@@ -59,17 +59,17 @@ func TestGoodLoginClearsFailures(t *testing.T) {
 	a, _ := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
 	for i := range 8 { // more than 5 good logins in the same minute
-		if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+		if w := login(a, "page", testPassword); w.Code != http.StatusSeeOther {
 			t.Fatalf("good login %d in a minute: got %d, want 303", i+1, w.Code)
 		}
 	}
 	for round := range 3 { // 4 failures, then a good login, three times over
 		for i := range 4 {
-			if w := a.login("page", "wrong"); w.Code != http.StatusUnauthorized {
+			if w := login(a, "page", "wrong"); w.Code != http.StatusUnauthorized {
 				t.Fatalf("round %d, failure %d: got %d, want 401", round+1, i+1, w.Code)
 			}
 		}
-		if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+		if w := login(a, "page", testPassword); w.Code != http.StatusSeeOther {
 			t.Fatalf("round %d, good login after 4 failures: got %d, want 303", round+1, w.Code)
 		}
 	}
@@ -79,7 +79,7 @@ func TestGoodLoginClearsFailures(t *testing.T) {
 func TestPromisedSessionLifetime(t *testing.T) {
 	a, _ := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
-	w := a.login("page", testPassword)
+	w := login(a, "page", testPassword)
 	c := sessionOf(t, w)
 	if c.MaxAge != 24*60*60 {
 		t.Errorf("got cookie Max-Age %d, want %d", c.MaxAge, 24*60*60)
@@ -95,7 +95,7 @@ func TestPromisedSessionLifetime(t *testing.T) {
 		r := httptest.NewRequest("GET", "/page/stats", nil)
 		r.AddCookie(c)
 		w := httptest.NewRecorder()
-		a.handler().ServeHTTP(w, r)
+		a.Handler().ServeHTTP(w, r)
 		if valid := !isLoginForm(w); valid != tc.valid {
 			t.Errorf("%v after login: got session valid %v, want %v", tc.after, valid, tc.valid)
 		}
@@ -105,14 +105,12 @@ func TestPromisedSessionLifetime(t *testing.T) {
 // TestPromisedRefusalDelay: in a long-lived process, a client refused
 // again within its window waits 2 seconds for the answer.
 func TestPromisedRefusalDelay(t *testing.T) {
-	p := newRefusalPacer()
+	p, heldBack := pacerForTest()
 	p.shared.Store(true)
 	c, _ := guard.ClientOf("192.0.2.1")
 	p.refused(c, testNow)
-	start := time.Now()
 	p.refused(c, testNow.Add(time.Second))
-	// Sleeping never ends early; the upper margin is for a busy machine.
-	if d := time.Since(start); d < 2*time.Second || d > 4*time.Second {
+	if d := heldBack(); d != 2*time.Second {
 		t.Errorf("got a refusal held back %v, want 2s", d)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ const loginFailed = "Wrong password."
 // serveLogin answers POST /NAME/login. bcrypt runs only here, only for a
 // protected counter and a password that bcrypt could have hashed, and with
 // the database closed: a login never holds up the hits.
-func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
+func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	leave, admitted := a.pacer.enter()
 	defer leave()
@@ -68,7 +68,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		release()
-		a.refuse(w, r, err)
+		a.Refuse(w, r, err)
 		return
 	}
 	h := v.history
@@ -119,7 +119,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 	if newHash != nil || key == nil {
 		if hash, key, err = a.upgrade(name, hash, newHash); err != nil {
 			a.log.Printf("login %q: %v", name, err)
-			a.refuse(w, r, err)
+			a.Refuse(w, r, err)
 			return
 		}
 	}
@@ -131,7 +131,7 @@ func (a *app) serveLogin(w http.ResponseWriter, r *http.Request) {
 
 // rememberDevice gives the browser a device token after a good login: a
 // new one, or the one it has, for longer.
-func (a *app) rememberDevice(w http.ResponseWriter, r *http.Request, name string, hash []byte, who loginTry, now time.Time) {
+func (a *App) rememberDevice(w http.ResponseWriter, r *http.Request, name string, hash []byte, who loginTry, now time.Time) {
 	id := who.device
 	if !who.known {
 		var err error
@@ -147,7 +147,7 @@ func (a *app) rememberDevice(w http.ResponseWriter, r *http.Request, name string
 // readLogin makes the first checks of a login, which need nothing but the
 // request: the origin and the form. If they pass it returns the password;
 // if not, it has answered r.
-func (a *app) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
+func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
 	if err := checkSameOrigin(r); err != nil {
 		a.log.Printf("login %q refused from %s: %v", name, a.clientAddr(r), err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
@@ -171,7 +171,7 @@ func (a *app) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]
 // still hash, and makes the session key if an old database has none. It
 // returns the hash and key that the new session must be bound to. It runs
 // no bcrypt: every hit waits while the database is open for writing.
-func (a *app) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error) {
+func (a *App) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error) {
 	db, err := a.open(false)
 	if err != nil {
 		return nil, nil, err
@@ -197,7 +197,7 @@ func (a *app) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error)
 // database's session key is renewed), so that a copy of the cookie is
 // refused from now on, whatever happens to the runtime directory. Without
 // a valid session nothing is renewed: a visitor cannot log the owner out.
-func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
+func (a *App) serveLogout(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := checkSameOrigin(r); err != nil {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
@@ -205,13 +205,13 @@ func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
 	}
 	v, err := a.loadStats(name, a.now())
 	if err != nil {
-		a.refuse(w, r, err)
+		a.Refuse(w, r, err)
 		return
 	}
 	if v.history.Protected() && a.authorised(r, v) {
 		if err := a.endSessions(); err != nil {
 			a.log.Printf("logout %q: %v", name, err)
-			a.refuse(w, r, err)
+			a.Refuse(w, r, err)
 			return
 		}
 	}
@@ -220,7 +220,7 @@ func (a *app) serveLogout(w http.ResponseWriter, r *http.Request) {
 }
 
 // endSessions renews the session key, which ends every session.
-func (a *app) endSessions() error {
+func (a *App) endSessions() error {
 	db, err := a.open(false)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"errors"
@@ -47,7 +47,7 @@ type loginTry struct {
 // counts against its address's limits and its network's, and takes a shared
 // slot. If the try may go on it returns the function that frees the slot;
 // if not, it has answered r.
-func (a *app) admitTry(w http.ResponseWriter, r *http.Request, name string, who *loginTry) (func(), bool) {
+func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who *loginTry) (func(), bool) {
 	client, err := guard.ClientOf(a.clientAddr(r))
 	if err != nil {
 		a.log.Printf("login %q: %v", name, err)
@@ -90,7 +90,7 @@ func (a *app) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 // is known, its client's if not. Of its network's tries only this one is
 // taken back: a good login from one address does not vouch for its
 // neighbours.
-func (a *app) forget(who loginTry) error {
+func (a *App) forget(who loginTry) error {
 	if who.known {
 		return a.deviceThrottle().Forget(who.device)
 	}
@@ -102,7 +102,7 @@ func (a *app) forget(who loginTry) error {
 
 // throttled answers r when a throttle said no (or failed), and reports
 // whether the try may go on. The log line names who was throttled.
-func (a *app) throttled(w http.ResponseWriter, r *http.Request, name string, ok bool, wait time.Duration, err error, who string) bool {
+func (a *App) throttled(w http.ResponseWriter, r *http.Request, name string, ok bool, wait time.Duration, err error, who string) bool {
 	if err != nil {
 		a.loginUnavailable(w, name, err)
 		return false
@@ -117,7 +117,7 @@ func (a *app) throttled(w http.ResponseWriter, r *http.Request, name string, ok 
 
 // takeSlot takes one of the shared bcrypt slots, without waiting. If it
 // gets one it returns the function that frees it; if not, it has answered r.
-func (a *app) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
+func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
 	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
 	if errors.Is(err, guard.ErrBusy) {
 		a.loginBusy(w, r, name)
@@ -131,13 +131,13 @@ func (a *app) takeSlot(w http.ResponseWriter, r *http.Request, name string) (fun
 }
 
 // loginBusy answers a login that finds the server busy with others.
-func (a *app) loginBusy(w http.ResponseWriter, r *http.Request, name string) {
+func (a *App) loginBusy(w http.ResponseWriter, r *http.Request, name string) {
 	a.log.Printf("login busy: counter=%q client=%s", name, a.clientAddr(r))
 	w.Header().Set("Retry-After", "1")
 	writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, "The server is busy checking another password. Try again in a moment."))
 }
 
-func (a *app) loginUnavailable(w http.ResponseWriter, name string, err error) {
+func (a *App) loginUnavailable(w http.ResponseWriter, name string, err error) {
 	a.log.Printf("login %q refused: %v", name, err)
 	http.Error(w, "login unavailable", http.StatusServiceUnavailable)
 }
@@ -150,22 +150,22 @@ func tooManyMessage(seconds float64) string {
 }
 
 // clientThrottle limits the tries of each client address.
-func (a *app) clientThrottle() *guard.Throttle {
+func (a *App) clientThrottle() *guard.Throttle {
 	return a.throttleIn("throttle", failuresPerMinute, failuresPerHour)
 }
 
 // networkThrottle limits the tries of unknown clients per network.
-func (a *app) networkThrottle() *guard.Throttle {
+func (a *App) networkThrottle() *guard.Throttle {
 	return a.throttleIn("throttle-network", networkPerMinute, networkPerHour)
 }
 
 // deviceThrottle limits the tries of each known device, whatever its
 // address: no one else's tries count against it.
-func (a *app) deviceThrottle() *guard.Throttle {
+func (a *App) deviceThrottle() *guard.Throttle {
 	return a.throttleIn("throttle-device", failuresPerMinute, failuresPerHour)
 }
 
-func (a *app) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
+func (a *App) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
 	return &guard.Throttle{
 		Path:       filepath.Join(a.cfg.RunDir, file),
 		PerMinute:  perMinute,
@@ -177,7 +177,7 @@ func (a *app) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
 
 // ensureRunDir makes the runtime directory if its parent allows. /run is
 // emptied at boot, so the install also has systemd recreate it.
-func (a *app) ensureRunDir() error {
+func (a *App) ensureRunDir() error {
 	if err := os.MkdirAll(a.cfg.RunDir, 0o700); err != nil {
 		return fmt.Errorf("%w: %v (create it, owned by the web server's user; see the README)", errRunDir, err)
 	}
@@ -187,7 +187,7 @@ func (a *app) ensureRunDir() error {
 // clientAddr is the address a login is throttled by: the peer, or, when
 // the peer is a proxy the owner trusts, the last address in
 // X-Forwarded-For that is not one of those proxies.
-func (a *app) clientAddr(r *http.Request) string {
+func (a *App) clientAddr(r *http.Request) string {
 	peer := peerAddr(r)
 	p, err := netip.ParseAddr(peer)
 	if err != nil || !a.trusted(p.Unmap()) {
@@ -206,7 +206,7 @@ func (a *app) clientAddr(r *http.Request) string {
 	return peer
 }
 
-func (a *app) trusted(addr netip.Addr) bool {
+func (a *App) trusted(addr netip.Addr) bool {
 	for _, p := range a.cfg.TrustedProxies {
 		if p == addr {
 			return true

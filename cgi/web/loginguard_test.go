@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"net/http"
@@ -60,7 +60,7 @@ func TestBcryptCapUnderConcurrentLogins(t *testing.T) {
 		wg.Go(func() {
 			<-start
 			t0 := time.Now()
-			w := a.login("page", "wrong")
+			w := login(a, "page", "wrong")
 			results[i] = result{w.Code, time.Since(t0), w.Header().Get("Retry-After")}
 			if w.Code == http.StatusTooManyRequests {
 				answered <- struct{}{}
@@ -100,14 +100,14 @@ func TestFailedLoginsAreThrottledPerClient(t *testing.T) {
 	protect(t, a, "page", bcrypt.MinCost)
 	runs := countVerify(a)
 	for i := range failuresPerMinute {
-		if w := a.login("page", "wrong"); w.Code != http.StatusUnauthorized {
+		if w := login(a, "page", "wrong"); w.Code != http.StatusUnauthorized {
 			t.Fatalf("failure %d: status %d, want 401", i+1, w.Code)
 		}
 	}
 	before := runs.Load()
 	db := a.cfg.DB
 	a.cfg.DB = filepath.Join(t.TempDir(), "absent.db") // a throttled login never opens it
-	w := a.login("page", testPassword)                 // even the right one, from this client
+	w := login(a, "page", testPassword)                 // even the right one, from this client
 	a.cfg.DB = db
 	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "60" || runs.Load() != before {
 		t.Errorf("over the limit: %d, Retry-After %q, %d more checks; want 429, 60, none",
@@ -120,12 +120,12 @@ func TestFailedLoginsAreThrottledPerClient(t *testing.T) {
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.RemoteAddr = "198.51.100.9:4444"
 	w = httptest.NewRecorder()
-	a.handler().ServeHTTP(w, r)
+	a.Handler().ServeHTTP(w, r)
 	if w.Code != http.StatusSeeOther {
 		t.Errorf("another client: %d, want 303", w.Code)
 	}
 	a.cfg.Now = func() time.Time { return testNow.Add(61 * time.Second) }
-	if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+	if w := login(a, "page", testPassword); w.Code != http.StatusSeeOther {
 		t.Errorf("a minute later: %d, want 303", w.Code)
 	}
 }
@@ -149,7 +149,7 @@ func TestThrottleHoldsUnderConcurrentTries(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.login("page", "wrong")
+			login(a, "page", "wrong")
 		}()
 	}
 	wg.Wait()
@@ -189,7 +189,7 @@ func TestLoginWithoutRunDirFailsClosed(t *testing.T) {
 	protect(t, a, "page", bcrypt.MinCost)
 	runs := countVerify(a)
 	a.cfg.RunDir = filepath.Join(a.cfg.DB, "not-a-dir") // under a file: cannot be made
-	if w := a.login("page", testPassword); w.Code != http.StatusServiceUnavailable || runs.Load() != 0 {
+	if w := login(a, "page", testPassword); w.Code != http.StatusServiceUnavailable || runs.Load() != 0 {
 		t.Errorf("status %d after %d checks, want 503 after none", w.Code, runs.Load())
 	}
 	if !strings.Contains(logs.String(), "runtime directory") {
@@ -203,8 +203,8 @@ func TestFailedLoginLineCannotBeForged(t *testing.T) {
 	a, logs := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
 	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("192.0.2.1")}
-	a.login("page", "wrong", "X-Forwarded-For", "1.2.3.4\nlogin failed: counter=\"x\" client=9.9.9.9")
-	a.serve("GET", "/pa%0Age/stats")
+	login(a, "page", "wrong", "X-Forwarded-For", "1.2.3.4\nlogin failed: counter=\"x\" client=9.9.9.9")
+	serve(a, "GET", "/pa%0Age/stats")
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 		if strings.Contains(line, "9.9.9.9") {
 			t.Errorf("forged address in %q", line)
@@ -227,7 +227,7 @@ func TestPasswordsBcryptCannotCheckNeverLogIn(t *testing.T) {
 		}
 		runs := countVerify(a)
 		for _, pw := range []string{"", strings.Repeat("x", 73)} {
-			if w := a.login("page", pw); w.Code != http.StatusUnauthorized || sessionCookieIn(w) {
+			if w := login(a, "page", pw); w.Code != http.StatusUnauthorized || sessionCookieIn(w) {
 				t.Errorf("long-lived %v, password of %d bytes: %d, want 401 and no session", longLived, len(pw), w.Code)
 			}
 		}
@@ -277,7 +277,7 @@ func TestSecureCookieBehindTrustedProxy(t *testing.T) {
 				r.Header.Add("X-Forwarded-Proto", p)
 			}
 			w := httptest.NewRecorder()
-			a.handler().ServeHTTP(w, r)
+			a.Handler().ServeHTTP(w, r)
 			if c := sessionOf(t, w); c.Secure != tc.secure {
 				t.Errorf("got Secure %v, want %v", c.Secure, tc.secure)
 			}

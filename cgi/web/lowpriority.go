@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"runtime"
@@ -70,7 +70,7 @@ func newLowPool(workers int) lowPool {
 // lowPriority runs fn on the app's low-priority pool and waits for it, or
 // runs it here when the app has none. A panic in fn is raised again here,
 // where the handler's recovery can answer it.
-func (a *app) lowPriority(fn func()) {
+func (a *App) lowPriority(fn func()) {
 	if a.low == nil {
 		fn()
 		return

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"runtime"
@@ -47,7 +47,7 @@ func TestPasswordChecksRunAtLowPriorityAlone(t *testing.T) {
 // TestLowPoolRunsAtLowPriority: a long-lived process's login work runs at
 // nice bcryptNice, and a panic in it reaches the handler's recovery.
 func TestLowPoolRunsAtLowPriority(t *testing.T) {
-	a := &app{low: newLowPool(2)}
+	a := &App{low: newLowPool(2)}
 	defer close(a.low)
 	var inside int
 	a.lowPriority(func() {

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"sync"
@@ -49,6 +49,8 @@ type refusalPacer struct {
 
 	inFlight atomic.Int32 // logins being answered now
 	shared   atomic.Bool  // two were, at some time: connections are served at once
+
+	sleep func(time.Duration) // time.Sleep; tests watch what is held back
 }
 
 // enter notes a login being answered until the returned function is
@@ -66,7 +68,7 @@ func (p *refusalPacer) enter() (leave func(), ok bool) {
 }
 
 func newRefusalPacer() *refusalPacer {
-	return &refusalPacer{last: make(map[guard.Client]time.Time), held: make(chan struct{}, maxHeldBack)}
+	return &refusalPacer{last: make(map[guard.Client]time.Time), held: make(chan struct{}, maxHeldBack), sleep: time.Sleep}
 }
 
 // refused records a refusal of client c at now and waits refusalDelay
@@ -89,7 +91,7 @@ func (p *refusalPacer) refused(c guard.Client, now time.Time) {
 	}
 	select {
 	case p.held <- struct{}{}:
-		time.Sleep(refusalDelay)
+		p.sleep(refusalDelay)
 		<-p.held
 	default:
 	}

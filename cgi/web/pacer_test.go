@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"testing"
@@ -7,8 +7,18 @@ import (
 	"hitcounter/cgi/guard"
 )
 
-func TestRefusalPacer(t *testing.T) {
+// pacerForTest returns a pacer that records what it holds back instead of
+// sleeping, and the function that tells how long the last refusal was
+// held back and forgets it.
+func pacerForTest() (*refusalPacer, func() time.Duration) {
 	p := newRefusalPacer()
+	var held time.Duration
+	p.sleep = func(d time.Duration) { held += d }
+	return p, func() time.Duration { d := held; held = 0; return d }
+}
+
+func TestRefusalPacer(t *testing.T) {
+	p, heldBack := pacerForTest()
 	p.shared.Store(true)
 	a, _ := guard.ClientOf("192.0.2.1")
 	b, _ := guard.ClientOf("2001:db8::1")
@@ -25,9 +35,8 @@ func TestRefusalPacer(t *testing.T) {
 		{"after the window", a, 2*time.Second + refusalWindow, false},
 		{"clock went back", a, 0, false},
 	} {
-		start := time.Now()
 		p.refused(tc.client, now.Add(tc.at))
-		if held := time.Since(start) >= refusalDelay/2; held != tc.held {
+		if held := heldBack() > 0; held != tc.held {
 			t.Errorf("%s: held back %v, want %v", tc.name, held, tc.held)
 		}
 	}
@@ -38,7 +47,7 @@ func TestRefusalPacer(t *testing.T) {
 // TestRefusalPacerBoundsHeldAnswers: past maxHeldBack answers held back
 // at once, the rest go out at once, so connections stay free for hits.
 func TestRefusalPacerBoundsHeldAnswers(t *testing.T) {
-	p := newRefusalPacer()
+	p, heldBack := pacerForTest()
 	p.shared.Store(true)
 	c, _ := guard.ClientOf("192.0.2.1")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -46,9 +55,8 @@ func TestRefusalPacerBoundsHeldAnswers(t *testing.T) {
 	for range maxHeldBack {
 		p.held <- struct{}{} // as if that many were being held
 	}
-	start := time.Now()
 	p.refused(c, now.Add(time.Millisecond))
-	if d := time.Since(start); d > refusalDelay/2 {
+	if d := heldBack(); d != 0 {
 		t.Errorf("held back %v with %d already held, want at once", d, maxHeldBack)
 	}
 }
@@ -57,25 +65,23 @@ func TestRefusalPacerBoundsHeldAnswers(t *testing.T) {
 // at a time (Apache's mod_fcgid) never holds an answer back, since that
 // would hold the whole process; one that has answered two at once does.
 func TestRefusalPacerWaitsForConcurrency(t *testing.T) {
-	p := newRefusalPacer()
+	p, heldBack := pacerForTest()
 	c, _ := guard.ClientOf("192.0.2.1")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 3 {
 		leave, _ := p.enter()
-		start := time.Now()
 		p.refused(c, now.Add(time.Duration(i)*time.Second))
 		leave()
-		if d := time.Since(start); d > refusalDelay/2 {
+		if d := heldBack(); d != 0 {
 			t.Fatalf("one login at a time: held back %v", d)
 		}
 	}
 	leave1, _ := p.enter()
 	leave2, _ := p.enter()
 	leave1()
-	start := time.Now()
 	p.refused(c, now.Add(4*time.Second))
 	leave2()
-	if d := time.Since(start); d < refusalDelay/2 {
+	if d := heldBack(); d != refusalDelay {
 		t.Errorf("after two logins at once: held back %v, want %v", d, refusalDelay)
 	}
 }

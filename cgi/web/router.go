@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"net/http"
@@ -11,32 +11,32 @@ import (
 // r.PathValue("x")), and its handler.
 type route struct {
 	method, pattern string
-	handle          func(*app, http.ResponseWriter, *http.Request)
+	handle          func(*App, http.ResponseWriter, *http.Request)
 }
 
 // routes is the route table. Paths are relative to the script: under CGI
 // the transport has already stripped /cgi-bin/counter.cgi. GET patterns
 // answer HEAD too.
 var routes = [...]route{
-	{"GET", "/{file}", (*app).serveCounter},
-	{"GET", "/{name}/stats", (*app).serveStats},
-	{"GET", "/{name}/stats.csv", (*app).serveExport},
-	{"GET", "/{name}/stats.json", (*app).serveExport},
-	{"POST", "/{name}/login", (*app).serveLogin},
-	{"POST", "/{name}/logout", (*app).serveLogout},
-	{"GET", "/", (*app).serveIndex}, // the local server only
+	{"GET", "/{file}", (*App).serveCounter},
+	{"GET", "/{name}/stats", (*App).serveStats},
+	{"GET", "/{name}/stats.csv", (*App).serveExport},
+	{"GET", "/{name}/stats.json", (*App).serveExport},
+	{"POST", "/{name}/login", (*App).serveLogin},
+	{"POST", "/{name}/logout", (*App).serveLogout},
+	{"GET", "/", (*App).serveIndex}, // the local server only
 }
 
 // router matches requests against routes. It stands in for ServeMux,
 // whose pattern parsing cost every CGI hit a quarter of a millisecond at
 // start-up for a table of seven lines, and whose redirects of unclean
 // paths would point outside the script under CGI: such paths are refused.
-type router struct{ a *app }
+type router struct{ a *App }
 
 func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if !strings.HasPrefix(p, "/") || (p != "/" && path.Clean(p) != p) {
-		rt.a.refuse(w, r, errUncleanPath)
+		rt.a.Refuse(w, r, errUncleanPath)
 		return
 	}
 	var allow []string

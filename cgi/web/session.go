@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"crypto/hmac"
@@ -74,13 +74,13 @@ func validSession(key []byte, value, name string, hash []byte, now time.Time) bo
 
 // sessionCookieFor returns the cookie that carries value for counter name,
 // scoped to that counter's pages under the script.
-func (a *app) sessionCookieFor(r *http.Request, name, value string, maxAge int) *http.Cookie {
+func (a *App) sessionCookieFor(r *http.Request, name, value string, maxAge int) *http.Cookie {
 	return a.cookieFor(r, sessionCookie, name, value, maxAge)
 }
 
 // cookieFor returns cookie named cookie for counter name's pages under
 // the script, Secure when the browser reached us over HTTPS.
-func (a *app) cookieFor(r *http.Request, cookie, name, value string, maxAge int) *http.Cookie {
+func (a *App) cookieFor(r *http.Request, cookie, name, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{
 		Name:     cookie,
 		Value:    value,
@@ -96,7 +96,7 @@ func (a *app) cookieFor(r *http.Request, cookie, name, value string, maxAge int)
 // or to a TLS-terminating proxy the owner trusts (COUNTER_TRUSTED_PROXIES),
 // which says so in X-Forwarded-Proto. From anyone else the header is not
 // believed, as their X-Forwarded-For is not.
-func (a *app) overHTTPS(r *http.Request) bool {
+func (a *App) overHTTPS(r *http.Request) bool {
 	if r.TLS != nil {
 		return true
 	}

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ type statsView struct {
 
 // loadStats reads the counter's history from since on, and the session
 // key when the statistics are protected, in one short read-only open.
-func (a *app) loadStats(name string, since time.Time) (statsView, error) {
+func (a *App) loadStats(name string, since time.Time) (statsView, error) {
 	var v statsView
 	if err := counter.CheckName(name); err != nil {
 		return v, err
@@ -42,7 +42,7 @@ func (a *app) loadStats(name string, since time.Time) (statsView, error) {
 
 // authorised reports whether r may see the statistics of v: they are
 // public, or r carries a valid session. It never runs bcrypt.
-func (a *app) authorised(r *http.Request, v statsView) bool {
+func (a *App) authorised(r *http.Request, v statsView) bool {
 	h := v.history
 	if !h.Protected() {
 		return true
@@ -53,11 +53,11 @@ func (a *app) authorised(r *http.Request, v statsView) bool {
 
 // serveStats answers /NAME/stats: the statistics page, or the login form
 // when they are protected and r has no session.
-func (a *app) serveStats(w http.ResponseWriter, r *http.Request) {
+func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	v, err := a.loadStats(name, a.now().AddDate(0, 0, -counter.ChartDays))
 	if err != nil {
-		a.refuse(w, r, err)
+		a.Refuse(w, r, err)
 		return
 	}
 	if !a.authorised(r, v) {

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"hitcounter/cgi/guard"
@@ -19,7 +19,7 @@ import (
 const testPassword = "correct horse"
 
 // protect stores a hash of testPassword at cost for counter name.
-func protect(t *testing.T, a *app, name string, cost int) []byte {
+func protect(t *testing.T, a *App, name string, cost int) []byte {
 	t.Helper()
 	hash, err := bcrypt.GenerateFromPassword([]byte(testPassword), cost)
 	if err != nil {
@@ -29,18 +29,34 @@ func protect(t *testing.T, a *app, name string, cost int) []byte {
 	return hash
 }
 
-func setHash(t *testing.T, a *app, name string, hash []byte) {
+func setHash(t *testing.T, a *App, name string, hash []byte) {
 	t.Helper()
-	setHashIn(t, a.cfg.DB, name, hash)
+	db, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SetPasswordHash(name, hash); err != nil {
+		t.Fatal(err)
+	}
 }
 
-func storedHash(t *testing.T, a *app, name string) []byte {
+func storedHash(t *testing.T, a *App, name string) []byte {
 	t.Helper()
-	return hashIn(t, a.cfg.DB, name)
+	db, err := store.Open(a.cfg.DB, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	info, err := db.Counter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.PasswordHash
 }
 
 // countVerify makes a count every run of the password check.
-func countVerify(a *app) *atomic.Int32 {
+func countVerify(a *App) *atomic.Int32 {
 	var n atomic.Int32
 	real := a.verify
 	a.verify = func(hash, pw []byte) (bool, bool, error) {
@@ -51,7 +67,7 @@ func countVerify(a *app) *atomic.Int32 {
 }
 
 // login posts the form as a same-origin browser would.
-func (a *app) login(name, password string, header ...string) *httptest.ResponseRecorder {
+func login(a *App, name, password string, header ...string) *httptest.ResponseRecorder {
 	body := url.Values{"password": {password}}.Encode()
 	r := httptest.NewRequest("POST", "/"+name+"/login", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -60,7 +76,7 @@ func (a *app) login(name, password string, header ...string) *httptest.ResponseR
 		r.Header.Set(header[i], header[i+1])
 	}
 	w := httptest.NewRecorder()
-	a.handler().ServeHTTP(w, r)
+	a.Handler().ServeHTTP(w, r)
 	return w
 }
 
@@ -86,7 +102,7 @@ func TestPublicStats(t *testing.T) {
 		db.Hit("page", testNow.AddDate(0, 0, -i), ref)
 	}
 	db.Close()
-	w := a.serve("GET", "/page/stats")
+	w := serve(a, "GET", "/page/stats")
 	body := w.Body.String()
 	if w.Code != 200 || w.Header().Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("status %d, type %q", w.Code, w.Header().Get("Content-Type"))
@@ -122,7 +138,7 @@ func TestStatsEscapesWhatVisitorsSent(t *testing.T) {
 		db.Hit("page", testNow, ref)
 	}
 	db.Close()
-	body := a.serve("GET", "/page/stats").Body.String()
+	body := serve(a, "GET", "/page/stats").Body.String()
 	for _, bad := range []string{"<script>", "<img", `"><img`} {
 		if strings.Contains(body, bad) {
 			t.Errorf("page contains %q unescaped", bad)
@@ -142,14 +158,14 @@ func TestLoginAndSessions(t *testing.T) {
 	protect(t, a, "other", bcrypt.MinCost)
 	runs := countVerify(a)
 
-	if w := a.serve("GET", "/page/stats"); w.Code != 200 || !isLoginForm(w) {
+	if w := serve(a, "GET", "/page/stats"); w.Code != 200 || !isLoginForm(w) {
 		t.Fatalf("protected stats without a session: %d, want the login form", w.Code)
 	}
-	if w := a.serve("GET", "/page/stats.csv"); w.Code != http.StatusUnauthorized {
+	if w := serve(a, "GET", "/page/stats.csv"); w.Code != http.StatusUnauthorized {
 		t.Errorf("export without a session: %d, want 401", w.Code)
 	}
 
-	w := a.login("page", "wrong")
+	w := login(a, "page", "wrong")
 	if w.Code != http.StatusUnauthorized || !isLoginForm(w) || !strings.Contains(w.Body.String(), loginFailed) {
 		t.Errorf("wrong password: %d, want 401 with the form and %q", w.Code, loginFailed)
 	}
@@ -160,7 +176,7 @@ func TestLoginAndSessions(t *testing.T) {
 		t.Errorf("log %q lacks the failed login", logs.String())
 	}
 
-	w = a.login("page", testPassword)
+	w = login(a, "page", testPassword)
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "stats" {
 		t.Fatalf("right password: %d to %q, want 303 to stats", w.Code, w.Header().Get("Location"))
 	}
@@ -176,7 +192,7 @@ func TestLoginAndSessions(t *testing.T) {
 		r := httptest.NewRequest("GET", target, nil)
 		r.AddCookie(c)
 		w := httptest.NewRecorder()
-		a.handler().ServeHTTP(w, r)
+		a.Handler().ServeHTTP(w, r)
 		return w
 	}
 	if w := withCookie("/page/stats", c); w.Code != 200 || isLoginForm(w) || !strings.Contains(w.Body.String(), "Log out") {
@@ -227,12 +243,12 @@ func TestLoginAndSessions(t *testing.T) {
 	r := httptest.NewRequest("POST", "/page/logout", nil)
 	r.Header.Set("Sec-Fetch-Site", "same-origin")
 	w = httptest.NewRecorder()
-	a.handler().ServeHTTP(w, r)
+	a.Handler().ServeHTTP(w, r)
 	if out := sessionOf(t, w); w.Code != http.StatusSeeOther || out.MaxAge >= 0 || out.Value != "" {
 		t.Errorf("logout: %d, cookie %+v; want 303 and an expired cookie", w.Code, out)
 	}
 	setHash(t, a, "page", nil)
-	if w := a.serve("GET", "/page/stats"); isLoginForm(w) {
+	if w := serve(a, "GET", "/page/stats"); isLoginForm(w) {
 		t.Errorf("cleared password still asks for one")
 	}
 }
@@ -254,7 +270,7 @@ func TestLoginNeverRunsBcryptInVain(t *testing.T) {
 			a, _ := testApp(t, "page")
 			protect(t, a, "page", bcrypt.MinCost)
 			runs := countVerify(a)
-			w := a.login("page", tc.password, tc.header...)
+			w := login(a, "page", tc.password, tc.header...)
 			if w.Code != tc.status || runs.Load() != 0 {
 				t.Errorf("status %d after %d bcrypt runs, want %d after none", w.Code, runs.Load(), tc.status)
 			}
@@ -263,7 +279,7 @@ func TestLoginNeverRunsBcryptInVain(t *testing.T) {
 	t.Run("public counter", func(t *testing.T) {
 		a, _ := testApp(t, "page")
 		runs := countVerify(a)
-		if w := a.login("page", testPassword); w.Code != http.StatusSeeOther || runs.Load() != 0 {
+		if w := login(a, "page", testPassword); w.Code != http.StatusSeeOther || runs.Load() != 0 {
 			t.Errorf("login to public stats: %d after %d bcrypt runs, want 303 after none", w.Code, runs.Load())
 		}
 	})
@@ -277,7 +293,7 @@ func TestLoginBodyIsBounded(t *testing.T) {
 	r := httptest.NewRequest("POST", "/page/login", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	w := httptest.NewRecorder()
-	a.handler().ServeHTTP(w, r)
+	a.Handler().ServeHTTP(w, r)
 	if w.Code != http.StatusRequestEntityTooLarge || runs.Load() != 0 {
 		t.Errorf("1 MiB login: %d after %d bcrypt runs, want 413 after none", w.Code, runs.Load())
 	}
@@ -289,7 +305,7 @@ func TestLoginBodyIsBounded(t *testing.T) {
 func TestLoginUpgradesHashCost(t *testing.T) {
 	a, _ := testApp(t, "page")
 	old := protect(t, a, "page", 11)
-	w := a.login("page", testPassword)
+	w := login(a, "page", testPassword)
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("login: %d", w.Code)
 	}
@@ -300,13 +316,13 @@ func TestLoginUpgradesHashCost(t *testing.T) {
 	r := httptest.NewRequest("GET", "/page/stats", nil)
 	r.AddCookie(sessionOf(t, w))
 	w2 := httptest.NewRecorder()
-	a.handler().ServeHTTP(w2, r)
+	a.Handler().ServeHTTP(w2, r)
 	if isLoginForm(w2) {
 		t.Errorf("the session from the upgrading login is not valid")
 	}
 	// A cost-10 hash is left as it is.
 	before := storedHash(t, a, "page")
-	a.login("page", testPassword)
+	login(a, "page", testPassword)
 	if string(storedHash(t, a, "page")) != string(before) {
 		t.Errorf("a cost-10 hash was rewritten on login")
 	}
@@ -332,7 +348,7 @@ func TestRehashRunsOutsideTheDatabase(t *testing.T) {
 		}
 		return counter.HashPassword(pw)
 	}
-	if w := a.login("page", testPassword); w.Code != http.StatusSeeOther {
+	if w := login(a, "page", testPassword); w.Code != http.StatusSeeOther {
 		t.Fatalf("login: got %d, want 303", w.Code)
 	}
 	if cost, _ := bcrypt.Cost(storedHash(t, a, "page")); runs != 1 || cost != counter.PasswordCost {
@@ -344,7 +360,7 @@ func TestTooCostlyHashIsNeverRun(t *testing.T) {
 	a, logs := testApp(t, "page")
 	// A syntactically valid cost-13 hash; its digest does not matter.
 	setHash(t, a, "page", []byte("$2y$13$abcdefghijklmnopqrstuu5Lv3Gcz/yN6QGw8iQk1Gq1YCTl0bTWa"))
-	w := a.login("page", testPassword)
+	w := login(a, "page", testPassword)
 	if w.Code != http.StatusUnauthorized {
 		t.Errorf("status %d, want 401", w.Code)
 	}
@@ -366,13 +382,13 @@ func TestOnlyStatsAndLoginAreHTML(t *testing.T) {
 		{"POST", "/page/login"}, {"POST", "/page/logout"}, {"GET", "//page/stats"},
 	}
 	for _, rq := range requests {
-		w := a.serve(rq.method, rq.target)
+		w := serve(a, rq.method, rq.target)
 		if strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") {
 			t.Errorf("%s %s answered text/html", rq.method, rq.target)
 		}
 	}
 	for _, target := range []string{"/page/stats", "/locked/stats"} {
-		if ct := a.serve("GET", target).Header().Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		if ct := serve(a, "GET", target).Header().Get("Content-Type"); ct != "text/html; charset=utf-8" {
 			t.Errorf("GET %s: %q, want text/html", target, ct)
 		}
 	}
@@ -396,13 +412,13 @@ func tamperMAC(value string) string {
 func TestLogoutEndsTheSession(t *testing.T) {
 	a, _ := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
-	stats := func(a *app, c *http.Cookie) bool {
+	stats := func(a *App, c *http.Cookie) bool {
 		r := httptest.NewRequest("GET", "/page/stats", nil)
 		if c != nil {
 			r.AddCookie(c)
 		}
 		w := httptest.NewRecorder()
-		a.handler().ServeHTTP(w, r)
+		a.Handler().ServeHTTP(w, r)
 		return !isLoginForm(w)
 	}
 	logout := func(c *http.Cookie) int {
@@ -412,10 +428,10 @@ func TestLogoutEndsTheSession(t *testing.T) {
 			r.AddCookie(c)
 		}
 		w := httptest.NewRecorder()
-		a.handler().ServeHTTP(w, r)
+		a.Handler().ServeHTTP(w, r)
 		return w.Code
 	}
-	c := sessionOf(t, a.login("page", testPassword))
+	c := sessionOf(t, login(a, "page", testPassword))
 	if !stats(a, c) {
 		t.Fatal("the new session does not open the statistics")
 	}
@@ -433,7 +449,7 @@ func TestLogoutEndsTheSession(t *testing.T) {
 	if stats(rebooted, c) {
 		t.Errorf("the cookie opens the statistics after the logout and a reboot")
 	}
-	if c2 := sessionOf(t, a.login("page", testPassword)); !stats(a, c2) {
+	if c2 := sessionOf(t, login(a, "page", testPassword)); !stats(a, c2) {
 		t.Errorf("a new login after the logout does not open the statistics")
 	}
 }
