@@ -107,7 +107,7 @@ func TestFailedLoginsAreThrottledPerClient(t *testing.T) {
 	before := runs.Load()
 	db := a.cfg.DB
 	a.cfg.DB = filepath.Join(t.TempDir(), "absent.db") // a throttled login never opens it
-	w := login(a, "page", testPassword)                 // even the right one, from this client
+	w := login(a, "page", testPassword)                // even the right one, from this client
 	a.cfg.DB = db
 	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "60" || runs.Load() != before {
 		t.Errorf("over the limit: %d, Retry-After %q, %d more checks; want 429, 60, none",
