@@ -55,7 +55,7 @@ func ReferrerHost(referer string) string {
 		host = rest[:i]
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "" || len(host) > maxHostLen || !validHost(host) {
+	if host == "" || len(host) > maxHostLen || !validReferrerHost(host) {
 		return ""
 	}
 	return host
@@ -68,9 +68,9 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s[len(prefix):], true
 }
 
-// validHost accepts lowercase DNS names (IDNs arrive as punycode) and
+// validReferrerHost accepts lowercase DNS names (IDNs arrive as punycode) and
 // bracketed IPv6 literals, nothing that could carry markup.
-func validHost(h string) bool {
+func validReferrerHost(h string) bool {
 	if h[0] == '[' {
 		for i := 1; i < len(h)-1; i++ {
 			c := h[i]

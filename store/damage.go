@@ -14,12 +14,12 @@ import (
 // left exactly as it was: nothing here repairs or replaces it.
 var ErrDamaged = errors.New("database file damaged")
 
-// guarded runs fn, turning a panic or a memory fault inside bbolt into
+// catchDamage runs fn, turning a panic or a memory fault inside bbolt into
 // ErrDamaged. bbolt trusts its pages: a corrupted one can make it panic, or
 // read outside the mapped file, which the runtime would otherwise treat as
 // a fatal fault. A transaction that panics is rolled back by bbolt itself,
 // so nothing is written.
-func guarded(fn func() error) (err error) {
+func catchDamage(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
@@ -29,14 +29,14 @@ func guarded(fn func() error) (err error) {
 	return fn()
 }
 
-// update runs fn in one write transaction, guarded.
+// update runs fn in one write transaction, with damage caught.
 func (db *DB) update(fn func(*bolt.Tx) error) error {
-	return guarded(func() error { return db.bolt.Update(fn) })
+	return catchDamage(func() error { return db.bolt.Update(fn) })
 }
 
-// view runs fn in one read transaction, guarded.
+// view runs fn in one read transaction, with damage caught.
 func (db *DB) view(fn func(*bolt.Tx) error) error {
-	return guarded(func() error { return db.bolt.View(fn) })
+	return catchDamage(func() error { return db.bolt.View(fn) })
 }
 
 // checkLength fails if the file is shorter than the pages its meta page

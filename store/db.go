@@ -93,7 +93,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	var bdb *bolt.DB
 	var file *os.File
-	err = guarded(func() (err error) {
+	err = catchDamage(func() (err error) {
 		bdb, err = bolt.Open(path, fileMode, &bolt.Options{
 			ReadOnly: opts.ReadOnly,
 			Timeout:  max(time.Until(deadline), time.Millisecond),
