@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"html"
 	"net/http"
 	"strings"
@@ -27,9 +26,6 @@ func (p *htmlPage) raw(s ...string) {
 
 // text writes s escaped.
 func (p *htmlPage) text(s string) { p.b.WriteString(html.EscapeString(s)) }
-
-// textf writes a formatted value escaped.
-func (p *htmlPage) textf(format string, args ...any) { p.text(fmt.Sprintf(format, args...)) }
 
 // begin opens a page with its title and the one style sheet.
 func (p *htmlPage) begin(title string) {
