@@ -134,7 +134,7 @@ func TestFastCGIHitSyncedBeforeAnswer(t *testing.T) {
 	}
 	cmd, log := straceCommand(t, counterBinary(t))
 	sock, _, _ := startFastCGICommand(t, db, cmd)
-	c := dialFastCGI(t, sock)
+	c := fcgitest.MustDial(t, sock)
 	out, _, err := c.Request(1, false, fcgitest.Env("GET", "/demo.png", ""), nil, 0)
 	if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
 		t.Fatalf("hit under strace: %v %.60q", err, out)

@@ -16,17 +16,6 @@ import (
 	"hitcounter/store"
 )
 
-// dialFastCGI connects to a FastCGI responder until the test ends.
-func dialFastCGI(t testing.TB, sock string) *fcgitest.Client {
-	t.Helper()
-	c, err := fcgitest.Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Conn.Close() })
-	return c
-}
-
 // startFastCGIBinary starts the built binary as a web server does, on a
 // listening socket as its stdin, with the database at db and the extra
 // environment, and returns the socket's path and the process.

@@ -62,32 +62,13 @@ func startFastCGI(t testing.TB, h http.Handler) string {
 	return sock
 }
 
-func dial(t testing.TB, sock string) *fcgitest.Client {
-	t.Helper()
-	c, err := fcgitest.Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Conn.Close() })
-	return c
-}
-
-func parse(t testing.TB, out []byte) fcgitest.Answer {
-	t.Helper()
-	ans, err := fcgitest.ParseAnswer(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ans
-}
-
 // TestFastCGIServesTheHandler sends requests on one kept connection, with
 // ids as lighttpd and mod_fcgid use them, one of them a body split over
 // many stdin records: the handler sees each as CGI would show it, and
 // each answer comes back whole, with its length.
 func TestFastCGIServesTheHandler(t *testing.T) {
 	h := new(echo)
-	c := dial(t, startFastCGI(t, h))
+	c := fcgitest.MustDial(t, startFastCGI(t, h))
 	form := "password=wrong+password&next=stats"
 	for i, tc := range []struct {
 		env  map[string]string
@@ -103,7 +84,7 @@ func TestFastCGIServesTheHandler(t *testing.T) {
 		if err != nil || status != fcgitest.RequestComplete {
 			t.Fatalf("request %d: %v, protocol status %d", i, err, status)
 		}
-		ans := parse(t, out)
+		ans := fcgitest.MustParse(t, out)
 		if ans.Status != 200 || string(ans.Body) != tc.want {
 			t.Errorf("request %d: %d %q, want 200 %q", i, ans.Status, ans.Body, tc.want)
 		}
@@ -120,7 +101,7 @@ func TestFastCGIProtocol(t *testing.T) {
 	sock := startFastCGI(t, h)
 
 	t.Run("get values", func(t *testing.T) {
-		c := dial(t, sock)
+		c := fcgitest.MustDial(t, sock)
 		q := fcgitest.AppendPair(fcgitest.AppendPair(nil, "FCGI_MPXS_CONNS", ""), "FCGI_MAX_CONNS", "")
 		if err := c.Send(fcgitest.GetValues, 0, q); err != nil {
 			t.Fatal(err)
@@ -135,7 +116,7 @@ func TestFastCGIProtocol(t *testing.T) {
 		}
 	})
 	t.Run("no multiplexing", func(t *testing.T) {
-		c := dial(t, sock)
+		c := fcgitest.MustDial(t, sock)
 		c.Begin(1, true)
 		c.Begin(2, true)
 		typ, id, content, err := c.Recv()
@@ -144,18 +125,18 @@ func TestFastCGIProtocol(t *testing.T) {
 		}
 	})
 	t.Run("begin again for the request in hand", func(t *testing.T) {
-		c := dial(t, sock)
+		c := fcgitest.MustDial(t, sock)
 		c.Begin(3, true)
 		out, status, err := c.Request(3, false, fcgitest.Env("GET", "/demo.json", ""), nil, 0)
 		if err != nil || status != fcgitest.RequestComplete {
 			t.Fatalf("request 3: %v, protocol status %d, want complete", err, status)
 		}
-		if ans := parse(t, out); ans.Status != 200 {
+		if ans := fcgitest.MustParse(t, out); ans.Status != 200 {
 			t.Errorf("request 3: status %d, want 200", ans.Status)
 		}
 	})
 	t.Run("unknown role", func(t *testing.T) {
-		c := dial(t, sock)
+		c := fcgitest.MustDial(t, sock)
 		c.Send(fcgitest.BeginRequest, 1, []byte{0, 2, 0, 0, 0, 0, 0, 0}) // authorizer
 		typ, _, content, err := c.Recv()
 		if err != nil || typ != fcgitest.EndRequest || content[4] != fcgitest.UnknownRole {
@@ -182,7 +163,7 @@ func TestFastCGIProtocol(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dial(t, sock)
+			c := fcgitest.MustDial(t, sock)
 			tc.send(c)
 			// Closed, by a FIN or, with unread data, a reset; not left open.
 			_, err := io.ReadAll(c.R)
@@ -201,7 +182,7 @@ func TestFastCGIProtocol(t *testing.T) {
 // record holds: it arrives whole, split over several stdout records.
 func TestFastCGILongAnswer(t *testing.T) {
 	const size = 200_000
-	c := dial(t, startFastCGI(t, new(echo)))
+	c := fcgitest.MustDial(t, startFastCGI(t, new(echo)))
 	if err := c.Begin(1, false); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +206,7 @@ func TestFastCGILongAnswer(t *testing.T) {
 		out = append(out, content...)
 		records++
 	}
-	ans := parse(t, out)
+	ans := fcgitest.MustParse(t, out)
 	want := bytes.Repeat([]byte("0123456789abcdef"), size/16)
 	if ans.Status != 200 || !bytes.Equal(ans.Body, want) || ans.Header.Get("Content-Length") != fmt.Sprint(len(want)) {
 		t.Errorf("through FastCGI: %d, %d bytes (Content-Length %s); want 200 and the handler's %d bytes",
@@ -263,7 +244,7 @@ func TestFastCGIAbort(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dial(t, sock)
+			c := fcgitest.MustDial(t, sock)
 			c.Begin(1, tc.keep)
 			tc.send(c)
 			c.Send(fcgitest.AbortRequest, 1, nil)
@@ -281,7 +262,7 @@ func TestFastCGIAbort(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ans := parse(t, out); ans.Status != 200 {
+			if ans := fcgitest.MustParse(t, out); ans.Status != 200 {
 				t.Errorf("request after the abort: status %d, want 200", ans.Status)
 			}
 		})

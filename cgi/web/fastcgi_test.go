@@ -13,27 +13,6 @@ import (
 	"hitcounter/cgi/internal/fcgitest"
 )
 
-// dialFastCGI connects to a FastCGI responder until the test ends.
-func dialFastCGI(t testing.TB, sock string) *fcgitest.Client {
-	t.Helper()
-	c, err := fcgitest.Dial(sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Conn.Close() })
-	return c
-}
-
-// parseAnswer reads an answer in CGI form.
-func parseAnswer(t testing.TB, out []byte) fcgitest.Answer {
-	t.Helper()
-	ans, err := fcgitest.ParseAnswer(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ans
-}
-
 // startFastCGI serves a's handler as FastCGI on a unix socket until the
 // test ends, and returns the socket's path.
 func startFastCGI(t testing.TB, a *App) string {
@@ -61,7 +40,7 @@ func startFastCGI(t testing.TB, a *App) string {
 
 func TestFastCGIServesTheApp(t *testing.T) {
 	a, _ := testApp(t, "demo")
-	c := dialFastCGI(t, startFastCGI(t, a))
+	c := fcgitest.MustDial(t, startFastCGI(t, a))
 	// Three requests on one kept connection, with ids as lighttpd and
 	// mod_fcgid use them.
 	for i, tc := range []struct {
@@ -77,7 +56,7 @@ func TestFastCGIServesTheApp(t *testing.T) {
 		if err != nil || status != fcgitest.RequestComplete {
 			t.Fatalf("request %d: %v, protocol status %d", i, err, status)
 		}
-		ans := parseAnswer(t, out)
+		ans := fcgitest.MustParse(t, out)
 		if ans.Status != tc.status || ans.Header.Get("Content-Type") != tc.ctype {
 			t.Errorf("%s: status %d %q, want %d %q", tc.env["PATH_INFO"], ans.Status, ans.Header.Get("Content-Type"), tc.status, tc.ctype)
 		}
@@ -96,7 +75,7 @@ func TestFastCGIServesTheApp(t *testing.T) {
 func TestFastCGIReadsBodyRecords(t *testing.T) {
 	a, logs := testApp(t, "demo")
 	protect(t, a, "demo", 4)
-	c := dialFastCGI(t, startFastCGI(t, a))
+	c := fcgitest.MustDial(t, startFastCGI(t, a))
 	form := []byte("password=wrong+password&next=stats")
 	env := fcgitest.Env("POST", "/demo/login", "",
 		"CONTENT_TYPE", "application/x-www-form-urlencoded",
@@ -107,7 +86,7 @@ func TestFastCGIReadsBodyRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans := parseAnswer(t, out); ans.Status != http.StatusUnauthorized {
+	if ans := fcgitest.MustParse(t, out); ans.Status != http.StatusUnauthorized {
 		t.Errorf("wrong password: status %d, want 401; log %s", ans.Status, logs)
 	}
 	if !strings.Contains(logs.String(), "login failed") {
@@ -117,7 +96,7 @@ func TestFastCGIReadsBodyRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ans := parseAnswer(t, out); ans.Status != 200 {
+	if ans := fcgitest.MustParse(t, out); ans.Status != 200 {
 		t.Errorf("request after the post: status %d", ans.Status)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -209,4 +210,25 @@ func ParseAnswer(out []byte) (Answer, error) {
 		return Answer{}, fmt.Errorf("Status header %q", h.Get("Status"))
 	}
 	return Answer{status, h, body}, nil
+}
+
+// MustDial connects to the responder at sock until the test ends.
+func MustDial(tb testing.TB, sock string) *Client {
+	tb.Helper()
+	c, err := Dial(sock)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Conn.Close() })
+	return c
+}
+
+// MustParse reads an answer in CGI form, or fails the test.
+func MustParse(tb testing.TB, out []byte) Answer {
+	tb.Helper()
+	ans, err := ParseAnswer(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ans
 }
