@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # bench-fastcgi.sh - counter.cgi as CGI and as FastCGI beside the PHP
-# reference (deploy/php/counter.php) under PHP-FPM without and with fsync,
+# reference (deploy/bench/php/counter.php) under PHP-FPM without and with fsync,
 # all four behind one Debian lighttpd, loaded with wrk (issues 5 and 7).
 #
-#     deploy/bench-fastcgi.sh            # wrk -t2 -c4 and -c16, -d10s, 5 rounds: about 8 minutes
-#     deploy/bench-fastcgi.sh -quick     # -d2s, 1 round: under a minute, to try it out
-#     DURATION=5s ROUNDS=3 CONNS=4,16 deploy/bench-fastcgi.sh
+#     deploy/bench/bench-fastcgi.sh            # wrk -t2 -c4 and -c16, -d10s, 5 rounds: about 8 minutes
+#     deploy/bench/bench-fastcgi.sh -quick     # -d2s, 1 round: under a minute, to try it out
+#     DURATION=5s ROUNDS=3 CONNS=4,16 deploy/bench/bench-fastcgi.sh
 #
 # One lighttpd on a free 127.0.0.1 port serves:
 #   /cgi-bin/counter.cgi/bench.png  mod_cgi, the shipped deploy/lighttpd/counter.conf
@@ -18,7 +18,7 @@
 # php.ini for FPM (opcache on), on a unix socket in the temp dir, run as
 # the current user (with --allow-to-run-as-root when that is root).
 #
-# deploy/fcgibench then runs, for 4 and 16 connections, interleaved rounds
+# deploy/bench/fcgibench then runs, for 4 and 16 connections, interleaved rounds
 # (each backend in turn, the order rotated each round) and prints per
 # backend:
 #   hits/s, p50, p99   wrk's Requests/sec and --latency 50%/99%, median over rounds
@@ -75,7 +75,7 @@ go build -trimpath -ldflags=-s -o "$T/cgi-bin/counter.cgi" ./cgi
 # children by /proc/PID/exe; and a database of its own.
 mkdir -p "$T/fcgi" "$T/run" "$T/fcgi-run"
 cp "$T/cgi-bin/counter.cgi" "$T/fcgi/counter.cgi"
-go build -o "$T/fcgibench" ./deploy/fcgibench
+go build -o "$T/fcgibench" ./deploy/bench/fcgibench
 for db in counter.db fcgi.db; do
 	env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/$db" >/dev/null
 done
@@ -87,7 +87,7 @@ start_fpm() {
 	user=$(id -un)
 	[ "$(id -u)" = 0 ] && root=--allow-to-run-as-root
 	mkdir -p "$T/htdocs/$name"
-	cp deploy/php/counter.php "$T/htdocs/$name/counter.php"
+	cp deploy/bench/php/counter.php "$T/htdocs/$name/counter.php"
 	cat >"$T/$name-fpm.conf" <<-CONF
 		[global]
 		pid = $T/$name-fpm.pid

@@ -4,9 +4,9 @@
 # more often than the cap and the throttle allow (issue 4, "What it must
 # show", item 3).
 #
-#     deploy/bench-flood.sh                     # REQUESTS=400 ATTACKERS=32 SLOTS=1
-#     deploy/bench-flood.sh -quick              # REQUESTS=100, phases cut at 20 s
-#     REQUESTS=600 SLOTS=2 deploy/bench-flood.sh
+#     deploy/bench/bench-flood.sh                     # REQUESTS=400 ATTACKERS=32 SLOTS=1
+#     deploy/bench/bench-flood.sh -quick              # REQUESTS=100, phases cut at 20 s
+#     REQUESTS=600 SLOTS=2 deploy/bench/bench-flood.sh
 #
 # The counter is built static and stripped, as shipped, into a temp dir,
 # with a counter named flood that has a password. lighttpd runs in the
@@ -17,7 +17,7 @@
 # same server also runs a copy of the binary as FastCGI on /fcgi/counter.cgi
 # (mod_fastcgi, bin-path, max-procs 1), with the same variables and a
 # database and runtime directory of its own, so that the CGI phases'
-# failures do not throttle the FastCGI ones. deploy/floodbench runs three
+# failures do not throttle the FastCGI ones. deploy/bench/floodbench runs three
 # phases against CGI, then the same three against FastCGI, and prints both
 # side by side: A sends no login; B sends no X-Forwarded-For, so the counter
 # sees the peer 127.0.0.1; C sends one per attacker, believed because it
@@ -47,7 +47,7 @@ go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi
 # children by /proc/PID/exe.
 mkdir -p "$T/fcgi" "$T/fcgi-run"
 cp "$T/cgi-bin/counter.cgi" "$T/fcgi/counter.cgi"
-go build -o "$T/floodbench" ./deploy/floodbench
+go build -o "$T/floodbench" ./deploy/bench/floodbench
 for db in counter.db fcgi.db; do
 	env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create flood -db "$T/$db" >/dev/null
 	echo "not-what-the-attackers-send" |

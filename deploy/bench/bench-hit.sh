@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # bench-hit.sh - what a counted hit costs as a CGI process, beside the floor
-# that any Go CGI program pays (deploy/floor), run directly and served by
+# that any Go CGI program pays (deploy/bench/floor), run directly and served by
 # Debian's lighttpd.
 #
-#     deploy/bench-hit.sh                  # N=300 REQUESTS=1200
-#     N=200 REQUESTS=1000 deploy/bench-hit.sh
+#     deploy/bench/bench-hit.sh                  # N=300 REQUESTS=1200
+#     N=200 REQUESTS=1000 deploy/bench/bench-hit.sh
 #
 # Both binaries are built static and stripped, as shipped, into a temp dir.
 # lighttpd runs in the foreground on a free 127.0.0.1 port with a generated
 # main config that includes the shipped deploy/lighttpd/counter.conf, its
 # paths pointed at the temp dir; floor.cgi gets its own cgi.assign there,
-# since the snippet only claims counter.cgi.  deploy/hitbench does the timing.
+# since the snippet only claims counter.cgi.  deploy/bench/hitbench does the timing.
 #
 # REQUESTS defaults below hitbench's 2000 to keep a run under 3 minutes on
 # 2 cores (about 2m20s measured there).
@@ -26,7 +26,7 @@ REQUESTS=${REQUESTS:-1200}
 bench_init bench-hit
 export CGO_ENABLED=0
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi
-go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/floor
+go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/floor
 # The same counter with writers queued by bbolt's own polling lock only, to
 # show what the side lock in store/sidelock.go buys under lighttpd.
 go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi
@@ -40,7 +40,7 @@ bench_lighttpd "\$HTTP[\"url\"] =~ \"^/cgi-bin/(floor|counter-bboltlock)\\.cgi(/
 	setenv.add-environment = ( \"COUNTER_DB\" => \"$T/counter.db\" )
 }" /cgi-bin/floor.cgi/bench.gif
 
-go run ./deploy/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
+go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
 	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS" -also counter-bboltlock.cgi
 
 if [ -s "$T/breakage.log" ]; then

@@ -1,9 +1,9 @@
-# bench-lib.sh - what deploy/bench-*.sh share: a temp dir cleaned up on
+# bench-lib.sh - what deploy/bench/bench-*.sh share: a temp dir cleaned up on
 # exit, the shipped lighttpd snippet pointed into it, and lighttpd started
 # on a free 127.0.0.1 port. Sourced, not run.
 
 LIGHTTPD=/usr/sbin/lighttpd
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # bench_init NAME: checks the tools, makes $T, stops lighttpd and removes
 # $T on exit, and prints the header line.

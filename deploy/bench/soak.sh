@@ -8,12 +8,12 @@
 # request goes unanswered, an answer is a server error, or the file's
 # counts differ from the hits answered.
 #
-#     deploy/soak.sh                          # 10 minutes
-#     DURATION=2m EVERY=10s deploy/soak.sh    # shorter; CI runs a minute (TestSoak)
+#     deploy/bench/soak.sh                          # 10 minutes
+#     DURATION=2m EVERY=10s deploy/bench/soak.sh    # shorter; CI runs a minute (TestSoak)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 T=$(mktemp -d /tmp/soak.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 go build -trimpath -ldflags='-s -w' -o "$T/counter.cgi" ./cgi
 echo "soak $(date -u '+%Y-%m-%dT%H:%M:%SZ'), nproc $(nproc), $(go version | cut -d' ' -f3-), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-go run ./deploy/soak -bin "$T/counter.cgi" -duration "${DURATION:-10m}" -every "${EVERY:-1m}" "$@"
+go run ./deploy/bench/soak -bin "$T/counter.cgi" -duration "${DURATION:-10m}" -every "${EVERY:-1m}" "$@"

@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"context"
@@ -70,7 +70,7 @@ func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *we
 		// off the snippet's own ScriptAlias, the one tested here.
 		replace["/etc/apache2/conf-enabled/serve-cgi-bin.conf"] = filepath.Join(dir, "no-serve-cgi-bin.conf")
 	}
-	snippet := shippedSnippet(t, filepath.Join("apache", file), replace)
+	snippet := shippedSnippet(t, filepath.Join(kitDir, "apache", file), replace)
 	snippetPath := filepath.Join(dir, file)
 	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
 		t.Fatal(err)

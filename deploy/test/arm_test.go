@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"bufio"
@@ -51,7 +51,7 @@ func goTool(t testing.TB, goarch, goarm string, args ...string) {
 	// No symbol table or DWARF: linking them is much of the time.
 	args = append(args[:1:1], append([]string{"-trimpath", "-ldflags=-s -w"}, args[1:]...)...)
 	cmd := exec.CommandContext(ctx, goBin, args...)
-	cmd.Dir = ".."
+	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOARM="+goarm)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("GOARCH=%s GOARM=%s go %s: %v\n%s", goarch, goarm, strings.Join(args, " "), err, out)
@@ -73,7 +73,7 @@ func TestARMSuites(t *testing.T) {
 			t.Logf("built the test binaries in %v", time.Since(start).Round(time.Second))
 			for _, pkg := range pkgs {
 				t.Run(pkg, func(t *testing.T) {
-					runSuite(t, qemu, a.cpu, filepath.Join(dir, pkg+".test"), filepath.Join("..", pkg))
+					runSuite(t, qemu, a.cpu, filepath.Join(dir, pkg+".test"), filepath.Join(repoRoot, pkg))
 				})
 			}
 		})

@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"bufio"
@@ -34,7 +34,7 @@ func TestARMBinaries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "./build.sh", dist)
+	cmd := exec.CommandContext(ctx, filepath.Join(kitDir, "build.sh"), dist)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("deploy/build.sh: %v\n%s", err, out)
@@ -128,7 +128,7 @@ type cgiAnswer struct {
 // added, and parses its answer.
 func (q qemuRun) cgi(t testing.TB, set ...string) cgiAnswer {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/cgienv/lighttpd-direct.env")
+	b, err := os.ReadFile(filepath.Join(repoRoot, "testdata/cgienv/lighttpd-direct.env"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@
 # Run as root on Debian (tested on bookworm: lighttpd 1.4.69, apache2 2.4.71)
 # with lighttpd, apache2 and curl installed:
 #
-#     sudo deploy/capture-cgienv.sh            # writes testdata/cgienv/*.env
+#     sudo deploy/test/capture-cgienv.sh            # writes testdata/cgienv/*.env
 #
 # Apache CGI module: mod_cgid.  Debian enables mpm_event by default, and
 # `a2enmod cgi` on a threaded MPM selects mod_cgid instead of mod_cgi
@@ -40,7 +40,7 @@ PORT=${PORT:-8081}
 WORK=${WORK:-/tmp/counter-cgienv}
 RUN_USER=${RUN_USER:-www-data}
 RUN_GROUP=${RUN_GROUP:-www-data}
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUTDIR=${OUTDIR:-$REPO/testdata/cgienv}
 # Clean, systemd-like environment for the servers so nothing from the calling
 # shell leaks into the CGI environment (Apache passes its own PATH through).

@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// fail2banFilter is the shipped filter, relative to this folder.
-const fail2banFilter = "fail2ban/filter.d/counter.conf"
+// fail2banFilter is the shipped filter.
+const fail2banFilter = kitDir + "/fail2ban/filter.d/counter.conf"
 
 // TestServerFail2ban checks the shipped filter against the lines that the
 // real servers wrote for real failed logins, next to a throttled login and
@@ -171,7 +171,7 @@ func TestFail2banJails(t *testing.T) {
 		"counter-lighttpd": filepath.Join(t.TempDir(), "breakage.log"),
 		"counter-apache":   filepath.Join(t.TempDir(), "error.log"),
 	}
-	jails := shippedSnippet(t, filepath.Join("fail2ban", "jail.d", "counter.local"), map[string]string{
+	jails := shippedSnippet(t, filepath.Join(kitDir, "fail2ban", "jail.d", "counter.local"), map[string]string{
 		"enabled  = false":               "enabled  = true",
 		"/var/log/lighttpd/breakage.log": logs["counter-lighttpd"],
 		"/var/log/apache2/error.log":     logs["counter-apache"],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deploy/fuzz.sh - run every fuzz target of the module for a bounded time
+# deploy/test/fuzz.sh - run every fuzz target of the module for a bounded time
 # each (FUZZ_TIME, default 15s), one after the other, and print a line per
 # target with the inputs it ran:
 #
@@ -11,7 +11,7 @@
 # be moved to the top-level testdata/fuzz/TARGET/ once the bug is fixed.
 # Exits non-zero if any target failed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 fuzztime=${FUZZ_TIME:-15s}
 status=0
 # The targets are found by name, without building every package to list them.

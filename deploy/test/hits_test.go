@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/deploy/benchstat"
+	"hitcounter/deploy/bench/benchstat"
 	"hitcounter/store"
 )
 

@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func TestInstallScript(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		script, err := filepath.Abs(name)
+		script, err := filepath.Abs(filepath.Join(kitDir, name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, r
 		replace["/run/lighttpd/counter-fastcgi.sock"] = sock
 		hits = lighttpdHitsFastCGI(sock)
 	}
-	snippet := shippedSnippet(t, filepath.Join("lighttpd", file), replace)
+	snippet := shippedSnippet(t, filepath.Join(kitDir, "lighttpd", file), replace)
 	snippetPath := filepath.Join(dir, file)
 	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@
 # test password, made by the real implementations an owner migrates from, so
 # counter/password_test.go proves Go's x/crypto/bcrypt verifies them.
 #
-#     deploy/make-hashes.sh        # rewrites testdata/hashes/*
+#     deploy/test/make-hashes.sh        # rewrites testdata/hashes/*
 #
 # Needs php (Debian package php-cli) and htpasswd (apache2-utils); it
 # installs nothing. Each run draws new salts, so every file changes.
@@ -16,7 +16,7 @@ set -euo pipefail
 
 PASSWORD='correct horse battery staple'
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 out=$root/testdata/hashes
 
 need() { # need TOOL PACKAGE
@@ -89,7 +89,7 @@ It is a public test fixture, not a secret.
 All are \$2y\$ hashes, one line each. Regenerate (needs php-cli and
 apache2-utils; new salts every run) with:
 
-    deploy/make-hashes.sh
+    deploy/test/make-hashes.sh
 EOF
 
 rm -f "$out"/*.txt "$out/README"

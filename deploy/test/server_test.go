@@ -1,7 +1,8 @@
-// Package deploy holds the tests that run counter.cgi under the real web
-// servers, configured with the snippets shipped in this folder, so that a
-// config the README tells owners to copy is a config that has been run.
-package deploy
+// Package test holds the tests that run counter.cgi under the real web
+// servers, configured with the snippets shipped in deploy/ (the owner's
+// kit, one folder up), so that a config the README tells owners to copy is
+// a config that has been run; and the tests of the kit's scripts.
+package test
 
 import (
 	"bytes"
@@ -21,6 +22,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+)
+
+// Paths from this folder, where go test runs the tests.
+const (
+	// repoRoot is the module's root: go build and go run run there.
+	repoRoot = "../.."
+	// kitDir is deploy/, the owner's kit: install.sh, build.sh and the
+	// server and fail2ban configs.
+	kitDir = ".."
 )
 
 // maxBody bounds what a test reads of any answer; counter images are a few kB.
@@ -58,7 +68,7 @@ func buildCounter(t testing.TB) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", b.path, "./cgi")
-		cmd.Dir = ".." // the module root: a test runs in its package's folder
+		cmd.Dir = repoRoot
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build ./cgi: %v\n%s", err, out)

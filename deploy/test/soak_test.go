@@ -1,4 +1,4 @@
-package deploy
+package test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestSoak runs deploy/soak, the 10-minute soak of deploy/soak.sh, for a
+// TestSoak runs deploy/bench/soak, the 10-minute soak of deploy/bench/soak.sh, for a
 // minute: the FastCGI process under the mixed load of 16 clients must not
 // drift upward in memory, threads or open files, leave a request
 // unanswered, or lose a hit.
@@ -19,8 +19,8 @@ func TestSoak(t *testing.T) {
 	bin := buildCounter(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "run", "./deploy/soak", "-bin", bin, "-duration", "60s", "-every", "10s")
-	cmd.Dir = ".."
+	cmd := exec.CommandContext(ctx, "go", "run", "./deploy/bench/soak", "-bin", bin, "-duration", "60s", "-every", "10s")
+	cmd.Dir = repoRoot
 	out, err := cmd.CombinedOutput()
 	t.Logf("soak, a minute:\n%s", out)
 	if err != nil || !strings.Contains(string(out), "soak: PASS") {

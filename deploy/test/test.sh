@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deploy/test.sh - the project's test command (README "Run the tests").
+# deploy/test/test.sh - the project's test command (README "Run the tests").
 #
 # Installs what the tests need from Debian (the web servers and mod_fcgid, PHP and
 # htpasswd for hashes made by other implementations, Chromium for the
@@ -11,7 +11,7 @@
 # when CI=true: there it fails, so a missing server is never mistaken for a
 # pass.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # package: a file it installs
 declare -A wanted=(

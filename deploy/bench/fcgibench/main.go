@@ -1,7 +1,7 @@
 // Command fcgibench loads four counters behind one lighttpd with wrk and
 // compares them: counter.cgi as CGI, counter.cgi as FastCGI, and the PHP
-// reference (deploy/php/counter.php) under PHP-FPM without and with fsync.
-// deploy/bench-fastcgi.sh builds and starts everything and runs it; see
+// reference (deploy/bench/php/counter.php) under PHP-FPM without and with fsync.
+// deploy/bench/bench-fastcgi.sh builds and starts everything and runs it; see
 // there for what each figure means.
 //
 // For each number of connections, rounds of wrk runs are interleaved:
@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"hitcounter/deploy/benchstat"
+	"hitcounter/deploy/bench/benchstat"
 )
 
 type config struct {

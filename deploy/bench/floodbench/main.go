@@ -1,7 +1,7 @@
 // Command floodbench measures what a flood of wrong passwords does to the
 // counter image under a real web server, and counts the bcrypt runs the
 // flood got against what the cap and the throttle allow.
-// deploy/bench-flood.sh builds the binary, starts lighttpd and runs it.
+// deploy/bench/bench-flood.sh builds the binary, starts lighttpd and runs it.
 //
 // Three phases, each a fixed number of image requests from a few clients:
 //
@@ -47,7 +47,7 @@ import (
 	"time"
 
 	"hitcounter/counter"
-	"hitcounter/deploy/benchstat"
+	"hitcounter/deploy/bench/benchstat"
 )
 
 // Throttle limits, as cgi/loginguard.go sets them.

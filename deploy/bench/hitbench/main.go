@@ -1,5 +1,5 @@
 // Command hitbench measures what a counted hit costs as a CGI process,
-// beside the floor that any Go CGI program pays. deploy/bench-hit.sh builds
+// beside the floor that any Go CGI program pays. deploy/bench/bench-hit.sh builds
 // the binaries, starts lighttpd and runs it; see there.
 package main
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"hitcounter/deploy/benchstat"
+	"hitcounter/deploy/bench/benchstat"
 )
 
 const (

@@ -3,7 +3,7 @@ package main
 import (
 	"time"
 
-	"hitcounter/deploy/benchstat"
+	"hitcounter/deploy/bench/benchstat"
 )
 
 func walls(s []sample) []time.Duration {

@@ -11,7 +11,7 @@
 //   COUNTER_FSYNC  "1": fsync the file before answering, as counter.cgi's
 //                  bbolt commit does; anything else: leave it to the kernel
 //   COUNTER_FONT   the TTF file (default Debian's Go Mono)
-// deploy/bench-fastcgi.sh runs it in two pools, one with each COUNTER_FSYNC.
+// deploy/bench/bench-fastcgi.sh runs it in two pools, one with each COUNTER_FSYNC.
 
 $file = getenv('COUNTER_FILE') ?: __DIR__ . '/count.txt';
 $font = getenv('COUNTER_FONT') ?: '/usr/share/fonts/fonts-go/Go-Mono.ttf';

@@ -11,7 +11,7 @@
 // failed logins from many addresses, the owner's right logins, and login
 // bodies sent slowly in pieces.
 //
-//	go run ./deploy/soak -bin counter.cgi [-duration 10m] [-every 1m]
+//	go run ./deploy/bench/soak -bin counter.cgi [-duration 10m] [-every 1m]
 package main
 
 import (
