@@ -17,11 +17,13 @@
 # same server also runs a copy of the binary as FastCGI on /fcgi/counter.cgi
 # (mod_fastcgi, bin-path, max-procs 1), with the same variables and a
 # database and runtime directory of its own, so that the CGI phases'
-# failures do not throttle the FastCGI ones. deploy/bench/floodbench runs three
-# phases against CGI, then the same three against FastCGI, and prints both
+# failures do not throttle the FastCGI ones. deploy/bench/floodbench runs four
+# phases against CGI, then the same four against FastCGI, and prints both
 # side by side: A sends no login; B sends no X-Forwarded-For, so the counter
 # sees the peer 127.0.0.1; C sends one per attacker, believed because it
-# comes from 127.0.0.1. Both modes log to lighttpd's server.breakagelog
+# comes from 127.0.0.1, all in one /24 (the network limit holds them); D
+# puts each attacker in a /24 of its own (only each address's limit and the
+# bcrypt cap hold them). Both modes log to lighttpd's server.breakagelog
 # (lighttpd hands it to FastCGI processes as their stderr too), where each
 # "login failed" line is one bcrypt run.
 #

@@ -3,13 +3,21 @@
 // flood got against what the cap and the throttle allow.
 // deploy/bench/bench-flood.sh builds the binary, starts lighttpd and runs it.
 //
-// Three phases, each a fixed number of image requests from a few clients:
+// Four phases, each a fixed number of image requests from a few clients:
 //
 //	A  the image alone
 //	B  the image while attackers post wrong passwords as fast as they can,
 //	   all from the peer address (one client for the throttle)
-//	C  the same, each attacker with its own X-Forwarded-For, which the
-//	   server trusts from 127.0.0.1: only the bcrypt cap holds them back
+//	C  the same, each attacker with its own X-Forwarded-For (which the
+//	   server trusts from 127.0.0.1), all in one /24: the network's limit
+//	   holds them back
+//	D  the same, each attacker in a /24 of its own (198.18.0.0/15, the
+//	   range set aside for benchmarks): only each address's own limit and
+//	   the bcrypt cap hold them back, the most bcrypt a flood can get
+//
+// The bound on bcrypt runs in a phase is the least of what the cap allows
+// (one check at a time per slot) and what the throttles allow: per network
+// the lesser of its own limit and its clients' limits added up.
 //
 // A bcrypt run is a "login failed" line the counter added to its stderr
 // log (lighttpd's server.breakagelog, for CGI children and FastCGI
@@ -50,10 +58,15 @@ import (
 	"hitcounter/deploy/bench/benchstat"
 )
 
-// Throttle limits, as cgi/loginguard.go sets them.
+// Throttle limits, as cgi/loginguard.go sets them: every try that gets
+// past them counts, checked or refused as busy.
 const (
+	// A client: an IPv4 address.
 	failuresPerMinute = 5
 	failuresPerHour   = 20
+	// A network: an IPv4 /24, counted once the client's limit let the try in.
+	networkPerMinute = 15
+	networkPerHour   = 50
 )
 
 const (
@@ -142,6 +155,7 @@ type phase struct {
 	label      string
 	attack     bool
 	forwarded  bool // each attacker sends its own X-Forwarded-For
+	spread     bool // and each is in a /24 of its own
 	lat        []time.Duration
 	imgStatus  map[int]int
 	imgErrors  int
@@ -179,7 +193,8 @@ func run(c config) error {
 		phases := []*phase{
 			{label: "A: image only"},
 			{label: "B: + wrong passwords, all from 127.0.0.1", attack: true},
-			{label: "C: + wrong passwords, X-Forwarded-For 198.51.100.N", attack: true, forwarded: true},
+			{label: "C: + wrong passwords, X-Forwarded-For 198.51.100.N, one /24", attack: true, forwarded: true},
+			{label: "D: + wrong passwords, X-Forwarded-For 198.18.N.1, a /24 each", attack: true, forwarded: true, spread: true},
 		}
 		fmt.Printf("\n%s: %s\n", m.label, c.base+m.script+"/"+c.name+".png")
 		for _, p := range phases {
@@ -294,13 +309,13 @@ func (p *phase) flood(ctx context.Context, stop *atomic.Bool, c config, m mode) 
 		wg.Go(func() {
 			client := "127.0.0.1"
 			if p.forwarded {
-				client = forwardedFor(a)
+				client = forwardedFor(a, p.spread)
 			}
 			local := map[int]int{}
 			var failed []time.Duration
 			errs, cut := 0, 0
 			for !stop.Load() && ctx.Err() == nil && sent.Add(1) <= c.maxAttempts {
-				s, err := post(ctx, hc, u, a, p.forwarded)
+				s, err := post(ctx, hc, u, a, client, p.forwarded)
 				switch {
 				case err == nil:
 					local[s]++
@@ -328,7 +343,7 @@ func (p *phase) flood(ctx context.Context, stop *atomic.Bool, c config, m mode) 
 	p.logins = min(sent.Load(), c.maxAttempts)
 }
 
-func post(ctx context.Context, client *http.Client, u string, attacker int, forwarded bool) (int, error) {
+func post(ctx context.Context, client *http.Client, u string, attacker int, addr string, forwarded bool) (int, error) {
 	body := "password=" + url.QueryEscape("wrong-"+strconv.Itoa(attacker))
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
 	if err != nil {
@@ -337,7 +352,7 @@ func post(ctx context.Context, client *http.Client, u string, attacker int, forw
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "same-origin")
 	if forwarded {
-		req.Header.Set("X-Forwarded-For", forwardedFor(attacker))
+		req.Header.Set("X-Forwarded-For", addr)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -350,8 +365,38 @@ func post(ctx context.Context, client *http.Client, u string, attacker int, forw
 	return resp.StatusCode, nil
 }
 
-// forwardedFor is attacker's own address, from a documentation range.
-func forwardedFor(attacker int) string { return "198.51.100." + strconv.Itoa(attacker+1) }
+// forwardedFor is attacker's own address: in one /24 of a documentation
+// range, or spread, in a /24 of its own in the benchmarking range.
+func forwardedFor(attacker int, spread bool) string {
+	if spread {
+		return fmt.Sprintf("198.%d.%d.1", 18+attacker/256, attacker%256)
+	}
+	return "198.51.100." + strconv.Itoa(attacker+1)
+}
+
+// network is the /24 of an IPv4 address, as the throttle groups clients.
+func network(addr string) string {
+	if i := strings.LastIndexByte(addr, '.'); i >= 0 {
+		return addr[:i] + ".0/24"
+	}
+	return addr
+}
+
+// throttleBound is how many tries the throttles let through in a phase
+// that spans windows minutes, from the clients in failedAt: per network,
+// the lesser of its own limit and its clients' added up.
+func throttleBound(failedAt map[string][]time.Duration, windows int) (bound, clients, networks int) {
+	perClient := min(failuresPerMinute*windows, failuresPerHour)
+	perNet := min(networkPerMinute*windows, networkPerHour)
+	inNet := map[string]int{}
+	for c := range failedAt {
+		inNet[network(c)]++
+	}
+	for _, n := range inNet {
+		bound += min(n*perClient, perNet)
+	}
+	return bound, len(failedAt), len(inNet)
+}
 
 // newClient keeps one connection per worker, so the load is on the CGI
 // processes, not on TCP set-up.
@@ -383,18 +428,19 @@ func (p *phase) print(c config, m mode, a *phase, tmin time.Duration) {
 	d := p.attackWall
 	fmt.Printf("  logins: %d sent in %.1f s (%.0f/s): %s, %d errors, %d cut off\n",
 		p.logins, d.Seconds(), float64(p.logins)/d.Seconds(), statuses(p.status), p.loginErrs, p.loginCut)
-	fmt.Printf("  log lines: login failed %d, login throttled %d, login busy %d, other %d\n",
-		runs, p.lines["login throttled"], p.lines["login busy"], p.lines["other"])
+	fmt.Printf("  log lines: login failed %d, login throttled %d (client) + %d (network), login busy %d, other %d\n",
+		runs, p.lines["login throttled"], p.lines["login throttled network"], p.lines["login busy"], p.lines["other"])
 	capBound := int((d+tmin-1)/tmin) * c.slots
 	windows := int((d+time.Second)/time.Minute) + 1 // whole seconds in the CGI's clock
-	perClient := min(failuresPerMinute*windows, failuresPerHour)
-	thBound := len(p.failedAt) * perClient
-	fmt.Printf("  bcrypt runs %d; cap allows <= %.1f s / %.1f ms x K=%d = %d; throttle allows <= %d client(s) x %d = %d: %s\n",
-		runs, d.Seconds(), ms(tmin), c.slots, capBound, len(p.failedAt), perClient, thBound,
+	thBound, clients, networks := throttleBound(p.failedAt, windows)
+	fmt.Printf("  bcrypt runs %d; cap allows <= %.1f s / %.1f ms x K=%d = %d; throttles allow <= %d (%d client(s) in %d /24(s), %d min window(s)): %s\n",
+		runs, d.Seconds(), ms(tmin), c.slots, capBound, thBound, clients, networks, windows,
 		verdict(runs <= capBound && runs <= thBound))
-	most, first, last := perMinute(p.failedAt)
-	fmt.Printf("  401s per client within 60 s of its first: max %d (throttle: %d); 401s from %.1f s to %.1f s\n",
-		most, failuresPerMinute, first.Seconds(), last.Seconds())
+	most, first, last := perMinute(p.failedAt, func(c string) string { return c })
+	mostNet, _, _ := perMinute(p.failedAt, network)
+	fmt.Printf("  401s within 60 s of the first: per client max %d (limit %d), per /24 max %d (limit %d): %s; 401s from %.1f s to %.1f s\n",
+		most, failuresPerMinute, mostNet, networkPerMinute,
+		verdict(most <= failuresPerMinute && mostNet <= networkPerMinute), first.Seconds(), last.Seconds())
 	p.seen.print(c, m, true, tmin)
 }
 
@@ -402,7 +448,8 @@ func (p *phase) print(c config, m mode, a *phase, tmin time.Duration) {
 // p99, p99 against phase A of the same mode (the target is at most x2),
 // login attempts sent per second, and bcrypt runs.
 func summary(c config, modes []mode, all [][]*phase) {
-	names := []string{"A image only", "B flood, 1 address", fmt.Sprintf("C flood, %d addresses", c.attackers)}
+	names := []string{"A image only", "B flood, 1 address", fmt.Sprintf("C flood, %d addresses, one /24", c.attackers),
+		fmt.Sprintf("D flood, %d addresses, a /24 each", c.attackers)}
 	fmt.Printf("\nsummary: image p50 and p99 in ms, p99 against A (target <= x2), login attempts/s, bcrypt runs\n")
 	fmt.Print("| phase |")
 	for _, m := range modes {
@@ -429,11 +476,15 @@ func summary(c config, modes []mode, all [][]*phase) {
 	}
 }
 
-// perMinute returns the most 401s any client got within a minute of its
-// first, and when the first and last 401 of all came.
-func perMinute(at map[string][]time.Duration) (most int, first, last time.Duration) {
+// perMinute returns the most 401s any group of clients (by key) got within
+// a minute of its first, and when the first and last 401 of all came.
+func perMinute(at map[string][]time.Duration, key func(client string) string) (most int, first, last time.Duration) {
+	groups := map[string][]time.Duration{}
+	for c, t := range at {
+		groups[key(c)] = append(groups[key(c)], t...)
+	}
 	first = time.Duration(1 << 62)
-	for _, t := range at {
+	for _, t := range groups {
 		if len(t) == 0 {
 			continue
 		}
@@ -667,6 +718,8 @@ func countLines(path string, off int64) (map[string]int, error) {
 		switch {
 		case strings.HasPrefix(line, "counter: login failed: "):
 			n["login failed"]++
+		case strings.HasPrefix(line, "counter: login throttled: ") && strings.Contains(line, " network="):
+			n["login throttled network"]++
 		case strings.HasPrefix(line, "counter: login throttled: "):
 			n["login throttled"]++
 		case strings.HasPrefix(line, "counter: login busy: "):
