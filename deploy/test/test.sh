@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deploy/test/test.sh - the project's test command (README "Run the tests").
+# deploy/test/test.sh - the project's test command (deploy/README.md, "Run the tests").
 #
 # Installs what the tests need from Debian (the web servers and mod_fcgid, PHP and
 # htpasswd for hashes made by other implementations, Chromium for the
