@@ -10,7 +10,7 @@
 #                             binary dies there with SIGILL)
 #   counter.cgi-linux-amd64   a PC or server
 #
-# deploy/arm_test.go runs what this makes under qemu-user.
+# deploy/test/arm_test.go runs what this makes under qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-dist}

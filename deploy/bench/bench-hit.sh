@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench-hit.sh - what a counted hit costs as a CGI process, beside the floor
+# that any Go CGI program pays (deploy/bench/floor), run directly and served by
+# Debian's lighttpd.
+#
+#     deploy/bench/bench-hit.sh                  # N=300 REQUESTS=1200
+#     N=200 REQUESTS=1000 deploy/bench/bench-hit.sh
+#
+# Both binaries are built static and stripped, as shipped, into a temp dir.
+# lighttpd runs in the foreground on a free 127.0.0.1 port with a generated
+# main config that includes the shipped deploy/lighttpd/counter.conf, its
+# paths pointed at the temp dir; floor.cgi gets its own cgi.assign there,
+# since the snippet only claims counter.cgi.  deploy/bench/hitbench does the timing.
+#
+# REQUESTS defaults below hitbench's 2000 to keep a run under 3 minutes on
+# 2 cores (about 2m20s measured there).
+#
+# Needs lighttpd and GNU time (Debian packages lighttpd, time) and Go.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
+
+N=${N:-300}
+REQUESTS=${REQUESTS:-1200}
+
+[ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
+bench_init bench-hit
+export CGO_ENABLED=0
+go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi
+go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/floor
+# The same counter with writers queued by bbolt's own polling lock only, to
+# show what the side lock in store/sidelock.go buys under lighttpd.
+go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi
+env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" >/dev/null
+
+bench_snippet
+# The snippet claims only counter.cgi; the other builds the same way, beside it.
+bench_lighttpd "\$HTTP[\"url\"] =~ \"^/cgi-bin/(floor|counter-bboltlock)\\.cgi(/|\$)\" {
+	alias.url += ( \"/cgi-bin/\" => \"$T/cgi-bin/\" )
+	cgi.assign = ( \".cgi\" => \"\" )
+	setenv.add-environment = ( \"COUNTER_DB\" => \"$T/counter.db\" )
+}" /cgi-bin/floor.cgi/bench.gif
+
+go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
+	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS" -also counter-bboltlock.cgi
+
+if [ -s "$T/breakage.log" ]; then
+	echo "CGI stderr (breakage.log), last lines:"
+	tail -n 5 "$T/breakage.log"
+fi
+echo "run time ${SECONDS}s"

@@ -1,0 +1,156 @@
+package test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"hitcounter/deploy/bench/benchstat"
+)
+
+// TestBenchPrograms builds every program under deploy/bench and runs each
+// once with tiny settings, so that a benchmark cannot rot between the runs
+// someone makes by hand: floor answers one hit as CGI, hitbench times three
+// direct CGI runs of floor and counter.cgi, floodbench runs its four phases
+// against the CGI under the real lighttpd, and fcgibench, which needs
+// PHP-FPM and wrk, parses its flags. soak runs a minute in TestSoak.
+func TestBenchPrograms(t *testing.T) {
+	bins := buildBench(t)
+
+	t.Run("floor", func(t *testing.T) {
+		out := runBench(t, cgiEnviron("/x/bench.gif"), bins["floor"])
+		if !strings.Contains(out, "Content-Type: image/gif") || !strings.HasSuffix(out, ";") {
+			t.Errorf("floor as CGI: got %q, want a CGI answer with a GIF", out)
+		}
+	})
+
+	t.Run("hitbench", func(t *testing.T) {
+		if _, err := os.Stat("/usr/bin/time"); err != nil {
+			skipOutsideCI(t, "hitbench measures peak memory with /usr/bin/time (Debian package time)")
+		}
+		cgiDir, db := installCounter(t)
+		admin(t, cgiDir, db, "create", "bench")
+		out := runBench(t, nil, bins["hitbench"], "-floor", bins["floor"], "-counter", filepath.Join(cgiDir, "counter.cgi"), "-db", db, "-n", "3")
+		for _, want := range []string{"direct CGI runs, 3 each", "floor (1x1 GIF)", "counted PNG hit", "ratio b/a"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("hitbench: no %q in its output:\n%s", want, out)
+			}
+		}
+		// Each run is timed, then run again under GNU time for its memory.
+		if got := admin(t, cgiDir, db, "list"); !regexp.MustCompile(`(?m)^bench\s+6\s`).MatchString(got) {
+			t.Errorf("after hitbench's 3 timed runs and 3 under GNU time, list says:\n%s\nwant bench at 6", got)
+		}
+	})
+
+	t.Run("floodbench", func(t *testing.T) {
+		lighttpd := serverBinary(t, "lighttpd", lighttpdBins...)
+		cgiDir, dbPath := installCounter(t)
+		srv := startLighttpdWith(t, lighttpd, cgiDir, dbPath, false, map[string]string{
+			`"COUNTER_RUN_DIR" => "/run/counter",`: `"COUNTER_RUN_DIR" => "` + runDirOf(dbPath) + `", "COUNTER_TRUSTED_PROXIES" => "127.0.0.1",`,
+		})
+		admin(t, cgiDir, dbPath, "create", "flood")
+		adminStdin(t, cgiDir, dbPath, strings.NewReader(statsPassword+"\n"), "passwd", "flood")
+		out := runBench(t, nil, bins["floodbench"], "-url", srv.URL, "-name", "flood", "-log", srv.CGILog,
+			"-requests", "8", "-conc", "2", "-attackers", "2", "-max-attempts", "12", "-phase-timeout", "10s")
+		for _, want := range []string{"phase A", "phase B", "phase C", "phase D", "summary:", "bcrypt runs"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("floodbench: no %q in its output:\n%s", want, out)
+			}
+		}
+		// The bounds are the throttles' and the cap's: a FAIL here is the
+		// counter letting more through than it promises, or the benchmark
+		// misreading the limits.
+		for line := range strings.Lines(out) {
+			if strings.Contains(line, "bcrypt runs") && strings.Contains(line, "FAIL") ||
+				strings.Contains(line, "401s within 60 s") && strings.Contains(line, "FAIL") {
+				t.Errorf("floodbench: %s", strings.TrimSpace(line))
+			}
+		}
+	})
+
+	t.Run("fcgibench", func(t *testing.T) {
+		// It drives wrk against PHP-FPM and the counter, neither of which the
+		// tests install: what runs here is its flag parsing.
+		out := runBench(t, nil, bins["fcgibench"], "-h")
+		for _, want := range []string{"-fpm-pid", "-conns", "-duration"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("fcgibench -h: no %s in:\n%s", want, out)
+			}
+		}
+		cmd := exec.Command(bins["fcgibench"], "-url", "http://127.0.0.1:1", "-conns", "4,x")
+		if out, err := cmd.CombinedOutput(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "bad -conns") {
+			t.Errorf("fcgibench -conns 4,x: %v, %q; want exit 2 and bad -conns", err, out)
+		}
+	})
+
+	t.Run("benchstat", func(t *testing.T) {
+		var d []time.Duration
+		for i := 100; i >= 1; i-- {
+			d = append(d, time.Duration(i)*time.Millisecond)
+		}
+		for _, tc := range []struct {
+			p    float64
+			want time.Duration
+		}{{50, 50 * time.Millisecond}, {99, 99 * time.Millisecond}, {100, 100 * time.Millisecond}, {0, time.Millisecond}} {
+			if got := benchstat.Percentile(d, tc.p); got != tc.want {
+				t.Errorf("Percentile(1..100 ms, %v): got %v, want %v", tc.p, got, tc.want)
+			}
+		}
+		ran := make([]bool, 10)
+		if n := benchstat.Run(context.Background(), 10, 3, func(i int) bool { ran[i] = true; return i != 4 }); n < 5 || n > 10 || !ran[4] {
+			t.Errorf("Run stopping at job 4: started %d jobs (ran 4: %v), want 5 to 10", n, ran[4])
+		}
+	})
+}
+
+// buildBench builds every program under deploy/bench into a temporary
+// folder, in one go build, and returns their paths by name.
+func buildBench(t *testing.T) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+"/", "./deploy/bench/...")
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./deploy/bench/...: %v\n%s", err, out)
+	}
+	bins := map[string]string{}
+	for _, name := range []string{"fcgibench", "floodbench", "floor", "hitbench", "soak"} {
+		bins[name] = filepath.Join(dir, name)
+		if _, err := os.Stat(bins[name]); err != nil {
+			t.Fatalf("go build ./deploy/bench/... made no %s: %v", name, err)
+		}
+	}
+	return bins
+}
+
+// runBench runs a program for at most a minute, with env as its whole
+// environment (nil: this one's), and returns its output; it fails the test
+// if the program fails (-h exits 0 with the flag package).
+func runBench(t *testing.T, env []string, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s %s (%v):\n%s", filepath.Base(bin), strings.Join(args, " "), time.Since(start).Round(time.Millisecond), out)
+	if err != nil {
+		t.Fatalf("%s: %v", filepath.Base(bin), err)
+	}
+	return string(out)
+}
+
+// cgiEnviron is the environment of a CGI GET of path under /x.
+func cgiEnviron(path string) []string {
+	return []string{"GATEWAY_INTERFACE=CGI/1.1", "SERVER_PROTOCOL=HTTP/1.1", "REQUEST_METHOD=GET",
+		"SERVER_NAME=127.0.0.1", "SERVER_PORT=80", "REMOTE_ADDR=127.0.0.1", "HTTP_HOST=127.0.0.1",
+		"SCRIPT_NAME=/x", "PATH_INFO=" + path[len("/x"):], "REQUEST_URI=" + path}
+}

@@ -1,0 +1,197 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumPath is where Debian's chromium package puts its launcher.
+const chromiumPath = "/usr/bin/chromium"
+
+// TestBrowserLoginAndChart logs in to a protected statistics page served by
+// the real lighttpd with Debian's Chromium, headless, the way an owner
+// does: the form, the password typed in, the chart. It saves screenshots
+// of the page (desktop and phone width) under the test's temp dir, and into
+// $COUNTER_ARTIFACTS when that is set, for a person to look at.
+//
+// chromedp is imported only here, in a _test.go file, so it never reaches
+// the binary.
+func TestBrowserLoginAndChart(t *testing.T) {
+	const (
+		name     = "br"
+		hits     = 5
+		password = "pass word Ünï 42"
+	)
+	if _, err := os.Stat(chromiumPath); err != nil {
+		skipOutsideCI(t, "chromium not installed (apt-get install chromium)")
+	}
+	bin := serverBinary(t, "lighttpd", "lighttpd", "/usr/sbin/lighttpd")
+	cgiDir, dbPath := installCounter(t)
+	srv := startLighttpd(t, bin, cgiDir, dbPath)
+	admin(t, cgiDir, dbPath, "create", name)
+	countHits(t, srv.URL, name, hits)
+	adminStdin(t, cgiDir, dbPath, strings.NewReader(password+"\n"), "passwd", name)
+
+	shots := t.TempDir()
+
+	// One deadline for the browser and everything done with it.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ctx = newBrowser(t, ctx)
+	run := func(what string, a chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, a); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	eval := func(what, js string) string { // every result as a string, to compare
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatalf("%s (%s): %v", what, js, err)
+		}
+		return v
+	}
+
+	pageURL := srv.URL + "/cgi-bin/counter.cgi/" + name + "/stats"
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(pageURL))
+	if err != nil {
+		t.Fatalf("open %s: %v", pageURL, err)
+	}
+	if resp.Status != 200 {
+		t.Errorf("open %s: got status %d, want 200", pageURL, resp.Status)
+	}
+	run("wait for the login form", chromedp.WaitVisible(chromedp.CSS(`form[action="login"] input[name=password]`)))
+	if got := eval("chart before login", `String(document.querySelectorAll("svg.chart").length)`); got != "0" {
+		t.Errorf("the login form shows %s charts, want none", got)
+	}
+
+	run("type the password", chromedp.SendKeys(chromedp.CSS("input[name=password]"), password))
+	// The click posts the form; the 303 leads back to stats, with the cookie.
+	resp, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`form[action="login"] button[type=submit]`)))
+	if err != nil {
+		t.Fatalf("log in: %v", err)
+	}
+	if resp.Status != 200 || resp.URL != pageURL {
+		t.Errorf("after login: got %d at %s, want 200 at %s", resp.Status, resp.URL, pageURL)
+	}
+	run("wait for the chart", chromedp.WaitVisible(chromedp.CSS("svg.chart")))
+	if got := eval("bars", `String(document.querySelectorAll("svg.chart rect.bar").length)`); got != "90" {
+		t.Errorf("chart has %s bars, want 90", got)
+	}
+	total := `[...document.querySelectorAll(".card")].filter(c => c.querySelector("span").textContent === "total").map(c => c.querySelector("b").textContent).join()`
+	if got := eval("total", total); got != strconv.Itoa(hits) {
+		t.Errorf("total shows %q, want %d", got, hits)
+	}
+	if got := eval("cookies seen by scripts", `document.cookie`); got != "" {
+		t.Errorf("document.cookie is %q, want the session hidden from scripts (HttpOnly)", got)
+	}
+	saveScreenshot(t, ctx, shots, "stats.png")
+
+	// A phone: the page must fit its width, without sideways scrolling.
+	run("phone viewport", chromedp.Steps(
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulatePortrait),
+		chromedp.Reload(),
+		chromedp.WaitVisible(chromedp.CSS("svg.chart")),
+	))
+	overflow := `JSON.stringify([document.documentElement.scrollWidth, window.innerWidth])`
+	if got := eval("phone width", overflow); !fits(got) {
+		t.Errorf("on a phone the page is [scrollWidth, innerWidth] = %s wide: it scrolls sideways", got)
+	}
+	saveScreenshot(t, ctx, shots, "stats-phone.png")
+}
+
+// fits reports whether a JSON pair [scrollWidth, innerWidth] has no overflow.
+func fits(pair string) bool {
+	a, b, ok := strings.Cut(strings.Trim(pair, "[]"), ",")
+	sw, err1 := strconv.Atoi(a)
+	iw, err2 := strconv.Atoi(b)
+	return ok && err1 == nil && err2 == nil && iw > 0 && sw <= iw
+}
+
+// newBrowser starts headless Chromium with a fresh profile and returns a
+// chromedp context for one tab of it; the browser stops when ctx ends or
+// the test does.
+func newBrowser(t *testing.T, ctx context.Context) context.Context {
+	t.Helper()
+	profile := t.TempDir()
+	var output bytes.Buffer // the browser's stdout and stderr, for failures
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox, // this test may run as root, which the sandbox refuses
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1280, 900),
+		chromedp.CombinedOutput(&output),
+	)
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
+	// Registered after TempDir, so this runs before the profile is removed:
+	// stop the browser, wait for it, then give its last writes time to end.
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+		if t.Failed() && output.Len() > 0 {
+			t.Logf("chromium said:\n%s", output.Bytes())
+		}
+		var err error
+		for range 50 {
+			if err = os.RemoveAll(profile); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("remove the browser profile: %v", err)
+	})
+	return tabCtx
+}
+
+// saveScreenshot takes a full-page PNG of the tab into dir and, if
+// $COUNTER_ARTIFACTS is set, into that folder too.
+func saveScreenshot(t *testing.T, ctx context.Context, dir, file string) {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", file, err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", file, err)
+	}
+	dirs := []string{dir}
+	if d := os.Getenv("COUNTER_ARTIFACTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	var errs []error
+	for _, d := range dirs {
+		p := filepath.Join(d, file)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		t.Logf("screenshot %dx%d: %s", img.Bounds().Dx(), img.Bounds().Dy(), p)
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+}

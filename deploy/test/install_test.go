@@ -1,0 +1,488 @@
+package test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	osuser "os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInstallScript runs deploy/install.sh into a scratch root that holds a
+// copy of this machine's /etc/lighttpd and /etc/apache2, as CGI and then as
+// FastCGI, and each time:
+//   - runs it a second time and checks that nothing changed: no path, mode,
+//     owner or content, and no server checked or reloaded;
+//   - starts the real lighttpd with the config file it installed, then the
+//     real Apache with the scratch root's whole /etc/apache2 (paths moved
+//     into the scratch root), both running the counter as www-data, and
+//     counts a hit through each;
+//   - installs another binary, which must restart lighttpd under FastCGI.
+//
+// Then deploy/uninstall.sh must keep the counts, and remove them with
+// --purge. Apache's a2enmod, a2enconf and apache2ctl configtest run for
+// real, inside the scratch root; systemctl and lighttpd -tt are stubs that
+// note their calls.
+func TestInstallScript(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOutsideCI(t, "the install script runs as root")
+	}
+	lighttpd := serverBinary(t, "lighttpd", lighttpdBins...)
+	apache2ctl := serverBinary(t, "apache2", "apache2ctl", "/usr/sbin/apache2ctl")
+	needFile(t, "libapache2-mod-fcgid", "/etc/apache2/mods-available/fcgid.load")
+	if _, err := osuser.Lookup("www-data"); err != nil {
+		skipOutsideCI(t, "no www-data user")
+	}
+	bin := buildCounter(t)
+	root := t.TempDir()
+	letTraverse(t, root) // www-data runs the binary and reaches the data
+	for _, d := range []string{"etc", "var/lib/apache2"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"/etc/lighttpd", "/etc/apache2"} {
+		if out, err := exec.Command("cp", "-a", d, filepath.Join(root, "etc")).CombinedOutput(); err != nil {
+			t.Fatalf("cp -a %s: %v\n%s", d, err, out)
+		}
+	}
+	// As on a fresh install: no CGI or FastCGI module enabled yet.
+	for _, m := range []string{"cgi", "cgid", "fcgid"} {
+		for _, ext := range []string{".load", ".conf"} {
+			os.Remove(filepath.Join(root, "etc/apache2/mods-enabled", m+ext))
+		}
+	}
+	calls := filepath.Join(t.TempDir(), "calls.log")
+	env := append(os.Environ(),
+		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
+		"COUNTER_LIGHTTPD="+stub(t, "lighttpd", calls),
+		"COUNTER_APACHE2CTL="+apache2ctl,
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	)
+	script := func(t *testing.T, name string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		script, err := filepath.Abs(filepath.Join(kitDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.CommandContext(ctx, "bash", append([]string{script, "--root", root}, args...)...)
+		cmd.Env = env
+		// As an owner runs it, from where the binary is: --binary counter.cgi
+		cmd.Dir = filepath.Dir(bin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	takeCalls := func() string {
+		b, _ := os.ReadFile(calls)
+		os.Remove(calls)
+		return string(b)
+	}
+
+	hits := uint64(0)
+	binDir := t.TempDir() // the binaries installed after the first
+	for _, mode := range []struct {
+		name     string
+		flags    []string
+		conf     string // the snippet installed, in conf-enabled/ of both servers
+		old      string // the other one, which must be gone
+		mod      string // the Apache module enabled
+		wantCall string // how lighttpd is reloaded
+	}{
+		{"cgi", nil, "counter.conf", "counter-fastcgi.conf", "cgid", "systemctl reload lighttpd"},
+		{"fastcgi", []string{"--fastcgi"}, "counter-fastcgi.conf", "counter.conf", "fcgid", "systemctl restart lighttpd"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			binArg := bin
+			if mode.name == "cgi" {
+				binArg = filepath.Base(bin) // a bare name, not to be looked up in PATH
+			}
+			args := append([]string{"--binary", binArg, "--counter", "blog"}, mode.flags...)
+			out := script(t, "install.sh", args...)
+			t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
+			if !strings.Contains(out, `<img src="/cgi-bin/counter.cgi/blog.png" alt="visitors">`) {
+				t.Errorf("install.sh printed no <img> snippet:\n%s", out)
+			}
+			got := takeCalls()
+			for _, want := range []string{"lighttpd -tt -f " + root + "/etc/lighttpd/lighttpd.conf", mode.wantCall, "systemctl reload apache2"} {
+				if !strings.Contains(got, want+"\n") {
+					t.Errorf("install.sh did not run %q; it ran:\n%s", want, got)
+				}
+			}
+			checkInstalled(t, root, mode.conf, mode.old, mode.mod)
+
+			before := listTree(t, root)
+			out = script(t, "install.sh", args...)
+			if !strings.Contains(out, "nothing to change") {
+				t.Errorf("second install.sh did not say \"nothing to change\":\n%s", out)
+			}
+			if got := takeCalls(); got != "" {
+				t.Errorf("second install.sh checked or reloaded a server:\n%s", got)
+			}
+			if diff := diffTrees(before, listTree(t, root)); diff != "" {
+				t.Errorf("second install.sh changed the scratch root:\n%s", diff)
+			}
+
+			// Each server in turn, stopped before the next starts, so that
+			// each stop can wait for the counter processes it started.
+			countHit := func(t *testing.T, srv *webServer) {
+				t.Helper()
+				if err := checkHit(context.Background(), &http.Client{Timeout: 20 * time.Second}, srv.URL+"/cgi-bin/counter.cgi/blog.png"); err != nil {
+					t.Fatalf("a hit through the installed config: %v", err)
+				}
+				hits++
+				if got := jsonCount(t, srv.URL, "blog"); got != hits {
+					t.Errorf("blog: got count %d, want %d", got, hits)
+				}
+			}
+			t.Run("lighttpd", func(t *testing.T) {
+				countHit(t, startInstalledLighttpd(t, lighttpd, root, mode.conf))
+				if mode.name == "fastcgi" {
+					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+				}
+			})
+			// Apache with the whole of Debian's configuration around it.
+			t.Run("apache", func(t *testing.T) {
+				countHit(t, startInstalledApache(t, root))
+				if mode.name == "fastcgi" { // mod_fcgid's, not a CGI of mod_cgid, also enabled
+					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+				}
+			})
+
+			// A new binary: a FastCGI process of the old one would go on
+			// running it, deleted, until lighttpd restarts it.
+			newer := filepath.Join(binDir, "counter-"+mode.name+".cgi")
+			b, err := os.ReadFile(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(newer, append(b, 0), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out = script(t, "install.sh", append([]string{"--binary", newer, "--counter", "blog"}, mode.flags...)...)
+			if !strings.Contains(out, "installed /usr/lib/cgi-bin/counter.cgi\n") {
+				t.Errorf("install.sh of another binary did not install it:\n%s", out)
+			}
+			if got := takeCalls(); !strings.Contains(got, mode.wantCall+"\n") {
+				t.Errorf("install.sh of another binary did not run %q; it ran:\n%s", mode.wantCall, got)
+			}
+			bin = newer // the FastCGI run installs the same, and changes only the config
+		})
+	}
+
+	db := filepath.Join(root, "var/lib/counter/counter.db")
+	script(t, "uninstall.sh")
+	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
+		"etc/apache2/conf-enabled/counter-fastcgi.conf", "etc/apache2/conf-available/counter-fastcgi.conf",
+		"etc/tmpfiles.d/counter.conf", "run/counter"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("uninstall.sh left /%s", p)
+		}
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("uninstall.sh without --purge: %v, want the counts kept", err)
+	}
+	script(t, "uninstall.sh", "--purge")
+	if _, err := os.Stat(filepath.Dir(db)); err == nil {
+		t.Errorf("uninstall.sh --purge left %s", filepath.Dir(db))
+	}
+}
+
+// checkFastCGIProcess checks that one process runs the binary at path, as
+// www-data: lighttpd starts it after it has dropped root, and mod_fcgid
+// as Apache's user.
+func checkFastCGIProcess(t *testing.T, path string) {
+	t.Helper()
+	pids := processesOf(path)
+	if len(pids) != 1 {
+		t.Fatalf("got %d processes of %s (%v), want 1 (max-procs 1)", len(pids), path, pids)
+	}
+	u, err := osuser.Lookup("www-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pids[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if ids, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if f := strings.Fields(ids); len(f) < 2 || f[0] != u.Uid || f[1] != u.Uid {
+				t.Errorf("counter.cgi (pid %d) runs as uid %v, want www-data (%s)", pids[0], f, u.Uid)
+			}
+			return
+		}
+	}
+	t.Errorf("no Uid line in /proc/%d/status", pids[0])
+}
+
+// stub writes a script that appends its name and arguments to calls and
+// succeeds (systemctl is-active: the service runs).
+func stub(t *testing.T, name, calls string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	script := fmt.Sprintf("#!/bin/sh\necho \"%s $*\" >>'%s'\n", name, calls)
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkInstalled checks the owners and modes that the install promises,
+// and which snippet and module are enabled.
+func checkInstalled(t *testing.T, root, conf, old, mod string) {
+	t.Helper()
+	for _, want := range []struct {
+		path, mode, owner string
+	}{
+		{"usr/lib/cgi-bin/counter.cgi", "-rwxr-xr-x", "root:root"},
+		{"var/lib/counter", "drwxr-x---", "www-data:www-data"},
+		{"var/lib/counter/counter.db", "-rw-------", "www-data:www-data"},
+		{"run/counter", "drwxr-x---", "www-data:www-data"},
+		{"etc/tmpfiles.d/counter.conf", "-rw-r--r--", "root:root"},
+		{"etc/lighttpd/conf-enabled/" + conf, "-rw-r--r--", "root:root"},
+		{"etc/apache2/conf-available/" + conf, "-rw-r--r--", "root:root"},
+	} {
+		fi, err := os.Stat(filepath.Join(root, want.path))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if got := fileMode(fi) + " " + fileOwner(fi); got != want.mode+" "+want.owner {
+			t.Errorf("/%s: got %s, want %s %s", want.path, got, want.mode, want.owner)
+		}
+	}
+	for _, p := range []string{"etc/apache2/conf-enabled/" + conf, "etc/apache2/mods-enabled/" + mod + ".load"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("not enabled: %v", err)
+		}
+	}
+	for _, p := range []string{"etc/lighttpd/conf-enabled/" + old, "etc/apache2/conf-enabled/" + old} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("/%s is still there next to %s", p, conf)
+		}
+	}
+}
+
+// startInstalledLighttpd starts lighttpd as www-data, as Debian's does,
+// with the snippet that install.sh put into the scratch root, every path of
+// it moved into that root.
+func startInstalledLighttpd(t *testing.T, bin, root, conf string) *webServer {
+	t.Helper()
+	dir, htdocs := serverDir(t, root, root)
+	letTraverse(t, dir)
+	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log")}
+	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
+	replace := map[string]string{
+		"/usr/lib/cgi-bin/":              root + "/usr/lib/cgi-bin/",
+		"/var/lib/counter/counter.db":    root + "/var/lib/counter/counter.db",
+		"/run/counter":                   root + "/run/counter",
+		"/var/log/lighttpd/breakage.log": srv.CGILog,
+	}
+	if conf == "counter-fastcgi.conf" {
+		replace["/run/lighttpd/counter-fastcgi.sock"] = filepath.Join(dir, "counter-fastcgi.sock")
+	}
+	snippet := shippedSnippet(t, filepath.Join(root, "etc/lighttpd/conf-enabled", conf), replace)
+	snippetPath := filepath.Join(dir, conf)
+	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// lighttpd opens its logs as root, then runs as www-data, and so do
+	// the counter processes it starts.
+	if cred := ownerOf(t, filepath.Join(root, "var/lib/counter")); cred == nil {
+		t.Fatal("/var/lib/counter does not belong to www-data")
+	} else if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+		t.Fatal(err)
+	}
+	dumpOnFailure(t, errorLog, srv.CGILog, stderrLog)
+	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
+		c := filepath.Join(dir, "lighttpd.conf")
+		main := mainConfig(dir, htdocs, snippetPath, "", port) + "server.username = \"www-data\"\nserver.groupname = \"www-data\"\n"
+		if err := os.WriteFile(c, []byte(main), 0o644); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := checkConfig(exec.CommandContext(ctx, bin, "-tt", "-f", c)); err != nil {
+			return err
+		}
+		return runServer(t, exec.Command(bin, "-D", "-f", c), stderrLog, baseURL, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+	})
+	return srv
+}
+
+// listTree lists every path under root with its mode, owner, and a hash of
+// its content or its link's target.
+func listTree(t *testing.T, root string) []string {
+	t.Helper()
+	var list []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		what := ""
+		switch {
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			what = fmt.Sprintf("sha256:%x", sha256.Sum256(b))
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			what = "-> " + target
+		}
+		rel, _ := filepath.Rel(root, p)
+		list = append(list, fmt.Sprintf("/%s %s %s %s", rel, fileMode(fi), fileOwner(fi), what))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+// diffTrees returns the lines that are in only one of two listings.
+func diffTrees(a, b []string) string {
+	var diff []string
+	for _, l := range a {
+		if !slices.Contains(b, l) {
+			diff = append(diff, "- "+l)
+		}
+	}
+	for _, l := range b {
+		if !slices.Contains(a, l) {
+			diff = append(diff, "+ "+l)
+		}
+	}
+	return strings.Join(diff, "\n")
+}
+
+func fileMode(fi fs.FileInfo) string { return fi.Mode().String() }
+
+func fileOwner(fi fs.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "?"
+	}
+	name := func(id uint32, lookup func(string) (string, error)) string {
+		if n, err := lookup(fmt.Sprint(id)); err == nil {
+			return n
+		}
+		return fmt.Sprint(id)
+	}
+	user := name(st.Uid, func(id string) (string, error) {
+		u, err := osuser.LookupId(id)
+		if err != nil {
+			return "", err
+		}
+		return u.Username, nil
+	})
+	group := name(st.Gid, func(id string) (string, error) {
+		g, err := osuser.LookupGroupId(id)
+		if err != nil {
+			return "", err
+		}
+		return g.Name, nil
+	})
+	return user + ":" + group
+}
+
+// startInstalledApache starts Apache with the scratch root's whole
+// /etc/apache2, as install.sh left it (Debian's apache2.conf, the modules
+// and confs it enabled, serve-cgi-bin.conf), with every path of the
+// installed system moved into the root, on a free loopback port.
+func startInstalledApache(t *testing.T, root string) *webServer {
+	t.Helper()
+	bin := serverBinary(t, "apache2", apacheBins...)
+	conf := filepath.Join(root, "etc/apache2")
+	dir, htdocs := serverDir(t, root, root)
+	letTraverse(t, dir)
+	fcgid := filepath.Join(dir, "fcgid")
+	for _, d := range []string{fcgid, filepath.Join(dir, "socks")} { // socks: cgid.conf's ScriptSock
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cred := ownerOf(t, filepath.Join(root, "var/lib/counter")); cred == nil {
+		t.Fatal("/var/lib/counter does not belong to www-data")
+	} else if err := os.Chown(fcgid, int(cred.Uid), int(cred.Gid)); err != nil {
+		t.Fatal(err)
+	}
+	// Into the root: what the installed files name on the real system.
+	moves := strings.NewReplacer(
+		"/usr/lib/cgi-bin", root+"/usr/lib/cgi-bin",
+		"/var/lib/counter", root+"/var/lib/counter",
+		"/run/counter", root+"/run/counter",
+		"/etc/apache2/", conf+"/",
+		"Listen 80\n", "Listen 127.0.0.1:${COUNTER_TEST_PORT}\n",
+	)
+	files, _ := filepath.Glob(filepath.Join(conf, "conf-available", "*.conf"))
+	for _, f := range append(files, filepath.Join(conf, "ports.conf")) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(moves.Replace(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// as install.sh left it, for its next run and apache2ctl configtest
+		t.Cleanup(func() { os.WriteFile(f, b, 0o644) })
+	}
+	// The test's own: a document root for ok.txt, mod_fcgid's files.
+	local := fmt.Sprintf(`ServerName 127.0.0.1
+DocumentRoot "%[1]s"
+<Directory "%[1]s">
+	Require all granted
+</Directory>
+<IfModule mod_fcgid.c>
+	FcgidIPCDir "%[2]s/sock"
+	FcgidProcessTableFile "%[2]s/shm"
+</IfModule>
+`, htdocs, fcgid)
+	if err := os.WriteFile(filepath.Join(conf, "conf-enabled", "zz-test.conf"), []byte(local), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(filepath.Join(conf, "conf-enabled", "zz-test.conf")) })
+	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine}
+	stderrLog := filepath.Join(dir, "stderr.log")
+	dumpOnFailure(t, srv.CGILog, stderrLog)
+	srv.URL = onFreePort(t, []string{srv.CGILog, stderrLog}, func(port int, baseURL string) error {
+		env := []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C",
+			"APACHE_RUN_USER=www-data", "APACHE_RUN_GROUP=www-data",
+			"APACHE_RUN_DIR=" + dir, "APACHE_PID_FILE=" + filepath.Join(dir, "apache2.pid"),
+			"APACHE_LOCK_DIR=" + dir, "APACHE_LOG_DIR=" + dir,
+			fmt.Sprintf("COUNTER_TEST_PORT=%d", port)}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		check := exec.CommandContext(ctx, bin, "-d", conf, "-t")
+		check.Env = env
+		if err := checkConfig(check); err != nil {
+			return err
+		}
+		cmd := exec.Command(bin, "-d", conf, "-DFOREGROUND")
+		cmd.Env = env
+		return runServer(t, cmd, stderrLog, baseURL, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+	})
+	return srv
+}

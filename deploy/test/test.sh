@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# deploy/test/test.sh - the project's test command (deploy/README.md, "Run the tests").
+#
+# Installs what the tests need from Debian (the web servers and mod_fcgid, PHP and
+# htpasswd for hashes made by other implementations, Chromium for the
+# browser test, fail2ban-regex for the filter, GNU time for the benchmarks,
+# qemu-user to run the ARM builds, strace to see each hit synced before its
+# answer) when it is missing and this
+# user may install (root, or sudo without a password), then vets and runs
+# every test. A test that needs a server or a tool skips without it, except
+# when CI=true: there it fails, so a missing server is never mistaken for a
+# pass.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# package: a file it installs
+declare -A wanted=(
+	[lighttpd]=/usr/sbin/lighttpd
+	[apache2]=/usr/sbin/apache2
+	[libapache2-mod-fcgid]=/usr/lib/apache2/modules/mod_fcgid.so
+	[apache2-utils]=/usr/bin/htpasswd
+	[php-cli]=/usr/bin/php
+	[time]=/usr/bin/time
+	[chromium]=/usr/bin/chromium
+	[fail2ban]=/usr/bin/fail2ban-regex
+	[qemu-user]=/usr/bin/qemu-aarch64 # and /usr/bin/qemu-arm
+	[strace]=/usr/bin/strace
+)
+need=()
+for pkg in "${!wanted[@]}"; do
+	[ -e "${wanted[$pkg]}" ] || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ]; then
+		apt_get=(apt-get)
+	elif sudo -n true 2>/dev/null; then
+		apt_get=(sudo -n apt-get)
+	else
+		apt_get=()
+		echo "test.sh: missing ${need[*]}; install with: sudo apt-get install ${need[*]}" >&2
+	fi
+	if [ ${#apt_get[@]} -gt 0 ]; then
+		echo "test.sh: installing ${need[*]}" >&2
+		"${apt_get[@]}" update -qq
+		DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq "${need[@]}" >/dev/null
+	fi
+fi
+
+go vet ./...
+# deploy/ cross-builds for three ARM targets and runs them under qemu: on a
+# cold build cache that can take it past go test's default 10 minutes.
+go test -count=1 -timeout=20m "$@" ./...
