@@ -117,7 +117,7 @@ func adminRun(t *testing.T, db string, args ...string) (string, error) {
 
 // TestCapturedEnvironments replays the CGI environments that Debian's
 // lighttpd and Apache really set (testdata/cgienv, made by
-// deploy/capture-cgienv.sh), directly, through an alias and behind a
+// deploy/test/capture-cgienv.sh), directly, through an alias and behind a
 // rewrite, against the built binary.
 func TestCapturedEnvironments(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/cgienv/*.env")

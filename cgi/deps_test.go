@@ -127,5 +127,5 @@ func TestImportGraph(t *testing.T) {
 			t.Errorf("gone from the binary: %s", p)
 		}
 	}
-	t.Errorf("the import graph changed; if that is meant, measure a hit before and after (deploy/bench-hit.sh), then run go test ./cgi -run ImportGraph -update-deps")
+	t.Errorf("the import graph changed; if that is meant, measure a hit before and after (deploy/bench/bench-hit.sh), then run go test ./cgi -run ImportGraph -update-deps")
 }

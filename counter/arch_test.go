@@ -20,7 +20,7 @@ const everyGlyphFile = "every-glyph.sha256"
 // Go does on arm64, and on amd64 with GOAMD64=v3) cannot move an edge pixel
 // or a palette colour by one step unnoticed. Before flatten.go, arm64
 // changed 12 of the 34 million coverage cells and 1 in 70,000 palette
-// bytes, none of them in a golden image. deploy/arm_test.go runs this under
+// bytes, none of them in a golden image. deploy/test/arm_test.go runs this under
 // qemu on arm64 and 32-bit ARM; go test ./counter -update rewrites the file.
 func TestSameOnEveryArchitecture(t *testing.T) {
 	h := sha256.New()

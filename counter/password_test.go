@@ -16,7 +16,7 @@ import (
 )
 
 // fixturePassword is the password of every hash in testdata/hashes (see its
-// README and deploy/make-hashes.sh).
+// README and deploy/test/make-hashes.sh).
 const fixturePassword = "correct horse battery staple"
 
 // readHash returns the one hash line of testdata/hashes/name.
@@ -24,7 +24,7 @@ func readHash(tb testing.TB, name string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "hashes", name))
 	if err != nil {
-		tb.Fatalf("read fixture: %v (regenerate with deploy/make-hashes.sh)", err)
+		tb.Fatalf("read fixture: %v (regenerate with deploy/test/make-hashes.sh)", err)
 	}
 	return bytes.TrimSpace(b)
 }

@@ -64,7 +64,7 @@ func fill(tb testing.TB, path string, max int) int {
 // TestFullFileRefusesGrowthOnly fills a file to a small maximum: the write
 // that would grow it fails with ErrFull and leaves nothing behind, the file
 // stays within the maximum and consistent, and counts can still be read.
-// deploy/arm_test.go runs it on 32-bit ARM too.
+// deploy/test/arm_test.go runs it on 32-bit ARM too.
 func TestFullFileRefusesGrowthOnly(t *testing.T) {
 	const max = SmallestMaxSize
 	path := newDB(t)
