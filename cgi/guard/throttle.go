@@ -60,6 +60,23 @@ func (c Client) NetworkPrefix() netip.Prefix {
 	return p
 }
 
+// BanBits6 is the width of the IPv6 prefix that a line for fail2ban
+// names: a /56, what a provider gives one household, so that no visitor
+// with a /56 of his own can get the rest of his /48 banned. An IPv4 line
+// names the /24 (NetworkPrefix), which takes three addresses to reach.
+const BanBits6 = 56
+
+// BanPrefix returns the prefix that a ban for c's network should cover:
+// its IPv4 /24, or the /56 that holds its IPv6 /64.
+func (c Client) BanPrefix() netip.Prefix {
+	a := netip.AddrFrom16(c).Unmap()
+	if a.Is4() {
+		return c.NetworkPrefix()
+	}
+	p, _ := a.Prefix(BanBits6)
+	return p
+}
+
 // ClientOf returns the Client of an address such as "192.0.2.1" or
 // "2001:db8::1".
 func ClientOf(addr string) (Client, error) {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,7 +47,8 @@ func deviceOf(t *testing.T, w *httptest.ResponseRecorder) *http.Cookie {
 // and IPv6 addresses flood the login and another process holds the shared
 // bcrypt slot, the owner's browser, which has logged in before, gets in on
 // every try; the strangers' tries reach bcrypt no more often than their
-// networks' limits allow, and their networks are logged for fail2ban.
+// networks' limits allow, and their networks are logged for fail2ban: the
+// IPv4 /24, and the /56 of the IPv6 household.
 func TestKnownDeviceGetsInDuringFlood(t *testing.T) {
 	a, logs := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
@@ -54,7 +57,7 @@ func TestKnownDeviceGetsInDuringFlood(t *testing.T) {
 	runs := countVerify(a)
 
 	// The strangers: a new address every 4 tries, within one /24 and one
-	// /48, with the shared slot free for the first half.
+	// /56 of a /48, with the shared slot free for the first half.
 	strangers := map[int]int{}
 	flood := func(tries int) {
 		for i := range tries {
@@ -84,7 +87,7 @@ func TestKnownDeviceGetsInDuringFlood(t *testing.T) {
 	if n := int(runs.Load()) - 20; n > 2*15 {
 		t.Errorf("got %d bcrypt runs for strangers from 2 networks, want at most %d", n, 2*15)
 	}
-	for _, want := range []string{`network=198.51.100.0/24`, `network=2001:db8:77::/48`} {
+	for _, want := range []string{`network=198.51.100.0/24`, `network=2001:db8:77::/56`} {
 		if !strings.Contains(logs.String(), `login throttled: counter="page" `+want) {
 			t.Errorf("log lacks the line naming %s", want)
 		}
@@ -146,5 +149,36 @@ func TestDeviceTokenMustBeValid(t *testing.T) {
 				t.Errorf("got %d, want 429 as for any unknown client", w.Code)
 			}
 		})
+	}
+}
+
+// TestNetworkFloodKeepsTheClientTableFree: a flood from many /64s of one
+// /48 is refused at its network before its clients are counted, so it
+// cannot fill the client table with blocked keys and turn away everyone
+// new; its log lines name each household's /56, never the /48 that one
+// household with a /56 could reach alone.
+func TestNetworkFloodKeepsTheClientTableFree(t *testing.T) {
+	a, logs := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	for i := range 300 {
+		for range 5 {
+			loginFrom(a, "page", "", fmt.Sprintf("2001:db8:1:%x::1", i))
+		}
+	}
+	fi, err := os.Stat(filepath.Join(a.cfg.RunDir, "throttle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 16 bytes of key, 8 and 8 of window starts, 4 and 4 of counts.
+	const recordSize = 40
+	if n := fi.Size() / recordSize; n > 10 {
+		t.Errorf("got %d client records after a flood from one /48, want the 3 its network's limit lets in", n)
+	}
+	if strings.Contains(logs.String(), "network=2001:db8:1::/48") || !strings.Contains(logs.String(), "network=2001:db8:1::/56") {
+		t.Errorf("want the network lines to name /56s, never the /48:\n%.2000s", logs.String())
+	}
+	if w := loginFrom(a, "page", testPassword, "198.51.100.7"); w.Code != http.StatusSeeOther {
+		t.Errorf("the owner from another network, after the flood: got %d, want 303", w.Code)
 	}
 }

@@ -72,15 +72,25 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		}
 		return a.takeSlot(w, r, name)
 	}
-	ok, wait, err := a.clientThrottle().Attempt(client)
+	// A network over its limit refuses before its client is counted: a
+	// flood from one network cannot fill the client table with keys it
+	// blocks, which would turn away every new client. The line names the
+	// client's /24, or its /56 for IPv6, never a wider prefix that one
+	// household could reach alone: fail2ban bans there, where the flood
+	// rotates.
+	networkLine := "network=" + client.BanPrefix().String()
+	ok, wait, err := a.networkThrottle().Check(client.Network())
+	if !a.throttled(w, r, name, ok, wait, err, networkLine) {
+		return nil, false
+	}
+	ok, wait, err = a.clientThrottle().Attempt(client)
 	if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)) {
 		return nil, false
 	}
 	// Counted only once the client's own limit let the try in, so one
-	// address alone can never block its network. The line names the
-	// network alone: fail2ban bans it there, where the flood rotates.
+	// address alone can never block its network.
 	ok, wait, err = a.networkThrottle().Attempt(client.Network())
-	if !a.throttled(w, r, name, ok, wait, err, "network="+client.NetworkPrefix().String()) {
+	if !a.throttled(w, r, name, ok, wait, err, networkLine) {
 		return nil, false
 	}
 	return a.takeSlot(w, r, name)

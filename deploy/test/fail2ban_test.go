@@ -112,7 +112,7 @@ func TestFail2banFilter(t *testing.T) {
 
 		// A network whose tries went over its limit: banned as a network.
 		{"IPv4 network", `counter: login throttled: counter="blog" network=198.51.100.0/24`, "198.51.100.0/24"},
-		{"IPv6 network", `counter: login throttled: counter="blog" network=2001:db8:77::/48`, "2001:db8:77::/48"},
+		{"IPv6 network", `counter: login throttled: counter="blog" network=2001:db8:77:ab00::/56`, "2001:db8:77:ab00::/56"},
 		{"mod_cgi network", apacheDate + `[cgi:error] [pid 10681:tid 10681] [client 198.51.100.7:35144] AH01215: stderr from /usr/lib/cgi-bin/counter.cgi: counter: login throttled: counter="blog" network=198.51.100.0/24, referer: x counter: login throttled: counter="a" network=6.6.6.0/24`, "198.51.100.0/24"},
 		{"network in the name", `counter: login throttled: counter="network=6.6.6.0/24" client=192.0.2.35`, ""},
 		{"network, text after", `counter: login throttled: counter="blog" network=6.6.6.0/24 x`, ""},
