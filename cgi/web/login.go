@@ -30,7 +30,12 @@ const loginFailed = "Wrong password."
 // the database closed: a login never holds up the hits.
 func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	leave, admitted := a.pacer.enter()
+	// A browser that has logged in before is known first, from its device
+	// cookie and one read of the file, so that it has logins in hand of
+	// its own: a flood of strangers' logins cannot turn it away as busy.
+	who := loginTry{}
+	who.device, who.view, who.known = a.knownDevice(r, name)
+	leave, admitted := a.pacer.enter(who.known)
 	defer leave()
 	if !admitted {
 		a.loginBusy(w, r, name)
@@ -48,8 +53,6 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	who := loginTry{}
-	who.device, who.view, who.known = a.knownDevice(r, name)
 	var release func()
 	a.lowPriority(func() { release, ok = a.admitTry(w, r, name, &who) })
 	if !ok {
@@ -203,19 +206,23 @@ func (a *App) serveLogout(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}
-	v, err := a.loadStats(name, a.now())
-	if err != nil {
+	if err := counter.CheckName(name); err != nil {
 		a.Refuse(w, r, err)
 		return
 	}
-	if v.history.Protected() && a.authorised(r, v) {
-		if err := a.endSessions(); err != nil {
-			a.log.Printf("logout %q: %v", name, err)
-			a.Refuse(w, r, err)
-			return
-		}
-	}
+	// The browser forgets its cookie whatever follows; a copy of it is
+	// refused only once the session key is renewed, and if that cannot be
+	// done now the answer says so.
 	http.SetCookie(w, a.sessionCookieFor(r, name, "", -1))
+	v, err := a.loadStats(name, a.now())
+	if err == nil && v.history.Protected() && a.authorised(r, v) {
+		err = a.endSessions()
+	}
+	if err != nil {
+		a.log.Printf("logout %q: %v", name, err)
+		a.Refuse(w, r, err)
+		return
+	}
 	seeStats(w)
 }
 

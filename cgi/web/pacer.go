@@ -27,6 +27,9 @@ const (
 	// that logins waiting for the low-priority threads can never take the
 	// connections that hits need.
 	maxLogins = 64
+	// maxKnownLogins more may be in hand for browsers known by a valid
+	// device token, whatever strangers hold.
+	maxKnownLogins = 8
 )
 
 // refusalPacer holds back the answers to a client whose logins keep being
@@ -47,24 +50,31 @@ type refusalPacer struct {
 	last map[guard.Client]time.Time
 	held chan struct{}
 
-	inFlight atomic.Int32 // logins being answered now
-	shared   atomic.Bool  // two were, at some time: connections are served at once
+	strangers atomic.Int32 // logins being answered now, from unknown clients
+	known     atomic.Int32 // and from known devices
+	shared    atomic.Bool  // two were, at some time: connections are served at once
 
 	sleep func(time.Duration) // time.Sleep; tests watch what is held back
 }
 
 // enter notes a login being answered until the returned function is
-// called, and reports whether it may go on: not when maxLogins are in hand
-// already. A nil pacer notes nothing and lets every login go on.
-func (p *refusalPacer) enter() (leave func(), ok bool) {
+// called, and reports whether it may go on: not when maxLogins of
+// strangers' logins are in hand already, or, for a known device,
+// maxKnownLogins of known ones. A nil pacer notes nothing and lets every
+// login go on.
+func (p *refusalPacer) enter(known bool) (leave func(), ok bool) {
 	if p == nil {
 		return func() {}, true
 	}
-	n := p.inFlight.Add(1)
-	if n >= 2 {
+	inHand, limit := &p.strangers, int32(maxLogins)
+	if known {
+		inHand, limit = &p.known, maxKnownLogins
+	}
+	n := inHand.Add(1)
+	if p.strangers.Load()+p.known.Load() >= 2 {
 		p.shared.Store(true)
 	}
-	return func() { p.inFlight.Add(-1) }, n <= maxLogins
+	return func() { inHand.Add(-1) }, n <= limit
 }
 
 func newRefusalPacer() *refusalPacer {

@@ -69,15 +69,15 @@ func TestRefusalPacerWaitsForConcurrency(t *testing.T) {
 	c, _ := guard.ClientOf("192.0.2.1")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 3 {
-		leave, _ := p.enter()
+		leave, _ := p.enter(false)
 		p.refused(c, now.Add(time.Duration(i)*time.Second))
 		leave()
 		if d := heldBack(); d != 0 {
 			t.Fatalf("one login at a time: held back %v", d)
 		}
 	}
-	leave1, _ := p.enter()
-	leave2, _ := p.enter()
+	leave1, _ := p.enter(false)
+	leave2, _ := p.enter(false)
 	leave1()
 	p.refused(c, now.Add(4*time.Second))
 	leave2()
@@ -92,21 +92,42 @@ func TestRefusalPacerBoundsLogins(t *testing.T) {
 	p := newRefusalPacer()
 	var leaves []func()
 	for i := range maxLogins {
-		leave, ok := p.enter()
+		leave, ok := p.enter(false)
 		if !ok {
 			t.Fatalf("login %d refused under the bound", i+1)
 		}
 		leaves = append(leaves, leave)
 	}
-	leave, ok := p.enter()
+	leave, ok := p.enter(false)
 	leave()
 	if ok {
 		t.Errorf("login %d let in, over the bound", maxLogins+1)
 	}
 	leaves[0]()
-	if leave, ok := p.enter(); !ok {
+	if leave, ok := p.enter(false); !ok {
 		t.Errorf("a login after one left was refused")
 	} else {
 		leave()
+	}
+}
+
+// TestRefusalPacerKeepsRoomForKnownDevices: with every stranger's login in
+// hand taken, a browser known by its device token is still let in, up to
+// its own bound.
+func TestRefusalPacerKeepsRoomForKnownDevices(t *testing.T) {
+	p := newRefusalPacer()
+	for range maxLogins + 10 {
+		p.enter(false)
+	}
+	if _, ok := p.enter(false); ok {
+		t.Fatalf("a stranger let in past %d in hand", maxLogins)
+	}
+	for i := range maxKnownLogins {
+		if _, ok := p.enter(true); !ok {
+			t.Fatalf("known login %d refused while strangers fill their bound", i+1)
+		}
+	}
+	if _, ok := p.enter(true); ok {
+		t.Errorf("known login %d let in, over its bound", maxKnownLogins+1)
 	}
 }
