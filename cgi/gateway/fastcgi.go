@@ -10,8 +10,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
+
+	"hitcounter/cgi/internal/logline"
 )
 
 // A FastCGI responder of its own, speaking the FastCGI 1.0 protocol to the
@@ -55,7 +58,7 @@ var errAborted = errors.New("fastcgi: request aborted by the web server")
 // ServeFastCGI answers FastCGI requests on ln until ctx ends, then waits
 // for the requests in hand to finish.
 func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
-	bodies := make(chan struct{}, maxBodyConns)
+	bodies := &bodySlots{slots: make(chan struct{}, maxBodyConns)}
 	// Connections' buffers (about 74 KB each) are kept for the next
 	// connection: lighttpd opens one for every request.
 	conns := sync.Pool{New: func() any {
@@ -101,7 +104,7 @@ type fcgiRecord struct {
 
 // serve answers requests until the web server closes the connection or
 // asks for it to be closed.
-func (c *fcgiConn) serve(h http.Handler, o Options, bodies chan struct{}) error {
+func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots) error {
 	for {
 		c.conn.SetDeadline(time.Now().Add(connTimeout))
 		more, err := c.serveOne(h, o, bodies)
@@ -117,23 +120,27 @@ func (c *fcgiConn) serve(h http.Handler, o Options, bodies chan struct{}) error 
 }
 
 // serveOne answers one request and says whether the connection may carry
-// another. A request with a body takes one of the slots in bodies while it
-// is served, or is refused at once when there is none.
-func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies chan struct{}) (bool, error) {
+// another. A request with a body takes one of the body slots until its
+// body has come, for at most bodyTimeout, or is refused at once when there
+// is none.
+func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots) (bool, error) {
 	env, err := c.readParams()
 	if err != nil {
 		return false, err
 	}
+	body := &fcgiBody{c: c, done: func() {}}
 	if hasBody(env) {
-		select {
-		case bodies <- struct{}{}:
-			defer func() { <-bodies }()
-		default:
-			o.Log.Printf("fastcgi: %d requests with a body in hand already; one more refused", maxBodyConns)
+		release, ok := bodies.take(o.Log)
+		if !ok {
 			return false, c.answer(busyAnswer())
 		}
+		// Freed as soon as the body is in, not when the answer is: a login
+		// held back for a refused client keeps its connection, not a slot.
+		body.done = sync.OnceFunc(release)
+		defer body.done()
+		body.want, _ = strconv.ParseInt(env["CONTENT_LENGTH"], 10, 64)
+		c.conn.SetReadDeadline(time.Now().Add(bodyTimeout))
 	}
-	body := &fcgiBody{c: c}
 	rw, req := serveEnv(h, env, body, o)
 	// Read what is left of the body, within a bound, so the next
 	// request on the connection starts at a record boundary.
@@ -146,6 +153,34 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies chan struct{}) (bo
 		return false, err
 	}
 	return c.keep && body.eof, nil
+}
+
+// bodySlots bounds the requests whose bodies are on their way, and logs
+// the ones it refuses at most once a second.
+type bodySlots struct {
+	slots chan struct{}
+
+	mu         sync.Mutex
+	refused    int
+	lastLogged time.Time
+}
+
+// take takes a slot and returns the function that frees it, or counts a
+// refusal.
+func (b *bodySlots) take(log *logline.Logger) (release func(), ok bool) {
+	select {
+	case b.slots <- struct{}{}:
+		return func() { <-b.slots }, true
+	default:
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.refused++
+	if now := time.Now(); now.Sub(b.lastLogged) >= time.Second {
+		log.Printf("fastcgi: %d requests with a body refused: %d are on their way already", b.refused, maxBodyConns)
+		b.refused, b.lastLogged = 0, now
+	}
+	return nil, false
 }
 
 // hasBody says whether a request may come with a body that the web server
@@ -316,7 +351,10 @@ type fcgiBody struct {
 	c    *fcgiConn
 	rest []byte // unread content of the current record
 	eof  bool
-	err  error // an abort or a broken connection, returned to every read
+	err  error  // an abort or a broken connection, returned to every read
+	done func() // called once the body is in, or never will be
+	want int64  // the body's length, if the web server said (0 if not)
+	got  int64
 }
 
 func (b *fcgiBody) Read(p []byte) (int, error) {
@@ -339,9 +377,17 @@ func (b *fcgiBody) Read(p []byte) (int, error) {
 		default:
 			b.err = b.c.other(rec)
 		}
+		if b.eof || b.err != nil {
+			b.done()
+		}
 	}
 	n := copy(p, b.rest)
 	b.rest = b.rest[n:]
+	// The handler reads no further than the length the web server gave,
+	// so the end of the body is its length, not the empty record after.
+	if b.got += int64(n); b.want > 0 && b.got >= b.want {
+		b.done()
+	}
 	return n, nil
 }
 

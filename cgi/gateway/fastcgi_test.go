@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"hitcounter/cgi/internal/fcgitest"
 	"hitcounter/cgi/internal/logline"
@@ -335,5 +336,57 @@ func TestFastCGIListenerOnlyOnAListeningSocket(t *testing.T) {
 		if l != nil {
 			l.Close()
 		}
+	}
+}
+
+// TestFastCGIBodySlotFreedWhenTheBodyIsIn sends more requests with a body
+// at once than there are body slots, each whole, to a handler that reads
+// the body and then takes its time, as a login held back for a refused
+// client does: a slot is kept only while a body is on its way, so none is
+// refused.
+func TestFastCGIBodySlotFreedWhenTheBodyIsIn(t *testing.T) {
+	const requests = 96 // over the 64 body slots
+	release := make(chan struct{})
+	var read atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		read.Add(1)
+		<-release
+		fmt.Fprint(w, "done")
+	})
+	sock := startFastCGI(t, h)
+	form := []byte("password=x")
+	env := fcgitest.Env("POST", "/demo/login", "", "CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", fmt.Sprint(len(form)))
+	statuses := make(chan int, requests)
+	for range requests {
+		go func() {
+			c, err := fcgitest.Dial(sock)
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			defer c.Conn.Close()
+			out, _, err := c.Request(1, false, env, form, len(form))
+			ans, perr := fcgitest.ParseAnswer(out)
+			if err != nil || perr != nil {
+				statuses <- 0
+				return
+			}
+			statuses <- ans.Status
+		}()
+	}
+	// Every handler has its body before any answers.
+	for deadline := time.Now().Add(10 * time.Second); read.Load() < requests; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d handlers got their body while the others were in hand", read.Load(), requests)
+		}
+	}
+	close(release)
+	got := map[int]int{}
+	for range requests {
+		got[<-statuses]++
+	}
+	if got[200] != requests {
+		t.Errorf("got %v, want %d × 200", got, requests)
 	}
 }

@@ -22,7 +22,10 @@ const (
 	// maxBodyConns of the maxConns connections may serve requests with a
 	// body (logins). A body that comes slowly holds its connection for up
 	// to connTimeout; the rest are kept for hits.
-	maxBodyConns   = maxConns / 2
+	maxBodyConns = maxConns / 2
+	// bodyTimeout bounds how long a request's body may take to come, in
+	// a long-lived process: a login form is 4 KiB at most.
+	bodyTimeout    = 10 * time.Second
 	maxRequestSize = 64 << 10
 	connTimeout    = 30 * time.Second
 )
