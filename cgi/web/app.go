@@ -97,7 +97,9 @@ func (a *App) longLived() (closeApp func()) {
 	batch := store.NewBatcher(a.cfg.DB, a.openOptions(false))
 	a.hits = batch
 	a.glyphs = new(counter.GlyphCache)
-	a.low = newLowPool(a.cfg.BcryptSlots + 1) // one more than can be in bcrypt
+	// One more than can be in bcrypt at once: the shared slots and the
+	// known devices' own.
+	a.low = newLowPool(a.cfg.BcryptSlots + 2)
 	a.pacer = newRefusalPacer()
 	return func() {
 		batch.Close()
