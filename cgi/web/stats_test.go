@@ -453,3 +453,29 @@ func TestLogoutEndsTheSession(t *testing.T) {
 		t.Errorf("a new login after the logout does not open the statistics")
 	}
 }
+
+// TestLogoutWhileBusyClearsTheCookie: when the file is held by another
+// process, a logout cannot renew the session key, so it says it is busy;
+// the browser forgets its cookie all the same.
+func TestLogoutWhileBusyClearsTheCookie(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	c := sessionOf(t, login(a, "page", testPassword))
+	holder, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	r := httptest.NewRequest("POST", "/page/logout", nil)
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.AddCookie(c)
+	w := httptest.NewRecorder()
+	a.Handler().ServeHTTP(w, r)
+	cleared := false
+	for _, sc := range w.Result().Cookies() {
+		cleared = cleared || (sc.Name == sessionCookie && sc.MaxAge < 0)
+	}
+	if w.Code != http.StatusServiceUnavailable || !cleared {
+		t.Errorf("got %d, cookie cleared %v; want 503 and the cookie cleared", w.Code, cleared)
+	}
+}
