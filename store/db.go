@@ -76,15 +76,14 @@ func Open(path string, opts Options) (*DB, error) {
 		wait = DefaultWait
 	}
 	deadline := time.Now().Add(wait)
-	if !opts.Create {
-		if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
-			if err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("store: open %s: %w", path, err)
-			}
-			return nil, fmt.Errorf("store: open %s: %w", path, ErrMissing)
+	fi, statErr := os.Stat(path)
+	if !opts.Create && (statErr != nil || fi.Size() == 0) {
+		if statErr != nil && !errors.Is(statErr, os.ErrNotExist) {
+			return nil, fmt.Errorf("store: open %s: %w", path, statErr)
 		}
+		return nil, fmt.Errorf("store: open %s: %w", path, ErrMissing)
 	}
-	if !opts.ReadOnly && lockIsDatabase(path) {
+	if !opts.ReadOnly && statErr == nil && lockIsDatabase(path, fi) {
 		return nil, fmt.Errorf("store: open %s: %s: %w", path, LockPath(path), ErrLockIsDatabase)
 	}
 	lock, err := lockSide(LockPath(path), !opts.ReadOnly, wait, opts.Waits)
@@ -137,14 +136,11 @@ func Open(path string, opts Options) (*DB, error) {
 // the database at path. It is made on first use, with the database's mode.
 func LockPath(path string) string { return path + ".lock" }
 
-// lockIsDatabase says whether the side lock file of the database at path is
-// the database itself. Readers share both locks and are not hurt by it.
-func lockIsDatabase(path string) bool {
+// lockIsDatabase says whether the side lock file of the database at path,
+// whose own stat is db, is the database itself. Readers share both locks
+// and are not hurt by it.
+func lockIsDatabase(path string, db os.FileInfo) bool {
 	lock, err := os.Stat(LockPath(path))
-	if err != nil {
-		return false
-	}
-	db, err := os.Stat(path)
 	return err == nil && os.SameFile(lock, db)
 }
 
