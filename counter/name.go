@@ -38,9 +38,11 @@ func CheckName(name string) error {
 
 // Info is what is known about one counter without its history.
 type Info struct {
-	Name    string
-	Count   uint64
-	Created time.Time
+	Name     string
+	Count    uint64 // views
+	Visitors uint64 // unique visitors, each day's added up
+	Created  time.Time
+	Settings Settings
 	// PasswordHash is the bcrypt hash that guards the statistics, or nil
 	// when they are public.
 	PasswordHash []byte
@@ -49,10 +51,10 @@ type Info struct {
 // Protected reports whether the statistics need a password.
 func (i Info) Protected() bool { return len(i.PasswordHash) > 0 }
 
-// Day is the number of hits a counter got on one UTC day.
+// Day is what a counter got on one UTC day.
 type Day struct {
 	Date string // 2006-01-02, UTC
-	Hits uint64
+	Tally
 }
 
 // Referrer is the number of hits a counter got from pages on one host.

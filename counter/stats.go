@@ -11,6 +11,9 @@ type History struct {
 	Info
 	Days      []Day      // oldest first
 	Referrers []Referrer // any order
+	// TalliedSince is when the file began to keep visitors and the hits
+	// not counted (its migration from an older version); zero if unknown.
+	TalliedSince time.Time
 }
 
 // ChartDays is how many days the statistics chart shows.
@@ -21,40 +24,47 @@ const TopReferrers = 10
 
 // Stats is what the statistics page shows of a counter.
 type Stats struct {
-	Name                 string
-	Total                uint64
-	Today, Last7, Last30 uint64 // UTC days, today included
+	Name     string
+	Total    uint64 // views, since the counter was made
+	Visitors uint64 // unique visitors, each day's added up
+	Show     Show   // what the counter's image shows
+	// Today, Last7 and Last30 add up UTC days, today included.
+	Today, Last7, Last30 Tally
 	FirstDay             string // the first day with a hit, "" for none
 	Chart                []Day  // the last ChartDays days, oldest first, days without hits as 0
 	Referrers            []Referrer
 	OtherReferrers       uint64 // hits from hosts past TopReferrers
 	Protected            bool
 	Now                  time.Time
+	// TalliedSince is when visitors and the hits not counted began to be
+	// kept; zero if unknown.
+	TalliedSince time.Time
 }
 
 // Summarise turns a history into the figures of the statistics page, as of
 // now (days are UTC, as stored).
 func Summarise(h History, now time.Time) Stats {
 	now = now.UTC()
-	s := Stats{Name: h.Name, Total: h.Count, Protected: h.Protected(), Now: now}
+	s := Stats{Name: h.Name, Total: h.Count, Visitors: h.Visitors, Show: h.Settings.Show,
+		Protected: h.Protected(), Now: now, TalliedSince: h.TalliedSince}
 	if len(h.Days) > 0 {
 		s.FirstDay = h.Days[0].Date
 	}
-	byDate := make(map[string]uint64, len(h.Days))
+	byDate := make(map[string]Tally, len(h.Days))
 	for _, d := range h.Days {
-		byDate[d.Date] += d.Hits
+		byDate[d.Date] = byDate[d.Date].Plus(d.Tally)
 	}
 	for i := 0; i < ChartDays; i++ {
 		date := now.AddDate(0, 0, i-ChartDays+1).Format(time.DateOnly)
-		n := byDate[date]
-		s.Chart = append(s.Chart, Day{Date: date, Hits: n})
+		t := byDate[date]
+		s.Chart = append(s.Chart, Day{Date: date, Tally: t})
 		switch back := ChartDays - 1 - i; {
 		case back == 0:
-			s.Today, s.Last7, s.Last30 = n, s.Last7+n, s.Last30+n
+			s.Today, s.Last7, s.Last30 = t, s.Last7.Plus(t), s.Last30.Plus(t)
 		case back < 7:
-			s.Last7, s.Last30 = s.Last7+n, s.Last30+n
+			s.Last7, s.Last30 = s.Last7.Plus(t), s.Last30.Plus(t)
 		case back < 30:
-			s.Last30 += n
+			s.Last30 = s.Last30.Plus(t)
 		}
 	}
 	refs := slices.Clone(h.Referrers)

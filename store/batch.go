@@ -38,12 +38,11 @@ type Batcher struct {
 }
 
 type pendingHit struct {
-	name, refHost string
-	now           time.Time
+	visit Visit
 
-	total uint64
-	err   error
-	done  chan struct{}
+	counted Counted
+	err     error
+	done    chan struct{}
 }
 
 // NewBatcher starts a batcher for the database at path, opened with opts
@@ -55,12 +54,19 @@ func NewBatcher(path string, opts Options) *Batcher {
 	return b
 }
 
-// Hit counts one hit as DB.Hit does, in whatever batch it falls into.
+// Hit counts one plain view as DB.Hit does, in whatever batch it falls
+// into.
 func (b *Batcher) Hit(name string, now time.Time, refHost string) (uint64, error) {
-	h := &pendingHit{name: name, now: now, refHost: refHost, done: make(chan struct{})}
+	c, err := b.Visit(Visit{Name: name, Now: now, RefHost: refHost})
+	return c.Shown, err
+}
+
+// Visit counts one hit as DB.Visit does, in whatever batch it falls into.
+func (b *Batcher) Visit(v Visit) (Counted, error) {
+	h := &pendingHit{visit: v.once(), done: make(chan struct{})}
 	b.queue <- h
 	<-h.done
-	return h.total, h.err
+	return h.counted, h.err
 }
 
 // Close waits for the hits in hand to be committed and stops the batcher.
@@ -149,7 +155,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 	err = db.update(func(tx *bolt.Tx) error {
 		counted := false
 		for _, h := range batch {
-			h.total, h.err = hitTx(tx, h.name, h.now, h.refHost)
+			h.counted, h.err = visitTx(tx, h.visit)
 			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) {
 				return h.err
 			}
@@ -167,14 +173,14 @@ func (b *Batcher) commit(batch []*pendingHit) {
 	case err == nil:
 		for _, h := range batch {
 			if h.err != nil {
-				h.err = fmt.Errorf("store: hit %q: %w", h.name, h.err)
+				h.err = fmt.Errorf("store: hit %q: %w", h.visit.Name, h.err)
 			}
 		}
 	case len(batch) == 1:
-		batch[0].total, batch[0].err = 0, fmt.Errorf("store: hit %q: %w", batch[0].name, err)
+		batch[0].counted, batch[0].err = Counted{}, fmt.Errorf("store: hit %q: %w", batch[0].visit.Name, err)
 	default:
 		for _, h := range batch {
-			h.total, h.err = db.Hit(h.name, h.now, h.refHost)
+			h.counted, h.err = db.Visit(h.visit)
 		}
 	}
 }

@@ -88,6 +88,12 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 	if k := meta.Get(keySessionKey); k != nil && len(k) != sessionKeyLen {
 		return fmt.Errorf("%w: session key of %d bytes", ErrCorrupt, len(k))
 	}
+	if k := meta.Get(keyOwnerKey); k != nil && len(k) != ownerKeyLen {
+		return fmt.Errorf("%w: owner key of %d bytes", ErrCorrupt, len(k))
+	}
+	if _, err := decodeTime(meta.Get(keyTalliedSince)); err != nil {
+		return fmt.Errorf("tallied-since: %w", err)
+	}
 	all := tx.Bucket(bucketCounters)
 	if all == nil {
 		return fmt.Errorf("%w: no counters bucket", ErrCorrupt)
@@ -121,6 +127,18 @@ func checkCounter(name string, b *bolt.Bucket, r *Report) error {
 			}
 			_, err := decodeUint64(v)
 			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if tally := b.Bucket(bucketTally); tally != nil {
+		err := tally.ForEach(func(k, v []byte) error {
+			if _, err := time.Parse(time.DateOnly, string(k)); err != nil {
+				return fmt.Errorf("%w: tally key %q", ErrCorrupt, k)
+			}
+			var t counter.Tally
+			return decodeTally(v, &t)
 		})
 		if err != nil {
 			return err

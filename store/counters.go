@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -10,41 +11,138 @@ import (
 	"hitcounter/counter"
 )
 
-// Hit counts one hit on counter name at time now, from a page on refHost
-// ("" when unknown), and returns the new total. The total, the day and the
-// referrer change together in one transaction or not at all.
+// Visit is one hit to count: on counter Name at Now, from a page on
+// RefHost ("" when unknown).
+type Visit struct {
+	Name    string
+	Now     time.Time
+	RefHost string
+	// Judge says what the hit is, from the counter's settings and the key
+	// that signs owner cookies (nil until the first is made). It runs
+	// inside the hit's transaction, once per hit even if the transaction
+	// is tried again. Nil counts a plain view.
+	Judge func(s counter.Settings, ownerKey []byte) counter.Outcome
+}
+
+// Counted is what became of a hit.
+type Counted struct {
+	counter.Outcome
+	// Shown is the figure the counter's image shows after the hit: its
+	// views or its visitors, as its settings say.
+	Shown uint64
+}
+
+// Hit counts one plain view on counter name at time now, from a page on
+// refHost ("" when unknown), and returns the new total.
 func (db *DB) Hit(name string, now time.Time, refHost string) (uint64, error) {
-	var total uint64
+	c, err := db.Visit(Visit{Name: name, Now: now, RefHost: refHost})
+	return c.Shown, err
+}
+
+// Visit counts or tallies one hit. The total, the day, the tally and the
+// referrer change together in one transaction or not at all.
+func (db *DB) Visit(v Visit) (Counted, error) {
+	var c Counted
+	judged := v.once()
 	err := db.update(func(tx *bolt.Tx) (err error) {
-		total, err = hitTx(tx, name, now, refHost)
+		c, err = visitTx(tx, judged)
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("store: hit %q: %w", name, err)
+		return c, fmt.Errorf("store: hit %q: %w", v.Name, err)
 	}
-	return total, nil
+	return c, nil
 }
 
-// hitTx counts one hit within tx. A counter that does not exist fails
-// with counter.ErrNotFound before anything is written.
-func hitTx(tx *bolt.Tx, name string, now time.Time, refHost string) (uint64, error) {
-	b, err := counterBucket(tx, name)
+// once returns v with a Judge that judges once and then repeats its first
+// verdict: a judge may remember the visitor, and a transaction tried
+// again must not make his view a reload.
+func (v Visit) once() Visit {
+	if v.Judge == nil {
+		return v
+	}
+	judge, done := v.Judge, false
+	var o counter.Outcome
+	v.Judge = func(s counter.Settings, key []byte) counter.Outcome {
+		if !done {
+			o, done = judge(s, key), true
+		}
+		return o
+	}
+	return v
+}
+
+// visitTx counts one hit within tx. A counter that does not exist fails
+// with counter.ErrNotFound before anything is written or judged.
+func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
+	var c Counted
+	b, err := counterBucket(tx, v.Name)
 	if err != nil {
-		return 0, err
+		return c, err
 	}
-	total, err := addTo(b, keyTotal, 1)
+	s, err := readSettings(b)
 	if err != nil {
-		return 0, err
+		return c, err
 	}
-	if err := addToBucket(b, bucketDays, dayKey(now)); err != nil {
-		return 0, err
+	if v.Judge != nil {
+		var key []byte
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			key = meta.Get(keyOwnerKey)
+		}
+		c.Outcome = v.Judge(s, key)
 	}
-	if refHost != "" {
-		if err := addReferrer(b, refHost); err != nil {
-			return 0, err
+	views, err := decodeUint64(b.Get(keyTotal))
+	if err != nil {
+		return c, err
+	}
+	visitors, err := decodeUint64(b.Get(keyVisitors))
+	if err != nil {
+		return c, err
+	}
+	if c.Kind.Counts() {
+		if views, err = addTo(b, keyTotal, 1); err != nil {
+			return c, err
+		}
+		if err := addToBucket(b, bucketDays, dayKey(v.Now)); err != nil {
+			return c, err
+		}
+		if v.RefHost != "" {
+			if err := addReferrer(b, v.RefHost); err != nil {
+				return c, err
+			}
+		}
+		if c.NewVisitor {
+			if visitors, err = addTo(b, keyVisitors, 1); err != nil {
+				return c, err
+			}
 		}
 	}
-	return total, nil
+	if c.Kind != counter.View || c.NewVisitor {
+		if err := addTally(b, dayKey(v.Now), c.Outcome); err != nil {
+			return c, err
+		}
+	}
+	c.Shown = views
+	if s.Show == counter.ShowVisitors {
+		c.Shown = visitors
+	}
+	return c, nil
+}
+
+// addTally adds outcome o to the tally record of day.
+func addTally(parent *bolt.Bucket, day []byte, o counter.Outcome) error {
+	b, err := parent.CreateBucketIfNotExists(bucketTally)
+	if err != nil {
+		return err
+	}
+	var t counter.Tally
+	if old := b.Get(day); old != nil {
+		if err := decodeTally(old, &t); err != nil {
+			return err
+		}
+	}
+	t.Add(o)
+	return b.Put(day, encodeTally(t))
 }
 
 // addTo adds n to the count under key in b, stopping at the largest count
@@ -108,13 +206,89 @@ func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 	if info.Count, err = decodeUint64(b.Get(keyTotal)); err != nil {
 		return info, err
 	}
+	if info.Visitors, err = decodeUint64(b.Get(keyVisitors)); err != nil {
+		return info, err
+	}
 	if info.Created, err = decodeTime(b.Get(keyCreated)); err != nil {
 		return info, err
 	}
 	if h := b.Get(keyPassword); len(h) > 0 {
 		info.PasswordHash = bytes.Clone(h)
 	}
-	return info, nil
+	info.Settings, err = readSettings(b)
+	return info, err
+}
+
+// readSettings reads a counter's settings; a key not set keeps its default.
+func readSettings(b *bolt.Bucket) (counter.Settings, error) {
+	s := counter.DefaultSettings()
+	switch v := b.Get(keyShow); {
+	case v == nil || bytes.Equal(v, showViews):
+	case bytes.Equal(v, showVisitors):
+		s.Show = counter.ShowVisitors
+	default:
+		return s, fmt.Errorf("%w: show %q", ErrCorrupt, v)
+	}
+	if v := b.Get(keyReload); v != nil {
+		n, err := decodeUint64(v)
+		if err != nil {
+			return s, err
+		}
+		if s.Reload, err = counter.ReloadFromSeconds(n); err != nil {
+			return s, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+	}
+	var err error
+	if s.Ignore, err = counter.DecodeIgnore(b.Get(keyIgnore)); err != nil {
+		return s, fmt.Errorf("%w: ignore list: %w", ErrCorrupt, err)
+	}
+	if s.Referrers, err = counter.DecodeReferrers(b.Get(keyAllowReferrer)); err != nil {
+		return s, fmt.Errorf("%w: referrer list: %w", ErrCorrupt, err)
+	}
+	return s, nil
+}
+
+// putSettings stores s in a counter's bucket; a setting at its default is
+// stored all the same, so that the file says what the counter does.
+func putSettings(b *bolt.Bucket, s counter.Settings) error {
+	show := showViews
+	if s.Show == counter.ShowVisitors {
+		show = showVisitors
+	}
+	for _, kv := range []struct{ k, v []byte }{
+		{keyShow, show},
+		{keyReload, encodeUint64(s.ReloadSeconds())},
+		{keyIgnore, counter.EncodeList(s.IgnoreLines())},
+		{keyAllowReferrer, counter.EncodeList(s.Referrers)},
+	} {
+		if err := b.Put(kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Configure changes the settings of counter name by edit, which gets the
+// settings as they stand, and returns them as stored.
+func (db *DB) Configure(name string, edit func(*counter.Settings) error) (counter.Settings, error) {
+	var s counter.Settings
+	err := db.update(func(tx *bolt.Tx) error {
+		b, err := counterBucket(tx, name)
+		if err != nil {
+			return err
+		}
+		if s, err = readSettings(b); err != nil {
+			return err
+		}
+		if err := edit(&s); err != nil {
+			return err
+		}
+		return putSettings(b, s)
+	})
+	if err != nil {
+		return s, fmt.Errorf("store: configure %q: %w", name, err)
+	}
+	return s, nil
 }
 
 // List returns every counter, sorted by name.
@@ -143,8 +317,14 @@ func (db *DB) List() ([]counter.Info, error) {
 	return list, nil
 }
 
-// Create makes counter name, starting at start hits.
+// Create makes counter name, starting at start hits, with the default
+// settings.
 func (db *DB) Create(name string, start uint64, now time.Time) error {
+	return db.CreateWith(name, start, now, counter.DefaultSettings())
+}
+
+// CreateWith makes counter name, starting at start hits, with settings s.
+func (db *DB) CreateWith(name string, start uint64, now time.Time, s counter.Settings) error {
 	if err := counter.CheckName(name); err != nil {
 		return err
 	}
@@ -160,6 +340,9 @@ func (db *DB) Create(name string, start uint64, now time.Time) error {
 			return err
 		}
 		if err := b.Put(keyTotal, encodeUint64(start)); err != nil {
+			return err
+		}
+		if err := putSettings(b, s); err != nil {
 			return err
 		}
 		return b.Put(keyCreated, encodeTime(now))
@@ -225,6 +408,11 @@ func (db *DB) History(name string, since time.Time) (counter.History, error) {
 		if h.Info, err = readInfo(name, b); err != nil {
 			return err
 		}
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			if h.TalliedSince, err = decodeTime(meta.Get(keyTalliedSince)); err != nil {
+				return err
+			}
+		}
 		if h.Days, err = readDays(b, since); err != nil {
 			return err
 		}
@@ -239,17 +427,33 @@ func (db *DB) History(name string, since time.Time) (counter.History, error) {
 
 func readDays(b *bolt.Bucket, since time.Time) ([]counter.Day, error) {
 	var days []counter.Day
-	d := b.Bucket(bucketDays)
-	if d == nil {
-		return nil, nil
-	}
-	c := d.Cursor()
-	for k, v := c.Seek(dayKey(since)); k != nil; k, v = c.Next() {
-		n, err := decodeUint64(v)
-		if err != nil {
-			return nil, err
+	from := dayKey(since)
+	if d := b.Bucket(bucketDays); d != nil {
+		c := d.Cursor()
+		for k, v := c.Seek(from); k != nil; k, v = c.Next() {
+			n, err := decodeUint64(v)
+			if err != nil {
+				return nil, err
+			}
+			days = append(days, counter.Day{Date: string(k), Tally: counter.Tally{Views: n}})
 		}
-		days = append(days, counter.Day{Date: string(k), Hits: n})
+	}
+	// Days with a tally and no view (only bots, say) go in among the
+	// others, in date order.
+	if t := b.Bucket(bucketTally); t != nil {
+		c := t.Cursor()
+		i := 0
+		for k, v := c.Seek(from); k != nil; k, v = c.Next() {
+			for i < len(days) && days[i].Date < string(k) {
+				i++
+			}
+			if i == len(days) || days[i].Date != string(k) {
+				days = slices.Insert(days, i, counter.Day{Date: string(k)})
+			}
+			if err := decodeTally(v, &days[i].Tally); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return days, nil
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,72 +22,15 @@ import (
 // later version must read it as it is, or migrate it.
 const formatFileV1 = "../testdata/format/counter-v1.db"
 
-var writeFormatV1 = flag.Bool("write-format-v1", false, "write "+formatFileV1+" (only ever with schema version 1)")
-
 // formatPasswordV1 is the password whose hash the file holds.
 const formatPasswordV1 = "version 1 password"
 
-// writeV1 writes formatFileV1 through the store, as the counter does, when
-// TestFormatV1 is run with -write-format-v1. It was run once, with schema
-// version 1; the file is committed and must never be written again.
-func writeV1(t *testing.T) {
-	if schemaVersion != 1 {
-		t.Fatalf("schema version %d: the v1 file is the previous release's and stays as it is", schemaVersion)
-	}
-	os.Remove(formatFileV1)
-	defer os.Remove(LockPath(formatFileV1))
-	at := func(s string) time.Time {
-		tm, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
-	hash, err := counter.HashPassword([]byte(formatPasswordV1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	with(t, formatFileV1, Options{Create: true}, func(db *DB) {
-		steps := []error{
-			db.Create("home", 0, at("2026-11-28T10:00:00Z")),
-			db.Create("blog", 1000, at("2026-11-29T08:30:00Z")),
-		}
-		for _, h := range []struct{ name, when, ref string }{
-			{"home", "2026-11-28T10:05:00Z", "example.org"},
-			{"home", "2026-11-28T11:00:00Z", "example.org"},
-			{"home", "2026-11-28T23:59:59Z", ""},
-			{"home", "2026-11-29T00:00:00Z", "news.example"},
-			{"home", "2026-11-29T12:00:00Z", "example.org"},
-			{"home", "2026-12-01T06:00:00Z", ""},
-			{"blog", "2026-11-30T09:00:00Z", "blog.example"},
-			{"blog", "2026-11-30T21:00:00Z", "blog.example"},
-		} {
-			_, err := db.Hit(h.name, at(h.when), h.ref)
-			steps = append(steps, err)
-		}
-		steps = append(steps, db.SetPasswordHash("home", hash))
-		for _, err := range steps {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
-	t.Logf("wrote %s; put this dump into TestFormatV1:\n%s", formatFileV1, dumpFile(t, formatFileV1))
-}
+// The file was written once through the store of schema version 1 (commit
+// 2d48707, TestFormatV1 -write-format-v1) and must never be written again.
 
-// TestFormatV1 reads the committed version 1 file twice: with bbolt alone,
-// spelling out every bucket, key and value as the format's doc (doc.go)
-// describes them, without schema.go; and through the store. A renamed key
-// or a changed encoding fails the first; a store that no longer reads the
-// file as written fails the second.
-func TestFormatV1(t *testing.T) {
-	if *writeFormatV1 {
-		writeV1(t)
-	}
-	path := copyOf(t, formatFileV1)
-	// Every bucket and key in the file, in bbolt's order, with its value in
-	// hex; bucket names end in a slash.
-	const want = `counters/
+// formatDumpV1 is every bucket and key of the v1 file, in bbolt's order,
+// with its value in hex; bucket names end in a slash.
+const formatDumpV1 = `counters/
   blog/
     created = 000000006b0be288
     days/
@@ -111,6 +53,15 @@ meta/
   session-key = 9937e5a1f697d5c30727b2c7da0708a22e12e861e207345f894b941e96ac8096
   version = 00000001
 `
+
+// TestFormatV1 reads the committed version 1 file twice: with bbolt alone,
+// spelling out every bucket, key and value as the format's doc (doc.go)
+// describes them, without schema.go; and through the store. A renamed key
+// or a changed encoding fails the first; a store that no longer reads the
+// file as written fails the second.
+func TestFormatV1(t *testing.T) {
+	path := copyOf(t, formatFileV1)
+	want := formatDumpV1
 	if got := dumpFile(t, path); got != want {
 		t.Errorf("the v1 file read with bbolt:\n%s\nwant:\n%s", got, want)
 	}
@@ -138,10 +89,10 @@ meta/
 		referrers []counter.Referrer
 	}{
 		{"home",
-			[]counter.Day{{Date: "2026-11-28", Hits: 3}, {Date: "2026-11-29", Hits: 2}, {Date: "2026-12-01", Hits: 1}},
+			[]counter.Day{views("2026-11-28", 3), views("2026-11-29", 2), views("2026-12-01", 1)},
 			[]counter.Referrer{{Host: "example.org", Hits: 3}, {Host: "news.example", Hits: 1}}},
 		{"blog",
-			[]counter.Day{{Date: "2026-11-30", Hits: 2}},
+			[]counter.Day{views("2026-11-30", 2)},
 			[]counter.Referrer{{Host: "blog.example", Hits: 2}}},
 	} {
 		h, err := db.History(c.name, since)
@@ -164,6 +115,11 @@ meta/
 	if err != nil || len(key) != 32 {
 		t.Errorf("session key %x, %v; want the file's 32 bytes", key, err)
 	}
+}
+
+// views is a day of n views and nothing else.
+func views(date string, n uint64) counter.Day {
+	return counter.Day{Date: date, Tally: counter.Tally{Views: n}}
 }
 
 // dumpFile lists every bucket and key of the bbolt file at path, in

@@ -12,18 +12,83 @@ import (
 )
 
 // schemaVersion is the version of the layout described in doc.go.
-const schemaVersion = 1
+// Version 2 added visitors, the tally of hits not counted, and the
+// per-counter settings; migrate.go brings a version 1 file up to it.
+const schemaVersion = 2
 
 var (
-	bucketMeta      = []byte("meta")
-	keyVersion      = []byte("version")
-	keySessionKey   = []byte("session-key")
-	bucketCounters  = []byte("counters")
-	keyTotal        = []byte("total")
-	keyCreated      = []byte("created")
-	keyPassword     = []byte("password")
-	bucketDays      = []byte("days")
-	bucketReferrers = []byte("referrers")
+	bucketMeta       = []byte("meta")
+	keyVersion       = []byte("version")
+	keySessionKey    = []byte("session-key")
+	keyOwnerKey      = []byte("owner-key")     // v2
+	keyTalliedSince  = []byte("tallied-since") // v2
+	bucketCounters   = []byte("counters")
+	keyTotal         = []byte("total")
+	keyVisitors      = []byte("visitors") // v2
+	keyCreated       = []byte("created")
+	keyPassword      = []byte("password")
+	keyShow          = []byte("show")            // v2
+	keyReload        = []byte("reload")          // v2
+	keyIgnore        = []byte("ignore")          // v2
+	keyAllowReferrer = []byte("allow-referrers") // v2
+	bucketDays       = []byte("days")
+	bucketTally      = []byte("tally") // v2
+	bucketReferrers  = []byte("referrers")
+)
+
+// ownerKeyLen is the length of the key that signs owner cookies.
+const ownerKeyLen = 32
+
+// tallyColumns are the columns of a tally record, in stored order; a
+// record may hold fewer (a later version may add columns at the end), the
+// missing ones reading as zero.
+var tallyColumns = [...]counter.Kind{
+	counter.View, // the column holds the day's visitors, not its views (those are in days)
+	counter.GitHub,
+	counter.Reload, counter.Bot, counter.Prefetch, counter.Owner, counter.Foreign, counter.Ignored,
+}
+
+// encodeTally writes the columns of t that days does not hold.
+func encodeTally(t counter.Tally) []byte {
+	b := make([]byte, 0, 8*len(tallyColumns))
+	for _, k := range tallyColumns {
+		var n uint64
+		switch k {
+		case counter.View:
+			n = t.Visitors
+		case counter.GitHub:
+			n = t.GitHub
+		default:
+			n = t.NotCounted[k]
+		}
+		b = binary.BigEndian.AppendUint64(b, n)
+	}
+	return b
+}
+
+// decodeTally reads a tally record into t, whose Views come from days.
+func decodeTally(b []byte, t *counter.Tally) error {
+	if len(b)%8 != 0 || len(b) == 0 {
+		return fmt.Errorf("%w: tally of %d bytes", ErrCorrupt, len(b))
+	}
+	for i := 0; i < len(b)/8 && i < len(tallyColumns); i++ {
+		n := binary.BigEndian.Uint64(b[8*i:])
+		switch k := tallyColumns[i]; k {
+		case counter.View:
+			t.Visitors = n
+		case counter.GitHub:
+			t.GitHub = n
+		default:
+			t.NotCounted[k] = n
+		}
+	}
+	return nil
+}
+
+// show values, as stored.
+var (
+	showViews    = []byte("views")
+	showVisitors = []byte("visitors")
 )
 
 // sessionKeyLen is the length of the key that signs session cookies.
@@ -72,10 +137,23 @@ func checkSchema(tx *bolt.Tx) error {
 	if len(v) != 4 {
 		return fmt.Errorf("%w: schema version of %d bytes", ErrCorrupt, len(v))
 	}
-	if n := binary.BigEndian.Uint32(v); n > schemaVersion {
+	n := binary.BigEndian.Uint32(v)
+	if n > schemaVersion {
 		return fmt.Errorf("%w (schema %d, this program reads %d)", ErrNewerSchema, n, schemaVersion)
 	}
+	if n < schemaVersion && tx.Writable() {
+		return migrate(tx, n)
+	}
 	return nil
+}
+
+// fileVersion is the schema version of the file tx reads, 0 for a file
+// before its first counter; checkSchema has passed.
+func fileVersion(tx *bolt.Tx) uint32 {
+	if meta := tx.Bucket(bucketMeta); meta != nil {
+		return binary.BigEndian.Uint32(meta.Get(keyVersion))
+	}
+	return 0
 }
 
 // initSchema creates the top-level buckets of an empty file.
@@ -89,6 +167,9 @@ func initSchema(tx *bolt.Tx) error {
 	}
 	if meta.Get(keyVersion) == nil {
 		if err := meta.Put(keyVersion, binary.BigEndian.AppendUint32(nil, schemaVersion)); err != nil {
+			return err
+		}
+		if err := meta.Put(keyTalliedSince, encodeTime(time.Now())); err != nil {
 			return err
 		}
 	}

@@ -122,3 +122,33 @@ func putSessionKey(meta *bolt.Bucket) error {
 	}
 	return meta.Put(keySessionKey, key)
 }
+
+// OwnerKey returns the key that signs the cookies by which owners ask not
+// to be counted, making it on first use. It is not the session key, which
+// every logout renews: an owner's browser stays uncounted across logouts.
+func (db *DB) OwnerKey() ([]byte, error) {
+	var key []byte
+	err := db.update(func(tx *bolt.Tx) error {
+		if err := initSchema(tx); err != nil {
+			return err
+		}
+		meta := tx.Bucket(bucketMeta)
+		switch k := meta.Get(keyOwnerKey); len(k) {
+		case ownerKeyLen:
+			key = bytes.Clone(k)
+			return nil
+		case 0:
+		default:
+			return fmt.Errorf("%w: owner key of %d bytes", ErrCorrupt, len(k))
+		}
+		key = make([]byte, ownerKeyLen)
+		if _, err := rand.Read(key); err != nil {
+			return fmt.Errorf("owner key: %w", err)
+		}
+		return meta.Put(keyOwnerKey, key)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: owner key: %w", err)
+	}
+	return key, nil
+}

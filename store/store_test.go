@@ -80,7 +80,7 @@ func TestHitCountsTotalDayAndReferrer(t *testing.T) {
 			t.Errorf("Counter(a) = %+v, %v; want count 3 created %v", info, err, day1)
 		}
 		days, err := db.Days("a", day1.Add(-48*time.Hour))
-		want := []counter.Day{{Date: "2026-03-01", Hits: 2}, {Date: "2026-03-02", Hits: 1}}
+		want := []counter.Day{views("2026-03-01", 2), views("2026-03-02", 1)}
 		if err != nil || fmt.Sprint(days) != fmt.Sprint(want) {
 			t.Errorf("Days(a) = %v, %v; want %v", days, err, want)
 		}
@@ -311,7 +311,7 @@ func TestConcurrentHitsAreAllCounted(t *testing.T) {
 	with(t, path, Options{ReadOnly: true}, func(db *DB) {
 		info, _ := db.Counter("a")
 		days, _ := db.Days("a", day1)
-		if info.Count != workers*each || len(days) != 1 || days[0].Hits != workers*each {
+		if info.Count != workers*each || len(days) != 1 || days[0].Views != workers*each {
 			t.Errorf("total %d, days %v; want %d each", info.Count, days, workers*each)
 		}
 	})

@@ -19,7 +19,7 @@ const (
 func writeChart(p *htmlPage, days []counter.Day) {
 	var peak uint64
 	for _, d := range days {
-		peak = max(peak, d.Hits)
+		peak = max(peak, d.Views)
 	}
 	top := niceCeil(peak)
 	plotW, plotH := float64(chartW-chartLeft-8), float64(chartH-chartTop-chartBottom)
@@ -36,11 +36,11 @@ func writeChart(p *htmlPage, days []counter.Day) {
 	for i, d := range days {
 		h := 0.0
 		if top > 0 {
-			h = plotH * float64(d.Hits) / float64(top)
+			h = plotH * float64(d.Views) / float64(top)
 		}
 		x := float64(chartLeft) + float64(i)*slot
 		p.raw(`<rect class="bar" x="`, num(x+slot*0.1), `" y="`, num(chartTop+plotH-h), `" width="`, num(slot*0.8), `" height="`, num(h), `"><title>`)
-		p.text(d.Date + ": " + strconv.FormatUint(d.Hits, 10))
+		p.text(d.Date + ": " + strconv.FormatUint(d.Views, 10))
 		p.raw(`</title></rect>`)
 	}
 	if len(days) > 0 {

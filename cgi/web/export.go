@@ -28,7 +28,7 @@ func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 		for _, d := range h.Days {
 			b = append(b, d.Date...)
 			b = append(b, ',')
-			b = strconv.AppendUint(b, d.Hits, 10)
+			b = strconv.AppendUint(b, d.Views, 10)
 			b = append(b, "\r\n"...)
 		}
 	} else {
@@ -45,7 +45,7 @@ func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 			b = append(b, `{"date":`...)
 			b = appendJSONString(b, d.Date)
 			b = append(b, `,"hits":`...)
-			b = strconv.AppendUint(b, d.Hits, 10)
+			b = strconv.AppendUint(b, d.Views, 10)
 			b = append(b, '}')
 		}
 		b = append(b, "]}\n"...)

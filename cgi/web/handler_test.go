@@ -125,7 +125,7 @@ func TestImageHitsCount(t *testing.T) {
 	if len(refs) != 1 || refs[0].Host != "blog.example" || refs[0].Hits != 4 {
 		t.Errorf("referrers %v, want blog.example: 4", refs)
 	}
-	if len(days) != 1 || days[0].Date != "2026-05-04" || days[0].Hits != 4 {
+	if len(days) != 1 || days[0].Date != "2026-05-04" || days[0].Views != 4 {
 		t.Errorf("days %v, want 2026-05-04: 4", days)
 	}
 }

@@ -87,9 +87,9 @@ func statsPage(s counter.Stats) *htmlPage {
 		first = "no hits yet"
 	}
 	card(group(s.Total), "total")
-	card(group(s.Today), "today")
-	card(group(s.Last7), "last 7 days")
-	card(group(s.Last30), "last 30 days")
+	card(group(s.Today.Views), "today")
+	card(group(s.Last7.Views), "last 7 days")
+	card(group(s.Last30.Views), "last 30 days")
 	p.raw(`<div class="card"><b class="date">`)
 	p.text(first)
 	p.raw("</b><span>first day counted</span></div>\n")

@@ -75,7 +75,7 @@ func TestServerCountsEveryHit(t *testing.T) {
 			if d.Date < first || d.Date > last {
 				t.Errorf("store Days: hits on %s, want only %s to %s", d.Date, first, last)
 			}
-			sum += d.Hits
+			sum += d.Views
 		}
 		if sum != hits {
 			t.Errorf("store Days %s to %s: got %d hits (%v), want %d", first, last, sum, days, hits)

@@ -1,0 +1,32 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// migrate brings the file of tx from schema version from to the current
+// one, within tx: the first write by a new program migrates, in the same
+// transaction as its own change, under the same lock. A crash before the
+// commit leaves the old file as it was, for the next write to migrate; a
+// file already migrated is not touched again.
+func migrate(tx *bolt.Tx, from uint32) error {
+	meta := tx.Bucket(bucketMeta)
+	switch from {
+	case 1:
+		// Version 1 counted every hit, so its totals and days are the
+		// views of version 2 as they stand, and nothing is rewritten: the
+		// migration takes the same time on any file. Visitors and the
+		// hits not counted are kept from now on, which tallied-since
+		// records for the statistics to say.
+		if err := meta.Put(keyTalliedSince, encodeTime(time.Now())); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%w: no migration from schema %d", ErrCorrupt, from)
+	}
+	return meta.Put(keyVersion, binary.BigEndian.AppendUint32(nil, schemaVersion))
+}
