@@ -2,27 +2,62 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 1)
+// # Schema (version 2)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
-// spells one out.
+// spells one out. Keys marked v2 are new in version 2.
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
 //	  session-key -> [32]byte  signs session cookies; made by crypto/rand
 //	                           when the first password is set, made anew
 //	                           at each logout (which ends every session)
+//	  owner-key -> [32]byte    v2: signs the cookies of browsers whose
+//	                           owner asked not to be counted; made on the
+//	                           first such request
+//	  tallied-since -> int64   v2: when visitors and the hits not counted
+//	                           began to be kept (the file's creation, or
+//	                           its migration from version 1), Unix seconds
 //	counters/                  bucket, one nested bucket per counter
 //	  NAME/                    bucket, NAME as in counter.CheckName
-//	    total   -> uint64      hits so far, big-endian
+//	    total   -> uint64      views so far (hits counted), big-endian
+//	    visitors -> uint64     v2: unique visitors, each day's added up
 //	    created -> int64       creation time, Unix seconds, big-endian
 //	    password -> bytes      bcrypt hash of the statistics password;
 //	                           absent when the statistics are public
+//	    show    -> "views" | "visitors"   v2: what the image shows
+//	    reload  -> uint64      v2: reload window in seconds, 0 for none
+//	    ignore  -> text        v2: networks not counted, one CIDR per line
+//	    allow-referrers -> text  v2: hosts whose pages count, one per
+//	                           line, "*.example.org" for every host under
+//	                           it; empty for every host
 //	    days/                  bucket
-//	      2006-01-02 -> uint64 hits on that UTC day; keys sort as dates
+//	      2006-01-02 -> uint64 views on that UTC day; keys sort as dates
+//	    tally/                 v2: bucket, days with anything but plain views
+//	      2006-01-02 -> record 8-byte big-endian columns: visitors, views
+//	                           via GitHub, reloads, bots, prefetches, owner,
+//	                           foreign, ignored; a shorter record reads its
+//	                           missing columns as zero, a longer one's
+//	                           extra columns are a later version's
 //	    referrers/             bucket, at most counter.MaxReferrers+1 keys
-//	      HOST      -> uint64  hits from pages on HOST; hosts past the
+//	      HOST      -> uint64  views from pages on HOST; hosts past the
 //	                           bound add up under counter.OtherReferrers
+//
+// A setting key that is absent has its default (counter.DefaultSettings).
+// No client address, User-Agent or anything derived from them is stored:
+// visitors are told apart on tmpfs (package cgi/seen), and only their
+// number reaches the file.
+//
+// # Version 1, and the migration
+//
+// Version 1 had no key marked v2, and its total and days counted every
+// hit, each of which was a view then: version 2 reads them as views as
+// they stand. The first write transaction of a version 2 program on a
+// version 1 file migrates it within that transaction (migrate.go): it
+// records tallied-since and sets version 2, rewriting nothing else, so the
+// migration is atomic with that write, under its lock, and takes the same
+// time on any file. Reads need no migration. A version 1 program refuses a
+// version 2 file with ErrNewerSchema and does not touch it.
 //
 // # Open and close discipline
 //
