@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -28,7 +29,8 @@ type cmdEnv struct {
 	stdin             io.Reader
 	stdout, stderr    io.Writer
 	log               *logline.Logger
-	start             uint64        // create -start
+	start             uint64        // create -start, or its START
+	startGiven        bool          // create -start was given
 	addr              string        // serve -addr
 	clear, importHash bool          // passwd -clear, -hash
 	maxHash           time.Duration // doctor -max
@@ -44,15 +46,27 @@ type command struct {
 	run              func(*cmdEnv, []string) error
 }
 
+// manyArgs is the maxArgs of a command that takes any number.
+const manyArgs = -1
+
 func noFlags(*flag.FlagSet, *cmdEnv) {}
 
 // lookupCommand returns the admin command called name.
 func lookupCommand(name string) (command, bool) {
 	switch name {
 	case "create":
-		return command{"NAME [-start N]", 1, 1, func(fs *flag.FlagSet, e *cmdEnv) {
-			fs.Uint64Var(&e.start, "start", 0, "first `count`")
+		return command{"NAME [START | -start N] [KEY=VALUE ...]", 1, manyArgs, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.Func("start", "first `count` (default 0)", func(v string) error {
+				n, err := strconv.ParseUint(v, 10, 64)
+				if err != nil {
+					return fmt.Errorf("%q is not a count", v)
+				}
+				e.start, e.startGiven = n, true
+				return nil
+			})
 		}, runCreate}, true
+	case "config":
+		return command{"NAME [KEY=VALUE ...]", 1, manyArgs, noFlags, runConfig}, true
 	case "list":
 		return command{"", 0, 0, noFlags, runList}, true
 	case "set":
@@ -129,15 +143,34 @@ func checkedName(name string) error {
 }
 
 func runCreate(e *cmdEnv, args []string) error {
-	name := args[0]
+	name, rest := args[0], args[1:]
 	if err := checkedName(name); err != nil {
 		return err
 	}
-	err := e.update(true, func(db *store.DB) error { return db.Create(name, e.start, e.cfg.Now()) })
+	if len(rest) > 0 && !isSetting(rest[0]) {
+		if e.startGiven {
+			return usagef("create: the first count given twice, as %q and by -start", rest[0])
+		}
+		n, err := strconv.ParseUint(rest[0], 10, 64)
+		if err != nil {
+			return usagef("create: %q is neither a count nor a KEY=VALUE setting", rest[0])
+		}
+		e.start, rest = n, rest[1:]
+	}
+	for _, a := range rest {
+		if !isSetting(a) {
+			return usagef("create: %q is not a KEY=VALUE setting", a)
+		}
+	}
+	s, err := applySettings("create", counter.DefaultSettings(), rest)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "created %s at %d; embed it with <img src=\"/cgi-bin/counter.cgi/%s.png\" alt=\"visitors\">\n", name, e.start, name)
+	err = e.update(true, func(db *store.DB) error { return db.CreateWith(name, e.start, e.cfg.Now(), s) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "created %s at %d, showing %s; embed it with <img src=\"/cgi-bin/counter.cgi/%s.png\" alt=\"visitors\">\n", name, e.start, s.Show, name)
 	return nil
 }
 
@@ -151,12 +184,34 @@ func runList(e *cmdEnv, _ []string) error {
 	if err != nil {
 		return err
 	}
+	// The columns of old stay where they were, STATISTICS (free text)
+	// last, so that a script's $2 is still the count.
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCOUNT\tCREATED\tSTATISTICS")
+	fmt.Fprintln(tw, "NAME\tCOUNT\tCREATED\tSHOWS\tVISITORS\tSETTINGS\tSTATISTICS")
 	for _, c := range list {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", c.Name, c.Count, c.Created.Format("2006-01-02 15:04 MST"), protection(c))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", c.Name, c.Count, c.Created.Format("2006-01-02 15:04 MST"),
+			c.Settings.Show, c.Visitors, ownSettings(c.Settings), protection(c))
 	}
 	return tw.Flush()
+}
+
+// ownSettings names, in one word, the settings besides show that a
+// counter does not have at their defaults; config shows their values.
+func ownSettings(s counter.Settings) string {
+	var own []string
+	if s.Reload != counter.DefaultReload {
+		own = append(own, "reload")
+	}
+	if len(s.Ignore) > 0 {
+		own = append(own, "ignore")
+	}
+	if len(s.Referrers) > 0 {
+		own = append(own, "referrers")
+	}
+	if len(own) == 0 {
+		return "default"
+	}
+	return strings.Join(own, ",")
 }
 
 // protection says who can read a counter's statistics, and the cost of its

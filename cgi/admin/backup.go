@@ -17,7 +17,7 @@ func runBackup(e *cmdEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("backup written, but its check failed: %w", err)
 	}
-	fmt.Fprintf(e.stdout, "backup of %s written to %s and checked: %d counter(s), %d hit(s) in all, %d bytes\n",
+	fmt.Fprintf(e.stdout, "backup of %s written to %s and checked: %d counter(s), %d view(s) in all, %d bytes\n",
 		e.cfg.DB, dst, r.Counters, r.Hits, r.Size)
 	return nil
 }

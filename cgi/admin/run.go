@@ -69,7 +69,7 @@ func Run(cfg config.Config, getenv func(string) string, args []string, env Env) 
 	if err != nil {
 		return err
 	}
-	if len(pos) < c.minArgs || len(pos) > c.maxArgs {
+	if len(pos) < c.minArgs || c.maxArgs != manyArgs && len(pos) > c.maxArgs {
 		fs.Usage()
 		return usagef("%s: wrong number of arguments", cmd)
 	}
@@ -99,8 +99,16 @@ const Usage = `counter.cgi: a hit counter for static web sites.
 Run by a web server as CGI, it counts a hit and answers with an image.
 From a shell it manages the counters:
 
-  counter.cgi create NAME [-start N]   make a counter (visitors never can)
-  counter.cgi list                     show every counter, its count and age
+  counter.cgi create NAME [START] [KEY=VALUE ...]
+                                       make a counter (visitors never can),
+                                       from START (or -start N, default 0),
+                                       with settings
+  counter.cgi config NAME              show a counter's settings, one
+                                       KEY=VALUE a line
+  counter.cgi config NAME KEY=VALUE ...
+                                       change them, all or none, and show them
+  counter.cgi list                     show every counter, its count, age,
+                                       what it shows and its visitors
   counter.cgi set NAME N               set a counter's total
   counter.cgi delete NAME              remove a counter and its history
   counter.cgi passwd NAME              protect its statistics with a password
@@ -115,6 +123,14 @@ From a shell it manages the counters:
                                        to FILE, while hits go on
   counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
   counter.cgi help                     show this text
+
+Settings (KEY+=A,B adds to a list, KEY-=A takes from it, KEY= empties it):
+  show=views|visitors         what the image shows: every view, or each
+                              day's visitors once (default views)
+  reload=30m|off              a visitor's hits within this time of a
+                              counted one are reloads (at most 24h)
+  ignore=ADDR,NET/BITS,...    addresses whose hits are not counted
+  referrers=HOST,*.DOMAIN,... the sites whose pages count (empty: all)
 
 Every command takes -db FILE; the default is $COUNTER_DB, else
 /var/lib/counter/counter.db. serve ignores $COUNTER_DB and uses

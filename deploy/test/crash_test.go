@@ -118,7 +118,7 @@ func TestCrashLoop(t *testing.T) {
 		t.Fatalf("only %d of %d processes were killed before they ended; kill times up to %v", killed, tries, window)
 	}
 	out := admin(t, cgiDir, db, "check")
-	m := regexp.MustCompile(`(\d+) hit\(s\) in all`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`(\d+) view\(s\) in all`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("check: %s", out)
 	}
