@@ -5,6 +5,14 @@
 #
 #     deploy/bench/bench-hit.sh                  # N=300 REQUESTS=1200
 #     N=200 REQUESTS=1000 deploy/bench/bench-hit.sh
+#     BEFORE=none deploy/bench/bench-hit.sh      # without the binary before
+#
+# The counter runs with every counting rule on (it shows visitors, with a
+# reload window, an ignore list and a referrer list), and each direct run
+# is a browser's hit from a new address, so it counts. Beside it runs the
+# binary of BEFORE (a commit; by default the last release of schema 1, the
+# binary before counting rules), on a database of its own, built from the
+# repository's history: the difference is what the rules cost a hit.
 #
 # Both binaries are built static and stripped, as shipped, into a temp dir.
 # lighttpd runs in the foreground on a free 127.0.0.1 port with a generated
@@ -30,7 +38,18 @@ go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/flo
 # The same counter with writers queued by bbolt's own polling lock only, to
 # show what the side lock in store/sidelock.go buys under lighttpd.
 go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi
-env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" >/dev/null
+env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" \
+	show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
+BEFORE=${BEFORE:-bb08e9a74a1e5ef96226d5f6b351a4a96797dbf1}
+before_args=()
+if [ "$BEFORE" != none ]; then
+	mkdir -p "$T/before-src"
+	git -C "$REPO" archive --format=tar "$BEFORE" | tar -x -C "$T/before-src"
+	(cd "$T/before-src" && GOFLAGS=-mod=mod go build -trimpath -ldflags="-s -w" -o "$T/counter-before.cgi" ./cgi)
+	env -u GATEWAY_INTERFACE "$T/counter-before.cgi" create bench -db "$T/counter-before.db" >/dev/null
+	before_args=(-before "$T/counter-before.cgi" -before-db "$T/counter-before.db")
+	echo "before: $(git -C "$REPO" log -1 --format='%h %s' "$BEFORE")"
+fi
 
 bench_snippet
 # The snippet claims only counter.cgi; the other builds the same way, beside it.
@@ -41,7 +60,7 @@ bench_lighttpd "\$HTTP[\"url\"] =~ \"^/cgi-bin/(floor|counter-bboltlock)\\.cgi(/
 }" /cgi-bin/floor.cgi/bench.gif
 
 go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
-	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS" -also counter-bboltlock.cgi
+	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS" -also counter-bboltlock.cgi "${before_args[@]}"
 
 if [ -s "$T/breakage.log" ]; then
 	echo "CGI stderr (breakage.log), last lines:"

@@ -15,6 +15,9 @@ type cgiRun struct {
 	label string
 	bin   string
 	env   []string
+	// visitors gives each run a new client address, so that a counter
+	// that tells visitors apart counts every run as a new visitor's view.
+	visitors bool
 }
 
 // sample is what one run of a CGI process cost.
@@ -29,7 +32,10 @@ type sample struct {
 // The peak RSS comes from GNU time in a second run: a Go parent starts
 // children with CLONE_VM, and Linux then reports the parent's own peak as
 // the child's, so the child's rusage cannot be trusted here.
-func (c cgiRun) runOnce() (sample, error) {
+func (c cgiRun) runOnce(i int) (sample, error) {
+	if c.visitors {
+		c.env = append(c.env[:len(c.env):len(c.env)], fmt.Sprintf("REMOTE_ADDR=10.%d.%d.%d", i>>16&255, i>>8&255, i&255))
+	}
 	var out bytes.Buffer
 	cmd := exec.Command(c.bin)
 	cmd.Env, cmd.Stdout = c.env, &out
@@ -73,7 +79,7 @@ func interleave(runs []cgiRun, n int) ([][]sample, error) {
 	out := make([][]sample, len(runs))
 	for i := 0; i < n; i++ {
 		for j, r := range runs {
-			s, err := r.runOnce()
+			s, err := r.runOnce(i)
 			if err != nil {
 				return nil, err
 			}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -20,12 +21,14 @@ func main() {
 	base := flag.String("url", "", "base URL of a web server serving both as CGI (empty: direct runs only)")
 	requests := flag.Int("requests", 2000, "requests per binary and concurrency under the web server")
 	also := flag.String("also", "", "comma-separated names of more counter builds in the server's cgi-bin to load alike")
+	before := flag.String("before", "", "the counter binary before a change, to time beside it (direct runs)")
+	beforeDB := flag.String("before-db", "", "the database of -before, with a counter named bench (it may be of an older schema)")
 	flag.Parse()
 	if *floor == "" || *counter == "" || *db == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := direct(*floor, *counter, *db, *n); err != nil {
+	if err := direct(*floor, *counter, *db, *n, *before, *beforeDB); err != nil {
 		fmt.Fprintln(os.Stderr, "hitbench:", err)
 		os.Exit(1)
 	}
@@ -41,24 +44,42 @@ func main() {
 	}
 }
 
+// cgiEnv is a browser's hit on path as a web server passes it, the
+// runtime directory (where visitors are told apart) beside the database:
+// with a
+// User-Agent, a Referer on the owner's site and a cookie that is not the
+// owner's mark, so that every rule of a counter that has them all on
+// (bench-hit.sh sets them) runs, and the hit still counts.
 func cgiEnv(db, path string) []string {
 	return []string{
 		"GATEWAY_INTERFACE=CGI/1.1", "SERVER_PROTOCOL=HTTP/1.1", "REQUEST_METHOD=GET",
 		"SERVER_NAME=127.0.0.1", "SERVER_PORT=80", "REMOTE_ADDR=127.0.0.1", "HTTP_HOST=127.0.0.1",
 		"SCRIPT_NAME=/cgi-bin/counter.cgi", "PATH_INFO=" + path, "QUERY_STRING=",
 		"REQUEST_URI=/cgi-bin/counter.cgi" + path, "COUNTER_DB=" + db,
+		"COUNTER_RUN_DIR=" + filepath.Join(filepath.Dir(db), "run"),
+		"HTTP_USER_AGENT=" + browserUA, "HTTP_REFERER=https://www.example.org/blog/2026/12/a-post.html",
+		"HTTP_COOKIE=counter_owner=not-the-mark; theme=dark",
+		"HTTP_ACCEPT=image/avif,image/webp,image/png,image/*;q=0.8,*/*;q=0.5",
 	}
 }
 
-// direct times both binaries run as CGI processes by this program.
-func direct(floor, counter, db string, n int) error {
-	runs := []cgiRun{{"floor (1x1 GIF)", floor, cgiEnv(db, "/bench.gif")}}
+// browserUA is a desktop Chrome's User-Agent.
+const browserUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+
+// direct times the binaries run as CGI processes by this program: the
+// floor, the counter (and its other builds), and the counter before a
+// change, each hit a new visitor's.
+func direct(floor, counter, db string, n int, before, beforeDB string) error {
+	runs := []cgiRun{{"floor (1x1 GIF)", floor, cgiEnv(db, "/bench.gif"), false}}
 	for i, c := range strings.Split(counter, ",") {
 		label := "counted PNG hit"
 		if i > 0 {
 			label += " " + strconv.Itoa(i+1)
 		}
-		runs = append(runs, cgiRun{label, c, cgiEnv(db, "/bench.png")})
+		runs = append(runs, cgiRun{label, c, cgiEnv(db, "/bench.png"), true})
+	}
+	if before != "" {
+		runs = append(runs, cgiRun{"the same, before", before, cgiEnv(beforeDB, "/bench.png"), true})
 	}
 	res, err := interleave(runs, n)
 	if err != nil {
@@ -79,5 +100,11 @@ func direct(floor, counter, db string, n int) error {
 	fmt.Printf("  ratio b/a: p50 %.2f (target <= 1.30), p99 %.2f, peak RSS %.2f (target <= 1.40)\n",
 		ms(percentile(b, 50))/ms(percentile(a, 50)), ms(percentile(b, 99))/ms(percentile(a, 99)),
 		float64(peakRSS(res[1]))/float64(peakRSS(res[0])))
+	if before != "" {
+		old := res[len(res)-1]
+		fmt.Printf("  after - before: p50 %+.3f ms (target <= +0.15), peak RSS %+.2f MB (target <= +0.30), ratio to the floor p50 %.2f before\n",
+			ms(percentile(b, 50))-ms(percentile(walls(old), 50)), float64(peakRSS(res[1])-peakRSS(old))/1e6,
+			ms(percentile(walls(old), 50))/ms(percentile(a, 50)))
+	}
 	return nil
 }

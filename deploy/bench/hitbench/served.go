@@ -139,6 +139,10 @@ func get(ctx context.Context, client *http.Client, url string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A browser's hit, not a Go client's, which the counter tallies as a
+	// bot: what the owner's pages get.
+	req.Header.Set("User-Agent", browserUA)
+	req.Header.Set("Referer", "https://www.example.org/blog/2026/12/a-post.html")
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, err
