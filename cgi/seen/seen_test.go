@@ -1,0 +1,397 @@
+package seen
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// at is a time on 3 December 2026, UTC.
+func at(hour, minute int) time.Time {
+	return time.Date(2026, 12, 3, hour, minute, 0, 0, time.UTC)
+}
+
+func newTable(tb testing.TB, slots int) (*Table, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	tab := open(dir, slots)
+	tb.Cleanup(func() { tab.Close() })
+	return tab, dir
+}
+
+func see(tb testing.TB, tab *Table, v Visit) Verdict {
+	tb.Helper()
+	got, err := tab.See(v)
+	if err != nil {
+		tb.Fatalf("See(%s at %s): %v", v.Counter, v.Now.Format(time.DateTime), err)
+	}
+	return got
+}
+
+var (
+	counted  = Verdict{}
+	newToday = Verdict{NewToday: true}
+	reload   = Verdict{Reload: true}
+)
+
+func TestSee(t *testing.T) {
+	alice := Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Window: 30 * time.Minute}
+	with := func(v Visit, change func(*Visit)) Visit { change(&v); return v }
+	type hit struct {
+		v    Visit
+		now  time.Time
+		want Verdict
+	}
+	tests := []struct {
+		name string
+		hits []hit
+	}{
+		{"first visit, then a reload", []hit{
+			{alice, at(12, 0), newToday},
+			{alice, at(12, 1), reload},
+			{alice, at(12, 29), reload},
+		}},
+		{"at exactly the window, a view by a known visitor", []hit{
+			{alice, at(12, 0), newToday},
+			{alice, at(12, 30), counted},
+			{alice, at(12, 31), reload},
+		}},
+		{"a reload does not extend the window", []hit{
+			{alice, at(12, 0), newToday},
+			{alice, at(12, 20), reload},
+			{alice, at(12, 30), counted},
+			{alice, at(12, 35), reload},
+			{alice, at(13, 0), counted},
+		}},
+		{"another User-Agent, address or counter is another visitor", []hit{
+			{alice, at(12, 0), newToday},
+			{with(alice, func(v *Visit) { v.UserAgent = "Chrome" }), at(12, 1), newToday},
+			{with(alice, func(v *Visit) { v.Addr = "192.0.2.2" }), at(12, 1), newToday},
+			{with(alice, func(v *Visit) { v.Counter = "home" }), at(12, 1), newToday},
+			{alice, at(12, 2), reload},
+		}},
+		{"fields do not run into each other", []hit{
+			{Visit{Counter: "ab", Addr: "c", UserAgent: "d", Window: time.Hour}, at(12, 0), newToday},
+			{Visit{Counter: "a", Addr: "bc", UserAgent: "d", Window: time.Hour}, at(12, 0), newToday},
+			{Visit{Counter: "a", Addr: "b", UserAgent: "cd", Window: time.Hour}, at(12, 0), newToday},
+		}},
+		{"window 0: no reloads, still new visitors", []hit{
+			{with(alice, func(v *Visit) { v.Window = 0 }), at(12, 0), newToday},
+			{with(alice, func(v *Visit) { v.Window = 0 }), at(12, 0), counted},
+			{with(alice, func(v *Visit) { v.Window = 0 }), at(12, 0), counted},
+		}},
+		{"the clock set back: counted, and the window runs from then", []hit{
+			{alice, at(12, 0), newToday},
+			{alice, at(11, 30), counted},
+			{alice, at(11, 40), reload},
+			{alice, at(12, 0), counted},
+		}},
+		{"across midnight, within the window a reload", []hit{
+			{alice, at(23, 50).AddDate(0, 0, -1), newToday},
+			{alice, at(0, 10), reload},
+			{alice, at(0, 50), newToday},
+			{alice, at(0, 55), reload},
+		}},
+		{"across midnight, a view within the window after it", []hit{
+			{alice, at(23, 10).AddDate(0, 0, -1), newToday},
+			{alice, at(0, 10), newToday},
+		}},
+		{"not across two midnights", []hit{
+			{with(alice, func(v *Visit) { v.Window = 48 * time.Hour }), at(23, 50).AddDate(0, 0, -2), newToday},
+			{with(alice, func(v *Visit) { v.Window = 48 * time.Hour }), at(0, 10), newToday},
+		}},
+		{"a time in another zone is taken as UTC", []hit{
+			{alice, at(23, 50).AddDate(0, 0, -1), newToday},
+			{alice, at(0, 10).In(time.FixedZone("UTC-5", -5*3600)), reload},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, _ := newTable(t, defaultSlots)
+			for i, h := range tc.hits {
+				h.v.Now = h.now
+				if got := see(t, tab, h.v); got != h.want {
+					t.Errorf("hit %d at %s: got %+v, want %+v", i, h.now.UTC().Format(time.DateTime), got, h.want)
+				}
+			}
+		})
+	}
+}
+
+// A fresh Table, as each CGI process has, sees what the last one wrote.
+func TestSeeAcrossTables(t *testing.T) {
+	dir := t.TempDir()
+	alice := Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Window: 30 * time.Minute}
+	for i, want := range []Verdict{newToday, reload, counted} {
+		tab := Open(dir)
+		alice.Now = at(12, 0).Add(time.Duration(i) * 15 * time.Minute)
+		if got := see(t, tab, alice); got != want {
+			t.Errorf("hit %d: got %+v, want %+v", i, got, want)
+		}
+		if err := tab.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func names(tb testing.TB, dir string) []string {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func TestOldTablesRemoved(t *testing.T) {
+	tab, dir := newTable(t, defaultSlots)
+	for _, name := range []string{"seen-2026-11-28", "seen-2026-12-01", "seen-2026-12-02", "seen-2026-12-04", "seen-2026-12-10", "seen-notes", "throttle", "bcrypt-0.lock"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	see(t, tab, Visit{Counter: "blog", Addr: "192.0.2.1", Now: at(12, 0)})
+	want := []string{"bcrypt-0.lock", "seen-2026-12-02", "seen-2026-12-03", "seen-2026-12-04", "seen-notes", "throttle"}
+	if got := names(t, dir); !slices.Equal(got, want) {
+		t.Errorf("after the first hit of 3 December: files %q, want %q", got, want)
+	}
+
+	// A long-lived process moves on to the next day.
+	see(t, tab, Visit{Counter: "blog", Addr: "192.0.2.1", Now: at(12, 0).AddDate(0, 0, 2)})
+	want = []string{"bcrypt-0.lock", "seen-2026-12-04", "seen-2026-12-05", "seen-notes", "throttle"}
+	if got := names(t, dir); !slices.Equal(got, want) {
+		t.Errorf("after the first hit of 5 December: files %q, want %q", got, want)
+	}
+}
+
+func TestFull(t *testing.T) {
+	const slots = 2 * bucketSlots
+	tab, _ := newTable(t, slots)
+	visitor := func(i int) Visit {
+		return Visit{Counter: "blog", Addr: "192.0.2." + strconv.Itoa(i), Now: at(12, 0), Window: time.Hour}
+	}
+	for i := range slots {
+		if got := see(t, tab, visitor(i)); got != newToday {
+			t.Fatalf("visitor %d of %d: got %+v, want %+v", i, slots, got, newToday)
+		}
+	}
+	for range 2 {
+		if _, err := tab.See(visitor(slots)); !errors.Is(err, ErrFull) {
+			t.Errorf("one visitor too many: error %v, want ErrFull", err)
+		}
+	}
+	// Those in the table are still known.
+	if got := see(t, tab, visitor(0)); got != reload {
+		t.Errorf("a known visitor in a full table: got %+v, want %+v", got, reload)
+	}
+	// A new day has room again.
+	v := visitor(slots)
+	v.Now = v.Now.AddDate(0, 0, 1)
+	if got := see(t, tab, v); got != newToday {
+		t.Errorf("the next day: got %+v, want %+v", got, newToday)
+	}
+}
+
+func TestDamagedTableMadeAnew(t *testing.T) {
+	full := fileSize(defaultSlots)
+	badMagic := make([]byte, full)
+	copy(badMagic, "counter-seex")
+	otherSlots := make([]byte, full)
+	copy(otherSlots, encodeHeader(defaultSlots/2, newSalt()))
+	long := append(encodeHeader(defaultSlots, newSalt()), make([]byte, full)...)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		mode os.FileMode
+	}{
+		{"empty", nil, 0o600},
+		{"short", []byte("counter-seen"), 0o600},
+		{"bad magic", badMagic, 0o600},
+		{"another size in the header", otherSlots, 0o600},
+		{"too long", long, 0o644},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, dir := newTable(t, defaultSlots)
+			path := filepath.Join(dir, "seen-2026-12-03")
+			if err := os.WriteFile(path, tc.data, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			v := Visit{Counter: "blog", Addr: "192.0.2.1", Now: at(12, 0), Window: time.Hour}
+			if got := see(t, tab, v); got != newToday {
+				t.Errorf("first hit: got %+v, want %+v", got, newToday)
+			}
+			v.Now = at(12, 1)
+			if got := see(t, tab, v); got != reload {
+				t.Errorf("second hit: got %+v, want %+v", got, reload)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Size() != full || fi.Mode().Perm() != 0o600 {
+				t.Errorf("table: size %d mode %v; want %d, 0600", fi.Size(), fi.Mode().Perm(), full)
+			}
+		})
+	}
+}
+
+// A long-lived process whose file was removed, or damaged, under it
+// follows what the others use.
+func TestTableReplacedUnderAnOpenTable(t *testing.T) {
+	dir := t.TempDir()
+	long, short := Open(dir), Open(dir)
+	defer long.Close()
+	defer short.Close()
+	v := Visit{Counter: "blog", Addr: "192.0.2.1", Now: at(12, 0), Window: time.Hour}
+	see(t, long, v)
+	path := filepath.Join(dir, "seen-2026-12-03")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	v.Now = at(12, 1)
+	if got := see(t, short, v); got != newToday {
+		t.Errorf("after the file was removed: got %+v, want %+v", got, newToday)
+	}
+	v.Now = at(12, 2)
+	if got := see(t, long, v); got != reload {
+		t.Errorf("the long-lived table: got %+v, want %+v (it should follow the new file)", got, reload)
+	}
+	if err := os.WriteFile(path, []byte("damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v.Now = at(12, 3)
+	if got := see(t, short, v); got != newToday {
+		t.Errorf("after the file was damaged: got %+v, want %+v", got, newToday)
+	}
+	v.Now = at(12, 4)
+	if got := see(t, long, v); got != reload {
+		t.Errorf("the long-lived table: got %+v, want %+v (it should read the new salt)", got, reload)
+	}
+}
+
+func TestFilesArePrivate(t *testing.T) {
+	const addr, ua = "203.0.113.77", "Mozilla/5.0 (PrivacyProbe)"
+	tab, dir := newTable(t, defaultSlots)
+	for i := range 50 {
+		for _, v := range []Visit{
+			{Counter: "blog", Addr: addr, UserAgent: ua},
+			{Counter: "c" + strconv.Itoa(i), Addr: "2001:db8::" + strconv.Itoa(i), UserAgent: ua + strconv.Itoa(i)},
+		} {
+			v.Now = at(23, 50).AddDate(0, 0, -1).Add(time.Duration(i) * time.Minute)
+			v.Window = time.Hour
+			see(t, tab, v)
+		}
+	}
+	got := names(t, dir)
+	if want := []string{"seen-2026-12-02", "seen-2026-12-03"}; !slices.Equal(got, want) {
+		t.Fatalf("files %q, want %q", got, want)
+	}
+	for _, name := range got {
+		path := filepath.Join(dir, name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range []string{addr, ua, "2001:db8::", "PrivacyProbe"} {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds %q", name, secret)
+			}
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", name, fi.Mode().Perm())
+		}
+	}
+}
+
+// Errors name the file, never the visitor.
+func TestErrorsHoldNoVisitor(t *testing.T) {
+	const addr, ua = "203.0.113.77", "Mozilla/5.0 (PrivacyProbe)"
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	full, _ := newTable(t, bucketSlots)
+	for i := range bucketSlots {
+		see(t, full, Visit{Counter: "blog", Addr: strconv.Itoa(i), Now: at(12, 0)})
+	}
+	readOnly := t.TempDir()
+	if err := os.Chmod(readOnly, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		tab  *Table
+	}{
+		{"missing directory", Open(filepath.Join(t.TempDir(), "none"))},
+		{"not a directory", Open(notDir)},
+		{"read-only directory", Open(readOnly)},
+		{"full", full},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.tab.See(Visit{Counter: "blog", Addr: addr, UserAgent: ua, Now: at(12, 0)})
+			if err == nil {
+				if os.Getuid() == 0 && tc.name == "read-only directory" {
+					t.Skip("root writes anyway")
+				}
+				t.Fatal("no error")
+			}
+			if msg := err.Error(); strings.Contains(msg, addr) || strings.Contains(msg, ua) {
+				t.Errorf("error %q names the visitor", msg)
+			}
+		})
+	}
+}
+
+// Goroutines of one process, through one Table and through two, agree
+// on who is new.
+func TestConcurrentGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	tabs := []*Table{Open(dir), Open(dir)}
+	defer tabs[0].Close()
+	defer tabs[1].Close()
+	const goroutines, visitors = 8, 200
+	var mu sync.Mutex
+	var news, reloads int
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range visitors {
+				// Each goroutine in its own order.
+				n := (i*7 + g*31) % visitors
+				v := Visit{Counter: "blog", Addr: "192.0.2." + strconv.Itoa(n), Now: at(12, 0), Window: time.Hour}
+				got, err := tabs[g%2].See(v)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if got.NewToday {
+					news++
+				}
+				if got.Reload {
+					reloads++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if news != visitors || reloads != goroutines*visitors-visitors {
+		t.Errorf("new %d, reloads %d; want %d, %d", news, reloads, visitors, goroutines*visitors-visitors)
+	}
+}

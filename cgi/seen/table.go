@@ -1,0 +1,158 @@
+package seen
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrFull reports that today's table has no room for a new visitor: the
+// hit is to be counted as a view, by a visitor not known.
+var ErrFull = errors.New("seen: table of today's visitors is full")
+
+// Table is the visitor tables in one runtime directory. It is safe for
+// concurrent use by goroutines, and any number of processes may use the
+// same directory at once. A long-lived process keeps one Table, which
+// keeps today's file open between hits.
+type Table struct {
+	dir   string
+	slots int
+
+	mu        sync.Mutex
+	today     dayFile
+	yesterday dayFile
+	buf       []byte // a bucket, or the text of a visitor to hash
+}
+
+// Open returns the Table of the runtime directory dir. It does no I/O:
+// the files are opened, and made, by the first See.
+func Open(dir string) *Table { return open(dir, defaultSlots) }
+
+// open is Open with a table of so many slots, a multiple of a bucket's.
+func open(dir string, slots int) *Table {
+	return &Table{dir: dir, slots: slots, buf: make([]byte, 0, bucketSize)}
+}
+
+// Close closes the files that t keeps open. A See after Close opens them
+// again.
+func (t *Table) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return errors.Join(t.today.close(), t.yesterday.close())
+}
+
+// Visit is one hit to judge.
+type Visit struct {
+	Counter   string
+	Addr      string // the client's address
+	UserAgent string
+	Now       time.Time
+	// Window is how long after a counted view the same visitor's next
+	// hit is a reload; 0 for no reloads at all.
+	Window time.Duration
+}
+
+// Verdict is what See made of a Visit.
+type Verdict struct {
+	// Reload is a hit within the window of the visitor's last counted
+	// view: not a view. Nothing was written.
+	Reload bool
+	// NewToday is a counted view by a visitor not seen on this counter
+	// today (UTC).
+	NewToday bool
+}
+
+// See judges a visit and, unless it is a reload, records it as the
+// visitor's last counted view. The window runs from the last counted
+// view, to the second, so reloads do not extend it; a visitor counted
+// late yesterday is still known within the window after midnight. A
+// last view in the future (the clock was set back) does not make a
+// reload. When today's table has no room for a new visitor, See returns
+// ErrFull.
+func (t *Table) See(v Visit) (Verdict, error) {
+	now := v.Now.UTC()
+	y, m, d := now.Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	sec := unixSeconds(now)
+	reload := func(last uint32) bool {
+		return last <= sec && time.Duration(sec-last)*time.Second < v.Window
+	}
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.turn(day)
+	today := &t.today
+	_, made, err := today.lock(t.slots, true)
+	if err != nil {
+		return Verdict{}, err
+	}
+	defer today.unlock()
+	if made {
+		if err := prune(t.dir, day); err != nil {
+			return Verdict{}, err
+		}
+	}
+	var k key
+	k, t.buf = visitorKey(today.mac, t.buf, &v)
+	here, err := today.find(k, t.slots, t.buf[:bucketSize])
+	if err != nil {
+		return Verdict{}, err
+	}
+	if here.found && reload(here.last) {
+		return Verdict{Reload: true}, nil
+	}
+	if !here.found && now.Sub(day) < v.Window {
+		last, err := t.lookYesterday(&v)
+		if err != nil {
+			return Verdict{}, err
+		}
+		if last != 0 && reload(last) {
+			return Verdict{Reload: true}, nil
+		}
+	}
+	if here.off < 0 {
+		return Verdict{}, ErrFull
+	}
+	if err := today.write(here, k, sec, t.buf); err != nil {
+		return Verdict{}, err
+	}
+	return Verdict{NewToday: !here.found}, nil
+}
+
+// lookYesterday returns the time of v's last counted view yesterday, or
+// 0 if it had none or there is no table of yesterday.
+func (t *Table) lookYesterday(v *Visit) (uint32, error) {
+	yd := &t.yesterday
+	ok, _, err := yd.lock(t.slots, false)
+	if !ok || err != nil {
+		return 0, err
+	}
+	defer yd.unlock()
+	var k key
+	k, t.buf = visitorKey(yd.mac, t.buf, v)
+	s, err := yd.find(k, t.slots, t.buf[:bucketSize])
+	if !s.found || err != nil {
+		return 0, err
+	}
+	return s.last, nil
+}
+
+// turn makes day t's today, keeping the file of the day before open as
+// yesterday's when it already is.
+func (t *Table) turn(day time.Time) {
+	if t.today.day.Equal(day) {
+		return
+	}
+	prev := day.AddDate(0, 0, -1)
+	if t.today.day.Equal(prev) {
+		t.yesterday.close()
+		t.yesterday = t.today
+	} else {
+		t.today.close()
+	}
+	t.today = newDayFile(t.dir, day)
+	if !t.yesterday.day.Equal(prev) {
+		t.yesterday.close()
+		t.yesterday = newDayFile(t.dir, prev)
+	}
+}
