@@ -64,10 +64,10 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, loginPage(name, ""))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now())))
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), a.ownerState(r, name)))
 }
 
-func statsPage(s counter.Stats) *htmlPage {
+func statsPage(s counter.Stats, owner bool) *htmlPage {
 	p := &htmlPage{}
 	p.begin(s.Name + " · statistics")
 	p.raw("<h1>")
@@ -95,6 +95,7 @@ func statsPage(s counter.Stats) *htmlPage {
 	writeChart(p, s.Chart)
 	notCounted(p, s)
 	referrers(p, s)
+	ownerForm(p, owner)
 	p.raw(`<div class="foot"><span>Daily history: <a href="stats.csv">CSV</a> · <a href="stats.json">JSON</a></span>`)
 	if s.Protected {
 		p.raw(`<form method="post" action="logout"><button type="submit">Log out</button></form>`)
@@ -222,6 +223,20 @@ func referrers(p *htmlPage, s counter.Stats) {
 		row("all other sites", s.OtherReferrers)
 	}
 	p.raw("</tbody></table>\n")
+}
+
+// ownerForm says whether this browser's hits count, with the one button
+// that turns it over.
+func ownerForm(p *htmlPage, marked bool) {
+	p.raw("<h2>This browser</h2>\n<form class=\"owner\" method=\"post\" action=\"owner\">")
+	if marked {
+		p.raw(`<p><b>This browser is not counted.</b> Its hits on this counter are kept apart as the owner's.</p>`,
+			`<input type="hidden" name="count" value="yes"><button type="submit">Count this browser again</button>`)
+	} else {
+		p.raw(`<p><b>This browser is counted.</b> Mark it as yours, and its hits on this counter are kept apart as the owner's.</p>`,
+			`<input type="hidden" name="count" value="no"><button type="submit">Don’t count this browser</button>`)
+	}
+	p.raw("</form>\n")
 }
 
 // loginPage is the form that stands in for protected statistics.

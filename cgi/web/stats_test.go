@@ -380,7 +380,8 @@ func TestOnlyStatsAndLoginAreHTML(t *testing.T) {
 		{"GET", "/page.txt"}, {"GET", "/"}, {"GET", "/page"}, {"GET", "/page/"}, {"GET", "/nope/stats"},
 		{"GET", "/-bad/stats"}, {"GET", "/page/stats.csv"}, {"GET", "/page/stats.json"},
 		{"GET", "/locked/stats.csv"}, {"GET", "/page/login"}, {"POST", "/page/stats"},
-		{"POST", "/page/login"}, {"POST", "/page/logout"}, {"GET", "//page/stats"},
+		{"POST", "/page/login"}, {"POST", "/page/logout"}, {"POST", "/page/owner"}, {"GET", "/page/owner"},
+		{"POST", "/locked/owner"}, {"GET", "//page/stats"},
 	}
 	for _, rq := range requests {
 		w := serve(a, rq.method, rq.target)

@@ -92,6 +92,8 @@ func TestStatsShowTheBreakdown(t *testing.T) {
 		{"chart title", body, `<title>2026-05-04: 4 views, 2 visitors</title>`},
 		{"chart title of a day without hits", body, `<title>2026-05-03: 0 views, 0 visitors</title>`},
 		{"chart label", body, `aria-label="views and visitors per day over the last 90 days: 12 views, 8 visitors in all"`},
+		{"owner state", body, `This browser is counted.`},
+		{"owner button", body, `<input type="hidden" name="count" value="no">`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,7 +136,7 @@ func TestStatsPageSays(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base
 			tc.edit(&s)
-			body := statsPage(s).b.String()
+			body := statsPage(s, false).b.String()
 			for _, w := range tc.want {
 				if !strings.Contains(body, w) {
 					t.Errorf("page lacks %q", w)
