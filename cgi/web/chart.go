@@ -8,10 +8,10 @@ import (
 
 // Geometry of the daily chart, in SVG user units; it scales to the page.
 const (
-	chartW, chartH = 900, 220
-	chartLeft      = 48 // room for the axis labels
-	chartTop       = 12
-	chartBottom    = 24
+	chartW, chartH = 900, 300
+	chartLeft      = 64 // room for the axis labels, large on a phone
+	chartTop       = 16
+	chartBottom    = 36 // room for the dates below the zero line
 )
 
 // writeChart draws the views and visitors per day as an inline SVG bar
@@ -53,7 +53,7 @@ func writeChart(p *htmlPage, days []counter.Day) {
 		p.raw(`</title><rect class="bar" x="`, num(x+slot*0.1), `" y="`, num(chartTop+plotH-h), `" width="`, num(slot*0.8), `" height="`, num(h), `"/>`)
 		if d.Visitors > 0 {
 			h := height(d.Visitors)
-			p.raw(`<rect class="vis" x="`, num(x+slot*0.25), `" y="`, num(chartTop+plotH-h), `" width="`, num(slot*0.5), `" height="`, num(h), `"/>`)
+			p.raw(`<rect class="vis" x="`, num(x+slot*0.3), `" y="`, num(chartTop+plotH-h), `" width="`, num(slot*0.4), `" height="`, num(h), `"/>`)
 		}
 		p.raw(`</g>`)
 	}

@@ -47,9 +47,9 @@ h1{font-size:1.6rem;margin:.5rem 0 0}h2{font-size:1.1rem;margin:2rem 0 .5rem}
 .card span{color:var(--mute);font-size:.9rem}
 svg.chart{width:100%;height:auto;border:1px solid var(--line);border-radius:8px}
 svg.chart rect.bar{fill:var(--soft)}svg.chart rect.vis{fill:var(--vis)}svg.chart text{font-size:12px;fill:var(--mute)}
-@media (max-width:40rem){svg.chart text{font-size:26px}}
+@media (max-width:40rem){svg.chart text{font-size:26px}td,th{padding:.3rem .3rem}table.kinds th.n{font-size:.8rem}}
 table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;border-bottom:1px solid var(--line);text-align:left}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .msg{background:#fdecea;border:1px solid #f5c2bd;border-radius:6px;padding:.5rem .75rem}
 form.login{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:1rem 0}
 input[type=password]{font:inherit;padding:.4rem;border:1px solid var(--line);border-radius:6px}
@@ -61,7 +61,7 @@ button{font:inherit;padding:.4rem .9rem;border:1px solid var(--bar);background:v
 .legend{margin:0 0 .4rem;color:var(--mute);font-size:.9rem}
 .key{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;vertical-align:-.05rem;margin:0 .3rem 0 0}
 .key.views{background:var(--soft)}.key.visitors{background:var(--vis);margin-left:.8rem}
-table.kinds td small{display:block;color:var(--mute);font-size:.85rem;line-height:1.3}
+table.kinds .n{width:1%}table.kinds td small{display:block;color:var(--mute);font-size:.85rem;line-height:1.3}
 table.kinds tr.sum td{font-weight:600}
 table.kinds tbody.counted td{border-top:2px solid var(--line)}
 form.owner{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}

@@ -172,7 +172,7 @@ func notCounted(p *htmlPage, s counter.Stats) {
 	}
 	row("sum", "All not counted", "", [3]uint64{s.Today.AllNotCounted(), s.Last7.AllNotCounted(), s.Last30.AllNotCounted()})
 	p.raw("</tbody><tbody class=\"counted\">\n")
-	row("", "Views via GitHub", "counted: included in the views above, but never as visitors, since GitHub's image proxy fetches the image for every reader",
+	row("", "Views via GitHub", "counted as views, never as visitors: GitHub’s proxy fetches the image for every reader",
 		[3]uint64{s.Today.GitHub, s.Last7.GitHub, s.Last30.GitHub})
 	p.raw("</tbody></table>\n")
 }

@@ -87,7 +87,7 @@ func TestStatsShowTheBreakdown(t *testing.T) {
 		{"foreign", kinds, `Foreign pages<small>the image shown on a page of a site not on your list</small></td><td class="n">1</td>`},
 		{"ignored", kinds, `Ignored addresses<small>an address on your ignore list</small></td><td class="n">1</td>`},
 		{"all not counted", kinds, `All not counted</td><td class="n">7</td><td class="n">11</td><td class="n">14</td>`},
-		{"github", kinds, `Views via GitHub<small>counted: included in the views above, but never as visitors`},
+		{"github", kinds, `Views via GitHub<small>counted as views, never as visitors`},
 		{"github figures", kinds, `every reader</small></td><td class="n">1</td><td class="n">1</td><td class="n">1</td>`},
 		{"chart title", body, `<title>2026-05-04: 4 views, 2 visitors</title>`},
 		{"chart title of a day without hits", body, `<title>2026-05-03: 0 views, 0 visitors</title>`},
