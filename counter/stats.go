@@ -28,6 +28,10 @@ type Stats struct {
 	Total    uint64 // views, since the counter was made
 	Visitors uint64 // unique visitors, each day's added up
 	Show     Show   // what the counter's image shows
+	Created  time.Time
+	// Reload is the counter's reload window: a visitor's hits within it
+	// after a counted view are reloads.
+	Reload time.Duration
 	// Today, Last7 and Last30 add up UTC days, today included.
 	Today, Last7, Last30 Tally
 	FirstDay             string // the first day with a hit, "" for none
@@ -46,7 +50,7 @@ type Stats struct {
 func Summarise(h History, now time.Time) Stats {
 	now = now.UTC()
 	s := Stats{Name: h.Name, Total: h.Count, Visitors: h.Visitors, Show: h.Settings.Show,
-		Protected: h.Protected(), Now: now, TalliedSince: h.TalliedSince}
+		Created: h.Created, Reload: h.Settings.Reload, Protected: h.Protected(), Now: now, TalliedSince: h.TalliedSince}
 	if len(h.Days) > 0 {
 		s.FirstDay = h.Days[0].Date
 	}

@@ -8,22 +8,26 @@ import (
 
 // Geometry of the daily chart, in SVG user units; it scales to the page.
 const (
-	chartW, chartH = 900, 220
-	chartLeft      = 48 // room for the axis labels
-	chartTop       = 12
-	chartBottom    = 24
+	chartW, chartH = 900, 300
+	chartLeft      = 64 // room for the axis labels, large on a phone
+	chartTop       = 16
+	chartBottom    = 36 // room for the dates below the zero line
 )
 
-// writeChart draws the hits per day as an inline SVG bar chart, drawn on
-// the server so the page needs no script.
+// writeChart draws the views and visitors per day as an inline SVG bar
+// chart, drawn on the server so the page needs no script: a bar of views
+// a day, with the day's visitors, never more, as a darker bar inside it.
 func writeChart(p *htmlPage, days []counter.Day) {
 	var peak uint64
+	var sum counter.Tally
 	for _, d := range days {
-		peak = max(peak, d.Views)
+		peak = max(peak, d.Views, d.Visitors)
+		sum = sum.Plus(d.Tally)
 	}
 	top := niceCeil(peak)
 	plotW, plotH := float64(chartW-chartLeft-8), float64(chartH-chartTop-chartBottom)
-	p.raw(`<svg class="chart" viewBox="0 0 `, itoa(chartW), " ", itoa(chartH), `" role="img" aria-label="hits per day over the last `, itoa(len(days)), ` days">`)
+	p.raw(`<svg class="chart" viewBox="0 0 `, itoa(chartW), " ", itoa(chartH), `" role="img" aria-label="views and visitors per day over the last `,
+		itoa(len(days)), ` days: `, strconv.FormatUint(sum.Views, 10), ` views, `, strconv.FormatUint(sum.Visitors, 10), ` visitors in all">`)
 	// Grid lines at 0, half and the top of the scale.
 	for _, f := range []float64{0, 0.5, 1} {
 		y := chartTop + plotH*(1-f)
@@ -33,15 +37,25 @@ func writeChart(p *htmlPage, days []counter.Day) {
 		p.raw(`</text>`)
 	}
 	slot := plotW / float64(max(1, len(days)))
-	for i, d := range days {
-		h := 0.0
-		if top > 0 {
-			h = plotH * float64(d.Views) / float64(top)
+	height := func(n uint64) float64 {
+		if top == 0 {
+			return 0
 		}
+		return plotH * float64(n) / float64(top)
+	}
+	for i, d := range days {
 		x := float64(chartLeft) + float64(i)*slot
-		p.raw(`<rect class="bar" x="`, num(x+slot*0.1), `" y="`, num(chartTop+plotH-h), `" width="`, num(slot*0.8), `" height="`, num(h), `"><title>`)
-		p.text(d.Date + ": " + strconv.FormatUint(d.Views, 10))
-		p.raw(`</title></rect>`)
+		// The title on the group names both figures wherever the day is
+		// pointed at; the bars themselves are not read out one by one.
+		p.raw(`<g><title>`)
+		p.text(d.Date + ": " + plural(d.Views, "view") + ", " + plural(d.Visitors, "visitor"))
+		h := height(d.Views)
+		p.raw(`</title><rect class="bar" x="`, num(x+slot*0.1), `" y="`, num(chartTop+plotH-h), `" width="`, num(slot*0.8), `" height="`, num(h), `"/>`)
+		if d.Visitors > 0 {
+			h := height(d.Visitors)
+			p.raw(`<rect class="vis" x="`, num(x+slot*0.3), `" y="`, num(chartTop+plotH-h), `" width="`, num(slot*0.4), `" height="`, num(h), `"/>`)
+		}
+		p.raw(`</g>`)
 	}
 	if len(days) > 0 {
 		y := num(chartH - 6)
@@ -52,6 +66,15 @@ func writeChart(p *htmlPage, days []counter.Day) {
 		p.raw(`</text>`)
 	}
 	p.raw("</svg>\n")
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n uint64, noun string) string {
+	s := strconv.FormatUint(n, 10) + " " + noun
+	if n != 1 {
+		s += "s"
+	}
+	return s
 }
 
 // niceCeil rounds n up to 1, 2 or 5 times a power of ten, for the scale.

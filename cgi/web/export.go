@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"hitcounter/counter"
 )
 
 // serveExport answers /NAME/stats.csv and /NAME/stats.json with the whole
@@ -24,34 +26,88 @@ func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 	var b []byte
 	contentType := "text/csv; charset=utf-8"
 	if ext == "csv" {
-		b = append(b, "date,hits\r\n"...)
-		for _, d := range h.Days {
-			b = append(b, d.Date...)
-			b = append(b, ',')
-			b = strconv.AppendUint(b, d.Views, 10)
-			b = append(b, "\r\n"...)
-		}
+		b = appendCSV(b, h)
 	} else {
 		contentType = "application/json"
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, h.Name)
-		b = append(b, `,"total":`...)
-		b = strconv.AppendUint(b, h.Count, 10)
-		b = append(b, `,"days":[`...)
-		for i, d := range h.Days {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"date":`...)
-			b = appendJSONString(b, d.Date)
-			b = append(b, `,"hits":`...)
-			b = strconv.AppendUint(b, d.Views, 10)
-			b = append(b, '}')
-		}
-		b = append(b, "]}\n"...)
+		b = appendJSON(b, h)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`-daily.`+ext+`"`)
 	writeBody(w, r, http.StatusOK, contentType, b)
+}
+
+// exportColumns are the figures of a day in the exports, after its date,
+// named as in both the CSV header and the JSON keys. The hits not counted
+// take their kinds' names.
+func exportColumns() [3 + len(counter.NotCountedKinds)]string {
+	cols := [3 + len(counter.NotCountedKinds)]string{"views", "visitors", counter.GitHub.String()}
+	for i, k := range counter.NotCountedKinds {
+		cols[3+i] = k.String()
+	}
+	return cols
+}
+
+// exportValues are a day's figures in the order of exportColumns.
+func exportValues(t counter.Tally) [3 + len(counter.NotCountedKinds)]uint64 {
+	vals := [3 + len(counter.NotCountedKinds)]uint64{t.Views, t.Visitors, t.GitHub}
+	for i, k := range counter.NotCountedKinds {
+		vals[3+i] = t.NotCounted[k]
+	}
+	return vals
+}
+
+// appendCSV writes the daily history as CSV, a day a line.
+func appendCSV(b []byte, h counter.History) []byte {
+	b = append(b, "date"...)
+	for _, c := range exportColumns() {
+		b = append(b, ',')
+		b = append(b, c...)
+	}
+	b = append(b, "\r\n"...)
+	for _, d := range h.Days {
+		b = append(b, d.Date...)
+		for _, n := range exportValues(d.Tally) {
+			b = append(b, ',')
+			b = strconv.AppendUint(b, n, 10)
+		}
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+// appendJSON writes the counter and its daily history as JSON, by hand:
+// encoding/json is kept out of the binary (cgi/deps_test.go).
+func appendJSON(b []byte, h counter.History) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, h.Name)
+	b = append(b, `,"show":`...)
+	b = appendJSONString(b, h.Settings.Show.String())
+	b = append(b, `,"total":`...)
+	b = strconv.AppendUint(b, h.Count, 10)
+	b = append(b, `,"visitors":`...)
+	b = strconv.AppendUint(b, h.Visitors, 10)
+	b = append(b, `,"tallied_since":`...)
+	if h.TalliedSince.IsZero() {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, h.TalliedSince.UTC().Format(time.RFC3339))
+	}
+	b = append(b, `,"days":[`...)
+	cols := exportColumns()
+	for i, d := range h.Days {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"date":`...)
+		b = appendJSONString(b, d.Date)
+		for j, n := range exportValues(d.Tally) {
+			b = append(b, ',', '"')
+			b = append(b, cols[j]...)
+			b = append(b, '"', ':')
+			b = strconv.AppendUint(b, n, 10)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}\n"...)
 }

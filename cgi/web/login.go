@@ -2,11 +2,8 @@ package web
 
 import (
 	"errors"
-	"io"
-	"mime"
 	"net"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -247,19 +244,9 @@ func seeStats(w http.ResponseWriter) {
 // readPassword reads the password field of a form of at most
 // maxLoginBody bytes; a larger body is refused without being read.
 func readPassword(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/x-www-form-urlencoded" {
-		return nil, errBadForm
-	}
-	if r.ContentLength > maxLoginBody {
-		return nil, &http.MaxBytesError{Limit: maxLoginBody}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxLoginBody))
+	form, err := readForm(w, r, maxLoginBody)
 	if err != nil {
 		return nil, err
-	}
-	form, err := url.ParseQuery(string(body))
-	if err != nil {
-		return nil, errBadForm
 	}
 	return []byte(form.Get("password")), nil
 }

@@ -24,12 +24,13 @@ var routes = [...]route{
 	{"GET", "/{name}/stats.json", (*App).serveExport},
 	{"POST", "/{name}/login", (*App).serveLogin},
 	{"POST", "/{name}/logout", (*App).serveLogout},
+	{"POST", "/{name}/owner", (*App).serveOwner},
 	{"GET", "/", (*App).serveIndex}, // the local server only
 }
 
 // router matches requests against routes. It stands in for ServeMux,
 // whose pattern parsing cost every CGI hit a quarter of a millisecond at
-// start-up for a table of seven lines, and whose redirects of unclean
+// start-up for a table of eight lines, and whose redirects of unclean
 // paths would point outside the script under CGI: such paths are refused.
 type router struct{ a *App }
 

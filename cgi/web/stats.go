@@ -64,57 +64,38 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, loginPage(name, ""))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now())))
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), a.ownerState(r, name)))
 }
 
-func statsPage(s counter.Stats) *htmlPage {
+func statsPage(s counter.Stats, owner bool) *htmlPage {
 	p := &htmlPage{}
 	p.begin(s.Name + " · statistics")
 	p.raw("<h1>")
 	p.text(s.Name)
-	p.raw(`</h1><p class="sub">Hits counted by this counter. Days are UTC; today is `)
+	p.raw(`</h1><p class="sub">Days are UTC; today is `)
 	p.text(s.Now.Format(time.DateOnly))
-	p.raw(".</p>\n<div class=\"cards\">\n")
-	card := func(value, label string) {
-		p.raw(`<div class="card"><b>`)
-		p.text(value)
-		p.raw(`</b><span>`)
-		p.text(label)
-		p.raw("</span></div>\n")
-	}
-	first := s.FirstDay
-	if first == "" {
-		first = "no hits yet"
-	}
-	card(group(s.Total), "total")
-	card(group(s.Today.Views), "today")
-	card(group(s.Last7.Views), "last 7 days")
-	card(group(s.Last30.Views), "last 30 days")
-	p.raw(`<div class="card"><b class="date">`)
-	p.text(first)
-	p.raw("</b><span>first day counted</span></div>\n")
-	p.raw("</div>\n<h2>Hits per day, last ", itoa(counter.ChartDays), " days</h2>\n")
-	writeChart(p, s.Chart)
-	p.raw("<h2>Top referring sites</h2>\n")
-	if len(s.Referrers) == 0 && s.OtherReferrers == 0 {
-		p.raw("<p class=\"sub\">No hits came with a referring page yet.</p>\n")
+	if s.FirstDay != "" {
+		p.raw(". First hit on ")
+		p.text(s.FirstDay)
 	} else {
-		p.raw(`<table><thead><tr><th>site</th><th class="n">hits</th></tr></thead><tbody>`, "\n")
-		row := func(host string, hits uint64) {
-			p.raw("<tr><td>")
-			p.text(host)
-			p.raw(`</td><td class="n">`)
-			p.text(group(hits))
-			p.raw("</td></tr>\n")
-		}
-		for _, ref := range s.Referrers {
-			row(ref.Host, ref.Hits)
-		}
-		if s.OtherReferrers > 0 {
-			row("all other sites", s.OtherReferrers)
-		}
-		p.raw("</tbody></table>\n")
+		p.raw(". No hits yet")
 	}
+	p.raw(".</p>\n")
+	if t := s.TalliedSince; !t.IsZero() && t.After(s.Created) {
+		p.raw(`<p class="note">Visitors and hits not counted are kept since `)
+		p.text(t.UTC().Format(time.DateOnly))
+		p.raw(". Before that, every hit was counted as a view.</p>\n")
+	}
+	figures(p, "Views", "every hit that counted", s.Show == counter.ShowViews,
+		[4]uint64{s.Today.Views, s.Last7.Views, s.Last30.Views, s.Total})
+	figures(p, "Unique visitors", "each visitor once a day", s.Show == counter.ShowVisitors,
+		[4]uint64{s.Today.Visitors, s.Last7.Visitors, s.Last30.Visitors, s.Visitors})
+	p.raw("<h2>Views and visitors per day, last ", itoa(counter.ChartDays), " days</h2>\n")
+	p.raw(`<p class="legend"><span class="key views"></span>views <span class="key visitors"></span>visitors</p>`, "\n")
+	writeChart(p, s.Chart)
+	notCounted(p, s)
+	referrers(p, s)
+	ownerForm(p, owner)
 	p.raw(`<div class="foot"><span>Daily history: <a href="stats.csv">CSV</a> · <a href="stats.json">JSON</a></span>`)
 	if s.Protected {
 		p.raw(`<form method="post" action="logout"><button type="submit">Log out</button></form>`)
@@ -122,6 +103,140 @@ func statsPage(s counter.Stats) *htmlPage {
 	p.raw("</div>\n")
 	p.end()
 	return p
+}
+
+// figures writes one group of cards: today, the last 7 and 30 days and
+// the total, marked when it is what the counter's image shows.
+func figures(p *htmlPage, title, what string, shown bool, n [4]uint64) {
+	p.raw(`<section class="fig`)
+	if shown {
+		p.raw(` shown`)
+	}
+	p.raw(`"><h2>`, title)
+	if shown {
+		p.raw(` <span class="tag">on the image</span>`)
+	}
+	p.raw(`</h2><p class="sub">`, what, "</p>\n<div class=\"cards\">\n")
+	for i, label := range [4]string{"today", "last 7 days", "last 30 days", "total"} {
+		p.raw(`<div class="card"><b>`)
+		p.text(group(n[i]))
+		p.raw(`</b><span>`, label, "</span></div>\n")
+	}
+	p.raw("</div></section>\n")
+}
+
+// kindLabels name the hits not counted on the page, and say in plain
+// words what each is; reloads are explained from the counter's window.
+var kindLabels = [...]struct {
+	kind        counter.Kind
+	name, means string
+}{
+	{counter.Reload, "Reloads", ""},
+	{counter.Bot, "Bots", "crawlers, link previews, scripts like curl"},
+	{counter.Prefetch, "Prefetches", "the browser fetched the page ahead of a click"},
+	{counter.Owner, "Owner", "your own browser, marked below"},
+	{counter.Foreign, "Foreign pages", "the image shown on a page of a site not on your list"},
+	{counter.Ignored, "Ignored addresses", "an address on your ignore list"},
+}
+
+// notCounted writes the hits that reached the counter without adding to
+// it, by kind, and the views that came through GitHub's proxy.
+func notCounted(p *htmlPage, s counter.Stats) {
+	p.raw("<h2>Hits not counted</h2>\n<p class=\"sub\">They reached the counter but did not add to it.</p>\n")
+	p.raw(`<table class="kinds"><thead><tr><th>hit</th><th class="n">today</th><th class="n">7 days</th><th class="n">30 days</th></tr></thead><tbody>`, "\n")
+	row := func(class, name, means string, n [3]uint64) {
+		p.raw("<tr")
+		if class != "" {
+			p.raw(` class="`, class, `"`)
+		}
+		p.raw("><td>", name)
+		if means != "" {
+			p.raw("<small>")
+			p.text(means)
+			p.raw("</small>")
+		}
+		p.raw("</td>")
+		for _, v := range n {
+			p.raw(`<td class="n">`)
+			p.text(group(v))
+			p.raw("</td>")
+		}
+		p.raw("</tr>\n")
+	}
+	for _, k := range kindLabels {
+		means := k.means
+		if k.kind == counter.Reload {
+			means = reloadMeans(s.Reload)
+		}
+		row("", k.name, means, [3]uint64{s.Today.NotCounted[k.kind], s.Last7.NotCounted[k.kind], s.Last30.NotCounted[k.kind]})
+	}
+	row("sum", "All not counted", "", [3]uint64{s.Today.AllNotCounted(), s.Last7.AllNotCounted(), s.Last30.AllNotCounted()})
+	p.raw("</tbody><tbody class=\"counted\">\n")
+	row("", "Views via GitHub", "counted as views, never as visitors: GitHub’s proxy fetches the image for every reader",
+		[3]uint64{s.Today.GitHub, s.Last7.GitHub, s.Last30.GitHub})
+	p.raw("</tbody></table>\n")
+}
+
+// reloadMeans explains a reload with the counter's own window.
+func reloadMeans(window time.Duration) string {
+	if window <= 0 {
+		return "none: this counter counts a visitor's every hit"
+	}
+	return "the same visitor again within " + plainDuration(window)
+}
+
+// plainDuration writes d in the largest whole unit: 30 minutes, 2 hours.
+func plainDuration(d time.Duration) string {
+	n, unit := int64(d/time.Second), "second"
+	switch {
+	case d%time.Hour == 0:
+		n, unit = int64(d/time.Hour), "hour"
+	case d%time.Minute == 0:
+		n, unit = int64(d/time.Minute), "minute"
+	}
+	s := strconv.FormatInt(n, 10) + " " + unit
+	if n != 1 {
+		s += "s"
+	}
+	return s
+}
+
+// referrers writes the top referring sites.
+func referrers(p *htmlPage, s counter.Stats) {
+	p.raw("<h2>Top referring sites</h2>\n")
+	if len(s.Referrers) == 0 && s.OtherReferrers == 0 {
+		p.raw("<p class=\"sub\">No hits came with a referring page yet.</p>\n")
+		return
+	}
+	p.raw(`<table><thead><tr><th>site</th><th class="n">hits</th></tr></thead><tbody>`, "\n")
+	row := func(host string, hits uint64) {
+		p.raw("<tr><td>")
+		p.text(host)
+		p.raw(`</td><td class="n">`)
+		p.text(group(hits))
+		p.raw("</td></tr>\n")
+	}
+	for _, ref := range s.Referrers {
+		row(ref.Host, ref.Hits)
+	}
+	if s.OtherReferrers > 0 {
+		row("all other sites", s.OtherReferrers)
+	}
+	p.raw("</tbody></table>\n")
+}
+
+// ownerForm says whether this browser's hits count, with the one button
+// that turns it over.
+func ownerForm(p *htmlPage, marked bool) {
+	p.raw("<h2>This browser</h2>\n<form class=\"owner\" method=\"post\" action=\"owner\">")
+	if marked {
+		p.raw(`<p><b>This browser is not counted.</b> Its hits on this counter are kept apart as the owner's.</p>`,
+			`<input type="hidden" name="count" value="yes"><button type="submit">Count this browser again</button>`)
+	} else {
+		p.raw(`<p><b>This browser is counted.</b> Mark it as yours, and its hits on this counter are kept apart as the owner's.</p>`,
+			`<input type="hidden" name="count" value="no"><button type="submit">Don’t count this browser</button>`)
+	}
+	p.raw("</form>\n")
 }
 
 // loginPage is the form that stands in for protected statistics.

@@ -109,8 +109,8 @@ func TestPublicStats(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<h1>page</h1>", `<b>4</b><span>total</span>`, `<b>1</b><span>today</span>`,
-		`<b>4</b><span>last 7 days</span>`, `<b class="date">2026-05-01</b><span>first day counted</span>`,
-		`<svg class="chart"`, "<title>2026-05-04: 1</title>", "<td>a.example</td><td class=\"n\">2</td>",
+		`<b>4</b><span>last 7 days</span>`, "First hit on 2026-05-01.",
+		`<svg class="chart"`, "<title>2026-05-04: 1 view, 0 visitors</title>", "<td>a.example</td><td class=\"n\">2</td>",
 		`href="stats.csv"`, `href="stats.json"`,
 	} {
 		if !strings.Contains(body, want) {
@@ -198,7 +198,8 @@ func TestLoginAndSessions(t *testing.T) {
 	if w := withCookie("/page/stats", c); w.Code != 200 || isLoginForm(w) || !strings.Contains(w.Body.String(), "Log out") {
 		t.Errorf("stats with a session: %d, login form %v", w.Code, isLoginForm(w))
 	}
-	if w := withCookie("/page/stats.json", c); w.Code != 200 || !strings.HasPrefix(w.Body.String(), `{"name":"page","total":0,"days":[]}`) {
+	if w := withCookie("/page/stats.json", c); w.Code != 200 || !strings.HasPrefix(w.Body.String(), `{"name":"page","show":"views","total":0,"visitors":0,"tallied_since":"`) ||
+		!strings.HasSuffix(w.Body.String(), `","days":[]}`+"\n") {
 		t.Errorf("export with a session: %d %q", w.Code, w.Body.String())
 	}
 	if n := runs.Load(); n != 2 {
@@ -379,7 +380,8 @@ func TestOnlyStatsAndLoginAreHTML(t *testing.T) {
 		{"GET", "/page.txt"}, {"GET", "/"}, {"GET", "/page"}, {"GET", "/page/"}, {"GET", "/nope/stats"},
 		{"GET", "/-bad/stats"}, {"GET", "/page/stats.csv"}, {"GET", "/page/stats.json"},
 		{"GET", "/locked/stats.csv"}, {"GET", "/page/login"}, {"POST", "/page/stats"},
-		{"POST", "/page/login"}, {"POST", "/page/logout"}, {"GET", "//page/stats"},
+		{"POST", "/page/login"}, {"POST", "/page/logout"}, {"POST", "/page/owner"}, {"GET", "/page/owner"},
+		{"POST", "/locked/owner"}, {"GET", "//page/stats"},
 	}
 	for _, rq := range requests {
 		w := serve(a, rq.method, rq.target)

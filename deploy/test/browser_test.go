@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"hitcounter/counter"
+	"hitcounter/store"
 )
 
 // chromiumPath is where Debian's chromium package puts its launcher.
@@ -40,6 +43,7 @@ func TestBrowserLoginAndChart(t *testing.T) {
 	srv := startLighttpd(t, bin, cgiDir, dbPath)
 	admin(t, cgiDir, dbPath, "create", name)
 	countHits(t, srv.URL, name, hits)
+	tallyKinds(t, dbPath, name)
 	adminStdin(t, cgiDir, dbPath, strings.NewReader(password+"\n"), "passwd", name)
 
 	shots := t.TempDir()
@@ -90,8 +94,23 @@ func TestBrowserLoginAndChart(t *testing.T) {
 		t.Errorf("chart has %s bars, want 90", got)
 	}
 	total := `[...document.querySelectorAll(".card")].filter(c => c.querySelector("span").textContent === "total").map(c => c.querySelector("b").textContent).join()`
-	if got := eval("total", total); got != strconv.Itoa(hits) {
-		t.Errorf("total shows %q, want %d", got, hits)
+	if got, want := eval("totals", total), strconv.Itoa(hits+tallyViews)+","+strconv.Itoa(tallyVisitors); got != want {
+		t.Errorf("the totals of views and visitors show %q, want %q", got, want)
+	}
+	notCounted := `[...document.querySelectorAll("table.kinds tr.sum td.n")].map(td => td.textContent).join()`
+	if got := eval("not counted", notCounted); got != tallyNotCounted {
+		t.Errorf("all not counted (today, 7 and 30 days) shows %q, want %q", got, tallyNotCounted)
+	}
+	// The owner button: the page says the browser is counted, then not.
+	if got := eval("owner state", `document.querySelector("form.owner b").textContent`); got != "This browser is counted." {
+		t.Errorf("before the button the page says %q", got)
+	}
+	if _, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`form.owner button[type=submit]`))); err != nil {
+		t.Fatalf("mark the browser: %v", err)
+	}
+	run("wait for the page", chromedp.WaitVisible(chromedp.CSS("form.owner")))
+	if got := eval("owner state", `document.querySelector("form.owner b").textContent`); got != "This browser is not counted." {
+		t.Errorf("after the button the page says %q", got)
 	}
 	if got := eval("cookies seen by scripts", `document.cookie`); got != "" {
 		t.Errorf("document.cookie is %q, want the session hidden from scripts (HttpOnly)", got)
@@ -109,6 +128,45 @@ func TestBrowserLoginAndChart(t *testing.T) {
 		t.Errorf("on a phone the page is [scrollWidth, innerWidth] = %s wide: it scrolls sideways", got)
 	}
 	saveScreenshot(t, ctx, shots, "stats-phone.png")
+}
+
+// The hits tallyKinds adds, and what the page must show of them.
+const (
+	tallyViews      = 5
+	tallyVisitors   = 4
+	tallyNotCounted = "7,13,16" // today, last 7 days, last 30 days
+)
+
+// tallyKinds adds hits of every kind to counter name through the store,
+// as the hit path judges them, so the page shows each figure non-zero:
+// today and days ago, within and past a week.
+func tallyKinds(t *testing.T, dbPath, name string) {
+	t.Helper()
+	db, err := store.Open(dbPath, store.Options{Wait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Now()
+	hits := []struct {
+		back, n, visitors int
+		kind              counter.Kind
+	}{
+		{0, 2, 2, counter.View}, {0, 1, 0, counter.GitHub}, {0, 2, 0, counter.Reload}, {0, 1, 0, counter.Bot},
+		{0, 1, 0, counter.Prefetch}, {0, 1, 0, counter.Owner}, {0, 1, 0, counter.Foreign}, {0, 1, 0, counter.Ignored},
+		{2, 1, 1, counter.View}, {2, 6, 0, counter.Bot},
+		{12, 1, 1, counter.View}, {12, 3, 0, counter.Reload},
+	}
+	for _, h := range hits {
+		for i := range h.n {
+			o := counter.Outcome{Kind: h.kind, NewVisitor: i < h.visitors}
+			v := store.Visit{Name: name, Now: now.AddDate(0, 0, -h.back), RefHost: "blog.example",
+				Judge: func(counter.Settings, []byte) counter.Outcome { return o }}
+			if _, err := db.Visit(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // fits reports whether a JSON pair [scrollWidth, innerWidth] has no overflow.

@@ -117,6 +117,25 @@ func TestServerStatsAndLogin(t *testing.T) {
 				t.Error(err)
 			}
 		})
+		t.Run("owner cookie", func(t *testing.T) {
+			resp, _ := c.do(t, "POST", base+"/owner", url.Values{"count": {"no"}}, nil)
+			if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
+				t.Errorf("owner without a session: got %d with cookies %v, want 401 and none", resp.StatusCode, resp.Cookies())
+			}
+			for _, count := range []string{"no", "yes"} {
+				resp, _ := c.do(t, "POST", base+"/owner", url.Values{"count": {count}}, session)
+				var paths []string
+				for _, ck := range resp.Cookies() {
+					if ck.Name == "counter_owner" && ck.HttpOnly && ck.SameSite == http.SameSiteLaxMode && (ck.Value != "") == (count == "no") {
+						paths = append(paths, ck.Path)
+					}
+				}
+				want := []string{base + ".png", base + ".gif", base + ".svg", base + "/"}
+				if resp.StatusCode != http.StatusSeeOther || !slices.Equal(paths, want) {
+					t.Errorf("count=%s: got %d with Set-Cookie %q, want 303 and counter_owner at %q", count, resp.StatusCode, resp.Header.Values("Set-Cookie"), want)
+				}
+			}
+		})
 		t.Run("logout", func(t *testing.T) {
 			resp, _ := c.do(t, "POST", base+"/logout", url.Values{}, session)
 			cookies := resp.Cookies()
@@ -365,52 +384,66 @@ func checkStatsPage(resp *http.Response, body string, total int) error {
 	return nil
 }
 
-// checkCSV checks the daily history in CSV adds up to total.
+// exportHeader is the CSV header of the daily history.
+const exportHeader = "date,views,visitors,github,reloads,bots,prefetches,owner,foreign,ignored"
+
+// checkCSV checks the daily history in CSV has every column and its views
+// add up to total.
 func checkCSV(resp *http.Response, body string, total int) error {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" {
 		return fmt.Errorf("CSV: got %d %q, want 200 text/csv; charset=utf-8", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	lines := strings.Split(strings.TrimSuffix(body, "\r\n"), "\r\n")
-	if lines[0] != "date,hits" {
-		return fmt.Errorf("CSV: header %q, want date,hits", lines[0])
+	if lines[0] != exportHeader {
+		return fmt.Errorf("CSV: header %q, want %s", lines[0], exportHeader)
 	}
+	columns := strings.Count(exportHeader, ",") + 1
 	sum := 0
 	for _, l := range lines[1:] {
-		date, hits, _ := strings.Cut(l, ",")
-		n, err := strconv.Atoi(hits)
-		if _, derr := time.Parse(time.DateOnly, date); derr != nil || err != nil {
+		f := strings.Split(l, ",")
+		if _, err := time.Parse(time.DateOnly, f[0]); err != nil || len(f) != columns {
 			return fmt.Errorf("CSV: bad line %q", l)
 		}
+		for _, v := range f[1:] {
+			if _, err := strconv.ParseUint(v, 10, 64); err != nil {
+				return fmt.Errorf("CSV: bad line %q", l)
+			}
+		}
+		n, _ := strconv.Atoi(f[1])
 		sum += n
 	}
 	if sum != total {
-		return fmt.Errorf("CSV: days add up to %d, want %d:\n%s", sum, total, body)
+		return fmt.Errorf("CSV: days add up to %d views, want %d:\n%s", sum, total, body)
 	}
 	return nil
 }
 
-// checkJSON checks the daily history in JSON adds up to total.
+// checkJSON checks the daily history in JSON has the counter's figures and
+// its views add up to total.
 func checkJSON(resp *http.Response, body, name string, total int) error {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" {
 		return fmt.Errorf("JSON: got %d %q, want 200 application/json", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	type day struct {
-		Date string
-		Hits int
+		Date  string
+		Views int
 	}
 	var got struct {
-		Name  string
-		Total int
-		Days  []day
+		Name         string
+		Show         string
+		Total        int
+		Visitors     *int
+		TalliedSince *string `json:"tallied_since"`
+		Days         []day
 	}
 	if err := json.Unmarshal([]byte(body), &got); err != nil {
 		return fmt.Errorf("JSON: %v in %q", err, body)
 	}
 	sum := 0
 	for _, d := range got.Days {
-		sum += d.Hits
+		sum += d.Views
 	}
-	if got.Name != name || got.Total != total || sum != total || !slices.IsSortedFunc(got.Days, func(a, b day) int { return strings.Compare(a.Date, b.Date) }) {
+	if got.Name != name || got.Show != "views" || got.Visitors == nil || got.TalliedSince == nil || got.Total != total || sum != total || !slices.IsSortedFunc(got.Days, func(a, b day) int { return strings.Compare(a.Date, b.Date) }) {
 		return fmt.Errorf("JSON: got %s, want name %q, total %d and days in order adding up to it", body, name, total)
 	}
 	return nil

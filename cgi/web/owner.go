@@ -1,0 +1,195 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	"hitcounter/cgi/gateway"
+)
+
+// ownerCookie is the name of the cookie by which a browser asks not to be
+// counted by one counter.
+const ownerCookie = "counter_owner"
+
+// ownerLifetime is how long the owner cookie lasts: 400 days, the most
+// browsers keep a cookie.
+const ownerLifetime = 400 * 24 * time.Hour
+
+// ownerPrefix starts every owner token; a new format takes a new prefix,
+// so old cookies are refused rather than misread.
+const ownerPrefix = "o1."
+
+// ownerTokenLen is the length of every owner token.
+var ownerTokenLen = len(ownerPrefix) + base64.RawURLEncoding.EncodedLen(sha256.Size)
+
+// maxOwnerForm caps the owner form: one short field.
+const maxOwnerForm = 1 << 10
+
+// errBadOwnerForm is a form to /NAME/owner without count=yes or count=no.
+var errBadOwnerForm = errors.New("bad owner form")
+
+// ownerToken returns the value of the owner cookie of counter name: a
+// version prefix and an HMAC-SHA256 of the name under the owner key. It
+// holds no expiry: the cookie's own Max-Age is enough, since the worst a
+// copied cookie can do is leave some hits uncounted.
+func ownerToken(name string, key []byte) string {
+	var mac [sha256.Size]byte
+	return ownerPrefix + base64.RawURLEncoding.EncodeToString(ownerMAC(mac[:0], name, key))
+}
+
+func ownerMAC(dst []byte, name string, key []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("counter-owner-v1\x00"))
+	m.Write([]byte(name))
+	return m.Sum(dst)
+}
+
+// ownerMarked reports whether r carries an owner cookie valid for counter
+// name under key. It runs on every hit, so it decodes into arrays on the
+// stack and compares in constant time; nil key (none made yet) marks no one.
+func ownerMarked(r *http.Request, name string, key []byte) bool {
+	if len(key) == 0 {
+		return false
+	}
+	for _, c := range r.CookiesNamed(ownerCookie) {
+		v := c.Value
+		if len(v) != ownerTokenLen || v[:len(ownerPrefix)] != ownerPrefix {
+			continue
+		}
+		var got, want [sha256.Size]byte
+		// Strict: several spellings of one MAC must not all verify.
+		n, err := base64.RawURLEncoding.Strict().Decode(got[:], []byte(v[len(ownerPrefix):]))
+		if err != nil || n != len(got) {
+			continue
+		}
+		if hmac.Equal(got[:], ownerMAC(want[:0], name, key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerPaths are the paths under the mount that the owner cookie of
+// counter name is set for: a cookie's Path matches only at segment
+// boundaries, so each image needs its own, and the statistics pages one
+// more, for the page to show the state.
+func ownerPaths(mount, name string) [4]string {
+	base := mount + "/" + name
+	return [4]string{base + ".png", base + ".gif", base + ".svg", base + "/"}
+}
+
+// setOwnerCookies sets, or with value "" expires, the owner cookie of
+// counter name on every path it is read at.
+func (a *App) setOwnerCookies(w http.ResponseWriter, r *http.Request, name, value string) {
+	maxAge := int(ownerLifetime / time.Second)
+	if value == "" {
+		maxAge = -1
+	}
+	for _, p := range ownerPaths(gateway.Mount(r), name) {
+		http.SetCookie(w, &http.Cookie{
+			Name:     ownerCookie,
+			Value:    value,
+			Path:     p,
+			MaxAge:   maxAge,
+			HttpOnly: true,
+			Secure:   a.overHTTPS(r),
+			// Lax, not Strict: the image is fetched from the owner's own
+			// pages, which may be another origin of the same site.
+			SameSite: http.SameSiteLaxMode,
+		})
+	}
+}
+
+// serveOwner answers POST /NAME/owner: count=no marks this browser as the
+// owner's, whose hits are tallied apart and not counted; count=yes clears
+// the mark. Only someone who may see the statistics may do either.
+func (a *App) serveOwner(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := checkSameOrigin(r); err != nil {
+		a.log.Printf("owner %q refused from %s: %v", name, a.clientAddr(r), err)
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return
+	}
+	form, err := readForm(w, r, maxOwnerForm)
+	count := form.Get("count")
+	if err != nil || count != "yes" && count != "no" {
+		a.log.Printf("owner %q from %s: %v", name, a.clientAddr(r), errors.Join(err, errBadOwnerForm))
+		http.Error(w, http.StatusText(http.StatusBadRequest), http.StatusBadRequest)
+		return
+	}
+	mark := count == "no"
+	v, err := a.loadStats(name, a.now())
+	if err != nil {
+		a.Refuse(w, r, err)
+		return
+	}
+	if !a.authorised(r, v) {
+		a.Refuse(w, r, errLoginRequired)
+		return
+	}
+	value := ""
+	if mark {
+		key, err := a.ownerKey()
+		if err != nil {
+			a.log.Printf("owner %q: %v", name, err)
+			a.Refuse(w, r, err)
+			return
+		}
+		value = ownerToken(name, key)
+	}
+	a.setOwnerCookies(w, r, name, value)
+	seeStats(w)
+}
+
+// ownerKey returns the key of the owner cookies, making it if need be: a
+// short write transaction.
+func (a *App) ownerKey() ([]byte, error) {
+	db, err := a.open(false)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.OwnerKey()
+}
+
+// ownerState reports whether r is marked as the owner of counter name, for
+// the statistics page. Only a request with an owner cookie costs the read
+// of the key.
+func (a *App) ownerState(r *http.Request, name string) bool {
+	if len(r.CookiesNamed(ownerCookie)) == 0 {
+		return false
+	}
+	key, err := a.ownerKey()
+	if err != nil {
+		a.log.Printf("owner %q: %v", name, err)
+		return false
+	}
+	return ownerMarked(r, name, key)
+}
+
+// readForm reads a form of at most limit bytes; a larger body is refused
+// without being read.
+func readForm(w http.ResponseWriter, r *http.Request, limit int64) (url.Values, error) {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/x-www-form-urlencoded" {
+		return nil, errBadForm
+	}
+	if r.ContentLength > limit {
+		return nil, &http.MaxBytesError{Limit: limit}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return nil, err
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, errBadForm
+	}
+	return form, nil
+}
