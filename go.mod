@@ -14,5 +14,6 @@ require (
 require (
 	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/x-way/crawlerdetect v0.2.31 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )
