@@ -290,7 +290,7 @@ func generate(dir string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		nf := needlesOf(re)
+		nf := needlesOf(trimNullable(re))
 		need := nf.need()
 		exact := nf.exact != nil && !nf.asserts
 		var p prog
@@ -555,6 +555,35 @@ func needlesOf(re *syntax.Regexp) needleInfo {
 		return needleInfo{asserts: asserts}
 	}
 	return needleInfo{asserts: true} // a star, any char: nothing known
+}
+
+// trimNullable returns re without the stars and optional parts it starts
+// or ends with: re matches somewhere in a text if and only if the rest
+// does, which is all a crawler pattern is asked.
+func trimNullable(re *syntax.Regexp) *syntax.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return re
+	}
+	nullable := func(re *syntax.Regexp) bool {
+		return re.Op == syntax.OpStar || re.Op == syntax.OpQuest || re.Op == syntax.OpEmptyMatch
+	}
+	subs := re.Sub
+	for len(subs) > 0 && nullable(subs[0]) {
+		subs = subs[1:]
+	}
+	for len(subs) > 0 && nullable(subs[len(subs)-1]) {
+		subs = subs[:len(subs)-1]
+	}
+	switch len(subs) {
+	case 0:
+		return &syntax.Regexp{Op: syntax.OpEmptyMatch}
+	case 1:
+		return subs[0]
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs}
 }
 
 func shortestFirst(set []string) []string {

@@ -54,9 +54,6 @@ type machine struct {
 	s       string
 	memo    bool // visited is ready for p and s
 	visited []uint64
-	stack   []job
-	small   [64]uint64
-	jobs    [32]job
 }
 
 type job struct {
@@ -71,19 +68,13 @@ const tryBudget = 256
 // load readies m to run p over s.
 func (m *machine) load(p prog, s string) {
 	m.p, m.s, m.memo = p, s, false
-	if m.stack == nil {
-		m.stack = m.jobs[:0]
-	}
 }
 
 // useMemo readies the visited set, with nothing visited.
 func (m *machine) useMemo() {
 	words := (int(m.p.n)*(len(m.s)+1) + 63) / 64
-	if m.visited == nil {
-		m.visited = m.small[:0]
-	}
 	if cap(m.visited) < words {
-		m.visited = make([]uint64, words)
+		m.visited = make([]uint64, max(words, 128))
 	}
 	m.visited = m.visited[:words]
 	clear(m.visited)
@@ -121,10 +112,11 @@ func (m *machine) search() bool {
 // negative; done is false when it ran out.
 func (m *machine) run(pos, budget int) (end int, ok, done bool) {
 	insts := insts[m.p.pc : int(m.p.pc)+int(m.p.n)]
-	m.stack = append(m.stack[:0], job{m.p.start, pos})
-	for len(m.stack) > 0 {
-		j := m.stack[len(m.stack)-1]
-		m.stack = m.stack[:len(m.stack)-1]
+	var jobs [32]job
+	stack := append(jobs[:0], job{m.p.start, pos})
+	for len(stack) > 0 {
+		j := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
 		pc, pos := j.pc, j.pos
 	step:
 		if budget--; budget == 0 {
@@ -147,7 +139,7 @@ func (m *machine) run(pos, budget int) (end int, ok, done bool) {
 			pc = in.out
 			goto step
 		case opAlt:
-			m.stack = append(m.stack, job{in.arg, pos})
+			stack = append(stack, job{in.arg, pos})
 			pc = in.out
 			goto step
 		case opEmpty:
