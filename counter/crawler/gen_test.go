@@ -633,3 +633,40 @@ func classHas(ranges []rune, r rune) bool {
 	}
 	return false
 }
+
+// TestEmptyOps pins the assertions opEmpty tests to regexp/syntax's,
+// which the generator copies into inst.arg.
+func TestEmptyOps(t *testing.T) {
+	for _, tc := range []struct {
+		ours int
+		want syntax.EmptyOp
+	}{
+		{emptyBeginLine, syntax.EmptyBeginLine},
+		{emptyEndLine, syntax.EmptyEndLine},
+		{emptyBeginText, syntax.EmptyBeginText},
+		{emptyEndText, syntax.EmptyEndText},
+		{emptyWordBoundary, syntax.EmptyWordBoundary},
+		{emptyNoWordBoundary, syntax.EmptyNoWordBoundary},
+	} {
+		if tc.ours != int(tc.want) {
+			t.Errorf("got %#x, want %#x", tc.ours, tc.want)
+		}
+	}
+	for _, s := range []string{"", "a", "a b", "\n", "a\nb", "é", "\xff", "_x_"} {
+		for pos := 0; pos <= len(s); pos++ {
+			r1, r2 := rune(-1), rune(-1)
+			if pos > 0 {
+				r1, _ = utf8.DecodeLastRuneInString(s[:pos])
+			}
+			if pos < len(s) {
+				r2, _ = utf8.DecodeRuneInString(s[pos:])
+			}
+			want := syntax.EmptyOpContext(r1, r2)
+			for op := syntax.EmptyOp(1); op < 1<<6; op <<= 1 {
+				if got := emptyHolds(s, pos, int(op)); got != (want&op != 0) {
+					t.Errorf("emptyHolds(%q, %d, %#x) = %v, want %v", s, pos, op, got, !got)
+				}
+			}
+		}
+	}
+}
