@@ -16,6 +16,7 @@ import (
 
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/seen"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -42,6 +43,8 @@ type App struct {
 	log  *logline.Logger
 	demo bool // serve the demo page at "/" (Local only)
 	hits hitter
+	// visitors remembers who was seen today, in the run directory.
+	visitors *seen.Table
 	// Set in a long-lived App, nil in a CGI process, which exits.
 	glyphs *counter.GlyphCache // glyphs drawn once
 	waits  *store.LockWaits    // bounds the flocks left blocked on a stuck holder
@@ -77,6 +80,7 @@ func (a *App) Close() {
 func newApp(cfg config.Config, log *logline.Logger) *App {
 	a := &App{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
 	a.hits = oneShot{a}
+	a.visitors = seen.Open(cfg.RunDir)
 	return a
 }
 
@@ -104,6 +108,9 @@ func (a *App) longLived() (closeApp func()) {
 	return func() {
 		batch.Close()
 		close(a.low)
+		if err := a.visitors.Close(); err != nil {
+			a.log.Printf("visitor table: %v", err)
+		}
 	}
 }
 

@@ -3,11 +3,15 @@ package web
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"net/http"
+	"net/netip"
 	"strings"
-	"time"
 
+	"hitcounter/cgi/seen"
 	"hitcounter/counter"
+	"hitcounter/counter/crawler"
+	"hitcounter/store"
 )
 
 // serveCounter answers /NAME.png, .gif, .svg (a GET counts one hit) and
@@ -36,7 +40,9 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		n, err = a.count(name)
 	} else {
-		n, err = a.hit(name, r.Referer())
+		var c store.Counted
+		c, err = a.hit(r, name)
+		n = c.Shown
 	}
 	text := counter.Digits(n, style.Digits)
 	status := http.StatusOK
@@ -66,34 +72,94 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
 }
 
-// hit counts one hit and returns the new total. The database is closed
-// before the image is drawn.
-func (a *App) hit(name, referer string) (uint64, error) {
-	return a.hits.Hit(name, a.now(), counter.ReferrerHost(referer))
+// hit counts or tallies one hit on counter name and returns what the
+// image shows. The database is closed before the image is drawn.
+//
+// The cheap checks come first, on the request alone: a prefetch, GitHub's
+// image proxy, a bot. The rest need the counter's settings and run within
+// the hit's transaction: an ignored address, the owner's browser, a page
+// on a host not allowed, then the visitor table on tmpfs, which tells a
+// reload from a view and a new visitor from a known one.
+func (a *App) hit(r *http.Request, name string) (store.Counted, error) {
+	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(r.Referer())}
+	kind := requestKind(r)
+	var unknown error // why the visitor could not be told apart
+	v.Judge = func(s counter.Settings, ownerKey []byte) counter.Outcome {
+		if kind != counter.View {
+			return counter.Outcome{Kind: kind}
+		}
+		client := a.clientAddr(r)
+		if addr, err := netip.ParseAddr(client); err == nil && s.Ignores(addr) {
+			return counter.Outcome{Kind: counter.Ignored}
+		}
+		if ownerMarked(r, name, ownerKey) {
+			return counter.Outcome{Kind: counter.Owner}
+		}
+		if !s.AllowsReferrer(v.RefHost) {
+			return counter.Outcome{Kind: counter.Foreign}
+		}
+		sv := seen.Visit{Counter: name, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}
+		verdict, err := a.visitors.See(sv)
+		if errors.Is(err, fs.ErrNotExist) && a.ensureRunDir() == nil {
+			verdict, err = a.visitors.See(sv) // the first hit since a reboot emptied /run
+		}
+		if err != nil {
+			// A view by a visitor not known: a full table or a missing
+			// run directory must not cost a count.
+			unknown = err
+			return counter.Outcome{Kind: counter.View}
+		}
+		if verdict.Reload {
+			return counter.Outcome{Kind: counter.Reload}
+		}
+		return counter.Outcome{Kind: counter.View, NewVisitor: verdict.NewToday}
+	}
+	c, err := a.hits.Visit(v)
+	if err == nil && unknown != nil {
+		// One line for the hit: a hit that failed says so in its own.
+		a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
+	}
+	return c, err
+}
+
+// requestKind judges a hit on the request alone: a prefetch, a view
+// through GitHub's image proxy, a bot, or, for all it says, a view.
+func requestKind(r *http.Request) counter.Kind {
+	ua := r.UserAgent()
+	switch {
+	case counter.IsPrefetch(r.Header.Get):
+		return counter.Prefetch
+	case counter.IsGitHubCamo(ua):
+		return counter.GitHub
+	case strings.TrimSpace(ua) == "" || crawler.IsCrawler(ua):
+		return counter.Bot
+	}
+	return counter.View
 }
 
 // hitter counts hits: a store.Batcher in a long-lived process, where hits
 // that arrive together share a commit, or oneShot.
 type hitter interface {
-	Hit(name string, now time.Time, refHost string) (uint64, error)
+	Visit(v store.Visit) (store.Counted, error)
 }
 
 // oneShot counts a hit in a transaction of its own, for a CGI process.
 type oneShot struct{ a *App }
 
-func (o oneShot) Hit(name string, now time.Time, refHost string) (uint64, error) {
+func (o oneShot) Visit(v store.Visit) (store.Counted, error) {
 	db, err := o.a.open(false)
 	if err != nil {
-		return 0, err
+		return store.Counted{}, err
 	}
-	n, err := db.Hit(name, now, refHost)
+	c, err := db.Visit(v)
 	if cerr := db.Close(); cerr != nil && err == nil {
-		o.a.log.Printf("hit %q counted, then: %v", name, cerr)
+		o.a.log.Printf("hit %q counted, then: %v", v.Name, cerr)
 	}
-	return n, err
+	return c, err
 }
 
-// count reads a total without counting.
+// count reads what the counter's image shows, its views or its visitors,
+// without counting.
 func (a *App) count(name string) (uint64, error) {
 	db, err := a.open(true)
 	if err != nil {
@@ -101,6 +167,9 @@ func (a *App) count(name string) (uint64, error) {
 	}
 	defer db.Close()
 	info, err := db.Counter(name)
+	if info.Settings.Show == counter.ShowVisitors {
+		return info.Visitors, err
+	}
 	return info.Count, err
 }
 

@@ -30,8 +30,13 @@ func testApp(tb testing.TB, names ...string) (*App, *bytes.Buffer) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// Every hit of these tests counts: they send a browser's User-Agent
+	// (serve) and their counters have no reload window. The counting
+	// rules have tests of their own (rules_test.go).
+	everyHit := counter.DefaultSettings()
+	everyHit.Reload = 0
 	for _, n := range names {
-		if err := db.Create(n, 0, testNow); err != nil {
+		if err := db.CreateWith(n, 0, testNow, everyHit); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -41,8 +46,11 @@ func testApp(tb testing.TB, names ...string) (*App, *bytes.Buffer) {
 	return newApp(cfg, logline.New(&logs)), &logs
 }
 
+// serve sends a request as a browser, with more headers as name, value
+// pairs, and returns the answer.
 func serve(a *App, method, target string, header ...string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, target, nil)
+	r.Header.Set("User-Agent", firefoxUA)
 	for i := 0; i+1 < len(header); i += 2 {
 		r.Header.Set(header[i], header[i+1])
 	}

@@ -56,6 +56,7 @@ func TestLocalServer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		req, _ := http.NewRequest(tc.method, base+tc.path, nil)
+		req.Header.Set("User-Agent", firefoxUA)
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.method, tc.path, err)
@@ -113,7 +114,12 @@ func TestDemoPageImages(t *testing.T) {
 // fetch GETs url and returns its body, failing unless it answers 200.
 func fetch(t *testing.T, client *http.Client, url string) []byte {
 	t.Helper()
-	resp, err := client.Get(url)
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("User-Agent", firefoxUA)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,7 @@ func section(body, from, to string) string {
 
 func TestStatsShowTheBreakdown(t *testing.T) {
 	a, _ := testApp(t, "page")
+	configure(t, a, "page", "reload=30m")
 	visit(t, a, "page", tallied)
 	body := serve(a, "GET", "/page/stats").Body.String()
 	views := section(body, "<h2>Views", "</section>")
@@ -199,5 +200,26 @@ func TestExportWithoutTalliesSaysNull(t *testing.T) {
 		`{"date":"2020-01-02","views":7,"visitors":0,"github":0,"reloads":0,"bots":0,"prefetches":0,"owner":0,"foreign":0,"ignored":0}]}` + "\n"
 	if got := string(appendJSON(nil, h)); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// configure changes the settings of counter name.
+func configure(t *testing.T, a *App, name string, settings ...string) {
+	t.Helper()
+	db, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.Configure(name, func(s *counter.Settings) error {
+		for _, kv := range settings {
+			if err := s.Set(kv); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -155,12 +155,17 @@ func Env(method, pathInfo, query string, extra ...string) map[string]string {
 		"QUERY_STRING":      query,
 		"REQUEST_URI":       "/cgi-bin/counter.cgi" + pathInfo,
 		"HTTP_HOST":         "127.0.0.1",
+		"HTTP_USER_AGENT":   BrowserUA,
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		env[extra[i]] = extra[i+1]
 	}
 	return env
 }
+
+// BrowserUA is a browser's User-Agent, which Env sends: without one, a
+// hit is a bot's and does not count.
+const BrowserUA = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
 
 // Pairs encodes env as the content of params records.
 func Pairs(env map[string]string) []byte {
