@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/counter"
 	"hitcounter/store"
 )
 
@@ -21,7 +22,8 @@ import (
 // sets it, on database db.
 func hitEnv(t *testing.T, db string) []string {
 	t.Helper()
-	return append(readEnv(t, "../testdata/cgienv/lighttpd-direct.env"), "COUNTER_DB="+db)
+	return append(readEnv(t, "../testdata/cgienv/lighttpd-direct.env"), "COUNTER_DB="+db,
+		"COUNTER_RUN_DIR="+filepath.Join(filepath.Dir(db), "run"))
 }
 
 // grownDB makes a database with counter demo and enough hits to span
@@ -34,7 +36,9 @@ func grownDB(t *testing.T, dir string) (string, int64) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if err := db.Create("demo", 0, now); err != nil {
+	everyHit := counter.DefaultSettings() // hits from one client all count
+	everyHit.Reload = 0
+	if err := db.CreateWith("demo", 0, now, everyHit); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 60 {

@@ -125,13 +125,13 @@ func TestCapturedEnvironments(t *testing.T) {
 		t.Fatalf("found %d captured environments, want 8", len(files))
 	}
 	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
+	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	var want uint64
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			env := append(readEnv(t, f), "COUNTER_DB="+db)
+			env := append(readEnv(t, f), "COUNTER_DB="+db, "COUNTER_RUN_DIR="+filepath.Join(filepath.Dir(db), "run"))
 			ans, stderr := runCGI(t, env)
 			if stderr != "" {
 				t.Errorf("stderr: %s", stderr)

@@ -107,7 +107,7 @@ func dumpEvents(evs []syscallEvent) string {
 // answer goes to stdout.
 func TestCGIHitSyncedBeforeAnswer(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
+	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	cmd, log := straceCommand(t, counterBinary(t))
@@ -129,7 +129,7 @@ func TestCGIHitSyncedBeforeAnswer(t *testing.T) {
 // the first stdout record of the hit's answer goes out.
 func TestFastCGIHitSyncedBeforeAnswer(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
+	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	cmd, log := straceCommand(t, counterBinary(t))

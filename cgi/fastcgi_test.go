@@ -101,7 +101,7 @@ func countIn(t *testing.T, db string) uint64 {
 // answered is in the file.
 func TestFastCGIKillLosesNoAnsweredHit(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
+	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	sock, cmd, stderr := startFastCGIBinary(t, db)
@@ -124,7 +124,7 @@ func TestFastCGIKillLosesNoAnsweredHit(t *testing.T) {
 // busy throughout.
 func TestFastCGISharesTheFile(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
+	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	sock, cmd, stderr := startFastCGIBinary(t, db)

@@ -94,7 +94,7 @@ func TestHitOverFileSizeLimit(t *testing.T) {
 func TestHitOnAFullFilesystem(t *testing.T) {
 	dir := smallFilesystem(t, 256<<10)
 	db := filepath.Join(dir, "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
+	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	// Some hits before the disk fills leave free pages to reuse.

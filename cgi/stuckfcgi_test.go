@@ -47,7 +47,7 @@ func TestFastCGIStuckHolder(t *testing.T) {
 		hold = 5 * time.Second
 	}
 	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo"); err != nil {
+	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
 		t.Fatalf("create: %v %s", err, out)
 	}
 	sock, cmd, stderr := startFastCGIBinary(t, db, "COUNTER_WAIT="+wait.String())
