@@ -26,12 +26,13 @@ import (
 func TestCrashLoop(t *testing.T) {
 	const kills, workers = 200, 4
 	cgiDir, db := installCounter(t)
-	admin(t, cgiDir, db, "create", "demo")
+	admin(t, cgiDir, db, "create", "demo", "reload=off") // one client, every hit counts
 	bin := filepath.Join(cgiDir, "counter.cgi")
 	env := []string{
 		"GATEWAY_INTERFACE=CGI/1.1", "REQUEST_METHOD=GET", "SERVER_PROTOCOL=HTTP/1.1",
 		"SCRIPT_NAME=/cgi-bin/counter.cgi", "PATH_INFO=/demo.png", "REQUEST_URI=/cgi-bin/counter.cgi/demo.png",
-		"HTTP_HOST=127.0.0.1", "REMOTE_ADDR=127.0.0.1", "COUNTER_DB=" + db, "COUNTER_WAIT=10s",
+		"HTTP_HOST=127.0.0.1", "REMOTE_ADDR=127.0.0.1", "HTTP_USER_AGENT=" + firefoxUA,
+		"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(filepath.Dir(db), "run"), "COUNTER_WAIT=10s",
 	}
 	hit := func(killAfter time.Duration) (complete, killed bool) {
 		cmd := exec.Command(bin)

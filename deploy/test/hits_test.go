@@ -17,7 +17,7 @@ import (
 func TestServerCountsEveryHit(t *testing.T) {
 	const hits, inFlight, maxFailures = 2000, 16, 20
 	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
-		admin(t, cgiDir, dbPath, "create", "rs")
+		admin(t, cgiDir, dbPath, "create", "rs", "reload=off") // one client, every hit counts
 
 		// A new connection per request: a GET that the transport retried on a
 		// reused connection could be counted twice, and that would not be the

@@ -469,11 +469,24 @@ func checkNoCache(h http.Header) error {
 	return nil
 }
 
-// get sends one request and reads the whole (bounded) answer.
+// get sends one request, as a browser, and reads the whole (bounded)
+// answer.
 func get(ctx context.Context, client *http.Client, method, url string) (*http.Response, []byte, error) {
+	return getWith(ctx, client, method, url)
+}
+
+// getWith is get with more headers, as name, value pairs; a User-Agent
+// among them replaces the browser's.
+func getWith(ctx context.Context, client *http.Client, method, url string, header ...string) (*http.Response, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	// Go's own User-Agent is a client library's, which the counter
+	// tallies as a bot.
+	req.Header.Set("User-Agent", firefoxUA)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -1,0 +1,286 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// v1Release is the last commit whose binary wrote schema version 1: the
+// release that owners upgrade from.
+const v1Release = "bb08e9a74a1e5ef96226d5f6b351a4a96797dbf1"
+
+// formatFileV1 is the database that the version 1 store wrote, pinned by
+// store's TestFormatV1: home has 6 views and a password, blog 1002.
+var formatFileV1 = filepath.Join(repoRoot, "testdata/format/counter-v1.db")
+
+var oldBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildV1Counter builds the binary of v1Release from the repository's
+// history, once per run, and returns its path.
+func buildV1Counter(t testing.TB) string {
+	t.Helper()
+	b := &oldBin
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "counter-v1-"); b.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		src := filepath.Join(b.dir, "src")
+		if b.err = os.Mkdir(src, 0o755); b.err != nil {
+			return
+		}
+		archive := exec.CommandContext(ctx, "git", "-C", repoRoot, "archive", "--format=tar", v1Release)
+		untar := exec.CommandContext(ctx, "tar", "-x", "-C", src)
+		var gitErr bytes.Buffer
+		archive.Stderr = &gitErr
+		if untar.Stdin, b.err = archive.StdoutPipe(); b.err != nil {
+			return
+		}
+		if b.err = untar.Start(); b.err != nil {
+			return
+		}
+		if err := archive.Run(); err != nil {
+			untar.Wait()
+			b.err = fmt.Errorf("git archive %s (the test needs the repository's history): %v\n%s", v1Release, err, gitErr.String())
+			return
+		}
+		if b.err = untar.Wait(); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, "counter-v1.cgi")
+		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", b.path, "./cgi")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH, "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("build the v1 binary: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// copyV1File copies the committed version 1 database into a fresh folder.
+func copyV1File(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(formatFileV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "counter.db")
+	if err := os.WriteFile(db, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// browserEnv is the CGI environment of a browser's hit on /NAME.png.
+func browserEnv(db, name, addr string) []string {
+	return []string{
+		"GATEWAY_INTERFACE=CGI/1.1", "REQUEST_METHOD=GET", "SERVER_PROTOCOL=HTTP/1.1",
+		"SCRIPT_NAME=/cgi-bin/counter.cgi", "PATH_INFO=/" + name + ".png", "REQUEST_URI=/cgi-bin/counter.cgi/" + name + ".png",
+		"HTTP_HOST=127.0.0.1", "REMOTE_ADDR=" + addr, "HTTP_USER_AGENT=" + firefoxUA,
+		"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + filepath.Join(filepath.Dir(db), "run"), "COUNTER_WAIT=10s",
+	}
+}
+
+// firefoxUA is a browser's User-Agent, which counts.
+const firefoxUA = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+
+// runBin runs bin with env and args and returns its stdout, its stderr
+// and its error.
+func runBin(t testing.TB, bin string, env []string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+func fileSum(t testing.TB, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+var schemaLine = regexp.MustCompile(`schema (\d+)`)
+
+// checkFile runs bin's check on db and returns the schema it reports.
+func checkFile(t testing.TB, bin, db string) int {
+	t.Helper()
+	out, errOut, err := runBin(t, bin, []string{"COUNTER_DB=" + db}, "check")
+	if err != nil {
+		t.Fatalf("check: %v\n%s%s", err, out, errOut)
+	}
+	m := schemaLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("check names no schema:\n%s", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// TestMigrateV1File upgrades the database of the previous release: the new
+// binary reads it, migrates it on its first hit with no count lost, and
+// the old binary then refuses the migrated file with its "newer version"
+// error, changing nothing.
+func TestMigrateV1File(t *testing.T) {
+	bin, old := buildCounter(t), buildV1Counter(t)
+	db := copyV1File(t)
+
+	if out, errOut, err := runBin(t, old, []string{"COUNTER_DB=" + db}, "list"); err != nil || !strings.Contains(out, "home") {
+		t.Fatalf("the v1 binary's list of its own file: %v\n%s%s", err, out, errOut)
+	}
+	if n := checkFile(t, bin, db); n != 1 {
+		t.Errorf("check by the new binary, before any hit: schema %d, want 1 (reads need no migration)", n)
+	}
+	out, errOut, err := runBin(t, bin, browserEnv(db, "home", "192.0.2.10"))
+	if err != nil || !strings.HasPrefix(out, "Status: 200") || errOut != "" {
+		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
+	}
+	if n := checkFile(t, bin, db); n != 2 {
+		t.Errorf("after the first hit: schema %d, want 2", n)
+	}
+	for name, want := range map[string]string{"home": "7", "blog": "1002"} {
+		if got := jsonCountWith(t, bin, db, name); got != want {
+			t.Errorf("%s after the migration: %s, want %s", name, got, want)
+		}
+	}
+
+	before := fileSum(t, db)
+	out, errOut, err = runBin(t, old, browserEnv(db, "home", "192.0.2.11"))
+	if err != nil || strings.HasPrefix(out, "Status: 200") || !strings.Contains(errOut, "newer version of the counter") {
+		t.Errorf("a hit by the v1 binary on the migrated file: %v\n%.200q\nstderr %s\nwant a refusal naming the newer version", err, out, errOut)
+	}
+	for _, cmd := range []string{"check", "list"} {
+		out, errOut, err := runBin(t, old, []string{"COUNTER_DB=" + db}, cmd)
+		if err == nil || !strings.Contains(out+errOut, "newer version of the counter") {
+			t.Errorf("%s by the v1 binary on the migrated file: %v\n%s%s\nwant it refused as newer", cmd, err, out, errOut)
+		}
+	}
+	if fileSum(t, db) != before {
+		t.Errorf("the v1 binary changed the migrated file")
+	}
+	if got := jsonCountWith(t, bin, db, "home"); got != "7" {
+		t.Errorf("home after the v1 binary's attempts: %s, want 7", got)
+	}
+	if _, errOut, err := runBin(t, bin, []string{"COUNTER_DB=" + db}, "check"); err != nil {
+		t.Errorf("check after all: %v\n%s", err, errOut)
+	}
+}
+
+// jsonCountWith reads a counter's count through bin's /NAME.json.
+func jsonCountWith(t testing.TB, bin, db, name string) string {
+	t.Helper()
+	env := browserEnv(db, name, "192.0.2.1")
+	env = append(env, "PATH_INFO=/"+name+".json")
+	out, errOut, err := runBin(t, bin, env)
+	if err != nil {
+		t.Fatalf("%s.json: %v\n%s", name, err, errOut)
+	}
+	m := regexp.MustCompile(`"count":(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s.json: %q", name, out)
+	}
+	return m[1]
+}
+
+// TestMigrationKilled kills the new binary's first hit on a version 1 file
+// with SIGKILL at random moments, from before it opens the file to after
+// it answers. Whatever the moment, the file is then either still version
+// 1 or wholly version 2, check passes, and the next hit migrates (if need
+// be) and counts, with no count lost: home's 6 views, plus the killed
+// hit if it committed, plus the next.
+func TestMigrationKilled(t *testing.T) {
+	const rounds = 60
+	bin := buildCounter(t)
+	// The kill times span a whole hit, measured here.
+	var took []time.Duration
+	for range 5 {
+		db := copyV1File(t)
+		start := time.Now()
+		if _, errOut, err := runBin(t, bin, browserEnv(db, "home", "192.0.2.10")); err != nil {
+			t.Fatalf("hit: %v\n%s", err, errOut)
+		}
+		took = append(took, time.Since(start))
+	}
+	window := 2 * slicesMedian(took)
+	r := rand.New(rand.NewPCG(1, 2))
+	stillV1, migrated := 0, 0
+	for i := range rounds {
+		db := copyV1File(t)
+		cmd := exec.Command(bin)
+		cmd.Env = browserEnv(db, "home", "192.0.2.10")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(r.Int64N(int64(window))))
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		answered := strings.HasPrefix(out.String(), "Status: 200")
+
+		switch n := checkFile(t, bin, db); n {
+		case 1:
+			stillV1++
+			if answered {
+				t.Errorf("round %d: the hit was answered but the file is still version 1", i)
+			}
+		case 2:
+			migrated++
+		default:
+			t.Fatalf("round %d: schema %d after the kill", i, n)
+		}
+		before, _ := strconv.Atoi(jsonCountWith(t, bin, db, "home"))
+		if before != 6 && before != 7 || answered && before != 7 {
+			t.Errorf("round %d: home at %d after the kill (answered %v); want 6, or 7 if the hit committed", i, before, answered)
+		}
+		if _, errOut, err := runBin(t, bin, browserEnv(db, "home", "192.0.2.20")); err != nil {
+			t.Fatalf("round %d: the next hit: %v\n%s", i, err, errOut)
+		}
+		if n := checkFile(t, bin, db); n != 2 {
+			t.Errorf("round %d: schema %d after the next hit, want 2", i, n)
+		}
+		if got, _ := strconv.Atoi(jsonCountWith(t, bin, db, "home")); got != before+1 {
+			t.Errorf("round %d: home at %d after the next hit, want %d", i, got, before+1)
+		}
+	}
+	t.Logf("migration killed %d times (kill times up to %v): %d files left at version 1, %d migrated; every one checked and counted on", rounds, window.Round(time.Millisecond), stillV1, migrated)
+	if stillV1 == 0 || migrated == 0 {
+		t.Errorf("the kills all fell on one side of the migration's commit (%d v1, %d v2): the test proved nothing", stillV1, migrated)
+	}
+}
+
+func slicesMedian(d []time.Duration) time.Duration {
+	s := slices.Sorted(slices.Values(d))
+	return s[len(s)/2]
+}
