@@ -193,7 +193,7 @@ func checkPNG(t testing.TB, ans cgiAnswer, status int, text string) {
 func armHits(t *testing.T, q qemuRun) {
 	dir := t.TempDir()
 	db, run := filepath.Join(dir, "counter.db"), "COUNTER_RUN_DIR="+filepath.Join(dir, "run")
-	if out := q.admin(t, db, "create", "demo"); !strings.Contains(out, "created demo at 0") {
+	if out := q.admin(t, db, "create", "demo", "reload=off"); !strings.Contains(out, "created demo at 0") {
 		t.Fatalf("create: %q", out)
 	}
 	const hits = 3

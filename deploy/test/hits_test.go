@@ -88,7 +88,12 @@ func TestServerCountsEveryHit(t *testing.T) {
 
 // checkHit counts one hit and checks the answer is a fresh, uncacheable PNG.
 func checkHit(ctx context.Context, client *http.Client, url string) error {
-	resp, body, err := get(ctx, client, http.MethodGet, url)
+	return checkHitAs(ctx, client, url, firefoxUA)
+}
+
+// checkHitAs is checkHit from a browser of User-Agent ua.
+func checkHitAs(ctx context.Context, client *http.Client, url, ua string) error {
+	resp, body, err := getWith(ctx, client, http.MethodGet, url, "User-Agent", ua)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ import (
 // and every line the counter logs is one bounded line.
 func TestServerHostileRequests(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
-		admin(t, cgiDir, dbPath, "create", "demo")
+		admin(t, cgiDir, dbPath, "create", "demo", "reload=off") // one client, every hit counts
 		client := &http.Client{Timeout: 20 * time.Second}
 
 		t.Run("proxy header", func(t *testing.T) {
@@ -40,6 +40,7 @@ func TestServerHostileRequests(t *testing.T) {
 			before := jsonCount(t, srv.URL, "demo")
 			req, _ := http.NewRequest("GET", srv.URL+"/cgi-bin/counter.cgi/demo.png", nil)
 			req.Header.Set("Proxy", "http://"+proxy.Addr().String())
+			req.Header.Set("User-Agent", firefoxUA)
 			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)

@@ -140,7 +140,10 @@ func TestInstallScript(t *testing.T) {
 			// each stop can wait for the counter processes it started.
 			countHit := func(t *testing.T, srv *webServer) {
 				t.Helper()
-				if err := checkHit(context.Background(), &http.Client{Timeout: 20 * time.Second}, srv.URL+"/cgi-bin/counter.cgi/blog.png"); err != nil {
+				// A visitor of its own for each hit: the installed counter
+				// has the default reload window.
+				if err := checkHitAs(context.Background(), &http.Client{Timeout: 20 * time.Second}, srv.URL+"/cgi-bin/counter.cgi/blog.png",
+					fmt.Sprintf("%s install-test/%d", firefoxUA, hits)); err != nil {
 					t.Fatalf("a hit through the installed config: %v", err)
 				}
 				hits++

@@ -18,7 +18,7 @@ import (
 
 func TestServerRoutes(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
-		admin(t, cgiDir, dbPath, "create", "rs2")
+		admin(t, cgiDir, dbPath, "create", "rs2", "reload=off") // one client, every hit counts
 		client := &http.Client{Timeout: 20 * time.Second}
 
 		var directWidth int // of the default style's six digits

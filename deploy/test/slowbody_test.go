@@ -2,6 +2,7 @@ package test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -26,7 +27,7 @@ func TestLighttpdFastCGISlowBodies(t *testing.T) {
 	)
 	bin := serverBinary(t, "lighttpd", lighttpdBins...)
 	cgiDir, dbPath := installCounter(t)
-	admin(t, cgiDir, dbPath, "create", "demo")
+	admin(t, cgiDir, dbPath, "create", "demo", "reload=off") // one client, every hit counts
 	srv := startLighttpdWith(t, bin, cgiDir, dbPath, true, nil, "server.stream-request-body = 2")
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
@@ -56,7 +57,7 @@ func TestLighttpdFastCGISlowBodies(t *testing.T) {
 	var took []time.Duration
 	for range hits {
 		start := time.Now()
-		resp, err := client.Get(srv.URL + "/cgi-bin/counter.cgi/demo.png")
+		resp, _, err := get(context.Background(), client, http.MethodGet, srv.URL+"/cgi-bin/counter.cgi/demo.png")
 		d := time.Since(start)
 		took = append(took, d)
 		if err != nil {

@@ -32,7 +32,7 @@ func TestServerStatsAndLogin(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
 		c := newStatsClient(srv.URL)
 		seen[srv.Name] = c.seen
-		admin(t, cgiDir, dbPath, "create", name)
+		admin(t, cgiDir, dbPath, "create", name, "reload=off") // one client, every hit counts
 		countHits(t, srv.URL, name, statsHits)
 
 		resp, body := c.do(t, "GET", "/cgi-bin/counter.cgi/"+name+"/stats", nil, nil)
@@ -305,6 +305,7 @@ func countHits(t *testing.T, baseURL, name string, n int) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Referer", "https://blog.example/post")
+		req.Header.Set("User-Agent", firefoxUA)
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)

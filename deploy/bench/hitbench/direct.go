@@ -33,12 +33,16 @@ type sample struct {
 // children with CLONE_VM, and Linux then reports the parent's own peak as
 // the child's, so the child's rusage cannot be trusted here.
 func (c cgiRun) runOnce(i int) (sample, error) {
+	timed := c
 	if c.visitors {
-		c.env = append(c.env[:len(c.env):len(c.env)], fmt.Sprintf("REMOTE_ADDR=10.%d.%d.%d", i>>16&255, i>>8&255, i&255))
+		// Two visitors of their own, for the timed run and the one under
+		// GNU time, so that each is a counted view, not a reload.
+		timed.env = visitorEnv(c.env, "10", i)
+		c.env = visitorEnv(c.env, "11", i)
 	}
 	var out bytes.Buffer
-	cmd := exec.Command(c.bin)
-	cmd.Env, cmd.Stdout = c.env, &out
+	cmd := exec.Command(timed.bin)
+	cmd.Env, cmd.Stdout = timed.env, &out
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		return sample{}, fmt.Errorf("%s: %w", c.label, err)
@@ -49,6 +53,11 @@ func (c cgiRun) runOnce(i int) (sample, error) {
 	}
 	rss, err := c.peakRSS()
 	return sample{wall: wall, maxRSS: rss}, err
+}
+
+// visitorEnv is env with the client address NET.x.y.z of run i.
+func visitorEnv(env []string, net string, i int) []string {
+	return append(env[:len(env):len(env)], fmt.Sprintf("REMOTE_ADDR=%s.%d.%d.%d", net, i>>16&255, i>>8&255, i&255))
 }
 
 // peakRSS runs the binary once under GNU time, which forks from a small
