@@ -39,8 +39,8 @@ func exclude(m *machine, s string, dst []byte) string {
 // their order that matches.
 func nextExclusion(m *machine, s string, pos int) (start, end int, ok bool) {
 	for p := pos; p < len(s); p += runeWidth(s, p) {
-		for mask := exclusionStarts[s[p]]; mask != 0; mask &= mask - 1 {
-			m.load(exclusionProgs[bits.TrailingZeros64(mask)], s)
+		for mask := exclusionStart(s[p]); mask != 0; mask &= mask - 1 {
+			m.load(progAt(exclusionProgs, bits.TrailingZeros64(mask)), s)
 			if end, ok := m.match(p); ok {
 				return p, end, true
 			}
@@ -50,7 +50,9 @@ func nextExclusion(m *machine, s string, pos int) (start, end int, ok bool) {
 }
 
 // needle is a text every match of crawler pattern pat holds, lowered (see
-// lowerFold); exact says that holding it is matching.
+// lowerFold); exact says that holding it is matching, and then pat is
+// not used: only the patterns that need a program have one, numbered in
+// crawlerProgs.
 type needle struct {
 	text  string
 	pat   uint16
@@ -71,11 +73,11 @@ func trigramSlot(a, b, c byte) int {
 func matchCrawler(m *machine, s string) bool {
 	var buf [512]byte
 	low := lowerFold(buf[:0], s)
-	var cand [(len(crawlerProgs) + 63) / 64]uint64
+	var cand [(len(crawlerProgs)/progSize + 63) / 64]uint64
 	for i := 0; i+3 <= len(low); i++ {
 		h := trigramSlot(low[i], low[i+1], low[i+2])
-		for _, nd := range needles[needleSlots[h]:needleSlots[h+1]] {
-			if hasPrefix(low[i:], nd.text) {
+		for k, end := needleSlot(h), needleSlot(h+1); k < end; k++ {
+			if nd := needleAt(needles, k); hasPrefix(low[i:], nd.text) {
 				if nd.exact {
 					return true
 				}
@@ -83,20 +85,21 @@ func matchCrawler(m *machine, s string) bool {
 			}
 		}
 	}
-	for _, nd := range shortNeedles {
-		if contains(low, nd.text) {
+	for k := range len(shortNeedles) / needleSize {
+		if nd := needleAt(shortNeedles, k); contains(low, nd.text) {
 			if nd.exact {
 				return true
 			}
 			cand[nd.pat/64] |= 1 << (nd.pat % 64)
 		}
 	}
-	for _, pat := range alwaysTry {
+	for k := 0; k < len(alwaysTry); k += 2 {
+		pat := u16(alwaysTry, k)
 		cand[pat/64] |= 1 << (pat % 64)
 	}
 	for w, word := range cand {
 		for ; word != 0; word &= word - 1 {
-			m.load(crawlerProgs[w*64+bits.TrailingZeros64(word)], s)
+			m.load(progAt(crawlerProgs, w*64+bits.TrailingZeros64(word)), s)
 			if m.search() {
 				return true
 			}

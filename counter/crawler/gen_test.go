@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bytes"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -247,8 +248,7 @@ func generate(dir string) ([]byte, error) {
 	fmt.Fprintf(&src, "// From %s's crawlers.go (%d patterns) and exclusions.go (%d patterns).\n\n", libPath, len(crawlers), len(exclusions))
 
 	var starts [256]uint64
-	src.WriteString("// exclusionProgs are the programs of the exclusions, in their order.\n")
-	src.WriteString("var exclusionProgs = [...]prog{\n")
+	var excProgs []byte
 	for i, pat := range exclusions {
 		re, err := parse(pat)
 		if err != nil {
@@ -267,45 +267,40 @@ func generate(dir string) ([]byte, error) {
 				starts[b] |= 1 << i
 			}
 		}
-		fmt.Fprintf(&src, "{%d, %d, %d}, // %s\n", p.pc, p.n, p.start, commentSafe(pat))
+		excProgs = appendProg(excProgs, p)
 	}
-	src.WriteString("}\n\n")
-	src.WriteString("// exclusionStarts[b] has bit i set when exclusion i can match from byte b.\n")
-	src.WriteString("var exclusionStarts = [256]uint64{\n")
-	for b, m := range starts {
-		if m != 0 {
-			fmt.Fprintf(&src, "%d: %#x,\n", b, m)
-		}
-	}
-	src.WriteString("}\n\n")
 
+	// Only the crawler patterns that their needles do not answer alone
+	// have a program; a needle's pat numbers them in that order.
 	var tri [trigramSlots][]needle
 	var short []needle
 	var always []uint16
-	src.WriteString("// crawlerProgs are the programs of the crawler patterns, in their order;\n")
-	src.WriteString("// a pattern its needles answer alone has none.\n")
-	src.WriteString("var crawlerProgs = [...]prog{\n")
-	for i, pat := range crawlers {
+	var crawProgs []byte
+	var programmed []string
+	for _, pat := range crawlers {
 		re, err := parse(pat)
 		if err != nil {
 			return nil, err
 		}
 		nf := needlesOf(trimNullable(re))
 		need := nf.need()
-		exact := nf.exact != nil && !nf.asserts
-		var p prog
-		if !exact || len(need) == 0 || len(need[0]) < 2 {
-			if p, _, err = g.compile(pat, re); err != nil {
+		exact := nf.exact != nil && !nf.asserts && len(need) > 0 && len(need[0]) >= 2
+		var id uint16
+		if !exact {
+			p, _, err := g.compile(pat, re)
+			if err != nil {
 				return nil, err
 			}
+			id = uint16(len(programmed))
+			programmed = append(programmed, pat)
+			crawProgs = appendProg(crawProgs, p)
 		}
-		fmt.Fprintf(&src, "{%d, %d, %d}, // %s\n", p.pc, p.n, p.start, commentSafe(pat))
 		switch {
 		case len(need) == 0 || len(need[0]) < 2:
-			always = append(always, uint16(i))
+			always = append(always, id)
 		default:
 			for _, text := range need {
-				nd := needle{text: text, pat: uint16(i), exact: exact}
+				nd := needle{text: text, pat: id, exact: exact}
 				if len(text) == 2 {
 					short = append(short, nd)
 				} else {
@@ -315,64 +310,86 @@ func generate(dir string) ([]byte, error) {
 			}
 		}
 	}
-	src.WriteString("}\n\n")
 	if len(always)+len(short) > maxAlwaysTry {
 		return nil, fmt.Errorf("%d crawler patterns have no needle of 3 bytes, more than %d", len(always)+len(short), maxAlwaysTry)
 	}
 
-	src.WriteString("// needles are the trigram needles, by trigramSlot of their first three bytes.\n")
-	src.WriteString("var needles = [...]needle{\n")
-	var slots [trigramSlots + 1]int
+	var text strings.Builder
+	appendNeedle := func(b []byte, nd needle) []byte {
+		off := text.Len()
+		text.WriteString(nd.text)
+		exact := byte(0)
+		if nd.exact {
+			exact = 1
+		}
+		b = binary.LittleEndian.AppendUint16(b, uint16(off))
+		b = append(b, byte(len(nd.text)), exact)
+		return binary.LittleEndian.AppendUint16(b, nd.pat)
+	}
+	var needles, slots, shortNeedles, alwaysTry []byte
 	n := 0
-	for h, nds := range tri {
-		slots[h] = n
+	for _, nds := range tri {
+		slots = binary.LittleEndian.AppendUint16(slots, uint16(n))
 		for _, nd := range nds {
-			fmt.Fprintf(&src, "{%q, %d, %v},\n", nd.text, nd.pat, nd.exact)
+			needles = appendNeedle(needles, nd)
 			n++
 		}
 	}
-	slots[trigramSlots] = n
-	src.WriteString("}\n\n")
-	src.WriteString("// needleSlots[h] is where the needles of slot h start in needles.\n")
-	src.WriteString("var needleSlots = [trigramSlots + 1]uint16{")
-	for h, x := range slots {
-		if h%16 == 0 {
-			src.WriteString("\n")
-		}
-		fmt.Fprintf(&src, "%d, ", x)
-	}
-	src.WriteString("\n}\n\n")
-	src.WriteString("// shortNeedles are the needles of two bytes.\n")
-	src.WriteString("var shortNeedles = [...]needle{\n")
+	slots = binary.LittleEndian.AppendUint16(slots, uint16(n))
 	for _, nd := range short {
-		fmt.Fprintf(&src, "{%q, %d, %v},\n", nd.text, nd.pat, nd.exact)
+		shortNeedles = appendNeedle(shortNeedles, nd)
 	}
-	src.WriteString("}\n\n")
-	src.WriteString("// alwaysTry are the crawler patterns with no needle, run on every user agent.\n")
-	fmt.Fprintf(&src, "var alwaysTry = [...]uint16{")
-	for _, i := range always {
-		fmt.Fprintf(&src, "%d, ", i)
+	for _, id := range always {
+		alwaysTry = binary.LittleEndian.AppendUint16(alwaysTry, id)
 	}
-	src.WriteString("}\n\n")
+	if text.Len() >= 1<<16 || n >= 1<<16 {
+		return nil, fmt.Errorf("needles of %d bytes in all, %d of them: past uint16 offsets", text.Len(), n)
+	}
+	var exclusionStarts, insts, ranges []byte
+	for _, m := range starts {
+		exclusionStarts = binary.LittleEndian.AppendUint64(exclusionStarts, m)
+	}
+	for _, x := range g.insts {
+		insts = append(insts, x.op, x.n)
+		insts = binary.LittleEndian.AppendUint16(insts, x.out)
+		insts = binary.LittleEndian.AppendUint16(insts, x.arg)
+	}
+	for _, r := range g.ranges {
+		ranges = binary.LittleEndian.AppendUint32(ranges, uint32(r))
+	}
 
-	src.WriteString("// insts are the programs' instructions: op, n, out, arg.\n")
-	src.WriteString("var insts = [...]inst{")
-	for i, x := range g.insts {
-		if i%8 == 0 {
-			src.WriteString("\n")
+	table := func(name, doc string, b []byte) {
+		src.WriteString(doc)
+		fmt.Fprintf(&src, "const %s = \"\"", name)
+		for i := 0; i < len(b); i += 32 {
+			src.WriteString(" +\n\t\"")
+			for _, c := range b[i:min(i+32, len(b))] {
+				fmt.Fprintf(&src, "\\x%02x", c)
+			}
+			src.WriteString("\"")
 		}
-		fmt.Fprintf(&src, "{%d, %d, %d, %d}, ", x.op, x.n, x.out, x.arg)
+		src.WriteString("\n\n")
 	}
-	src.WriteString("\n}\n\n")
-	src.WriteString("// ranges are the rune ranges of the opRune instructions, lo and hi.\n")
-	src.WriteString("var ranges = [...]rune{")
-	for i, r := range g.ranges {
-		if i%16 == 0 {
-			src.WriteString("\n")
-		}
-		fmt.Fprintf(&src, "%#x, ", r)
+	fmt.Fprintf(&src, "// The exclusions, in their order:\n")
+	for _, pat := range exclusions {
+		fmt.Fprintf(&src, "//\t%s\n", commentSafe(pat))
 	}
-	src.WriteString("\n}\n")
+	fmt.Fprintf(&src, "//\n// and the crawler patterns that need a program, in crawlerProgs' order:\n")
+	for _, pat := range programmed {
+		fmt.Fprintf(&src, "//\t%s\n", commentSafe(pat))
+	}
+	src.WriteString("\n")
+	table("exclusionProgs", "// exclusionProgs are the programs of the exclusions, in their order.\n", excProgs)
+	table("exclusionStarts", "// exclusionStarts has, for each byte b, a uint64 whose bit i is set when\n// exclusion i can match from b.\n", exclusionStarts)
+	table("crawlerProgs", "// crawlerProgs are the programs of the crawler patterns that their\n// needles do not answer alone.\n", crawProgs)
+	table("needles", "// needles are the trigram needles, by trigramSlot of their first three\n// bytes.\n", needles)
+	table("needleSlots", "// needleSlots has, for each trigram slot h, where its needles start in\n// needles, and then their end.\n", slots)
+	table("shortNeedles", "// shortNeedles are the needles of two bytes.\n", shortNeedles)
+	table("alwaysTry", "// alwaysTry are the crawler programs with no needle, run on every user\n// agent.\n", alwaysTry)
+	table("insts", "// insts are the programs' instructions.\n", insts)
+	table("ranges", "// ranges are the rune ranges of the opRune instructions, lo and hi.\n", ranges)
+	src.WriteString("// needleText holds the needles' texts.\n")
+	fmt.Fprintf(&src, "const needleText = %q\n", text.String())
 
 	code, err := format.Source(src.Bytes())
 	if err != nil {
@@ -669,4 +686,11 @@ func TestEmptyOps(t *testing.T) {
 			}
 		}
 	}
+}
+
+// appendProg appends p as progAt reads it.
+func appendProg(b []byte, p prog) []byte {
+	b = binary.LittleEndian.AppendUint16(b, p.pc)
+	b = binary.LittleEndian.AppendUint16(b, p.n)
+	return binary.LittleEndian.AppendUint16(b, p.start)
 }

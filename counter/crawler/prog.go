@@ -25,7 +25,7 @@ type inst struct {
 	arg uint16
 }
 
-// prog is where a pattern's program lies in its insts array.
+// prog is where a pattern's program lies in the insts table.
 type prog struct {
 	pc    uint16 // its first inst
 	n     uint16 // how many insts it has
@@ -111,7 +111,6 @@ func (m *machine) search() bool {
 // run tries the program at pos, for at most budget steps unless budget is
 // negative; done is false when it ran out.
 func (m *machine) run(pos, budget int) (end int, ok, done bool) {
-	insts := insts[m.p.pc : int(m.p.pc)+int(m.p.n)]
 	var jobs [32]job
 	stack := append(jobs[:0], job{m.p.start, pos})
 	for len(stack) > 0 {
@@ -129,7 +128,7 @@ func (m *machine) run(pos, budget int) (end int, ok, done bool) {
 			}
 			m.visited[k/64] |= 1 << (k % 64)
 		}
-		in := insts[pc]
+		in := instAt(int(m.p.pc) + int(pc))
 		switch in.op {
 		case opFail:
 			continue
@@ -158,7 +157,7 @@ func (m *machine) run(pos, budget int) (end int, ok, done bool) {
 		}
 		switch in.op {
 		case opRune:
-			if !inRanges(ranges[in.arg:int(in.arg)+2*int(in.n)], r) {
+			if !inRanges(int(in.arg), int(in.n), r) {
 				continue
 			}
 		case opAnyNotNL:
@@ -172,9 +171,11 @@ func (m *machine) run(pos, budget int) (end int, ok, done bool) {
 	return 0, false, true
 }
 
-func inRanges(ranges []rune, r rune) bool {
-	for i := 0; i < len(ranges); i += 2 {
-		if ranges[i] <= r && r <= ranges[i+1] {
+// inRanges reports whether r is in one of the n ranges from entry at of
+// the ranges table.
+func inRanges(at, n int, r rune) bool {
+	for i := at; i < at+2*n; i += 2 {
+		if rangeAt(i) <= r && r <= rangeAt(i+1) {
 			return true
 		}
 	}
