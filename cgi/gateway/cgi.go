@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cgi"
 	"strings"
 
 	"hitcounter/cgi/internal/logline"
@@ -57,8 +56,8 @@ func ServeCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 // describes, with body as its body, and returns the buffered answer and
 // the request (nil when the environment was refused).
 //
-// It uses the standard library to turn the environment into a request, but
-// routes on PATH_INFO: behind an alias or a rewrite, REQUEST_URI names a
+// It turns the environment into a request as net/http/cgi does
+// (requestFromEnv), but routes on PATH_INFO: behind an alias or a rewrite, REQUEST_URI names a
 // path the handler knows nothing of, while PATH_INFO is what follows the
 // script in every case.
 func serveEnv(h http.Handler, env map[string]string, body io.Reader, o Options) (*bufferedResponse, *http.Request) {
@@ -71,7 +70,7 @@ func serveEnv(h http.Handler, env map[string]string, body io.Reader, o Options) 
 	// REQUEST_URI is not used for routing (checkCGIEnv has refused one
 	// that does not parse); behind a rewrite it is not under SCRIPT_NAME.
 	env["REQUEST_URI"] = env["SCRIPT_NAME"] + "/"
-	req, err := cgi.RequestFromMap(env)
+	req, err := requestFromEnv(env)
 	if err == nil && req.URL == nil {
 		err = fmt.Errorf("no request URL")
 	}
