@@ -12,8 +12,7 @@ import (
 )
 
 // childEnv, when set, makes this test binary a child of
-// TestConcurrentProcesses: it sees every visitor childRounds times in the
-// directory it names, and prints what it got.
+// TestConcurrentProcesses (see TestMain), in the directory it names.
 const childEnv = "SEEN_TEST_CHILD_DIR"
 
 const (
@@ -21,11 +20,22 @@ const (
 	childRounds   = 20
 )
 
-func TestHelperChild(t *testing.T) {
-	dir := os.Getenv(childEnv)
-	if dir == "" {
-		t.Skip("run by TestConcurrentProcesses")
+// TestMain runs the test binary as a child of TestConcurrentProcesses
+// when childEnv says so, and as the tests otherwise.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childEnv); dir != "" {
+		if err := child(dir); err != nil {
+			fmt.Println("child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
+	os.Exit(m.Run())
+}
+
+// child sees every visitor childRounds times in dir, as one process of
+// TestConcurrentProcesses, and prints what it got.
+func child(dir string) error {
 	seed, _ := strconv.Atoi(os.Getenv(childEnv + "_SEED"))
 	// Start together, so that the children's hits overlap.
 	start, _ := strconv.ParseInt(os.Getenv(childEnv+"_START"), 10, 64)
@@ -48,7 +58,7 @@ func TestHelperChild(t *testing.T) {
 				tab.Close()
 			}
 			if err != nil {
-				t.Fatal(err)
+				return err
 			}
 			switch {
 			case got.Reload:
@@ -61,15 +71,13 @@ func TestHelperChild(t *testing.T) {
 		}
 	}
 	fmt.Printf("result %d %d %d\n", news, reloads, views)
+	return nil
 }
 
 // Processes at once, as CGI starts them, agree on who is new: each of a
 // known set of visitors is new exactly once, and every other hit is a
 // reload.
 func TestConcurrentProcesses(t *testing.T) {
-	if os.Getenv(childEnv) != "" {
-		t.Skip("in a child")
-	}
 	const procs = 4
 	dir := t.TempDir()
 	start := time.Now().Add(500 * time.Millisecond).UnixMilli()
@@ -78,7 +86,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	errs := make([]error, procs)
 	for p := range procs {
 		wg.Go(func() {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperChild$", "-test.count=1")
+			cmd := exec.Command(os.Args[0])
 			cmd.Env = append(os.Environ(), childEnv+"="+dir, childEnv+"_SEED="+strconv.Itoa(p),
 				childEnv+"_START="+strconv.FormatInt(start, 10))
 			out, err := cmd.CombinedOutput()

@@ -162,6 +162,13 @@ func TestMigrateV1File(t *testing.T) {
 	if n := checkFile(t, bin, db); n != 1 {
 		t.Errorf("check by the new binary, before any hit: schema %d, want 1 (reads need no migration)", n)
 	}
+	// A backup of the version 1 file is the version 1 file, checked.
+	backup := filepath.Join(t.TempDir(), "backup-v1.db")
+	if out, errOut, err := runBin(t, bin, []string{"COUNTER_DB=" + db}, "backup", backup); err != nil || !strings.Contains(out, "checked") {
+		t.Errorf("backup of the v1 file by the new binary: %v\n%s%s", err, out, errOut)
+	} else if n := checkFile(t, bin, backup); n != 1 {
+		t.Errorf("the backup of the v1 file is schema %d, want 1", n)
+	}
 	out, errOut, err := runBin(t, bin, browserEnv(db, "home", "192.0.2.10"))
 	if err != nil || !strings.HasPrefix(out, "Status: 200") || errOut != "" {
 		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
@@ -194,6 +201,12 @@ func TestMigrateV1File(t *testing.T) {
 	}
 	if _, errOut, err := runBin(t, bin, []string{"COUNTER_DB=" + db}, "check"); err != nil {
 		t.Errorf("check after all: %v\n%s", err, errOut)
+	}
+	backup2 := filepath.Join(t.TempDir(), "backup-v2.db")
+	if out, errOut, err := runBin(t, bin, []string{"COUNTER_DB=" + db}, "backup", backup2); err != nil || !strings.Contains(out, "checked") {
+		t.Errorf("backup of the migrated file: %v\n%s%s", err, out, errOut)
+	} else if n := checkFile(t, bin, backup2); n != 2 {
+		t.Errorf("the backup of the migrated file is schema %d, want 2", n)
 	}
 }
 
