@@ -160,8 +160,16 @@ func editList[T any](list []T, op byte, value string, parse func(string) (T, err
 func parseNetwork(s string) (netip.Prefix, error) {
 	if strings.Contains(s, "/") {
 		p, err := netip.ParsePrefix(s)
-		if err != nil {
+		if err != nil || p.Addr().Zone() != "" {
 			return p, fmt.Errorf("%q is not a network like 192.0.2.0/24 or 2001:db8::/32", s)
+		}
+		if p.Addr().Is4In6() {
+			// Addresses are matched as IPv4: ::ffff:192.0.2.0/120 is
+			// 192.0.2.0/24.
+			if p.Bits() < 96 {
+				return p, fmt.Errorf("%q reaches past the IPv4-mapped addresses", s)
+			}
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
 		}
 		return p.Masked(), nil
 	}
@@ -185,7 +193,7 @@ func parseHostPattern(s string) (string, error) {
 
 // Ignores reports whether hits from addr are on the ignore list.
 func (s Settings) Ignores(addr netip.Addr) bool {
-	addr = addr.Unmap()
+	addr = addr.Unmap().WithZone("")
 	for _, p := range s.Ignore {
 		if p.Contains(addr) {
 			return true

@@ -152,3 +152,29 @@ func (db *DB) OwnerKey() ([]byte, error) {
 	}
 	return key, nil
 }
+
+// OwnerKeyIfMade returns the key that signs owner cookies, or nil when
+// none was made yet, in a read-only transaction: a page that only checks
+// a cookie must not write the file.
+func (db *DB) OwnerKeyIfMade() ([]byte, error) {
+	var key []byte
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			switch k := meta.Get(keyOwnerKey); len(k) {
+			case 0:
+			case ownerKeyLen:
+				key = bytes.Clone(k)
+			default:
+				return fmt.Errorf("%w: owner key of %d bytes", ErrCorrupt, len(k))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: owner key: %w", err)
+	}
+	return key, nil
+}

@@ -19,7 +19,8 @@
 //	0       12    magic "counter-seen"
 //	12      4     format version, 1 (big-endian, as every number here)
 //	16      4     number of slots, 65,536
-//	20      12    zero
+//	20      1     1 once See has said ErrFull today, else 0
+//	21      11    zero
 //	32      32    salt of the day, from crypto/rand
 //	64      ...   buckets of 16 slots (256 bytes) each
 //
@@ -32,7 +33,8 @@
 // # Guarantees
 //
 //   - Bounded: a table is 64 + 65,536 × 16 bytes (1 MiB) whatever the
-//     traffic; when a visitor's buckets are full, See returns ErrFull. On
+//     traffic; when a visitor's buckets are full, See returns ErrFull, the
+//     first time that day, and ErrStillFull after. On
 //     tmpfs only the pages written take memory.
 //   - No fsync, ever: the table is on tmpfs, and a hit must not wait for a
 //     disk. A reboot forgets who was seen, which costs at most a day's

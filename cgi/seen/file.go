@@ -208,3 +208,20 @@ func flock(f *os.File, how int) error {
 		}
 	}
 }
+
+// full returns ErrFull the first time today's table is found full, in
+// any process, and ErrStillFull after: a flag in the header (fullFlag)
+// remembers it. The caller holds the file's lock.
+func (d *dayFile) full() error {
+	var b [1]byte
+	if _, err := d.f.ReadAt(b[:], fullFlag); err != nil {
+		return fmt.Errorf("seen: read the header: %w", err)
+	}
+	if b[0] != 0 {
+		return ErrStillFull
+	}
+	if _, err := d.f.WriteAt([]byte{1}, fullFlag); err != nil {
+		return fmt.Errorf("seen: write the header: %w", err)
+	}
+	return ErrFull
+}

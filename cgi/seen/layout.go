@@ -11,9 +11,12 @@ import (
 // The table file's layout, described in doc.go. A change to it needs a
 // new version (an old table is then simply made anew).
 const (
-	magic       = "counter-seen"
-	version     = 1
-	headerSize  = 64
+	magic      = "counter-seen"
+	version    = 1
+	headerSize = 64
+	// fullFlag is the header's byte that says the table was found full
+	// (ErrFull) today; zero when made.
+	fullFlag    = 20
 	saltSize    = 32
 	keySize     = 12
 	slotSize    = keySize + 4

@@ -2,6 +2,7 @@ package seen
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -9,6 +10,10 @@ import (
 // ErrFull reports that today's table has no room for a new visitor: the
 // hit is to be counted as a view, by a visitor not known.
 var ErrFull = errors.New("seen: table of today's visitors is full")
+
+// ErrStillFull is ErrFull after the first of the day: the table says so
+// once, for the owner's log, and not on every hit of the rest of the day.
+var ErrStillFull = fmt.Errorf("%w (said before today)", ErrFull)
 
 // Table is the visitor tables in one runtime directory. It is safe for
 // concurrent use by goroutines, and any number of processes may use the
@@ -111,7 +116,7 @@ func (t *Table) See(v Visit) (Verdict, error) {
 		}
 	}
 	if here.off < 0 {
-		return Verdict{}, ErrFull
+		return Verdict{}, today.full()
 	}
 	if err := today.write(here, k, sec, t.buf); err != nil {
 		return Verdict{}, err

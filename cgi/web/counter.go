@@ -81,7 +81,8 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 // on a host not allowed, then the visitor table on tmpfs, which tells a
 // reload from a view and a new visitor from a known one.
 func (a *App) hit(r *http.Request, name string) (store.Counted, error) {
-	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(r.Referer())}
+	referer := r.Referer()
+	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer)}
 	kind := requestKind(r)
 	var unknown error // why the visitor could not be told apart
 	v.Judge = func(s counter.Settings, ownerKey []byte) counter.Outcome {
@@ -89,13 +90,21 @@ func (a *App) hit(r *http.Request, name string) (store.Counted, error) {
 			return counter.Outcome{Kind: kind}
 		}
 		client := a.clientAddr(r)
-		if addr, err := netip.ParseAddr(client); err == nil && s.Ignores(addr) {
-			return counter.Outcome{Kind: counter.Ignored}
+		if addr, err := netip.ParseAddr(client); err == nil {
+			// One visitor however a front end spells his address.
+			addr = addr.Unmap().WithZone("")
+			if s.Ignores(addr) {
+				return counter.Outcome{Kind: counter.Ignored}
+			}
+			client = addr.String()
 		}
 		if ownerMarked(r, name, ownerKey) {
 			return counter.Outcome{Kind: counter.Owner}
 		}
-		if !s.AllowsReferrer(v.RefHost) {
+		// A Referer that names no host this can read (too long, not
+		// http) is no page on an allowed site: only a missing one counts.
+		unreadable := referer != "" && v.RefHost == "" && len(s.Referrers) > 0
+		if unreadable || !s.AllowsReferrer(v.RefHost) {
 			return counter.Outcome{Kind: counter.Foreign}
 		}
 		sv := seen.Visit{Counter: name, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}
@@ -115,12 +124,18 @@ func (a *App) hit(r *http.Request, name string) (store.Counted, error) {
 		return counter.Outcome{Kind: counter.View, NewVisitor: verdict.NewToday}
 	}
 	c, err := a.hits.Visit(v)
-	if err == nil && unknown != nil {
-		// One line for the hit: a hit that failed says so in its own.
+	// One line for the hit, and none when it failed and says so in its
+	// own, or when the table was full and has said so today already.
+	if err == nil && unknown != nil && !errors.Is(unknown, seen.ErrStillFull) {
 		a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
 	}
 	return c, err
 }
+
+// maxUserAgent bounds the User-Agent a hit from a browser may send:
+// browsers send a few hundred bytes, and a longer one, made to make the
+// crawler patterns work hard, is judged a bot without asking them.
+const maxUserAgent = 1024
 
 // requestKind judges a hit on the request alone: a prefetch, a view
 // through GitHub's image proxy, a bot, or, for all it says, a view.
@@ -131,7 +146,7 @@ func requestKind(r *http.Request) counter.Kind {
 		return counter.Prefetch
 	case counter.IsGitHubCamo(ua):
 		return counter.GitHub
-	case strings.TrimSpace(ua) == "" || crawler.IsCrawler(ua):
+	case strings.TrimSpace(ua) == "" || len(ua) > maxUserAgent || crawler.IsCrawler(ua):
 		return counter.Bot
 	}
 	return counter.View

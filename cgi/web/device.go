@@ -113,7 +113,7 @@ func (a *App) knownDevice(r *http.Request, name string) (guard.Client, statsView
 	if !ok {
 		return guard.Client{}, statsView{}, false
 	}
-	v, err := a.loadStats(name, a.now())
+	v, err := a.loadStats(r, name, a.now())
 	if err != nil || !v.history.Protected() {
 		return guard.Client{}, statsView{}, false
 	}

@@ -13,7 +13,7 @@ import (
 func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 	_, ext, _ := cutLast(r.URL.Path, ".")
 	name := r.PathValue("name")
-	v, err := a.loadStats(name, time.Time{})
+	v, err := a.loadStats(r, name, time.Time{})
 	if err != nil {
 		a.Refuse(w, r, err)
 		return

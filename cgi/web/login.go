@@ -64,7 +64,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	v, err := who.view, error(nil)
 	if !who.known {
-		v, err = a.loadStats(name, a.now())
+		v, err = a.loadStats(r, name, a.now())
 	}
 	if err != nil {
 		release()
@@ -211,7 +211,7 @@ func (a *App) serveLogout(w http.ResponseWriter, r *http.Request) {
 	// refused only once the session key is renewed, and if that cannot be
 	// done now the answer says so.
 	http.SetCookie(w, a.sessionCookieFor(r, name, "", -1))
-	v, err := a.loadStats(name, a.now())
+	v, err := a.loadStats(r, name, a.now())
 	if err == nil && v.history.Protected() && a.authorised(r, v) {
 		err = a.endSessions()
 	}

@@ -113,19 +113,19 @@ func (a *App) setOwnerCookies(w http.ResponseWriter, r *http.Request, name, valu
 func (a *App) serveOwner(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := checkSameOrigin(r); err != nil {
-		a.log.Printf("owner %q refused from %s: %v", name, a.clientAddr(r), err)
+		a.log.Printf("owner %q refused: %v", name, err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}
 	form, err := readForm(w, r, maxOwnerForm)
 	count := form.Get("count")
 	if err != nil || count != "yes" && count != "no" {
-		a.log.Printf("owner %q from %s: %v", name, a.clientAddr(r), errors.Join(err, errBadOwnerForm))
+		a.log.Printf("owner %q: %v", name, errors.Join(err, errBadOwnerForm))
 		http.Error(w, http.StatusText(http.StatusBadRequest), http.StatusBadRequest)
 		return
 	}
 	mark := count == "no"
-	v, err := a.loadStats(name, a.now())
+	v, err := a.loadStats(r, name, a.now())
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
@@ -157,21 +157,6 @@ func (a *App) ownerKey() ([]byte, error) {
 	}
 	defer db.Close()
 	return db.OwnerKey()
-}
-
-// ownerState reports whether r is marked as the owner of counter name, for
-// the statistics page. Only a request with an owner cookie costs the read
-// of the key.
-func (a *App) ownerState(r *http.Request, name string) bool {
-	if len(r.CookiesNamed(ownerCookie)) == 0 {
-		return false
-	}
-	key, err := a.ownerKey()
-	if err != nil {
-		a.log.Printf("owner %q: %v", name, err)
-		return false
-	}
-	return ownerMarked(r, name, key)
 }
 
 // readForm reads a form of at most limit bytes; a larger body is refused

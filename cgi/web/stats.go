@@ -14,11 +14,13 @@ import (
 type statsView struct {
 	history    counter.History
 	sessionKey []byte
+	ownerKey   []byte // read only when the request has an owner cookie
 }
 
-// loadStats reads the counter's history from since on, and the session
-// key when the statistics are protected, in one short read-only open.
-func (a *App) loadStats(name string, since time.Time) (statsView, error) {
+// loadStats reads the counter's history from since on, the session key
+// when the statistics are protected, and the owner key when r carries an
+// owner cookie, in one short read-only open.
+func (a *App) loadStats(r *http.Request, name string, since time.Time) (statsView, error) {
 	var v statsView
 	if err := counter.CheckName(name); err != nil {
 		return v, err
@@ -36,6 +38,12 @@ func (a *App) loadStats(name string, since time.Time) (statsView, error) {
 		if errors.Is(err, store.ErrNoSessionKey) {
 			err = nil // no session can be valid; the login makes the key
 		}
+		if err != nil {
+			return v, err
+		}
+	}
+	if len(r.CookiesNamed(ownerCookie)) > 0 {
+		v.ownerKey, err = db.OwnerKeyIfMade()
 	}
 	return v, err
 }
@@ -55,7 +63,7 @@ func (a *App) authorised(r *http.Request, v statsView) bool {
 // when they are protected and r has no session.
 func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	v, err := a.loadStats(name, a.now().AddDate(0, 0, -counter.ChartDays))
+	v, err := a.loadStats(r, name, a.now().AddDate(0, 0, -counter.ChartDays))
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
@@ -64,7 +72,7 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, loginPage(name, ""))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), a.ownerState(r, name)))
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), ownerMarked(r, name, v.ownerKey)))
 }
 
 func statsPage(s counter.Stats, owner bool) *htmlPage {

@@ -98,14 +98,34 @@ func (m *machine) match(pos int) (end int, ok bool) {
 // state that failed from one start fails from any.
 func (m *machine) search() bool {
 	m.useMemo()
+	anchored := m.anchored()
 	for pos := 0; ; pos += runeWidth(m.s, pos) {
 		if _, ok, _ := m.run(pos, -1); ok {
 			return true
 		}
-		if pos >= len(m.s) {
+		if pos >= len(m.s) || anchored {
 			return false
 		}
 	}
+}
+
+// anchored reports whether every match of the program starts at the
+// beginning of the text (it opens with ^): then no later start can match,
+// and a long hostile text costs one try, not one per byte.
+func (m *machine) anchored() bool {
+	pc := int(m.p.start)
+	for range m.p.n {
+		in := instAt(int(m.p.pc) + pc)
+		switch {
+		case in.op == opNop:
+			pc = int(in.out)
+		case in.op == opEmpty:
+			return int(in.arg)&emptyBeginText != 0
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // run tries the program at pos, for at most budget steps unless budget is
