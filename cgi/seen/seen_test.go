@@ -277,13 +277,48 @@ func TestTableReplacedUnderAnOpenTable(t *testing.T) {
 	if err := os.WriteFile(path, []byte("damaged"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A visit that a Table counted itself within the window stays a
+	// reload in its memory, whatever became of the file.
 	v.Now = at(12, 3)
-	if got := see(t, short, v); got != newToday {
+	if got := see(t, short, v); got != reload {
+		t.Errorf("after the file was damaged, a visitor this table counted: got %+v, want %+v", got, reload)
+	}
+	w := Visit{Counter: "blog", Addr: "192.0.2.2", Now: at(12, 3), Window: time.Hour}
+	if got := see(t, short, w); got != newToday {
 		t.Errorf("after the file was damaged: got %+v, want %+v", got, newToday)
 	}
-	v.Now = at(12, 4)
-	if got := see(t, long, v); got != reload {
+	w.Now = at(12, 4)
+	if got := see(t, long, w); got != reload {
 		t.Errorf("the long-lived table: got %+v, want %+v (it should read the new salt)", got, reload)
+	}
+}
+
+// A Table's own counted views answer its reloads, and with no window its
+// known visitors, without the file; what another process counted since
+// is read from the file.
+func TestOwnViewsAnsweredFromMemory(t *testing.T) {
+	dir := t.TempDir()
+	a, b := Open(dir), Open(dir)
+	defer a.Close()
+	defer b.Close()
+	v := Visit{Counter: "blog", Addr: "192.0.2.1", Now: at(12, 0), Window: 10 * time.Minute}
+	see(t, a, v)
+	// Past a's window, b counts a view: a must not call the next hit
+	// within b's window a view.
+	v.Now = at(12, 15)
+	if got := see(t, b, v); got != counted {
+		t.Fatalf("b, past the window: got %+v, want %+v", got, counted)
+	}
+	v.Now = at(12, 20)
+	if got := see(t, a, v); got != reload {
+		t.Errorf("a, 5 minutes after b's view: got %+v, want %+v", got, reload)
+	}
+	// With no window, a known visitor's hits are views, not new.
+	n := Visit{Counter: "notes", Addr: "192.0.2.9", Now: at(13, 0)}
+	for i, want := range []Verdict{newToday, counted, counted} {
+		if got := see(t, a, n); got != want {
+			t.Errorf("no window, hit %d: got %+v, want %+v", i, got, want)
+		}
 	}
 }
 

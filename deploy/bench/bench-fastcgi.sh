@@ -6,11 +6,24 @@
 #     deploy/bench/bench-fastcgi.sh            # wrk -t2 -c4 and -c16, -d10s, 5 rounds: about 8 minutes
 #     deploy/bench/bench-fastcgi.sh -quick     # -d2s, 1 round: under a minute, to try it out
 #     DURATION=5s ROUNDS=3 CONNS=4,16 deploy/bench/bench-fastcgi.sh
+#     BEFORE=none deploy/bench/bench-fastcgi.sh  # without the binary before
+#
+# Every request goes through deploy/bench/browser-visitors.lua: a browser's
+# hit on the owner's site from one of 4,096 visitors, so that the
+# counter's rules all run (bot check, ignore list, owner cookie, referrer
+# list, visitor table). The counters have every rule on but the reload
+# window (reload=off): every hit is then a counted view, the costlier
+# path (total, day, referrer and the visitor table's write), and each
+# count can be checked against wrk's answers exactly. Beside them runs
+# the FastCGI binary of BEFORE (a commit, by default the last release of
+# schema 1, before the counting rules), built from the repository's
+# history, on /fcgi-before/ with a database of its own.
 #
 # One lighttpd on a free 127.0.0.1 port serves:
 #   /cgi-bin/counter.cgi/bench.png  mod_cgi, the shipped deploy/lighttpd/counter.conf
 #   /fcgi/counter.cgi/bench.png     mod_fastcgi, the same binary started by lighttpd
 #                                   (bin-path, max-procs 1) with its own database
+#   /fcgi-before/counter.cgi/...    the same for the binary of BEFORE
 #   /php/counter.php                PHP-FPM pool, COUNTER_FSYNC=0
 #   /php-fsync/counter.php          PHP-FPM pool, COUNTER_FSYNC=1
 # Each PHP-FPM is a master of its own with one pool set as Debian's
@@ -77,8 +90,29 @@ mkdir -p "$T/fcgi" "$T/run" "$T/fcgi-run"
 cp "$T/cgi-bin/counter.cgi" "$T/fcgi/counter.cgi"
 go build -o "$T/fcgibench" ./deploy/bench/fcgibench
 for db in counter.db fcgi.db; do
-	env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/$db" >/dev/null
+	env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/$db" \
+		reload=off ignore=192.0.2.0/24,2001:db8::/32 'referrers=example.org,*.example.org' >/dev/null
 done
+BEFORE=${BEFORE:-bb08e9a74a1e5ef96226d5f6b351a4a96797dbf1}
+before_args=() before_conf=
+if [ "$BEFORE" != none ]; then
+	mkdir -p "$T/before-src" "$T/fcgi-before" "$T/fcgi-before-run"
+	git -C "$REPO" archive --format=tar "$BEFORE" | tar -x -C "$T/before-src"
+	(cd "$T/before-src" && GOFLAGS=-mod=mod go build -trimpath -ldflags=-s -o "$T/fcgi-before/counter.cgi" ./cgi)
+	env -u GATEWAY_INTERFACE "$T/fcgi-before/counter.cgi" create bench -db "$T/fcgi-before.db" >/dev/null
+	before_args=(-fcgi-before-exe "$T/fcgi-before/counter.cgi")
+	before_conf="
+\$HTTP[\"url\"] =~ \"^/fcgi-before/counter\\.cgi(/|\$)\" {
+	fastcgi.server = ( \"/fcgi-before/counter.cgi\" => ((
+		\"socket\" => \"$T/fcgi-before.sock\",
+		\"bin-path\" => \"$T/fcgi-before/counter.cgi\",
+		\"bin-environment\" => ( \"COUNTER_DB\" => \"$T/fcgi-before.db\", \"COUNTER_RUN_DIR\" => \"$T/fcgi-before-run\" ),
+		\"max-procs\" => 1,
+		\"check-local\" => \"disable\",
+	)))
+}"
+	echo "  before: $(git -C "$REPO" log -1 --format='%h %s' "$BEFORE")"
+fi
 
 # start_fpm NAME FSYNC: a PHP-FPM master with one pool serving
 # $T/htdocs/NAME/counter.php on $T/NAME.sock. Sets FPM_PID.
@@ -143,8 +177,10 @@ bench_lighttpd "server.modules += ( \"mod_fastcgi\" )
 }
 \$HTTP[\"url\"] =~ \"^/php-fsync/\" {
 	fastcgi.server = ( \".php\" => (( \"socket\" => \"$T/php-fsync.sock\" )) )
-}" /cgi-bin/counter.cgi/bench.json
-for probe in /fcgi/counter.cgi/bench.json /php/counter.php /php-fsync/counter.php; do
+}$before_conf" /cgi-bin/counter.cgi/bench.json
+probes=(/fcgi/counter.cgi/bench.json /php/counter.php /php-fsync/counter.php)
+[ "$BEFORE" = none ] || probes+=(/fcgi-before/counter.cgi/bench.json)
+for probe in "${probes[@]}"; do
 	bench_answers "$probe" || { cat "$T/error.log" "$T"/*-fpm.log >&2 || true; die "no 200 from $probe"; }
 done
 
@@ -152,7 +188,8 @@ done
 	-cgi-exe "$T/cgi-bin/counter.cgi" -fcgi-exe "$T/fcgi/counter.cgi" \
 	-fpm-pid "$PHP_PID" -fpm-fsync-pid "$PHP_FSYNC_PID" \
 	-php-count "$T/php.count" -php-fsync-count "$T/php-fsync.count" \
-	-duration "$DURATION" -rounds "$ROUNDS" -warmup "$WARMUP" -conns "$CONNS"
+	-duration "$DURATION" -rounds "$ROUNDS" -warmup "$WARMUP" -conns "$CONNS" \
+	-script "$REPO/deploy/bench/browser-visitors.lua" "${before_args[@]}"
 
 # What the servers and the counters logged (lighttpd hands its
 # server.breakagelog to FastCGI processes as their stderr, as to CGI ones).

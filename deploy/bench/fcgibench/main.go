@@ -37,10 +37,14 @@ type config struct {
 	phpPath, phpSyncPath string
 	phpCount, phpSync    string
 	name                 string
-	duration, warmup     time.Duration
-	rounds, threads      int
-	conns                []int
-	sample               time.Duration
+	// The FastCGI binary before a change, on a path and database of its
+	// own ("" for none), and the wrk script every request goes through.
+	beforeExe, beforePath string
+	script                string
+	duration, warmup      time.Duration
+	rounds, threads       int
+	conns                 []int
+	sample                time.Duration
 }
 
 func main() {
@@ -53,6 +57,9 @@ func main() {
 	flag.StringVar(&c.cgiPath, "cgi-path", "/cgi-bin/counter.cgi", "URL path of the CGI script")
 	flag.StringVar(&c.fcgiPath, "fcgi-path", "/fcgi/counter.cgi", "URL path of the FastCGI script")
 	flag.StringVar(&c.name, "name", "bench", "counter name in both databases")
+	flag.StringVar(&c.beforeExe, "fcgi-before-exe", "", "path of the FastCGI binary before a change (a copy of its own), to load beside the FastCGI one")
+	flag.StringVar(&c.beforePath, "fcgi-before-path", "/fcgi-before/counter.cgi", "URL path of -fcgi-before-exe")
+	flag.StringVar(&c.script, "script", "", "wrk Lua script for the requests (-s)")
 	flag.IntVar(&c.fpm, "fpm-pid", 0, "pid of the PHP-FPM master without fsync")
 	flag.IntVar(&c.fpmSync, "fpm-fsync-pid", 0, "pid of the PHP-FPM master with fsync")
 	flag.StringVar(&c.phpPath, "php-path", "/php/counter.php", "URL path of the PHP counter without fsync")
@@ -114,7 +121,7 @@ func backends(c config) []*backend {
 		return out
 	}
 	fpmTree := func(master int) func() []int { return func() []int { return descendants(master) } }
-	return []*backend{
+	bs := []*backend{
 		{
 			label: "CGI", url: c.base + c.cgiPath + "/" + c.name + ".png",
 			count: func() (int64, error) { return jsonCount(c.base + c.cgiPath + "/" + c.name + ".json") },
@@ -157,6 +164,27 @@ func backends(c config) []*backend {
 			cpu:   func() time.Duration { return treeCPU(c.fpmSync) },
 		},
 	}
+	if c.beforeExe != "" {
+		bs = append(bs, &backend{
+			label: "FastCGI before", url: c.base + c.beforePath + "/" + c.name + ".png",
+			count: func() (int64, error) { return jsonCount(c.base + c.beforePath + "/" + c.name + ".json") },
+			procs: func() []int {
+				var out []int
+				for _, p := range childrenRunning(c.lighttpd, c.beforeExe) {
+					out = append(out, descendants(p)...)
+				}
+				return out
+			},
+			cpu: func() time.Duration {
+				var sum time.Duration
+				for _, p := range childrenRunning(c.lighttpd, c.beforeExe) {
+					sum += treeCPU(p)
+				}
+				return sum
+			},
+		})
+	}
+	return bs
 }
 
 func run(c config) error {
@@ -170,7 +198,7 @@ func run(c config) error {
 	}
 	if c.warmup >= time.Second {
 		for _, b := range bs {
-			if _, out, err := runWrk(ctx, b.url, c.threads, c.conns[0], c.warmup); err != nil {
+			if _, out, err := runWrk(ctx, b.url, c.script, c.threads, c.conns[0], c.warmup); err != nil {
 				return fmt.Errorf("warm-up of %s: %w\n%s", b.label, err, out)
 			}
 		}
@@ -218,7 +246,7 @@ func measure(ctx context.Context, c config, b *backend, conns int) (result, erro
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan []peak)
 	go func() { done <- sampleAll(sctx, c.sample, b.procs, func() []int { return []int{c.lighttpd} }) }()
-	w, out, err := runWrk(ctx, b.url, c.threads, conns, c.duration)
+	w, out, err := runWrk(ctx, b.url, c.script, c.threads, conns, c.duration)
 	stop()
 	peaks := <-done
 	if err != nil {
@@ -345,6 +373,11 @@ func printTargets(c config, rows []row) {
 			f.p99, php.p99, sync.p99, verdict(f.p99 <= php.p99 && f.p99 <= sync.p99))
 		fmt.Printf("  issue 7: peak RSS FastCGI %s MB, PHP-FPM pool %s MB, PHP-FPM fsync pool %s MB (target below both): %s\n",
 			mb(f.mem.rss), mb(php.mem.rss), mb(sync.mem.rss), verdict(f.mem.rss < php.mem.rss && f.mem.rss < sync.mem.rss))
+		if c.beforeExe != "" {
+			old := get("FastCGI before", conns)
+			fmt.Printf("  issue 13: FastCGI after/before hits/s x%.2f (target >= 0.90): %s; p50 %.2f/%.2f ms, CPU %.3f/%.3f ms a hit, peak RSS %s/%s MB\n",
+				div(f.rate, old.rate), verdict(f.rate >= 0.9*old.rate), f.p50, old.p50, f.cpuPerHit, old.cpuPerHit, mb(f.mem.rss), mb(old.mem.rss))
+		}
 	}
 }
 

@@ -29,12 +29,16 @@ var (
 )
 
 // runWrk runs wrk against url with conns connections on threads threads
-// for d, and parses its report.
-func runWrk(ctx context.Context, url string, threads, conns int, d time.Duration) (wrkResult, string, error) {
+// for d, its requests made by script if not "", and parses its report.
+func runWrk(ctx context.Context, url, script string, threads, conns int, d time.Duration) (wrkResult, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "wrk", "-t"+strconv.Itoa(threads), "-c"+strconv.Itoa(conns),
-		"-d"+strconv.Itoa(int(d.Round(time.Second)/time.Second))+"s", "--timeout", "5s", "--latency", url)
+	args := []string{"-t" + strconv.Itoa(threads), "-c" + strconv.Itoa(conns),
+		"-d" + strconv.Itoa(int(d.Round(time.Second)/time.Second)) + "s", "--timeout", "5s", "--latency"}
+	if script != "" {
+		args = append(args, "-s", script)
+	}
+	cmd := exec.CommandContext(ctx, "wrk", append(args, url)...)
 	out, err := cmd.Output()
 	if err != nil {
 		return wrkResult{}, string(out), fmt.Errorf("wrk %s: %w", url, err)
