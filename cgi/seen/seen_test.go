@@ -375,21 +375,22 @@ func TestErrorsHoldNoVisitor(t *testing.T) {
 	if err := os.Chmod(readOnly, 0o500); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
+	type failing struct {
 		name string
 		tab  *Table
-	}{
+	}
+	cases := []failing{
 		{"missing directory", Open(filepath.Join(t.TempDir(), "none"))},
 		{"not a directory", Open(notDir)},
-		{"read-only directory", Open(readOnly)},
 		{"full", full},
-	} {
+	}
+	if os.Getuid() != 0 { // root writes into a read-only directory anyway
+		cases = append(cases, failing{"read-only directory", Open(readOnly)})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.tab.See(Visit{Counter: "blog", Addr: addr, UserAgent: ua, Now: at(12, 0)})
 			if err == nil {
-				if os.Getuid() == 0 && tc.name == "read-only directory" {
-					t.Skip("root writes anyway")
-				}
 				t.Fatal("no error")
 			}
 			if msg := err.Error(); strings.Contains(msg, addr) || strings.Contains(msg, ua) {
