@@ -77,8 +77,10 @@ type Verdict struct {
 // visitor's last counted view. The window runs from the last counted
 // view, to the second, so reloads do not extend it; a visitor counted
 // late yesterday is still known within the window after midnight. A
-// last view in the future (the clock was set back) does not make a
-// reload. When today's table has no room for a new visitor, See returns
+// last view less than the window in the future is a reload too: another
+// process took its clock before this one and its lock after (a FastCGI
+// hit waits for its batch); one further ahead means the clock was set
+// back, and the hit counts. When today's table has no room for a new visitor, See returns
 // ErrFull.
 func (t *Table) See(v Visit) (Verdict, error) {
 	now := v.Now.UTC()
@@ -86,7 +88,8 @@ func (t *Table) See(v Visit) (Verdict, error) {
 	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	sec := unixSeconds(now)
 	reload := func(last uint32) bool {
-		return last <= sec && time.Duration(sec-last)*time.Second < v.Window
+		d := time.Duration(sec) - time.Duration(last)
+		return d.Abs()*time.Second < v.Window
 	}
 
 	t.mu.Lock()
