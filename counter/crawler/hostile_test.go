@@ -1,8 +1,8 @@
 package crawler
 
 import (
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 )
 
