@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
 # bench-fastcgi.sh - counter.cgi as CGI and as FastCGI beside the PHP
 # reference (deploy/bench/php/counter.php) under PHP-FPM without and with fsync,
-# all four behind one Debian lighttpd, loaded with wrk (issues 5 and 7).
+# all four behind one Debian lighttpd, loaded with wrk (issues 5 and 7);
+# and the FastCGI binary before the counting rules (issue 13).
 #
-#     deploy/bench/bench-fastcgi.sh            # wrk -t2 -c4 and -c16, -d10s, 5 rounds: about 8 minutes
+#     deploy/bench/bench-fastcgi.sh            # wrk -t2 -c4 and -c16, -d10s, 5 rounds: about 10 minutes
 #     deploy/bench/bench-fastcgi.sh -quick     # -d2s, 1 round: under a minute, to try it out
 #     DURATION=5s ROUNDS=3 CONNS=4,16 deploy/bench/bench-fastcgi.sh
 #     BEFORE=none deploy/bench/bench-fastcgi.sh  # without the binary before
 #
-# Every request goes through deploy/bench/browser-visitors.lua: a browser's
-# hit on the owner's site from one of 4,096 visitors, so that the
-# counter's rules all run (bot check, ignore list, owner cookie, referrer
-# list, visitor table). The counters have every rule on but the reload
-# window (reload=off): every hit is then a counted view, the costlier
-# path (total, day, referrer and the visitor table's write), and each
-# count can be checked against wrk's answers exactly. Beside them runs
-# the FastCGI binary of BEFORE (a commit, by default the last release of
-# schema 1, before the counting rules), built from the repository's
-# history, on /fcgi-before/ with a database of its own.
+# Every request goes through deploy/bench/browser-visitors.lua (wrk -s):
+# a browser's hit on the owner's site from one of 4,096 visitors, told
+# apart by their User-Agent, so that the counter's rules all run (bot
+# check, ignore list, owner cookie, referrer list, visitor table) and the
+# visitor table is used but never fills. The counters of this binary (the
+# CGI and the FastCGI database) have every rule on but the reload window:
+# reload=off makes every hit a counted view, the costlier path (total,
+# day, referrer, and the visitor table's write: every CGI hit's, and a
+# FastCGI process's for each visitor's first view, the later ones being
+# answered from its memory of the views it wrote), where a window would
+# make most of wrk's hits reloads, which count nothing; and it keeps the
+# check of each count against wrk's answers exact.
+#
+# Beside them runs the FastCGI binary of BEFORE (a commit, by default
+# bb08e9a, the last release of schema 1, before the counting rules),
+# built from the repository's history as bench-hit.sh builds it, on
+# /fcgi-before/ with a copy, a database and a run directory of its own
+# (the new binary would migrate its file to schema 2, which the old one
+# refuses). It gets the same requests and ignores what it does not know;
+# fcgibench prints FastCGI after/before hits/s against the target of
+# 0.90. BEFORE=none leaves it out.
 #
 # One lighttpd on a free 127.0.0.1 port serves:
 #   /cgi-bin/counter.cgi/bench.png  mod_cgi, the shipped deploy/lighttpd/counter.conf
@@ -36,18 +48,20 @@
 # backend:
 #   hits/s, p50, p99   wrk's Requests/sec and --latency 50%/99%, median over rounds
 #   CPU ms/hit         user+system CPU of the backend's processes during the
-#                      runs over the hits answered: FastCGI its process;
+#                      runs over the hits answered: FastCGI (and FastCGI
+#                      before) its process;
 #                      PHP-FPM master and workers, ended workers counted by the
 #                      master's cutime/cstime; CGI the children, by lighttpd's
 #                      cutime/cstime (children it reaped) plus those running
 #   lighttpd CPU ms/hit lighttpd's own user+system CPU over the same hits
 #   peak RSS/PSS       the most the backend's processes used at one sample
 #                      (/proc/PID/smaps_rollup summed, every 50 ms during load):
-#                      FastCGI its one process, PHP-FPM the master and workers,
+#                      FastCGI (before) its one process, PHP-FPM the master and workers,
 #                      CGI the children alive at once; "largest process" is one
 #                      CGI child's RSS
-# and the ratios against the targets. It then checks each count (our JSON
-# count, PHP's file) against the hits wrk saw answered.
+# and the ratios against the targets, FastCGI after/before among them. It
+# then checks each count (our JSON count, the before binary's too, PHP's
+# file) against the hits wrk saw answered.
 #
 # The machine should be quiet; on a shared one the figures are noise.
 # Needs lighttpd, wrk, php-fpm, php-gd, fonts-go, python3 and Go; as root
@@ -91,7 +105,7 @@ cp "$T/cgi-bin/counter.cgi" "$T/fcgi/counter.cgi"
 go build -o "$T/fcgibench" ./deploy/bench/fcgibench
 for db in counter.db fcgi.db; do
 	env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/$db" \
-		reload=off ignore=192.0.2.0/24,2001:db8::/32 'referrers=example.org,*.example.org' >/dev/null
+		ignore=192.0.2.0/24,2001:db8::/32 'referrers=example.org,*.example.org' show=views reload=off >/dev/null
 done
 BEFORE=${BEFORE:-bb08e9a74a1e5ef96226d5f6b351a4a96797dbf1}
 before_args=() before_conf=

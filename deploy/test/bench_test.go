@@ -6,10 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"hitcounter/counter/crawler"
 	"hitcounter/deploy/bench/benchstat"
 )
 
@@ -153,4 +155,31 @@ func cgiEnviron(path string) []string {
 	return []string{"GATEWAY_INTERFACE=CGI/1.1", "SERVER_PROTOCOL=HTTP/1.1", "REQUEST_METHOD=GET",
 		"SERVER_NAME=127.0.0.1", "SERVER_PORT=80", "REMOTE_ADDR=127.0.0.1", "HTTP_HOST=127.0.0.1",
 		"SCRIPT_NAME=/x", "PATH_INFO=" + path[len("/x"):], "REQUEST_URI=" + path}
+}
+
+// TestBrowserVisitors checks the requests deploy/bench/browser-visitors.lua
+// makes for bench-fastcgi.sh: each of its User-Agents is a browser's to
+// counter/crawler, so that every hit is judged a view and the counts can
+// be checked against wrk's answers; and there are at most a quarter of
+// the visitor table's 65,536 a day, so that no bucket of it fills
+// whatever the run's length.
+func TestBrowserVisitors(t *testing.T) {
+	lua, err := os.ReadFile(filepath.Join(kitDir, "bench", "browser-visitors.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\["User-Agent"\] = "([^"]+)" \.\. \(n % (\d+)\)`).FindSubmatch(lua)
+	if m == nil {
+		t.Fatalf("browser-visitors.lua: no User-Agent of the form \"...\" .. (n %% N) in:\n%s", lua)
+	}
+	prefix := string(m[1])
+	n, err := strconv.Atoi(string(m[2]))
+	if err != nil || n < 2 || n > 1<<14 {
+		t.Fatalf("browser-visitors.lua: %s visitors, want 2 to 16,384 (a quarter of the table)", m[2])
+	}
+	for i := range n {
+		if ua := prefix + strconv.Itoa(i); crawler.IsCrawler(ua) {
+			t.Fatalf("browser-visitors.lua: IsCrawler(%q) = true, want a browser's", ua)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 // Command fcgibench loads four counters behind one lighttpd with wrk and
 // compares them: counter.cgi as CGI, counter.cgi as FastCGI, and the PHP
-// reference (deploy/bench/php/counter.php) under PHP-FPM without and with fsync.
+// reference (deploy/bench/php/counter.php) under PHP-FPM without and with fsync;
+// and, given -fcgi-before-exe, a fifth: the FastCGI binary before a change.
 // deploy/bench/bench-fastcgi.sh builds and starts everything and runs it; see
 // there for what each figure means.
 //
@@ -192,9 +193,15 @@ func run(c config) error {
 	ctx := context.Background()
 	fmt.Printf("fcgibench: %s; wrk -t%d -d%s --latency, connections %v, %d interleaved round(s)\n",
 		c.base, c.threads, c.duration, c.conns, c.rounds)
-	fcgiPID := childrenRunning(c.lighttpd, c.fcgiExe)
-	if len(fcgiPID) == 0 {
-		return fmt.Errorf("no FastCGI process (%s) under lighttpd %d", c.fcgiExe, c.lighttpd)
+	exes := []string{c.fcgiExe}
+	if c.beforeExe != "" {
+		exes = append(exes, c.beforeExe)
+	}
+	pids := make([][]int, len(exes))
+	for i, exe := range exes {
+		if pids[i] = childrenRunning(c.lighttpd, exe); len(pids[i]) == 0 {
+			return fmt.Errorf("no FastCGI process (%s) under lighttpd %d", exe, c.lighttpd)
+		}
 	}
 	if c.warmup >= time.Second {
 		for _, b := range bs {
@@ -226,8 +233,10 @@ func run(c config) error {
 			}
 		}
 	}
-	if now := childrenRunning(c.lighttpd, c.fcgiExe); !slices.Equal(now, fcgiPID) {
-		fmt.Printf("  WARNING: the FastCGI process changed from %v to %v: it was restarted; its CPU figure misses the old one\n", fcgiPID, now)
+	for i, exe := range exes {
+		if now := childrenRunning(c.lighttpd, exe); !slices.Equal(now, pids[i]) {
+			fmt.Printf("  WARNING: the FastCGI process of %s changed from %v to %v: it was restarted; its CPU figure misses the old one\n", exe, pids[i], now)
+		}
 	}
 	rows := summarize(c, bs, res)
 	fmt.Println()
@@ -351,7 +360,7 @@ func printTable(c config, rows []row) {
 	for _, r := range rows {
 		web.add(r.webMem)
 	}
-	fmt.Printf("lighttpd itself (shared by all four): peak RSS %s MB, PSS %s MB\n", mb(web.rss), mb(web.pss))
+	fmt.Printf("lighttpd itself (shared by all %d): peak RSS %s MB, PSS %s MB\n", len(rows)/len(c.conns), mb(web.rss), mb(web.pss))
 }
 
 func printTargets(c config, rows []row) {
@@ -375,8 +384,9 @@ func printTargets(c config, rows []row) {
 			mb(f.mem.rss), mb(php.mem.rss), mb(sync.mem.rss), verdict(f.mem.rss < php.mem.rss && f.mem.rss < sync.mem.rss))
 		if c.beforeExe != "" {
 			old := get("FastCGI before", conns)
-			fmt.Printf("  issue 13: FastCGI after/before hits/s x%.2f (target >= 0.90): %s; p50 %.2f/%.2f ms, CPU %.3f/%.3f ms a hit, peak RSS %s/%s MB\n",
-				div(f.rate, old.rate), verdict(f.rate >= 0.9*old.rate), f.p50, old.p50, f.cpuPerHit, old.cpuPerHit, mb(f.mem.rss), mb(old.mem.rss))
+			fmt.Printf("  issue 13: FastCGI after/before hits/s x%.2f (target >= 0.90): %s; p50 %.2f/%.2f ms, p99 %.2f/%.2f ms, CPU %.3f/%.3f ms a hit, peak RSS %s/%s MB\n",
+				div(f.rate, old.rate), verdict(f.rate >= 0.9*old.rate), f.p50, old.p50, f.p99, old.p99,
+				f.cpuPerHit, old.cpuPerHit, mb(f.mem.rss), mb(old.mem.rss))
 		}
 	}
 }
