@@ -43,6 +43,8 @@ type Info struct {
 	Visitors uint64 // unique visitors, each day's added up
 	Created  time.Time
 	Settings Settings
+	// Pages is, on a site, how many pages its hits have made.
+	Pages uint64
 	// PasswordHash is the bcrypt hash that guards the statistics, or nil
 	// when they are public.
 	PasswordHash []byte

@@ -49,8 +49,11 @@ type Settings struct {
 	Ignore []netip.Prefix
 	// Referrers lists the hosts whose pages may show the counter, an
 	// entry "*.example.org" standing for every host under example.org.
-	// Empty allows every page.
+	// Empty allows every page. A site has none: its hosts say.
 	Referrers []string
+	// Site is set on a site counter, nil on a plain one. It is shared
+	// with copies of the settings: Set replaces it, never changes it.
+	Site *Site
 }
 
 // DefaultSettings are the settings of a new counter: views shown, a
@@ -99,9 +102,15 @@ func (s *Settings) Set(setting string) error {
 	case "ignore":
 		s.Ignore, err = editList(s.Ignore, op, value, parseNetwork, func(a, b netip.Prefix) bool { return a == b })
 	case "referrers":
+		if s.Site != nil {
+			return fmt.Errorf("%w %q: a site counts the pages of its hosts; change hosts instead", ErrSetting, setting)
+		}
 		s.Referrers, err = editList(s.Referrers, op, value, parseHostPattern, func(a, b string) bool { return a == b })
+	case "hosts", "max-pages", "keep-query", "image":
+		err = s.setSite(key, op, value)
 	default:
-		return fmt.Errorf("%w %q: no key %q; the keys are %s", ErrSetting, setting, key, strings.Join(SettingKeys[:], ", "))
+		return fmt.Errorf("%w %q: no key %q; the keys are %s, and on a site %s", ErrSetting, setting, key,
+			strings.Join(SettingKeys[:], ", "), strings.Join(siteKeys[:], ", "))
 	}
 	if err != nil {
 		return fmt.Errorf("%w %q: %w", ErrSetting, setting, err)
@@ -204,22 +213,18 @@ func (s Settings) Ignores(addr netip.Addr) bool {
 
 // AllowsReferrer reports whether a hit from a page on host counts: every
 // host does when the list is empty, and a hit that names no host (its
-// Referer was stripped, as browsers and privacy tools do) always does.
+// Referer was stripped, as browsers and privacy tools do) always does. A
+// site allows its hosts.
 func (s Settings) AllowsReferrer(host string) bool {
-	if len(s.Referrers) == 0 || host == "" {
-		return true
+	list := s.Referrers
+	if s.Site != nil {
+		list = s.Site.Hosts
 	}
-	for _, p := range s.Referrers {
-		if suffix, ok := strings.CutPrefix(p, "*"); ok {
-			if strings.HasSuffix(host, suffix) && len(host) > len(suffix) {
-				return true
-			}
-		} else if host == p {
-			return true
-		}
-	}
-	return false
+	return len(list) == 0 || host == "" || matchHost(list, host)
 }
+
+// LimitsReferrers reports whether the settings allow only some hosts.
+func (s Settings) LimitsReferrers() bool { return len(s.Referrers) > 0 || s.Site != nil }
 
 // Format returns the settings as the "key=value" lines Set takes.
 func (s Settings) Format() []string {
@@ -227,12 +232,20 @@ func (s Settings) Format() []string {
 	for i, p := range s.Ignore {
 		ignore[i] = formatNetwork(p)
 	}
-	return []string{
+	lines := []string{
 		"show=" + s.Show.String(),
 		"reload=" + formatDuration(s.Reload),
 		"ignore=" + strings.Join(ignore, ","),
-		"referrers=" + strings.Join(s.Referrers, ","),
 	}
+	if s.Site == nil {
+		return append(lines, "referrers="+strings.Join(s.Referrers, ","))
+	}
+	return append(lines,
+		"hosts="+strings.Join(s.Site.Hosts, ","),
+		"max-pages="+strconv.Itoa(s.Site.MaxPages),
+		"keep-query="+strings.Join(s.Site.KeepQuery, ","),
+		"image="+s.Site.Image.String(),
+	)
 }
 
 func formatNetwork(p netip.Prefix) string {
@@ -267,9 +280,16 @@ func DecodeIgnore(b []byte) ([]netip.Prefix, error) {
 	return decodeList(b, parseNetwork)
 }
 
-// DecodeReferrers reads a referrer list as EncodeList wrote it.
+// DecodeReferrers reads a referrer list, or a site's hosts, as EncodeList
+// wrote it.
 func DecodeReferrers(b []byte) ([]string, error) {
 	return decodeList(b, parseHostPattern)
+}
+
+// DecodeQueryKeys reads a site's query keys to keep as EncodeList wrote
+// them.
+func DecodeQueryKeys(b []byte) ([]string, error) {
+	return decodeList(b, parseQueryKey)
 }
 
 func decodeList[T any](b []byte, parse func(string) (T, error)) ([]T, error) {

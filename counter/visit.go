@@ -56,6 +56,9 @@ type Outcome struct {
 	// NewVisitor is set on a counted view by a visitor not seen on this
 	// counter before today.
 	NewVisitor bool
+	// PageVisitor is set on a counted view of a site's page by a visitor
+	// not seen on that page before today.
+	PageVisitor bool
 }
 
 // Tally is one day of a counter: the views, the visitors and the hits not
