@@ -1,11 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -158,5 +160,54 @@ func checkCounter(name string, b *bolt.Bucket, r *Report) error {
 			return fmt.Errorf("%w: %d referring hosts, more than the bound", ErrCorrupt, n)
 		}
 	}
-	return nil
+	return checkSite(info, b)
+}
+
+// checkSite checks a site's pages and page days, and that a plain counter
+// has neither.
+func checkSite(info counter.Info, b *bolt.Bucket) error {
+	pages, days := b.Bucket(bucketPages), b.Bucket(bucketPageDays)
+	if !info.Settings.IsSite() {
+		if pages != nil || days != nil || info.Pages != 0 {
+			return fmt.Errorf("%w: pages on a counter that is no site", ErrCorrupt)
+		}
+		return nil
+	}
+	var made uint64
+	if pages != nil {
+		err := pages.ForEach(func(k, v []byte) error {
+			if string(k) != counter.OtherPages {
+				// Not PageKey itself: keep-query may have changed since.
+				if len(k) > counter.MaxPageLen || k[0] != '/' || !utf8.Valid(k) || bytes.IndexByte(k, 0) >= 0 {
+					return fmt.Errorf("%w: page key %q", ErrCorrupt, k)
+				}
+				made++
+			}
+			_, err := decodePage(string(k), v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if made != info.Pages {
+		return fmt.Errorf("%w: %d pages, and a page count of %d", ErrCorrupt, made, info.Pages)
+	}
+	if days == nil {
+		return nil
+	}
+	return days.ForEach(func(k, v []byte) error {
+		date, page, err := splitPageDayKey(k)
+		if err != nil {
+			return err
+		}
+		if _, err := time.Parse(time.DateOnly, date); err != nil {
+			return fmt.Errorf("%w: page-day key %q", ErrCorrupt, k)
+		}
+		if pages == nil || pages.Get([]byte(page)) == nil {
+			return fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, page)
+		}
+		_, _, err = decodePageDay(v)
+		return err
+	})
 }

@@ -17,19 +17,36 @@ type Visit struct {
 	Name    string
 	Now     time.Time
 	RefHost string
-	// Judge says what the hit is, from the counter's settings and the key
-	// that signs owner cookies (nil until the first is made). It runs
-	// inside the hit's transaction, once per hit even if the transaction
-	// is tried again. Nil counts a plain view.
-	Judge func(s counter.Settings, ownerKey []byte) counter.Outcome
+	// Target is, on a site, the page that showed the image as the tag or
+	// the Referer gives it ("/posts/hello/?utm_source=x"), made a key by
+	// counter.PageKey with the site's settings; "" when unknown. A plain
+	// counter ignores it.
+	Target string
+	// Image, when set, overrides what a site's image shows.
+	Image *counter.Image
+	// Judge says what the hit is, from the counter's settings, the key
+	// that signs owner cookies (nil until the first is made) and, on a
+	// site, the key of the page ("" when unknown). It runs inside the
+	// hit's transaction, once per hit even if the transaction is tried
+	// again. Nil counts a plain view.
+	Judge func(s counter.Settings, ownerKey []byte, page string) counter.Outcome
 }
 
 // Counted is what became of a hit.
 type Counted struct {
 	counter.Outcome
 	// Shown is the figure the counter's image shows after the hit: its
-	// views or its visitors, as its settings say.
+	// views or its visitors, as its settings say; on a site, the page's
+	// or the site's.
 	Shown uint64
+	// Page is, on a site, the row the hit counted on or showed: a page,
+	// counter.OtherPages, or "" for the site alone.
+	Page string
+	// PageErr says why a site's Target made no page key.
+	PageErr error
+	// FirstPastCap is set on the first hit of a UTC day that a site
+	// counted under counter.OtherPages because it had no room for a page.
+	FirstPastCap bool
 }
 
 // Hit counts one plain view on counter name at time now, from a page on
@@ -54,6 +71,28 @@ func (db *DB) Visit(v Visit) (Counted, error) {
 	return c, nil
 }
 
+// VisitAll counts or tallies many hits in one transaction, all or none:
+// for a history made at once (a benchmark's, or an import's), not for
+// hits that are answered one by one.
+func (db *DB) VisitAll(visits []Visit) ([]Counted, error) {
+	out := make([]Counted, 0, len(visits))
+	err := db.update(func(tx *bolt.Tx) error {
+		out = out[:0]
+		for _, v := range visits {
+			c, err := visitTx(tx, v.once())
+			if err != nil {
+				return fmt.Errorf("hit %q: %w", v.Name, err)
+			}
+			out = append(out, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: %d hits: %w", len(visits), err)
+	}
+	return out, nil
+}
+
 // once returns v with a Judge that judges once and then repeats its first
 // verdict: a judge may remember the visitor, and a transaction tried
 // again must not make his view a reload.
@@ -63,9 +102,9 @@ func (v Visit) once() Visit {
 	}
 	judge, done := v.Judge, false
 	var o counter.Outcome
-	v.Judge = func(s counter.Settings, key []byte) counter.Outcome {
+	v.Judge = func(s counter.Settings, key []byte, page string) counter.Outcome {
 		if !done {
-			o, done = judge(s, key), true
+			o, done = judge(s, key, page), true
 		}
 		return o
 	}
@@ -84,12 +123,18 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
+	// A site's page is one on its own hosts, or one the tag names where
+	// the Referer was withheld: a page elsewhere is none of the site's.
+	var page string
+	if s.Site != nil && v.Target != "" && (v.RefHost == "" || s.Site.IsSiteHost(v.RefHost)) {
+		page, c.PageErr = counter.PageKey(v.Target, s.Site.KeepQuery)
+	}
 	if v.Judge != nil {
 		var key []byte
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			key = meta.Get(keyOwnerKey)
 		}
-		c.Outcome = v.Judge(s, key)
+		c.Outcome = v.Judge(s, key, page)
 	}
 	views, err := decodeUint64(b.Get(keyTotal))
 	if err != nil {
@@ -122,11 +167,50 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 			return c, err
 		}
 	}
+	if s.Site != nil {
+		return c, sitePage(b, s, page, v, &c, views, visitors)
+	}
 	c.Shown = views
 	if s.Show == counter.ShowVisitors {
 		c.Shown = visitors
 	}
 	return c, nil
+}
+
+// sitePage counts a site's hit on its page, when it counted and has one,
+// and sets what the image shows: the page's figure, or the site's when
+// the image is the site's or the hit has no row.
+func sitePage(b *bolt.Bucket, s counter.Settings, page string, v Visit, c *Counted, views, visitors uint64) error {
+	var row *counter.Page
+	var err error
+	switch {
+	case page == "":
+	case c.Kind.Counts():
+		var h pageHit
+		if h, err = countPage(b, s.Site, page, v, c.Outcome); err != nil {
+			return err
+		}
+		c.Page, row, c.FirstPastCap = h.page, h.row, h.firstCap
+	default:
+		if row, err = pageRow(b, page); err != nil {
+			return err
+		}
+		if row != nil {
+			c.Page = page
+		}
+	}
+	image := s.Site.Image
+	if v.Image != nil {
+		image = *v.Image
+	}
+	if row != nil && row.Page != counter.OtherPages && image == counter.PageImage {
+		views, visitors = row.Views, row.Visitors
+	}
+	c.Shown = views
+	if s.Show == counter.ShowVisitors {
+		c.Shown = visitors
+	}
+	return nil
 }
 
 // addTally adds outcome o to the tally record of day.
@@ -212,6 +296,9 @@ func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 	if info.Created, err = decodeTime(b.Get(keyCreated)); err != nil {
 		return info, err
 	}
+	if info.Pages, err = decodeUint64(b.Get(keyPageCount)); err != nil {
+		return info, err
+	}
 	if h := b.Get(keyPassword); len(h) > 0 {
 		info.PasswordHash = bytes.Clone(h)
 	}
@@ -245,7 +332,10 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 	if s.Referrers, err = counter.DecodeReferrers(b.Get(keyAllowReferrer)); err != nil {
 		return s, fmt.Errorf("%w: referrer list: %w", ErrCorrupt, err)
 	}
-	return s, nil
+	if b.Get(keyHosts) != nil {
+		s.Site, err = readSite(b)
+	}
+	return s, err
 }
 
 // putSettings stores s in a counter's bucket; a setting at its default is
@@ -264,6 +354,9 @@ func putSettings(b *bolt.Bucket, s counter.Settings) error {
 		if err := b.Put(kv.k, kv.v); err != nil {
 			return err
 		}
+	}
+	if s.Site != nil {
+		return putSite(b, *s.Site)
 	}
 	return nil
 }

@@ -2,10 +2,10 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 2)
+// # Schema (version 3)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
-// spells one out. Keys marked v2 are new in version 2.
+// spells one out. Keys marked v2 are new in version 2, v3 in version 3.
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
@@ -48,16 +48,32 @@
 // visitors are told apart on tmpfs (package cgi/seen), and only their
 // number reaches the file.
 //
+// # Sites
+//
+// A site's own keys (total, visitors, days, tally, referrers) are its
+// totals, kept as a plain counter's. A counted view also adds to the row of
+// its page, which the hit makes only when its Referer's host is one of the
+// site's hosts and page-count is below max-pages; past it, the view counts
+// under counter.OtherPages. A view with no page, or one it may not make,
+// counts on the site alone. Nothing a visitor sends makes a counter.
+//
+// # Version 2 and 3
+//
+// Version 3 added the keys marked v3, which only a site has. A version 2
+// file is migrated by the first write of a version 3 program, which sets
+// the version and rewrites nothing else: its counters are plain counters as
+// they stand.
+//
 // # Version 1, and the migration
 //
 // Version 1 had no key marked v2, and its total and days counted every
 // hit, each of which was a view then: version 2 reads them as views as
 // they stand. The first write transaction of a version 2 program on a
 // version 1 file migrates it within that transaction (migrate.go): it
-// records tallied-since and sets version 2, rewriting nothing else, so the
+// records tallied-since and sets the current version, rewriting nothing else, so the
 // migration is atomic with that write, under its lock, and takes the same
-// time on any file. Reads need no migration. A version 1 program refuses a
-// version 2 file with ErrNewerSchema and does not touch it.
+// time on any file. Reads need no migration. A program refuses a file of a
+// later version with ErrNewerSchema and does not touch it.
 //
 // # Open and close discipline
 //

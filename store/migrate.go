@@ -25,6 +25,9 @@ func migrate(tx *bolt.Tx, from uint32) error {
 		if err := meta.Put(keyTalliedSince, encodeTime(time.Now())); err != nil {
 			return err
 		}
+	case 2:
+		// Version 3 added sites, whose keys a version 2 file cannot
+		// hold: its counters are plain counters as they stand.
 	default:
 		return fmt.Errorf("%w: no migration from schema %d", ErrCorrupt, from)
 	}

@@ -13,8 +13,9 @@ import (
 
 // schemaVersion is the version of the layout described in doc.go.
 // Version 2 added visitors, the tally of hits not counted, and the
-// per-counter settings; migrate.go brings a version 1 file up to it.
-const schemaVersion = 2
+// per-counter settings; version 3 added sites, counters with a row per
+// page. migrate.go brings an older file up to it.
+const schemaVersion = 3
 
 var (
 	bucketMeta       = []byte("meta")
@@ -34,6 +35,71 @@ var (
 	bucketDays       = []byte("days")
 	bucketTally      = []byte("tally") // v2
 	bucketReferrers  = []byte("referrers")
+	keyHosts         = []byte("hosts")      // v3, sites only
+	keyMaxPages      = []byte("max-pages")  // v3, sites only
+	keyKeepQuery     = []byte("keep-query") // v3, sites only
+	keyImage         = []byte("image")      // v3, sites only
+	keyPageCount     = []byte("page-count") // v3, sites only
+	bucketPages      = []byte("pages")      // v3, sites only
+	bucketPageDays   = []byte("page-days")  // v3, sites only
+)
+
+// pageColumns is the number of 8-byte columns of a page record: views,
+// visitors, the first seen (Unix seconds). A page-day record holds the
+// first two. A record may hold more columns, a later version's.
+const pageColumns = 3
+
+// encodePage writes a page record.
+func encodePage(p counter.Page) []byte {
+	b := make([]byte, 0, 8*pageColumns)
+	b = binary.BigEndian.AppendUint64(b, p.Views)
+	b = binary.BigEndian.AppendUint64(b, p.Visitors)
+	return binary.BigEndian.AppendUint64(b, uint64(p.FirstSeen.Unix()))
+}
+
+// decodePage reads a page record of page.
+func decodePage(page string, b []byte) (counter.Page, error) {
+	p := counter.Page{Page: page}
+	if len(b) < 8*pageColumns || len(b)%8 != 0 {
+		return p, fmt.Errorf("%w: page record of %d bytes", ErrCorrupt, len(b))
+	}
+	p.Views = binary.BigEndian.Uint64(b)
+	p.Visitors = binary.BigEndian.Uint64(b[8:])
+	p.FirstSeen = time.Unix(int64(binary.BigEndian.Uint64(b[16:])), 0).UTC()
+	return p, nil
+}
+
+// pageDayKey is the key of page on day in a page-days bucket: the date
+// then the page, so that a day's pages are together and days sort in
+// order.
+func pageDayKey(day []byte, page string) []byte {
+	return append(append(make([]byte, 0, len(day)+len(page)), day...), page...)
+}
+
+// splitPageDayKey is the date and the page of a page-days key.
+func splitPageDayKey(k []byte) (date, page string, err error) {
+	if len(k) <= len(time.DateOnly) {
+		return "", "", fmt.Errorf("%w: page-day key %q", ErrCorrupt, k)
+	}
+	return string(k[:len(time.DateOnly)]), string(k[len(time.DateOnly):]), nil
+}
+
+// encodePageDay and decodePageDay write and read a page-day record.
+func encodePageDay(views, visitors uint64) []byte {
+	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), views), visitors)
+}
+
+func decodePageDay(b []byte) (views, visitors uint64, err error) {
+	if len(b) < 16 || len(b)%8 != 0 {
+		return 0, 0, fmt.Errorf("%w: page-day record of %d bytes", ErrCorrupt, len(b))
+	}
+	return binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:]), nil
+}
+
+// image values, as stored.
+var (
+	imagePage = []byte("page")
+	imageSite = []byte("site")
 )
 
 // ownerKeyLen is the length of the key that signs owner cookies.

@@ -13,8 +13,8 @@ import (
 )
 
 // judged is a Judge that returns o whatever the settings.
-func judged(o counter.Outcome) func(counter.Settings, []byte) counter.Outcome {
-	return func(counter.Settings, []byte) counter.Outcome { return o }
+func judged(o counter.Outcome) func(counter.Settings, []byte, string) counter.Outcome {
+	return func(counter.Settings, []byte, string) counter.Outcome { return o }
 }
 
 func TestVisitTalliesEachKind(t *testing.T) {
@@ -96,7 +96,7 @@ func TestJudgeSeesSettingsAndOwnerKey(t *testing.T) {
 	with(t, path, Options{}, func(db *DB) {
 		var seen counter.Settings
 		var seenKey []byte
-		judge := func(s counter.Settings, key []byte) counter.Outcome {
+		judge := func(s counter.Settings, key []byte, _ string) counter.Outcome {
 			seen, seenKey = s, key
 			return counter.Outcome{}
 		}
@@ -134,7 +134,7 @@ func TestJudgeSeesSettingsAndOwnerKey(t *testing.T) {
 func TestJudgeRunsOncePerHit(t *testing.T) {
 	v := Visit{Name: "a", Now: day1}
 	calls := 0
-	v.Judge = func(counter.Settings, []byte) counter.Outcome {
+	v.Judge = func(counter.Settings, []byte, string) counter.Outcome {
 		calls++
 		if calls == 1 {
 			return counter.Outcome{Kind: counter.View, NewVisitor: true}
@@ -143,7 +143,7 @@ func TestJudgeRunsOncePerHit(t *testing.T) {
 	}
 	once := v.once()
 	for range 3 {
-		if o := once.Judge(counter.Settings{}, nil); o.Kind != counter.View || !o.NewVisitor {
+		if o := once.Judge(counter.Settings{}, nil, ""); o.Kind != counter.View || !o.NewVisitor {
 			t.Fatalf("judged %+v after a retry; want the first verdict", o)
 		}
 	}
@@ -173,8 +173,8 @@ func TestMigrateV1(t *testing.T) {
 		if err != nil || c.Shown != 7 {
 			t.Fatalf("first hit after the upgrade: %+v, %v; want 7", c, err)
 		}
-		if v := versionOf(t, db); v != 2 {
-			t.Errorf("version %d after the first write; want 2", v)
+		if v := versionOf(t, db); v != schemaVersion {
+			t.Errorf("version %d after the first write; want %d", v, schemaVersion)
 		}
 	})
 	var since time.Time

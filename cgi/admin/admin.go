@@ -31,6 +31,9 @@ type cmdEnv struct {
 	log               *logline.Logger
 	start             uint64        // create -start, or its START
 	startGiven        bool          // create -start was given
+	site              bool          // create -site
+	hosts             string        // create -hosts
+	since             string        // pages -days
 	addr              string        // serve -addr
 	clear, importHash bool          // passwd -clear, -hash
 	maxHash           time.Duration // doctor -max
@@ -55,7 +58,7 @@ func noFlags(*flag.FlagSet, *cmdEnv) {}
 func lookupCommand(name string) (command, bool) {
 	switch name {
 	case "create":
-		return command{"NAME [START | -start N] [KEY=VALUE ...]", 1, manyArgs, func(fs *flag.FlagSet, e *cmdEnv) {
+		return command{"NAME [START | -start N] [-site -hosts HOST,...] [KEY=VALUE ...]", 1, manyArgs, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.Func("start", "first `count` (default 0)", func(v string) error {
 				n, err := strconv.ParseUint(v, 10, 64)
 				if err != nil {
@@ -64,7 +67,15 @@ func lookupCommand(name string) (command, bool) {
 				e.start, e.startGiven = n, true
 				return nil
 			})
+			fs.BoolVar(&e.site, "site", false, "make a site: one tag counts each page of the site")
+			fs.StringVar(&e.hosts, "hosts", "", "the site's `hosts`, comma-separated: only pages on them make rows")
 		}, runCreate}, true
+	case "pages":
+		return command{"[-days N] NAME", 1, 1, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.StringVar(&e.since, "days", "", "count the last `N` days only (today included)")
+		}, runPages}, true
+	case "merge":
+		return command{"NAME FROM-PAGE INTO-PAGE", 3, 3, noFlags, runMerge}, true
 	case "config":
 		return command{"NAME [KEY=VALUE ...]", 1, manyArgs, noFlags, runConfig}, true
 	case "list":
@@ -162,13 +173,28 @@ func runCreate(e *cmdEnv, args []string) error {
 			return usagef("create: %q is not a KEY=VALUE setting", a)
 		}
 	}
-	s, err := applySettings("create", counter.DefaultSettings(), rest)
+	base := counter.DefaultSettings()
+	switch {
+	case e.site:
+		var err error
+		if base, err = counter.NewSite(e.hosts); err != nil {
+			return usagef("create: %v", err)
+		}
+	case e.hosts != "":
+		return usagef("create: -hosts is for a site: add -site")
+	}
+	s, err := applySettings("create", base, rest)
 	if err != nil {
 		return err
 	}
 	err = e.update(true, func(db *store.DB) error { return db.CreateWith(name, e.start, e.cfg.Now(), s) })
 	if err != nil {
 		return err
+	}
+	if s.IsSite() {
+		fmt.Fprintf(e.stdout, "created site %s for %s, counting each page it is shown on; put <img src=\"/cgi-bin/counter.cgi/%s.png\" alt=\"views\"> in the template of every page\n",
+			name, strings.Join(s.Site.Hosts, ", "), name)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "created %s at %d, showing %s; embed it with <img src=\"/cgi-bin/counter.cgi/%s.png\" alt=\"visitors\">\n", name, e.start, s.Show, name)
 	return nil
@@ -189,8 +215,12 @@ func runList(e *cmdEnv, _ []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tCOUNT\tCREATED\tSHOWS\tVISITORS\tSETTINGS\tSTATISTICS")
 	for _, c := range list {
+		shows := c.Settings.Show.String()
+		if c.Settings.IsSite() {
+			shows = fmt.Sprintf("%s, site of %d pages", shows, c.Pages)
+		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", c.Name, c.Count, c.Created.Format("2006-01-02 15:04 MST"),
-			c.Settings.Show, c.Visitors, ownSettings(c.Settings), protection(c))
+			shows, c.Visitors, ownSettings(c.Settings), protection(c))
 	}
 	return tw.Flush()
 }
@@ -207,6 +237,18 @@ func ownSettings(s counter.Settings) string {
 	}
 	if len(s.Referrers) > 0 {
 		own = append(own, "referrers")
+	}
+	if site := s.Site; site != nil {
+		own = append(own, "hosts")
+		if site.MaxPages != counter.DefaultMaxPages {
+			own = append(own, "max-pages")
+		}
+		if len(site.KeepQuery) > 0 {
+			own = append(own, "keep-query")
+		}
+		if site.Image != counter.PageImage {
+			own = append(own, "image")
+		}
 	}
 	if len(own) == 0 {
 		return "default"

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,10 +32,19 @@ func runConfig(e *cmdEnv, args []string) error {
 		return nil
 	}
 	// Every setting is read once before the file is opened, so that a
-	// mistake is told without waiting for the lock; a list grown past its
-	// bound only shows against the counter's own list, in the transaction.
-	if _, err := applySettings("config", counter.DefaultSettings(), settings); err != nil {
-		return err
+	// mistake is told without waiting for the lock, on a plain counter and
+	// on a site; a list grown past its bound, or a setting that the kind
+	// of counter does not take, only shows in the transaction.
+	site, _ := counter.NewSite("example.org")
+	for _, kv := range settings {
+		if _, err := applySettings("config", counter.DefaultSettings(), []string{kv}); err != nil {
+			if _, serr := applySettings("config", site, []string{kv}); serr != nil {
+				if errors.Is(err, counter.ErrNotSite) {
+					return serr
+				}
+				return err
+			}
+		}
 	}
 	var bad error
 	var s counter.Settings

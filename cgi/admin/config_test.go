@@ -227,7 +227,7 @@ func TestList(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, newVisitor := range []bool{true, true, false} {
-		_, err := db.Visit(store.Visit{Name: "home", Now: testNow, Judge: func(counter.Settings, []byte) counter.Outcome {
+		_, err := db.Visit(store.Visit{Name: "home", Now: testNow, Judge: func(counter.Settings, []byte, string) counter.Outcome {
 			return counter.Outcome{Kind: counter.View, NewVisitor: newVisitor}
 		}})
 		if err != nil {

@@ -103,6 +103,12 @@ From a shell it manages the counters:
                                        make a counter (visitors never can),
                                        from START (or -start N, default 0),
                                        with settings
+  counter.cgi create NAME -site -hosts HOST,... [KEY=VALUE ...]
+                                       make a site: one tag in the template
+                                       counts each page on those hosts
+  counter.cgi pages [-days N] NAME     list a site's pages, most viewed first
+  counter.cgi merge NAME FROM INTO     fold a site's page FROM (a moved page)
+                                       into INTO, day by day
   counter.cgi config NAME              show a counter's settings, one
                                        KEY=VALUE a line
   counter.cgi config NAME KEY=VALUE ...

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 
 	"hitcounter/cgi/seen"
@@ -29,6 +30,10 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	style, err := counter.ParseStyle(r.URL.RawQuery)
+	var site siteHit
+	if err == nil {
+		site, err = siteParams(r.URL.RawQuery, r.Referer())
+	}
 	if err == nil {
 		err = counter.CheckName(name)
 	}
@@ -41,7 +46,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		n, err = a.count(name)
 	} else {
 		var c store.Counted
-		c, err = a.hit(r, name)
+		c, err = a.hit(r, name, site)
 		n = c.Shown
 	}
 	text := counter.Digits(n, style.Digits)
@@ -80,12 +85,12 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 // the hit's transaction: an ignored address, the owner's browser, a page
 // on a host not allowed, then the visitor table on tmpfs, which tells a
 // reload from a view and a new visitor from a known one.
-func (a *App) hit(r *http.Request, name string) (store.Counted, error) {
+func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, error) {
 	referer := r.Referer()
-	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer)}
+	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer), Target: site.target, Image: site.image}
 	kind := requestKind(r)
 	var unknown error // why the visitor could not be told apart
-	v.Judge = func(s counter.Settings, ownerKey []byte) counter.Outcome {
+	v.Judge = func(s counter.Settings, ownerKey []byte, page string) counter.Outcome {
 		if kind != counter.View {
 			return counter.Outcome{Kind: kind}
 		}
@@ -103,25 +108,17 @@ func (a *App) hit(r *http.Request, name string) (store.Counted, error) {
 		}
 		// A Referer that names no host this can read (too long, not
 		// http) is no page on an allowed site: only a missing one counts.
-		unreadable := referer != "" && v.RefHost == "" && len(s.Referrers) > 0
+		unreadable := referer != "" && v.RefHost == "" && s.LimitsReferrers()
 		if unreadable || !s.AllowsReferrer(v.RefHost) {
 			return counter.Outcome{Kind: counter.Foreign}
 		}
-		sv := seen.Visit{Counter: name, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}
-		verdict, err := a.visitors.See(sv)
-		if errors.Is(err, fs.ErrNotExist) && a.ensureRunDir() == nil {
-			verdict, err = a.visitors.See(sv) // the first hit since a reboot emptied /run
-		}
+		o, err := a.seeVisitor(seen.Visit{Counter: name, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}, page)
 		if err != nil {
 			// A view by a visitor not known: a full table or a missing
 			// run directory must not cost a count.
 			unknown = err
-			return counter.Outcome{Kind: counter.View}
 		}
-		if verdict.Reload {
-			return counter.Outcome{Kind: counter.Reload}
-		}
-		return counter.Outcome{Kind: counter.View, NewVisitor: verdict.NewToday}
+		return o
 	}
 	c, err := a.hits.Visit(v)
 	// One line for the hit, and none when it failed and says so in its
@@ -129,7 +126,93 @@ func (a *App) hit(r *http.Request, name string) (store.Counted, error) {
 	if err == nil && unknown != nil && !errors.Is(unknown, seen.ErrStillFull) {
 		a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
 	}
+	if err == nil && c.PageErr != nil {
+		// Not the path itself: it is the visitor's, and may be long.
+		a.log.Printf("site %q: a hit named no page this can count (not a path like /posts/hello/, or one with . or .. segments): counted on the site alone", name)
+	}
+	if err == nil && c.FirstPastCap {
+		a.log.Printf("site %q has as many pages as its max-pages: hits on new pages count under %s today", name, counter.OtherPages)
+	}
 	return c, err
+}
+
+// seeVisitor asks the visitor table whether sv is a reload, a view by a
+// visitor new today or a view by one known. On a site's page (page not
+// "") the reload window and the page's visitors are the page's, and the
+// site's visitors are asked for apart, with no window: a visitor who
+// goes on to the next page is no reload.
+func (a *App) seeVisitor(sv seen.Visit, page string) (counter.Outcome, error) {
+	site := sv
+	if page != "" {
+		sv.Counter += page // a name has no "/", a page starts with one
+	}
+	verdict, err := a.visitors.See(sv)
+	if errors.Is(err, fs.ErrNotExist) && a.ensureRunDir() == nil {
+		verdict, err = a.visitors.See(sv) // the first hit since a reboot emptied /run
+	}
+	if err != nil {
+		return counter.Outcome{Kind: counter.View}, err
+	}
+	if verdict.Reload {
+		return counter.Outcome{Kind: counter.Reload}, nil
+	}
+	o := counter.Outcome{Kind: counter.View, NewVisitor: verdict.NewToday}
+	if page == "" {
+		return o, nil
+	}
+	o.PageVisitor = verdict.NewToday
+	site.Window = 0
+	verdict, err = a.visitors.See(site)
+	o.NewVisitor = err == nil && verdict.NewToday
+	return o, err
+}
+
+// siteHit is what a hit says of a site's page; a plain counter ignores it.
+type siteHit struct {
+	target string         // the page as the tag or the Referer gives it
+	image  *counter.Image // the tag's show=page|site, nil for the site's
+}
+
+// siteParams reads what a site's hit says of its page: the tag's
+// page=PATH, or else the Referer's path, and the tag's show=page|site.
+func siteParams(rawQuery, referer string) (siteHit, error) {
+	var h siteHit
+	if p, ok, err := queryValue(rawQuery, "page"); err != nil {
+		return h, err
+	} else if ok {
+		h.target = p
+	} else if t, ok := counter.RefererTarget(referer); ok {
+		h.target = t
+	}
+	show, ok, err := queryValue(rawQuery, "show")
+	if err != nil || !ok {
+		return h, err
+	}
+	i, ok := counter.ParseImage(show)
+	if !ok {
+		return h, &counter.ParamError{Param: "show", Reason: "must be page or site"}
+	}
+	h.image = &i
+	return h, nil
+}
+
+// queryValue returns the value of key in rawQuery, which
+// counter.ParseStyle has bounded and checked.
+func queryValue(rawQuery, key string) (string, bool, error) {
+	for rest := rawQuery; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if k != key {
+			continue
+		}
+		value, err := url.QueryUnescape(v)
+		if err != nil {
+			return "", false, &counter.ParamError{Param: key, Reason: "bad %-escape"}
+		}
+		return value, true, nil
+	}
+	return "", false, nil
 }
 
 // maxUserAgent bounds the User-Agent a hit from a browser may send:

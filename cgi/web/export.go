@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"hitcounter/counter"
@@ -24,12 +25,17 @@ func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 	}
 	h := v.history
 	var b []byte
+	var err2 error
 	contentType := "text/csv; charset=utf-8"
 	if ext == "csv" {
-		b = appendCSV(b, h)
+		b, err2 = a.appendSiteCSV(appendCSV(b, h), h)
 	} else {
 		contentType = "application/json"
-		b = appendJSON(b, h)
+		b, err2 = a.appendSiteJSON(appendJSON(b, h), h)
+	}
+	if err2 != nil {
+		a.Refuse(w, r, err2)
+		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -57,9 +63,14 @@ func exportValues(t counter.Tally) [3 + len(counter.NotCountedKinds)]uint64 {
 	return vals
 }
 
-// appendCSV writes the daily history as CSV, a day a line.
+// appendCSV writes the daily history as CSV, a day a line. A site's has
+// a page column, empty on the lines of the whole site, which come first;
+// appendSiteCSV adds its pages' lines.
 func appendCSV(b []byte, h counter.History) []byte {
 	b = append(b, "date"...)
+	if h.Settings.IsSite() {
+		b = append(b, ",page"...)
+	}
 	for _, c := range exportColumns() {
 		b = append(b, ',')
 		b = append(b, c...)
@@ -67,6 +78,9 @@ func appendCSV(b []byte, h counter.History) []byte {
 	b = append(b, "\r\n"...)
 	for _, d := range h.Days {
 		b = append(b, d.Date...)
+		if h.Settings.IsSite() {
+			b = append(b, ',')
+		}
 		for _, n := range exportValues(d.Tally) {
 			b = append(b, ',')
 			b = strconv.AppendUint(b, n, 10)
@@ -109,5 +123,83 @@ func appendJSON(b []byte, h counter.History) []byte {
 		}
 		b = append(b, '}')
 	}
-	return append(b, "]}\n"...)
+	b = append(b, ']')
+	if !h.Settings.IsSite() {
+		b = append(b, "}\n"...)
+	}
+	return b
+}
+
+// appendSiteCSV adds a site's lines of each page and day to its CSV, read
+// in one pass of the file: the page's views and visitors, the columns a
+// page does not keep left empty.
+func (a *App) appendSiteCSV(b []byte, h counter.History) ([]byte, error) {
+	if !h.Settings.IsSite() {
+		return b, nil
+	}
+	empty := len(exportColumns()) - 2
+	err := a.eachPageDay(h.Name, func(d counter.PageDay) {
+		b = append(b, d.Date...)
+		b = append(b, ',')
+		b = appendCSVField(b, d.Page)
+		b = append(b, ',')
+		b = strconv.AppendUint(b, d.Views, 10)
+		b = append(b, ',')
+		b = strconv.AppendUint(b, d.Visitors, 10)
+		for range empty {
+			b = append(b, ',')
+		}
+		b = append(b, "\r\n"...)
+	})
+	return b, err
+}
+
+// appendSiteJSON ends a site's JSON with its pages' days.
+func (a *App) appendSiteJSON(b []byte, h counter.History) ([]byte, error) {
+	if !h.Settings.IsSite() {
+		return b, nil
+	}
+	b = append(b, `,"page_days":[`...)
+	first := true
+	err := a.eachPageDay(h.Name, func(d counter.PageDay) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"date":`...)
+		b = appendJSONString(b, d.Date)
+		b = append(b, `,"page":`...)
+		b = appendJSONString(b, d.Page)
+		b = append(b, `,"views":`...)
+		b = strconv.AppendUint(b, d.Views, 10)
+		b = append(b, `,"visitors":`...)
+		b = strconv.AppendUint(b, d.Visitors, 10)
+		b = append(b, '}')
+	})
+	return append(b, "]}\n"...), err
+}
+
+// eachPageDay calls fn with every day of every page of site name, by date
+// then page, in one read of the file.
+func (a *App) eachPageDay(name string, fn func(counter.PageDay)) error {
+	db, err := a.open(true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.EachPageDay(name, func(d counter.PageDay) error {
+		fn(d)
+		return nil
+	})
+}
+
+// appendCSVField writes s as a CSV field, quoted when it holds a comma,
+// a quote or a line end.
+func appendCSVField(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	b = append(b, strings.ReplaceAll(s, `"`, `""`)...)
+	return append(b, '"')
 }

@@ -15,6 +15,7 @@ type statsView struct {
 	history    counter.History
 	sessionKey []byte
 	ownerKey   []byte // read only when the request has an owner cookie
+	site       *siteView
 }
 
 // loadStats reads the counter's history from since on, the session key
@@ -43,7 +44,15 @@ func (a *App) loadStats(r *http.Request, name string, since time.Time) (statsVie
 		}
 	}
 	if len(r.CookiesNamed(ownerCookie)) > 0 {
-		v.ownerKey, err = db.OwnerKeyIfMade()
+		if v.ownerKey, err = db.OwnerKeyIfMade(); err != nil {
+			return v, err
+		}
+	}
+	// The page of a site's statistics shows its pages, read only for a
+	// request that may see them: the exports read them on their own, and
+	// the other pages need none.
+	if v.history.Settings.IsSite() && r.URL.Path == "/"+name+"/stats" && a.authorised(r, v) {
+		v.site, err = a.loadSite(r, db, v.history, since)
 	}
 	return v, err
 }
@@ -72,14 +81,22 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, loginPage(name, ""))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), ownerMarked(r, name, v.ownerKey)))
+	owner := ownerMarked(r, name, v.ownerKey)
+	if v.site != nil && v.site.page != nil {
+		writeHTML(w, r, http.StatusOK, pagePage(counter.Summarise(*v.site.page, a.now())))
+		return
+	}
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site))
 }
 
-func statsPage(s counter.Stats, owner bool) *htmlPage {
+func statsPage(s counter.Stats, owner bool, site *siteView) *htmlPage {
 	p := &htmlPage{}
 	p.begin(s.Name + " · statistics")
 	p.raw("<h1>")
 	p.text(s.Name)
+	if site != nil {
+		p.raw(` <span class="tag">site</span>`)
+	}
 	p.raw(`</h1><p class="sub">Days are UTC; today is `)
 	p.text(s.Now.Format(time.DateOnly))
 	if s.FirstDay != "" {
@@ -101,6 +118,9 @@ func statsPage(s counter.Stats, owner bool) *htmlPage {
 	p.raw("<h2>Views and visitors per day, last ", itoa(counter.ChartDays), " days</h2>\n")
 	p.raw(`<p class="legend"><span class="key views"></span>views <span class="key visitors"></span>visitors</p>`, "\n")
 	writeChart(p, s.Chart)
+	if site != nil {
+		writePages(p, site)
+	}
 	notCounted(p, s)
 	referrers(p, s)
 	ownerForm(p, owner)

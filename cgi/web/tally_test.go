@@ -40,7 +40,7 @@ func visit(t *testing.T, a *App, name string, hs []hits) {
 		for i := range h.n {
 			o := counter.Outcome{Kind: h.kind, NewVisitor: i < h.newVisitors}
 			v := store.Visit{Name: name, Now: testNow.AddDate(0, 0, -h.back), RefHost: "blog.example",
-				Judge: func(counter.Settings, []byte) counter.Outcome { return o }}
+				Judge: func(counter.Settings, []byte, string) counter.Outcome { return o }}
 			if _, err := db.Visit(v); err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestStatsPageSays(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base
 			tc.edit(&s)
-			body := statsPage(s, false).b.String()
+			body := statsPage(s, false, nil).b.String()
 			for _, w := range tc.want {
 				if !strings.Contains(body, w) {
 					t.Errorf("page lacks %q", w)
