@@ -20,27 +20,38 @@ import (
 	"time"
 )
 
-// v1Release is the last commit whose binary wrote schema version 1: the
-// release that owners upgrade from.
-const v1Release = "bb08e9a74a1e5ef96226d5f6b351a4a96797dbf1"
+// schemaNow is the schema version this tree writes.
+const schemaNow = 3
 
-// formatFileV1 is the database that the version 1 store wrote, pinned by
-// store's TestFormatV1: home has 6 views and a password, blog 1002.
-var formatFileV1 = filepath.Join(repoRoot, "testdata/format/counter-v1.db")
+// A release is a commit whose binary owners upgrade from, with the
+// database its store wrote, committed and pinned by store's format tests.
+type release struct {
+	commit, file string
+	schema       int
 
-var oldBin struct {
 	once      sync.Once
 	dir, path string
 	err       error
 }
 
-// buildV1Counter builds the binary of v1Release from the repository's
-// history, once per run, and returns its path.
-func buildV1Counter(t testing.TB) string {
+var (
+	// v1Release is the last commit whose binary wrote schema version 1.
+	// Its file: home has 6 views and a password, blog 1002.
+	v1Release = &release{commit: "bb08e9a74a1e5ef96226d5f6b351a4a96797dbf1", file: "testdata/format/counter-v1.db", schema: 1}
+	// v2Release is the last commit whose binary wrote schema version 2.
+	// Its file: blog has 502 views and a password, home 2.
+	v2Release = &release{commit: "34be6391276d39068bd0a760ebb05196c662fc3e", file: "testdata/format/counter-v2.db", schema: 2}
+)
+
+// buildV1Counter builds the binary of v1Release.
+func buildV1Counter(t testing.TB) string { return v1Release.build(t) }
+
+// build builds the binary of the release from the repository's history,
+// once per run, and returns its path.
+func (b *release) build(t testing.TB) string {
 	t.Helper()
-	b := &oldBin
 	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "counter-v1-"); b.err != nil {
+		if b.dir, b.err = os.MkdirTemp("", fmt.Sprintf("counter-v%d-", b.schema)); b.err != nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -49,7 +60,7 @@ func buildV1Counter(t testing.TB) string {
 		if b.err = os.Mkdir(src, 0o755); b.err != nil {
 			return
 		}
-		archive := exec.CommandContext(ctx, "git", "-C", repoRoot, "archive", "--format=tar", v1Release)
+		archive := exec.CommandContext(ctx, "git", "-C", repoRoot, "archive", "--format=tar", b.commit)
 		untar := exec.CommandContext(ctx, "tar", "-x", "-C", src)
 		var gitErr bytes.Buffer
 		archive.Stderr = &gitErr
@@ -61,18 +72,18 @@ func buildV1Counter(t testing.TB) string {
 		}
 		if err := archive.Run(); err != nil {
 			untar.Wait()
-			b.err = fmt.Errorf("git archive %s (the test needs the repository's history): %v\n%s", v1Release, err, gitErr.String())
+			b.err = fmt.Errorf("git archive %s (the test needs the repository's history): %v\n%s", b.commit, err, gitErr.String())
 			return
 		}
 		if b.err = untar.Wait(); b.err != nil {
 			return
 		}
-		b.path = filepath.Join(b.dir, "counter-v1.cgi")
+		b.path = filepath.Join(b.dir, fmt.Sprintf("counter-v%d.cgi", b.schema))
 		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", b.path, "./cgi")
 		cmd.Dir = src
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH, "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("build the v1 binary: %v\n%s", err, out)
+			b.err = fmt.Errorf("build the v%d binary: %v\n%s", b.schema, err, out)
 		}
 	})
 	if b.err != nil {
@@ -82,14 +93,17 @@ func buildV1Counter(t testing.TB) string {
 }
 
 // copyV1File copies the committed version 1 database into a fresh folder.
-func copyV1File(t testing.TB) string {
+func copyV1File(t testing.TB) string { return v1Release.copyFile(t) }
+
+// copyFile copies the release's committed database into a fresh folder.
+func (b *release) copyFile(t testing.TB) string {
 	t.Helper()
-	b, err := os.ReadFile(formatFileV1)
+	data, err := os.ReadFile(filepath.Join(repoRoot, b.file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "counter.db")
-	if err := os.WriteFile(db, b, 0o600); err != nil {
+	if err := os.WriteFile(db, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -173,8 +187,8 @@ func TestMigrateV1File(t *testing.T) {
 	if err != nil || !strings.HasPrefix(out, "Status: 200") || errOut != "" {
 		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
 	}
-	if n := checkFile(t, bin, db); n != 2 {
-		t.Errorf("after the first hit: schema %d, want 2", n)
+	if n := checkFile(t, bin, db); n != schemaNow {
+		t.Errorf("after the first hit: schema %d, want %d", n, schemaNow)
 	}
 	for name, want := range map[string]string{"home": "7", "blog": "1002"} {
 		if got := jsonCountWith(t, bin, db, name); got != want {
@@ -205,8 +219,58 @@ func TestMigrateV1File(t *testing.T) {
 	backup2 := filepath.Join(t.TempDir(), "backup-v2.db")
 	if out, errOut, err := runBin(t, bin, []string{"COUNTER_DB=" + db}, "backup", backup2); err != nil || !strings.Contains(out, "checked") {
 		t.Errorf("backup of the migrated file: %v\n%s%s", err, out, errOut)
-	} else if n := checkFile(t, bin, backup2); n != 2 {
-		t.Errorf("the backup of the migrated file is schema %d, want 2", n)
+	} else if n := checkFile(t, bin, backup2); n != schemaNow {
+		t.Errorf("the backup of the migrated file is schema %d, want %d", n, schemaNow)
+	}
+}
+
+// TestMigrateV2File upgrades the database of the version 2 release: the
+// new binary reads it, migrates it on its first hit with every counter as
+// it was, makes a site in it, and the version 2 binary then refuses the
+// migrated file, changing nothing.
+func TestMigrateV2File(t *testing.T) {
+	bin, old := buildCounter(t), v2Release.build(t)
+	db := v2Release.copyFile(t)
+	env := []string{"COUNTER_DB=" + db}
+	listed, errOut, err := runBin(t, old, env, "list")
+	if err != nil || !strings.Contains(listed, "blog") {
+		t.Fatalf("the v2 binary's list of its own file: %v\n%s%s", err, listed, errOut)
+	}
+	if n := checkFile(t, bin, db); n != 2 {
+		t.Errorf("check by the new binary, before any hit: schema %d, want 2", n)
+	}
+	if out, errOut, err := runBin(t, bin, env, "list"); err != nil || out != listed {
+		t.Errorf("the new binary lists the v2 file otherwise (%v):\n%s%s\nthe v2 binary:\n%s", err, out, errOut, listed)
+	}
+	out, errOut, err := runBin(t, bin, browserEnv(db, "home", "192.0.2.10"))
+	if err != nil || !strings.HasPrefix(out, "Status: 200") || errOut != "" {
+		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
+	}
+	if n := checkFile(t, bin, db); n != schemaNow {
+		t.Errorf("after the first hit: schema %d, want %d", n, schemaNow)
+	}
+	// blog shows its visitors, home its views.
+	for name, want := range map[string]string{"home": "3", "blog": "1"} {
+		if got := jsonCountWith(t, bin, db, name); got != want {
+			t.Errorf("%s after the migration: %s, want %s", name, got, want)
+		}
+	}
+	if out, errOut, err := runBin(t, bin, env, "create", "site", "-site", "-hosts", "blog.example"); err != nil {
+		t.Fatalf("a site in the migrated file: %v\n%s%s", err, out, errOut)
+	}
+	before := fileSum(t, db)
+	out, errOut, err = runBin(t, old, browserEnv(db, "home", "192.0.2.11"))
+	if err != nil || strings.HasPrefix(out, "Status: 200") || !strings.Contains(errOut, "newer version of the counter") {
+		t.Errorf("a hit by the v2 binary on the migrated file: %v\n%.200q\nstderr %s\nwant a refusal naming the newer version", err, out, errOut)
+	}
+	if out, errOut, err := runBin(t, old, env, "list"); err == nil || !strings.Contains(out+errOut, "newer version of the counter") {
+		t.Errorf("list by the v2 binary on the migrated file: %v\n%s%s\nwant it refused as newer", err, out, errOut)
+	}
+	if fileSum(t, db) != before {
+		t.Errorf("the v2 binary changed the migrated file")
+	}
+	if _, errOut, err := runBin(t, bin, env, "check"); err != nil {
+		t.Errorf("check after all: %v\n%s", err, errOut)
 	}
 }
 
@@ -268,7 +332,7 @@ func TestMigrationKilled(t *testing.T) {
 			if answered {
 				t.Errorf("round %d: the hit was answered but the file is still version 1", i)
 			}
-		case 2:
+		case schemaNow:
 			migrated++
 		default:
 			t.Fatalf("round %d: schema %d after the kill", i, n)
@@ -280,8 +344,8 @@ func TestMigrationKilled(t *testing.T) {
 		if _, errOut, err := runBin(t, bin, browserEnv(db, "home", "192.0.2.20")); err != nil {
 			t.Fatalf("round %d: the next hit: %v\n%s", i, err, errOut)
 		}
-		if n := checkFile(t, bin, db); n != 2 {
-			t.Errorf("round %d: schema %d after the next hit, want 2", i, n)
+		if n := checkFile(t, bin, db); n != schemaNow {
+			t.Errorf("round %d: schema %d after the next hit, want %d", i, n, schemaNow)
 		}
 		if got, _ := strconv.Atoi(jsonCountWith(t, bin, db, "home")); got != before+1 {
 			t.Errorf("round %d: home at %d after the next hit, want %d", i, got, before+1)
