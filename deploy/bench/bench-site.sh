@@ -4,7 +4,7 @@
 # process and under FastCGI, and the site's statistics page.
 #
 #     deploy/bench/bench-site.sh                          # about 2 minutes on 2 cores
-#     N=300 STATS_N=30 REQUESTS=2000 ROUNDS=3 CONNS=4,16 deploy/bench/bench-site.sh
+#     N=300 STATS_N=30 REQUESTS=2000 ROUNDS=5 CONNS=4,16 deploy/bench/bench-site.sh
 #
 # deploy/bench/sitebench gen writes, with the store's own API (hits of a
 # month in one transaction), two databases:
@@ -39,7 +39,7 @@ PER_DAY=${PER_DAY:-2500}
 N=${N:-300}
 STATS_N=${STATS_N:-30}
 REQUESTS=${REQUESTS:-2000}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 CONNS=${CONNS:-4,16}
 
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
