@@ -41,7 +41,7 @@ func run(args []string) error {
 	n := fs.Int("n", 100, "run: rounds of direct CGI runs, each kind of hit once a round")
 	statsN := fs.Int("stats-n", 20, "run: rounds of statistics pages")
 	base := fs.String("url", "", "run: base URL of lighttpd serving the binary as FastCGI on -big (empty: no FastCGI part)")
-	requests := fs.Int("requests", 1500, "run: FastCGI hits per run")
+	requests := fs.Int("requests", 1000, "run: FastCGI hits per run")
 	rounds := fs.Int("rounds", 3, "run: FastCGI rounds")
 	conns := fs.String("conns", "4,16", "run: FastCGI concurrent clients, comma-separated")
 	if err := fs.Parse(args[1:]); err != nil {
