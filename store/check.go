@@ -190,6 +190,11 @@ func checkSite(info counter.Info, b *bolt.Bucket) error {
 			return err
 		}
 	}
+	if f := b.Get(keyPagesFolded); f != nil {
+		if _, err := time.Parse(time.DateOnly, string(f)); err != nil {
+			return fmt.Errorf("%w: pages-folded %q", ErrCorrupt, f)
+		}
+	}
 	if made != info.Pages {
 		return fmt.Errorf("%w: %d pages, and a page count of %d", ErrCorrupt, made, info.Pages)
 	}

@@ -42,6 +42,28 @@
 //	    referrers/             bucket, at most counter.MaxReferrers+1 keys
 //	      HOST      -> uint64  views from pages on HOST; hosts past the
 //	                           bound add up under counter.OtherReferrers
+//	    hosts   -> text        v3: makes the counter a site: the hosts whose
+//	                           pages it counts, one per line, "*.example.org"
+//	                           for every host under it; never empty
+//	    max-pages -> uint64    v3, sites: most pages hits may make
+//	    keep-query -> text     v3, sites: query keys that tell pages apart,
+//	                           one per line
+//	    image   -> "page" | "site"  v3, sites: what the image counts
+//	    page-count -> uint64   v3, sites: the keys of pages/ but OtherPages
+//	    pages-folded -> "2006-01-02"  v3, sites: the last day whose
+//	                           page-days are added into the pages' records
+//	    pages/                 v3, sites: bucket
+//	      PAGE    -> record    8-byte big-endian columns: views, visitors
+//	                           (each day's added up) of the days up to
+//	                           pages-folded and of any hit dated on or
+//	                           before it; first seen (Unix seconds); PAGE as
+//	                           counter.PageKey makes it ("/posts/hello"), or
+//	                           counter.OtherPages for the hits on new pages
+//	                           past max-pages
+//	    page-days/             v3, sites: bucket
+//	      2006-01-02PAGE -> record  the date, then PAGE as in pages/: the
+//	                           page's views and visitors that day, 8-byte
+//	                           big-endian columns; a day's pages sort together
 //
 // A setting key that is absent has its default (counter.DefaultSettings).
 // No client address, User-Agent or anything derived from them is stored:
@@ -56,6 +78,12 @@
 // site's hosts and page-count is below max-pages; past it, the view counts
 // under counter.OtherPages. A view with no page, or one it may not make,
 // counts on the site alone. Nothing a visitor sends makes a counter.
+//
+// A hit writes its page's day, not its page's record: a page's figures
+// are its record plus its days after pages-folded. The first hit of a UTC
+// day adds the days before it into the records and moves pages-folded to
+// yesterday, within its own transaction, so that a hit has one leaf fewer
+// to write and a reader adds a day or two.
 //
 // # Version 2 and 3
 //

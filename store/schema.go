@@ -35,18 +35,20 @@ var (
 	bucketDays       = []byte("days")
 	bucketTally      = []byte("tally") // v2
 	bucketReferrers  = []byte("referrers")
-	keyHosts         = []byte("hosts")      // v3, sites only
-	keyMaxPages      = []byte("max-pages")  // v3, sites only
-	keyKeepQuery     = []byte("keep-query") // v3, sites only
-	keyImage         = []byte("image")      // v3, sites only
-	keyPageCount     = []byte("page-count") // v3, sites only
-	bucketPages      = []byte("pages")      // v3, sites only
-	bucketPageDays   = []byte("page-days")  // v3, sites only
+	keyHosts         = []byte("hosts")        // v3, sites only
+	keyMaxPages      = []byte("max-pages")    // v3, sites only
+	keyKeepQuery     = []byte("keep-query")   // v3, sites only
+	keyImage         = []byte("image")        // v3, sites only
+	keyPageCount     = []byte("page-count")   // v3, sites only
+	keyPagesFolded   = []byte("pages-folded") // v3, sites only
+	bucketPages      = []byte("pages")        // v3, sites only
+	bucketPageDays   = []byte("page-days")    // v3, sites only
 )
 
-// pageColumns is the number of 8-byte columns of a page record: views,
-// visitors, the first seen (Unix seconds). A page-day record holds the
-// first two. A record may hold more columns, a later version's.
+// pageColumns is the number of 8-byte columns of a page record: views and
+// visitors of the days folded into it (up to pages-folded), the first
+// seen (Unix seconds). A page-day record holds views and visitors. A
+// record may hold more columns, a later version's.
 const pageColumns = 3
 
 // encodePage writes a page record.

@@ -344,3 +344,52 @@ func TestMigrateV2(t *testing.T) {
 		t.Errorf("check after migration: %v", err)
 	}
 }
+
+// A page's figures are its record and its days not folded into it yet,
+// whatever the order the days come in: the first hit of a day folds the
+// days before it, and a hit dated on a day already folded (one that
+// waited past midnight for its batch, or a clock set back) still counts
+// once.
+func TestSitePagesFoldDayByDay(t *testing.T) {
+	path := newSite(t)
+	d := func(n int) time.Time { return day1.AddDate(0, 0, n) }
+	with(t, path, Options{}, func(db *DB) {
+		steps := []struct {
+			visit Visit
+			shown uint64
+		}{
+			{pageView("blog.example", "/a", d(0), true), 1},
+			{pageView("blog.example", "/a", d(0), false), 2},
+			{pageView("blog.example", "/b", d(0), true), 1},
+			{pageView("blog.example", "/a", d(2), true), 3},  // folds day 0
+			{pageView("blog.example", "/a", d(0), false), 4}, // late, into the record
+			{pageView("blog.example", "/b", d(2), false), 2},
+			{pageView("blog.example", "/a", d(5), true), 5},  // folds day 2
+			{pageView("blog.example", "/b", d(9), false), 3}, // folds day 5
+		}
+		for i, s := range steps {
+			c, err := db.Visit(s.visit)
+			if err != nil || c.Shown != s.shown {
+				t.Fatalf("hit %d: shown %d, %v; want %d", i, c.Shown, err, s.shown)
+			}
+		}
+		pages := pagesOf(t, db, time.Time{})
+		if pages["/a"].Views != 5 || pages["/a"].Visitors != 3 || pages["/b"].Views != 3 || pages["/b"].Visitors != 1 {
+			t.Errorf("pages %+v", pages)
+		}
+		h, err := db.PageHistory("blog", "/a", time.Time{})
+		if err != nil || h.Count != 5 || len(h.Days) != 3 || h.Days[0].Views != 3 {
+			t.Errorf("history of /a: %+v, %v", h, err)
+		}
+		if recent := pagesOf(t, db, d(2)); recent["/a"].Views != 2 || recent["/b"].Views != 2 {
+			t.Errorf("pages since day 2: %+v", recent)
+		}
+		merged, err := db.MergePage("blog", "/b", "/a")
+		if err != nil || merged.Views != 8 || merged.Visitors != 4 {
+			t.Errorf("merged %+v, %v; want 8 views, 4 visitors", merged, err)
+		}
+	})
+	if _, err := Check(path, time.Second); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
