@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -32,7 +33,11 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return gateway.ServeCGI(a.Handler(), environ, stdin, stdout, gateway.Options{Log: log, Refuse: a.Refuse})
 	}
 	if len(args) < 2 {
-		if ln := gateway.FastCGIListener(stdin); ln != nil {
+		ln, err := inheritedListener(getenv, stdin)
+		if err != nil {
+			return err
+		}
+		if ln != nil {
 			return runFastCGI(cfg, log, ln)
 		}
 	}
@@ -43,7 +48,32 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			defer a.Close()
 			return gateway.ServeHTTP(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse})
 		},
+		FastCGI: func(cfg config.Config, listen string) error {
+			ln, err := inheritedListener(getenv, stdin)
+			if listen != "" {
+				ln, err = gateway.Listen(listen)
+			}
+			if err != nil {
+				return err
+			}
+			if ln == nil {
+				return errors.New("fastcgi: no socket: give -listen unix:PATH, or start it from counter.socket (systemd) or on a listening socket as stdin")
+			}
+			return runFastCGI(cfg, log, ln)
+		},
 	})
+}
+
+// inheritedListener returns the listening socket that whoever started
+// this process handed it: systemd's socket activation (LISTEN_FDS), or a
+// socket as stdin (lighttpd's bin-path, mod_fcgid, systemd's
+// StandardInput=socket); nil if none.
+func inheritedListener(getenv func(string) string, stdin io.Reader) (net.Listener, error) {
+	ln, err := gateway.SystemdListener(getenv, os.Getpid())
+	if ln != nil || err != nil {
+		return ln, err
+	}
+	return gateway.FastCGIListener(stdin), nil
 }
 
 // runFastCGI serves FastCGI on ln until the web server sends SIGTERM (or

@@ -39,6 +39,8 @@ type cmdEnv struct {
 	maxHash           time.Duration // doctor -max
 	ownerChecked      bool          // ownerWarning has run
 	serve             func(context.Context, config.Config, net.Listener) error
+	listen            string // fastcgi -listen
+	fastCGI           func(config.Config, string) error
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -93,6 +95,10 @@ func lookupCommand(name string) (command, bool) {
 		return command{"[-addr HOST:PORT]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.StringVar(&e.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
 		}, runServe}, true
+	case "fastcgi":
+		return command{"[-listen unix:PATH | tcp:127.0.0.1:PORT]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.StringVar(&e.listen, "listen", "", "`socket` to serve on (default: the one systemd or the web server passed)")
+		}, func(e *cmdEnv, _ []string) error { return e.fastCGI(*e.cfg, e.listen) }}, true
 	case "doctor":
 		return command{"[-max DURATION]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.DurationVar(&e.maxHash, "max", defaultMaxHash, "longest acceptable `time` for one password check")

@@ -23,6 +23,11 @@ type Env struct {
 	// until ctx ends, for the serve command. The web handlers are not
 	// this package's to know.
 	Serve func(ctx context.Context, cfg config.Config, ln net.Listener) error
+	// FastCGI serves the counter as FastCGI on the socket that listen
+	// names ("unix:PATH" or "tcp:127.0.0.1:PORT"), or with listen empty on
+	// the one this process was handed, until SIGTERM, for the fastcgi
+	// command.
+	FastCGI func(cfg config.Config, listen string) error
 }
 
 // UsageError is a mistake on the command line: the program exits 2 for
@@ -63,7 +68,7 @@ func Run(cfg config.Config, getenv func(string) string, args []string, env Env) 
 		fmt.Fprintf(env.Stderr, "usage: counter.cgi %s %s\n", cmd, c.args)
 		fs.PrintDefaults()
 	}
-	e := &cmdEnv{cfg: &cfg, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve}
+	e := &cmdEnv{cfg: &cfg, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve, fastCGI: env.FastCGI}
 	c.flags(fs, e)
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
@@ -128,6 +133,10 @@ From a shell it manages the counters:
   counter.cgi backup FILE              write a checked copy of the database
                                        to FILE, while hits go on
   counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
+  counter.cgi fastcgi [-listen unix:PATH | -listen tcp:127.0.0.1:PORT]
+                                       serve FastCGI for Apache, nginx or
+                                       Caddy on that socket, or on the one
+                                       systemd passes (deploy/systemd/)
   counter.cgi help                     show this text
 
 Settings (KEY+=A,B adds to a list, KEY-=A takes from it, KEY= empties it):

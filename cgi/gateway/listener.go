@@ -1,20 +1,61 @@
 package gateway
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
 // FastCGIListener returns stdin as a listener when it is a listening
 // socket: that is how lighttpd's mod_fastcgi (with bin-path) and Apache's
-// mod_fcgid start a FastCGI process. It returns nil otherwise.
+// mod_fcgid start a FastCGI process, and how systemd does with
+// StandardInput=socket. It returns nil otherwise.
 func FastCGIListener(stdin io.Reader) net.Listener {
 	f, ok := stdin.(*os.File)
 	if !ok {
 		return nil
 	}
+	return listenerOf(f)
+}
+
+// listenFDsStart is the first file descriptor that systemd passes
+// (SD_LISTEN_FDS_START).
+const listenFDsStart = 3
+
+// SystemdListener returns the listening socket that systemd's socket
+// activation passed to process pid: LISTEN_PID names pid, LISTEN_FDS is 1,
+// and the socket is file descriptor 3. Like sd_listen_fds, it returns nil
+// when LISTEN_PID is absent or names another process (the variables were
+// meant for a parent); it fails when they are meant for this process but
+// do not describe one listening socket.
+func SystemdListener(getenv func(string) string, pid int) (net.Listener, error) {
+	if getenv("LISTEN_PID") != strconv.Itoa(pid) {
+		return nil, nil
+	}
+	if n := getenv("LISTEN_FDS"); n != "1" {
+		return nil, fmt.Errorf("gateway: LISTEN_FDS=%q: want exactly one socket (one ListenStream= in counter.socket)", n)
+	}
+	f := os.NewFile(listenFDsStart, "LISTEN_FDS_3")
+	if f == nil {
+		return nil, errors.New("gateway: LISTEN_FDS=1 but file descriptor 3 is not open")
+	}
+	ln := listenerOf(f)
+	f.Close() // net.FileListener holds a duplicate; the original is not closed on exec
+	if ln == nil {
+		return nil, errors.New("gateway: LISTEN_FDS=1 but file descriptor 3 is not a listening socket")
+	}
+	return ln, nil
+}
+
+// listenerOf returns f as a listener when it is a listening socket, else
+// nil.
+func listenerOf(f *os.File) net.Listener {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil
@@ -32,4 +73,59 @@ func FastCGIListener(stdin io.Reader) net.Listener {
 		return nil
 	}
 	return ln
+}
+
+// Listen opens the FastCGI socket that spec names, for machines without
+// systemd: "unix:PATH", a Unix socket that only its owner and group may
+// connect to (0660; a stale socket file left by a crash is replaced, a
+// live one is refused), or "tcp:ADDR:PORT" on a loopback address only,
+// since FastCGI has no authentication of its own.
+func Listen(spec string) (net.Listener, error) {
+	kind, addr, _ := strings.Cut(spec, ":")
+	switch {
+	case kind == "unix" && addr != "":
+		return listenUnix(addr)
+	case kind == "tcp":
+		ap, err := netip.ParseAddrPort(addr)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: listen %s: want tcp:127.0.0.1:PORT: %w", spec, err)
+		}
+		if !ap.Addr().IsLoopback() {
+			return nil, fmt.Errorf("gateway: listen %s: FastCGI trusts whoever connects, so only a loopback address", spec)
+		}
+		ln, err := net.Listen("tcp", ap.String())
+		if err != nil {
+			return nil, fmt.Errorf("gateway: %w", err)
+		}
+		return ln, nil
+	}
+	return nil, fmt.Errorf("gateway: listen %q: want unix:PATH or tcp:127.0.0.1:PORT", spec)
+}
+
+func listenUnix(path string) (net.Listener, error) {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode().Type() != os.ModeSocket {
+			return nil, fmt.Errorf("gateway: listen unix:%s: a file that is not a socket is in the way", path)
+		}
+		if c, err := net.Dial("unix", path); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("gateway: listen unix:%s: another process answers on it", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("gateway: remove stale socket: %w", err)
+		}
+	}
+	// The socket is made with the umask's mode; until the chmod below no
+	// one but its owner may reach it.
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	if err := os.Chmod(path, 0o660); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	return ln, nil
 }
