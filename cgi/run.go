@@ -57,7 +57,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 				return err
 			}
 			if ln == nil {
-				return errors.New("fastcgi: no socket: give -listen unix:PATH, or start it from counter.socket (systemd) or on a listening socket as stdin")
+				return errors.New("fastcgi: no socket: give -listen unix:PATH, or start it from a systemd socket unit or on a listening socket as stdin")
 			}
 			return runFastCGI(cfg, log, ln)
 		},

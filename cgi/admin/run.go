@@ -136,7 +136,7 @@ From a shell it manages the counters:
   counter.cgi fastcgi [-listen unix:PATH | -listen tcp:127.0.0.1:PORT]
                                        serve FastCGI for Apache, nginx or
                                        Caddy on that socket, or on the one
-                                       systemd passes (deploy/systemd/)
+                                       systemd passes (socket activation)
   counter.cgi help                     show this text
 
 Settings (KEY+=A,B adds to a list, KEY-=A takes from it, KEY= empties it):

@@ -39,7 +39,7 @@ func SystemdListener(getenv func(string) string, pid int) (net.Listener, error) 
 		return nil, nil
 	}
 	if n := getenv("LISTEN_FDS"); n != "1" {
-		return nil, fmt.Errorf("gateway: LISTEN_FDS=%q: want exactly one socket (one ListenStream= in counter.socket)", n)
+		return nil, fmt.Errorf("gateway: LISTEN_FDS=%q: want exactly one socket (one ListenStream= in the socket unit)", n)
 	}
 	f := os.NewFile(listenFDsStart, "LISTEN_FDS_3")
 	if f == nil {
