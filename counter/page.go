@@ -63,8 +63,13 @@ func PageKey(target string, keep []string) (string, error) {
 		b.WriteString(s)
 	}
 	key := b.String()
-	for _, index := range [...]string{"/index.html", "/index.htm"} {
-		key = strings.TrimSuffix(key, index)
+	// Every last index page goes: "/index.htm/index.html" is no key.
+	for trimmed := true; trimmed; {
+		before := key
+		for _, index := range [...]string{"/index.html", "/index.htm"} {
+			key = strings.TrimSuffix(key, index)
+		}
+		trimmed = key != before
 	}
 	if key == "" {
 		key = "/"
