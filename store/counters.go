@@ -170,10 +170,7 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if s.Site != nil {
 		return c, sitePage(b, s, page, v, &c, views, visitors)
 	}
-	c.Shown = views
-	if s.Show == counter.ShowVisitors {
-		c.Shown = visitors
-	}
+	c.Shown = shown(s, nil, nil, views, visitors)
 	return c, nil
 }
 
@@ -199,18 +196,28 @@ func sitePage(b *bolt.Bucket, s counter.Settings, page string, v Visit, c *Count
 			c.Page = page
 		}
 	}
-	image := s.Site.Image
-	if v.Image != nil {
-		image = *v.Image
-	}
-	if row != nil && row.Page != counter.OtherPages && image == counter.PageImage {
-		views, visitors = row.Views, row.Visitors
-	}
-	c.Shown = views
-	if s.Show == counter.ShowVisitors {
-		c.Shown = visitors
-	}
+	c.Shown = shown(s, v.Image, row, views, visitors)
 	return nil
+}
+
+// shown is the figure a counter's image shows: its views or its
+// visitors, as its settings say; on a site, those of the page of row when
+// the image is the page's (the settings', or image when set) and the hit
+// has a row of its own.
+func shown(s counter.Settings, image *counter.Image, row *counter.Page, views, visitors uint64) uint64 {
+	if s.Site != nil {
+		img := s.Site.Image
+		if image != nil {
+			img = *image
+		}
+		if row != nil && row.Page != counter.OtherPages && img == counter.PageImage {
+			views, visitors = row.Views, row.Visitors
+		}
+	}
+	if s.Show == counter.ShowVisitors {
+		return visitors
+	}
+	return views
 }
 
 // addTally adds outcome o to the tally record of day.

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"hitcounter/cgi/seen"
 	"hitcounter/counter"
@@ -15,11 +17,16 @@ import (
 	"hitcounter/store"
 )
 
-// serveCounter answers /NAME.png, .gif, .svg (a GET counts one hit) and
-// /NAME.json (counts nothing).
+// serveCounter answers /NAME.png, .gif, .svg (a GET counts one hit, unless
+// it asks count=0), /NAME.json and /NAME.shields.json (which count nothing).
+// Extensions are read in any case: /NAME.PNG is an image too.
 func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	name, ext, _ := cutLast(r.PathValue("file"), ".")
-	if ext == "json" {
+	if strings.EqualFold(ext, "json") {
+		if base, shields := cutSuffixFold(name, ".shields"); shields {
+			a.serveShields(w, r, base)
+			return
+		}
 		a.serveCount(w, r, name)
 		return
 	}
@@ -31,8 +38,12 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	}
 	style, err := counter.ParseStyle(r.URL.RawQuery)
 	var site siteHit
+	counts := true
 	if err == nil {
 		site, err = siteParams(r.URL.RawQuery, r.Referer())
+	}
+	if err == nil {
+		counts, err = countParam(r.URL.RawQuery)
 	}
 	if err == nil {
 		err = counter.CheckName(name)
@@ -42,8 +53,10 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var n uint64
-	if r.Method == http.MethodHead {
-		n, err = a.count(name)
+	if r.Method == http.MethodHead || !counts {
+		var g store.Glance
+		g, err = a.glance(name, site)
+		n = g.Shown
 	} else {
 		var c store.Counted
 		c, err = a.hit(r, name, site)
@@ -75,6 +88,20 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	}
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
+}
+
+// countParam reads whether an image counts its hit: count=0 shows the
+// count without counting, for a page that shows a count it does not own
+// (an index listing posts, say); count=1 is the default.
+func countParam(rawQuery string) (bool, error) {
+	v, ok, err := queryValue(rawQuery, "count")
+	switch {
+	case err != nil || !ok || v == "1":
+		return true, err
+	case v == "0":
+		return false, nil
+	}
+	return true, &counter.ParamError{Param: "count", Reason: "must be 0 (show without counting) or 1"}
 }
 
 // hit counts or tallies one hit on counter name and returns what the
@@ -197,8 +224,11 @@ func siteParams(rawQuery, referer string) (siteHit, error) {
 }
 
 // queryValue returns the value of key in rawQuery, which
-// counter.ParseStyle has bounded and checked.
+// counter.ParseStyle has bounded and checked; a key given twice is refused,
+// as a style's are.
 func queryValue(rawQuery, key string) (string, bool, error) {
+	var value string
+	found := false
 	for rest := rawQuery; rest != ""; {
 		var pair string
 		pair, rest, _ = strings.Cut(rest, "&")
@@ -206,13 +236,16 @@ func queryValue(rawQuery, key string) (string, bool, error) {
 		if k != key {
 			continue
 		}
-		value, err := url.QueryUnescape(v)
-		if err != nil {
+		if found {
+			return "", false, &counter.ParamError{Param: key, Reason: "given more than once"}
+		}
+		var err error
+		if value, err = url.QueryUnescape(v); err != nil {
 			return "", false, &counter.ParamError{Param: key, Reason: "bad %-escape"}
 		}
-		return value, true, nil
+		found = true
 	}
-	return "", false, nil
+	return value, found, nil
 }
 
 // maxUserAgent bounds the User-Agent a hit from a browser may send:
@@ -256,19 +289,15 @@ func (o oneShot) Visit(v store.Visit) (store.Counted, error) {
 	return c, err
 }
 
-// count reads what the counter's image shows, its views or its visitors,
-// without counting.
-func (a *App) count(name string) (uint64, error) {
+// glance reads counter name, and on a site the page site names, as it
+// stands, counting nothing.
+func (a *App) glance(name string, site siteHit) (store.Glance, error) {
 	db, err := a.open(true)
 	if err != nil {
-		return 0, err
+		return store.Glance{}, err
 	}
 	defer db.Close()
-	info, err := db.Counter(name)
-	if info.Settings.Show == counter.ShowVisitors {
-		return info.Visitors, err
-	}
-	return info.Count, err
+	return db.Glance(name, site.target, site.image, a.now())
 }
 
 // refuseImage answers an <img> that cannot show a count with a tiny valid
@@ -283,19 +312,87 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
 }
 
-// serveCount answers /NAME.json with the total, counting nothing.
+// serveCount answers /NAME.json, counting nothing: the figure the image
+// shows, the views and visitors in all and today, and on a site those of
+// the page that page= or the Referer names. Any page may read it: it
+// carries nothing the image does not show, or the counter's own page.
 func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
-	err := counter.CheckName(name)
-	var n uint64
-	if err == nil {
-		n, err = a.count(name)
-	}
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	g, err := a.glanceQuery(r, name)
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
 	}
-	writeJSON(w, r, http.StatusOK, jsonString("name", name), jsonCount("count", n))
+	fields := []jsonField{
+		jsonString("name", name),
+		jsonCount("count", g.Shown),
+		jsonString("show", g.Settings.Show.String()),
+		jsonCount("views", g.Count),
+		jsonCount("visitors", g.Visitors),
+		jsonString("today", dayKeyOf(a.now())),
+		jsonCount("today_views", g.Today.Views),
+		jsonCount("today_visitors", g.Today.Visitors),
+	}
+	if p := g.Page; p != nil {
+		fields = append(fields,
+			jsonString("page", p.Page),
+			jsonCount("page_views", p.Views),
+			jsonCount("page_visitors", p.Visitors),
+			jsonCount("page_today_views", g.PageToday.Views),
+			jsonCount("page_today_visitors", g.PageToday.Visitors))
+	}
+	writeJSON(w, r, http.StatusOK, fields...)
 }
+
+// glanceQuery checks name and the query of a request that reads a counter
+// without counting, and reads it.
+func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
+	err := counter.CheckName(name)
+	var site siteHit
+	if err == nil && len(r.URL.RawQuery) > counter.MaxQueryLen {
+		err = &counter.ParamError{Param: "query", Reason: "longer than " + strconv.Itoa(counter.MaxQueryLen) + " bytes"}
+	}
+	if err == nil {
+		site, err = siteParams(r.URL.RawQuery, r.Referer())
+	}
+	if err != nil {
+		return store.Glance{}, err
+	}
+	return a.glance(name, site)
+}
+
+// serveShields answers /NAME.shields.json in the schema of shields.io's
+// endpoint badge, so that a README can show the count in a badge
+// service's styles (https://shields.io/badges/endpoint-badge). It counts
+// nothing: the badge service asks again each time it draws the badge.
+func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	g, err := a.glanceQuery(r, name)
+	label := "views"
+	if g.Settings.Show == counter.ShowVisitors {
+		label = "visitors"
+	}
+	if err != nil {
+		status, msg := publicError(err)
+		a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
+		writeJSON(w, r, status, jsonCount("schemaVersion", 1), jsonString("label", label),
+			jsonString("message", msg), jsonString("color", "lightgrey"), jsonBool("isError", true))
+		return
+	}
+	writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
+		jsonString("message", strconv.FormatUint(g.Shown, 10)), jsonString("color", "blue"))
+}
+
+// cutSuffixFold is strings.CutSuffix with the suffix in any case.
+func cutSuffixFold(s, suffix string) (string, bool) {
+	if len(s) > len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix) {
+		return s[:len(s)-len(suffix)], true
+	}
+	return s, false
+}
+
+// dayKeyOf is the UTC day of t as the exports write it.
+func dayKeyOf(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // cutLast splits s around the last sep.
 func cutLast(s, sep string) (before, after string, found bool) {

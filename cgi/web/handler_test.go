@@ -61,11 +61,11 @@ func serve(a *App, method, target string, header ...string) *httptest.ResponseRe
 
 func total(tb testing.TB, a *App, name string) uint64 {
 	tb.Helper()
-	n, err := a.count(name)
+	g, err := a.glance(name, siteHit{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return n
+	return g.Shown
 }
 
 // checkImage fails unless w is a complete, uncacheable image of type ct
@@ -160,13 +160,20 @@ func TestRequestsThatCountNothing(t *testing.T) {
 		reason               string // in X-Counter-Error; "" for none
 		body                 string // expected body, for JSON
 	}{
-		{"json", "GET", "/page.json", 200, "application/json", "", `{"name":"page","count":0}` + "\n"},
+		{"json", "GET", "/page.json", 200, "application/json", "", `{"name":"page","count":0,"show":"views","views":0,"visitors":0,"today":"2026-05-04","today_views":0,"today_visitors":0}` + "\n"},
+		{"json in capitals", "GET", "/page.JSON", 200, "application/json", "", ""},
+		{"shields", "GET", "/page.shields.json", 200, "application/json", "", `{"schemaVersion":1,"label":"views","message":"0","color":"blue"}` + "\n"},
+		{"shields unknown", "GET", "/nope.shields.json", 404, "application/json", "", `{"schemaVersion":1,"label":"views","message":"no such counter","color":"lightgrey","isError":true}` + "\n"},
+		{"count=0", "GET", "/page.png?count=0", 200, "image/png", "", ""},
+		{"count=0 svg", "GET", "/page.svg?digits=3&count=0", 200, "image/svg+xml", "", ""},
+		{"bad count", "GET", "/page.png?count=no", 400, "image/png", "count: must be 0 (show without counting) or 1", ""},
+		{"count twice", "GET", "/page.png?count=0&count=1", 400, "image/png", "count: given more than once", ""},
 		{"head", "HEAD", "/page.png", 200, "image/png", "", ""},
 		{"unknown png", "GET", "/nope.png", 404, "image/png", "no such counter", ""},
 		{"unknown svg", "GET", "/nope.svg", 404, "image/svg+xml", "no such counter", ""},
 		{"unknown json", "GET", "/nope.json", 404, "application/json", "", `{"error":"no such counter"}` + "\n"},
 		{"bad size", "GET", "/page.png?size=1e309", 400, "image/png", "size: must be a whole number from 8 to 128", ""},
-		{"bad colour gif", "GET", "/page.gif?fg=red", 400, "image/gif", "fg: must be a hex colour: RGB, RGBA, RRGGBB or RRGGBBAA", ""},
+		{"bad colour gif", "GET", "/page.gif?fg=12345", 400, "image/gif", "fg: must be a hex colour: RGB, RGBA, RRGGBB or RRGGBBAA", ""},
 		{"semicolon", "GET", "/page.png?digits=3;size=9", 400, "image/png", "query: ';' is not a separator, use '&'", ""},
 		{"bad name", "GET", "/-page.png", 400, "image/png", "invalid counter name", ""},
 		{"long name", "GET", "/" + strings.Repeat("a", 65) + ".png", 400, "image/png", "invalid counter name", ""},
@@ -189,6 +196,9 @@ func TestRequestsThatCountNothing(t *testing.T) {
 			}
 			if got := w.Header().Get(errorHeader); got != tc.reason {
 				t.Errorf("%s: %q, want %q", errorHeader, got, tc.reason)
+			}
+			if cors := w.Header().Get("Access-Control-Allow-Origin"); strings.HasSuffix(strings.ToLower(tc.target), ".json") != (cors == "*") {
+				t.Errorf("Access-Control-Allow-Origin %q", cors)
 			}
 			if tc.body != "" && w.Body.String() != tc.body {
 				t.Errorf("body %q, want %q", w.Body.String(), tc.body)

@@ -72,9 +72,12 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, fields ...jso
 		}
 		b = appendJSONString(b, f.key)
 		b = append(b, ':')
-		if f.str != nil {
+		switch {
+		case f.str != nil:
 			b = appendJSONString(b, *f.str)
-		} else {
+		case f.boolean != nil:
+			b = strconv.AppendBool(b, *f.boolean)
+		default:
 			b = strconv.AppendUint(b, f.num, 10)
 		}
 	}
@@ -83,15 +86,18 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, fields ...jso
 	writeBody(w, r, status, "application/json", b)
 }
 
-// jsonField is one field of writeJSON's object: a string or a count.
+// jsonField is one field of writeJSON's object: a string, a count or a
+// boolean.
 type jsonField struct {
-	key string
-	str *string
-	num uint64
+	key     string
+	str     *string
+	num     uint64
+	boolean *bool
 }
 
 func jsonString(key, v string) jsonField       { return jsonField{key: key, str: &v} }
 func jsonCount(key string, n uint64) jsonField { return jsonField{key: key, num: n} }
+func jsonBool(key string, v bool) jsonField    { return jsonField{key: key, boolean: &v} }
 
 // appendJSONString appends s as a JSON string, escaping what RFC 8259
 // requires and '<', '>' and '&' as encoding/json does.

@@ -261,3 +261,48 @@ func TestSiteStatsBehindTheLogin(t *testing.T) {
 		}
 	}
 }
+
+// An index page shows each post's count with count=0 and page=, and a
+// script reads it as JSON: neither counts, and both show the page's
+// figure where the site's image shows pages. One visitor read two pages.
+func TestSiteShownWithoutCounting(t *testing.T) {
+	eachMode(t, func(t *testing.T, mode Mode) {
+		a, _ := siteApp(t, mode)
+		for range 3 {
+			serve(a, "GET", "/blog.png", "Referer", "https://blog.example/posts/hello/")
+		}
+		serve(a, "GET", "/blog.png", "Referer", "https://blog.example/about")
+		for _, tc := range []struct {
+			target, referer string
+			shown           uint64
+		}{
+			{"/blog.png?count=0&page=/posts/hello/", "https://blog.example/", 3},
+			{"/blog.png?count=0&page=/posts/hello/index.html", "", 3},
+			{"/blog.png?count=0&page=/about&show=site", "https://blog.example/", 4},
+			{"/blog.png?count=0&page=/nowhere", "https://blog.example/", 4},
+			{"/blog.png?count=0", "https://blog.example/about", 1},
+			{"/blog.png?count=0", "", 4},
+		} {
+			var hdr []string
+			if tc.referer != "" {
+				hdr = []string{"Referer", tc.referer}
+			}
+			w := serve(a, "GET", tc.target, hdr...)
+			if w.Code != 200 || !bytes.Equal(w.Body.Bytes(), pngOf(t, tc.shown)) {
+				t.Errorf("%s from %q: status %d, not the image of %d", tc.target, tc.referer, w.Code, tc.shown)
+			}
+		}
+		w := serve(a, "GET", "/blog.json?page=/posts/hello/")
+		want := `{"name":"blog","count":3,"show":"views","views":4,"visitors":1,"today":"2026-05-04","today_views":4,"today_visitors":1,` +
+			`"page":"/posts/hello","page_views":3,"page_visitors":1,"page_today_views":3,"page_today_visitors":1}` + "\n"
+		if w.Code != 200 || w.Body.String() != want {
+			t.Errorf("JSON: %d %s; want %s", w.Code, w.Body, want)
+		}
+		if n := total(t, a, "blog"); n != 4 {
+			t.Errorf("site total %d after reading; want 4", n)
+		}
+		if p := pagesNow(t, a)["/posts/hello"]; p.Views != 3 {
+			t.Errorf("page %+v after reading; want 3 views", p)
+		}
+	})
+}
