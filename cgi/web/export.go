@@ -90,7 +90,9 @@ func appendCSV(b []byte, h counter.History) []byte {
 	return b
 }
 
-// appendJSON writes the counter and its daily history as JSON, by hand:
+// appendJSON writes the counter, its daily history and its referring
+// hosts as JSON, everything the statistics page shows, so that an import
+// of it elsewhere shows the same page. It is written by hand:
 // encoding/json is kept out of the binary (cgi/deps_test.go).
 func appendJSON(b []byte, h counter.History) []byte {
 	b = append(b, `{"name":`...)
@@ -101,12 +103,10 @@ func appendJSON(b []byte, h counter.History) []byte {
 	b = strconv.AppendUint(b, h.Count, 10)
 	b = append(b, `,"visitors":`...)
 	b = strconv.AppendUint(b, h.Visitors, 10)
+	b = append(b, `,"created":`...)
+	b = appendJSONTime(b, h.Created)
 	b = append(b, `,"tallied_since":`...)
-	if h.TalliedSince.IsZero() {
-		b = append(b, "null"...)
-	} else {
-		b = appendJSONString(b, h.TalliedSince.UTC().Format(time.RFC3339))
-	}
+	b = appendJSONTime(b, h.TalliedSince)
 	b = append(b, `,"days":[`...)
 	cols := exportColumns()
 	for i, d := range h.Days {
@@ -123,11 +123,30 @@ func appendJSON(b []byte, h counter.History) []byte {
 		}
 		b = append(b, '}')
 	}
+	b = append(b, `],"referrers":[`...)
+	for i, r := range h.Referrers {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"host":`...)
+		b = appendJSONString(b, r.Host)
+		b = append(b, `,"views":`...)
+		b = strconv.AppendUint(b, r.Hits, 10)
+		b = append(b, '}')
+	}
 	b = append(b, ']')
 	if !h.Settings.IsSite() {
 		b = append(b, "}\n"...)
 	}
 	return b
+}
+
+// appendJSONTime writes t in RFC 3339, UTC, or null when it is zero.
+func appendJSONTime(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, t.UTC().Format(time.RFC3339))
 }
 
 // appendSiteCSV adds a site's lines of each page and day to its CSV, read

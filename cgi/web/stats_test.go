@@ -198,8 +198,8 @@ func TestLoginAndSessions(t *testing.T) {
 	if w := withCookie("/page/stats", c); w.Code != 200 || isLoginForm(w) || !strings.Contains(w.Body.String(), "Log out") {
 		t.Errorf("stats with a session: %d, login form %v", w.Code, isLoginForm(w))
 	}
-	if w := withCookie("/page/stats.json", c); w.Code != 200 || !strings.HasPrefix(w.Body.String(), `{"name":"page","show":"views","total":0,"visitors":0,"tallied_since":"`) ||
-		!strings.HasSuffix(w.Body.String(), `","days":[]}`+"\n") {
+	if w := withCookie("/page/stats.json", c); w.Code != 200 || !strings.HasPrefix(w.Body.String(), `{"name":"page","show":"views","total":0,"visitors":0,"created":"`) ||
+		!strings.HasSuffix(w.Body.String(), `","days":[],"referrers":[]}`+"\n") {
 		t.Errorf("export with a session: %d %q", w.Code, w.Body.String())
 	}
 	if n := runs.Load(); n != 2 {

@@ -174,11 +174,12 @@ func TestExportsCarryEveryColumn(t *testing.T) {
 			"2026-04-14,5,5,0,3,0,0,0,0,0\r\n" +
 			"2026-05-01,2,1,0,0,4,0,0,0,0\r\n" +
 			"2026-05-04,4,2,1,2,1,1,1,1,1\r\n"},
-		{"/page/stats.json", "application/json", `{"name":"page","show":"views","total":12,"visitors":8,"tallied_since":"` + since + `","days":[` +
+		{"/page/stats.json", "application/json", `{"name":"page","show":"views","total":12,"visitors":8,"created":"2026-05-04T12:00:00Z","tallied_since":"` + since + `","days":[` +
 			`{"date":"2026-03-25","views":1,"visitors":0,"github":0,"reloads":0,"bots":0,"prefetches":0,"owner":0,"foreign":0,"ignored":0},` +
 			`{"date":"2026-04-14","views":5,"visitors":5,"github":0,"reloads":3,"bots":0,"prefetches":0,"owner":0,"foreign":0,"ignored":0},` +
 			`{"date":"2026-05-01","views":2,"visitors":1,"github":0,"reloads":0,"bots":4,"prefetches":0,"owner":0,"foreign":0,"ignored":0},` +
-			`{"date":"2026-05-04","views":4,"visitors":2,"github":1,"reloads":2,"bots":1,"prefetches":1,"owner":1,"foreign":1,"ignored":1}]}` + "\n"},
+			`{"date":"2026-05-04","views":4,"visitors":2,"github":1,"reloads":2,"bots":1,"prefetches":1,"owner":1,"foreign":1,"ignored":1}],` +
+			`"referrers":[{"host":"blog.example","views":12}]}` + "\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.target, func(t *testing.T) {
@@ -196,8 +197,8 @@ func TestExportsCarryEveryColumn(t *testing.T) {
 func TestExportWithoutTalliesSaysNull(t *testing.T) {
 	h := counter.History{Info: counter.Info{Name: "old", Count: 7, Settings: counter.Settings{Show: counter.ShowVisitors}},
 		Days: []counter.Day{{Date: "2020-01-02", Tally: counter.Tally{Views: 7}}}}
-	want := `{"name":"old","show":"visitors","total":7,"visitors":0,"tallied_since":null,"days":[` +
-		`{"date":"2020-01-02","views":7,"visitors":0,"github":0,"reloads":0,"bots":0,"prefetches":0,"owner":0,"foreign":0,"ignored":0}]}` + "\n"
+	want := `{"name":"old","show":"visitors","total":7,"visitors":0,"created":null,"tallied_since":null,"days":[` +
+		`{"date":"2020-01-02","views":7,"visitors":0,"github":0,"reloads":0,"bots":0,"prefetches":0,"owner":0,"foreign":0,"ignored":0}],"referrers":[]}` + "\n"
 	if got := string(appendJSON(nil, h)); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
