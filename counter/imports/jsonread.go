@@ -1,0 +1,354 @@
+package imports
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"hitcounter/counter"
+)
+
+// jsonReader reads JSON a value at a time, with the line of each refusal
+// and a bound on every string, number and nesting. It stands in for
+// encoding/json, which the binary does not link (cgi/deps_test.go), and
+// reads counts as exact uint64s where encoding/json would make them
+// float64s; the tests compare what it reads with what encoding/json reads.
+type jsonReader struct {
+	r     *bufio.Reader
+	line  int
+	depth int
+}
+
+// Bounds of what jsonReader reads.
+const (
+	maxJSONString = 4096
+	maxJSONNumber = 32
+	maxJSONDepth  = 8
+)
+
+func newJSONReader(r io.Reader) *jsonReader {
+	return &jsonReader{r: bufio.NewReaderSize(r, 64<<10), line: 1}
+}
+
+func (j *jsonReader) fail(format string, args ...any) error {
+	return &counter.ImportError{Line: j.line, Reason: fmt.Sprintf(format, args...)}
+}
+
+// peek returns the next byte that is not white space, without reading it;
+// 0 at the end.
+func (j *jsonReader) peek() (byte, error) {
+	for {
+		c, err := j.r.ReadByte()
+		if err == io.EOF {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		switch c {
+		case '\n':
+			j.line++
+			continue
+		case ' ', '\t', '\r':
+			continue
+		}
+		return c, j.r.UnreadByte()
+	}
+}
+
+// nextLine returns the line of the next value, after white space.
+func (j *jsonReader) nextLine() int {
+	j.peek()
+	return j.line
+}
+
+// expect reads c, after white space.
+func (j *jsonReader) expect(c byte) error {
+	got, err := j.peek()
+	if err != nil {
+		return err
+	}
+	if got != c {
+		return j.fail("expected %q, found %s", string(c), describe(got))
+	}
+	j.r.ReadByte()
+	return nil
+}
+
+func describe(c byte) string {
+	if c == 0 {
+		return "the end of the file"
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+// object reads an object, calling fn with each key; fn reads its value.
+func (j *jsonReader) object(fn func(key string) error) error {
+	if err := j.expect('{'); err != nil {
+		return err
+	}
+	if j.depth++; j.depth > maxJSONDepth {
+		return j.fail("nested deeper than %d", maxJSONDepth)
+	}
+	defer func() { j.depth-- }()
+	for first := true; ; first = false {
+		c, err := j.peek()
+		if err != nil {
+			return err
+		}
+		if c == '}' {
+			j.r.ReadByte()
+			return nil
+		}
+		if !first {
+			if err := j.expect(','); err != nil {
+				return err
+			}
+		}
+		key, err := j.str()
+		if err != nil {
+			return err
+		}
+		if err := j.expect(':'); err != nil {
+			return err
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+}
+
+// array reads an array, calling fn to read each element.
+func (j *jsonReader) array(fn func() error) error {
+	if err := j.expect('['); err != nil {
+		return err
+	}
+	if j.depth++; j.depth > maxJSONDepth {
+		return j.fail("nested deeper than %d", maxJSONDepth)
+	}
+	defer func() { j.depth-- }()
+	for first := true; ; first = false {
+		c, err := j.peek()
+		if err != nil {
+			return err
+		}
+		if c == ']' {
+			j.r.ReadByte()
+			return nil
+		}
+		if !first {
+			if err := j.expect(','); err != nil {
+				return err
+			}
+		}
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+}
+
+// str reads a string.
+func (j *jsonReader) str() (string, error) {
+	if err := j.expect('"'); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for {
+		if b.Len() > maxJSONString {
+			return "", j.fail("a string longer than %d bytes", maxJSONString)
+		}
+		c, err := j.r.ReadByte()
+		if err == io.EOF {
+			return "", j.fail("a string not ended")
+		}
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case c == '"':
+			s := b.String()
+			if !utf8.ValidString(s) {
+				return "", j.fail("a string that is not UTF-8")
+			}
+			return s, nil
+		case c < 0x20:
+			return "", j.fail("a control character in a string")
+		case c == '\\':
+			if err := j.escape(&b); err != nil {
+				return "", err
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+// escape reads what follows a backslash in a string.
+func (j *jsonReader) escape(b *strings.Builder) error {
+	c, err := j.r.ReadByte()
+	if err != nil {
+		return j.fail("a string not ended")
+	}
+	switch c {
+	case '"', '\\', '/':
+		b.WriteByte(c)
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case 'u':
+		r, err := j.hex4()
+		if err != nil {
+			return err
+		}
+		if utf16.IsSurrogate(r) {
+			// The second half must follow as another \u escape.
+			var pair [2]byte
+			if _, err := io.ReadFull(j.r, pair[:]); err != nil || pair != [2]byte{'\\', 'u'} {
+				return j.fail("half of a UTF-16 surrogate pair")
+			}
+			r2, err := j.hex4()
+			if err != nil {
+				return err
+			}
+			if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+				return j.fail("a bad UTF-16 surrogate pair")
+			}
+		}
+		b.WriteRune(r)
+	default:
+		return j.fail("a bad escape \\%s in a string", string(c))
+	}
+	return nil
+}
+
+func (j *jsonReader) hex4() (rune, error) {
+	var h [4]byte
+	if _, err := io.ReadFull(j.r, h[:]); err != nil {
+		return 0, j.fail("a string not ended")
+	}
+	n, err := strconv.ParseUint(string(h[:]), 16, 16)
+	if err != nil {
+		return 0, j.fail("a bad \\u escape")
+	}
+	return rune(n), nil
+}
+
+// count reads a count: a whole number from 0 to 2^64-1, exactly.
+func (j *jsonReader) count(what string) (uint64, error) {
+	c, err := j.peek()
+	if err != nil {
+		return 0, err
+	}
+	var lit []byte
+	for len(lit) <= maxJSONNumber {
+		b, err := j.r.ReadByte()
+		if err != nil {
+			break
+		}
+		if !numberByte(b) {
+			j.r.UnreadByte()
+			break
+		}
+		lit = append(lit, b)
+	}
+	if len(lit) == 0 {
+		return 0, j.fail("%s must be a number, found %s", what, describe(c))
+	}
+	if len(lit) > 1 && lit[0] == '0' {
+		return 0, j.fail("%s %s has a leading zero", what, lit)
+	}
+	n, err := strconv.ParseUint(string(lit), 10, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, j.fail("%s %s is more than 18446744073709551615", what, lit)
+		}
+		return 0, j.fail("%s %s is not a whole number from 0 up", what, lit)
+	}
+	return n, nil
+}
+
+// optionalStr reads a string, or null as "".
+func (j *jsonReader) optionalStr() (string, error) {
+	c, err := j.peek()
+	if err != nil || c != 'n' {
+		if err == nil {
+			return j.str()
+		}
+		return "", err
+	}
+	return "", j.literal("null")
+}
+
+func (j *jsonReader) literal(word string) error {
+	var b [5]byte
+	if _, err := io.ReadFull(j.r, b[:len(word)]); err != nil || string(b[:len(word)]) != word {
+		return j.fail("expected a value")
+	}
+	return nil
+}
+
+// skip reads any value and forgets it.
+func (j *jsonReader) skip() error {
+	c, err := j.peek()
+	if err != nil {
+		return err
+	}
+	switch {
+	case c == '{':
+		return j.object(func(string) error { return j.skip() })
+	case c == '[':
+		return j.array(j.skip)
+	case c == '"':
+		_, err := j.str()
+		return err
+	case c == 't':
+		return j.literal("true")
+	case c == 'f':
+		return j.literal("false")
+	case c == 'n':
+		return j.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		for n := 0; ; n++ {
+			if n > maxJSONNumber {
+				return j.fail("a number longer than %d characters", maxJSONNumber)
+			}
+			c, err := j.r.ReadByte()
+			if err != nil {
+				return nil
+			}
+			if !numberByte(c) {
+				return j.r.UnreadByte()
+			}
+		}
+	}
+	return j.fail("expected a value, found %s", describe(c))
+}
+
+// end checks that nothing but white space follows the value read.
+func (j *jsonReader) end() error {
+	c, err := j.peek()
+	if err != nil {
+		return err
+	}
+	if c != 0 {
+		return j.fail("more after the end of the JSON value")
+	}
+	return nil
+}
+
+// numberByte reports whether c may be part of a JSON number.
+func numberByte(c byte) bool {
+	return c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9'
+}

@@ -1,0 +1,398 @@
+package imports
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"hitcounter/counter"
+)
+
+// Bounds of what one exported history may hold, so that a file made to
+// exhaust the Pi's memory is refused as it is read: a hundred years of
+// days, and a million days of pages (a thousand pages for three years
+// take about 80 MB to read).
+const (
+	MaxDays     = 36600
+	MaxPageDays = 1_000_000
+)
+
+// exportColumns are the figures of a day in this counter's exports, as
+// its CSV header and JSON keys name them, after the date: views, visitors,
+// views via GitHub, then the hits not counted by kind.
+func exportColumns() []string {
+	cols := []string{counter.View.String(), "visitors", counter.GitHub.String()}
+	for _, k := range counter.NotCountedKinds {
+		cols = append(cols, k.String())
+	}
+	return cols
+}
+
+// setColumn sets the figure of t that column col names.
+func setColumn(t *counter.Tally, col int, n uint64) {
+	switch col {
+	case 0:
+		t.Views = n
+	case 1:
+		t.Visitors = n
+	case 2:
+		t.GitHub = n
+	default:
+		t.NotCounted[counter.NotCountedKinds[col-3]] = n
+	}
+}
+
+// OwnJSON reads this counter's stats.json export.
+func OwnJSON(r io.Reader) (counter.Imported, error) {
+	var imp counter.Imported
+	j := newJSONReader(skipBOM(r))
+	cols := exportColumns()
+	var days dayBook
+	var pages pageBook
+	err := j.object(func(key string) error {
+		var err error
+		switch key {
+		case "name":
+			if imp.Name, err = j.str(); err == nil && counter.CheckName(imp.Name) != nil {
+				err = j.fail("%q is not a counter name", imp.Name)
+			}
+		case "show":
+			var show string
+			if show, err = j.str(); err == nil {
+				imp.Show, imp.HasShow = counter.ShowViews, true
+				switch show {
+				case counter.ShowVisitors.String():
+					imp.Show = counter.ShowVisitors
+				case counter.ShowViews.String():
+				default:
+					err = j.fail("show is %q, not views or visitors", show)
+				}
+			}
+		case "total":
+			imp.Total, err = j.count("total")
+			imp.HasTotal = true
+		case "visitors":
+			imp.Visitors, err = j.count("visitors")
+			imp.HasVisitors = true
+		case "created":
+			imp.Created, err = j.time("created")
+		case "tallied_since":
+			imp.TalliedSince, err = j.time("tallied_since")
+		case "days":
+			err = j.array(func() error {
+				var d counter.Day
+				line := j.nextLine()
+				err := j.object(func(key string) error {
+					if key == "date" {
+						var err error
+						d.Date, err = j.date()
+						return err
+					}
+					if col := slices.Index(cols, key); col >= 0 {
+						n, err := j.count(key)
+						setColumn(&d.Tally, col, n)
+						return err
+					}
+					return j.skip()
+				})
+				if err != nil {
+					return err
+				}
+				return days.add(d, line)
+			})
+		case "referrers":
+			err = j.array(func() error {
+				var ref counter.Referrer
+				line := j.nextLine()
+				err := j.object(func(key string) error {
+					var err error
+					switch key {
+					case "host":
+						ref.Host, err = j.str()
+					case "views":
+						ref.Hits, err = j.count("views")
+					default:
+						err = j.skip()
+					}
+					return err
+				})
+				if err == nil && ref.Host == "" {
+					err = &counter.ImportError{Line: line, Reason: "a referrer without a host"}
+				}
+				if err == nil && len(imp.Referrers) >= counter.MaxReferrers+1 {
+					err = &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d referring hosts", counter.MaxReferrers+1)}
+				}
+				imp.Referrers = append(imp.Referrers, ref)
+				return err
+			})
+		case "page_days":
+			err = j.array(func() error {
+				var d counter.PageDay
+				line := j.nextLine()
+				err := j.object(func(key string) error {
+					var err error
+					switch key {
+					case "date":
+						d.Date, err = j.date()
+					case "page":
+						d.Page, err = j.str()
+					case "views":
+						d.Views, err = j.count("views")
+					case "visitors":
+						d.Visitors, err = j.count("visitors")
+					default:
+						err = j.skip()
+					}
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				return pages.add(d, line)
+			})
+		default:
+			err = j.skip()
+		}
+		return err
+	})
+	if err == nil {
+		err = j.end()
+	}
+	if err != nil {
+		return counter.Imported{}, err
+	}
+	if imp.Name == "" {
+		return counter.Imported{}, &counter.ImportError{Reason: "the file names no counter: is it a stats.json export?"}
+	}
+	imp.Days, imp.PageDays = days.sorted(), pages.sorted()
+	seen := make(map[string]bool, len(imp.Referrers))
+	for _, ref := range imp.Referrers {
+		if seen[ref.Host] {
+			return counter.Imported{}, &counter.ImportError{Reason: fmt.Sprintf("referrer %q given twice", ref.Host)}
+		}
+		seen[ref.Host] = true
+	}
+	return imp, nil
+}
+
+// time reads a time in RFC 3339, or null as the zero time.
+func (j *jsonReader) time(what string) (time.Time, error) {
+	s, err := j.optionalStr()
+	if err != nil || s == "" {
+		return time.Time{}, err
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return t, j.fail("%s %q is not a time like 2026-01-02T15:04:05Z", what, s)
+	}
+	return t.UTC(), nil
+}
+
+// date reads a day as 2006-01-02.
+func (j *jsonReader) date() (string, error) {
+	s, err := j.str()
+	if err != nil {
+		return "", err
+	}
+	if !isDate(s) {
+		return "", j.fail("date %q is not a day like 2026-01-02", s)
+	}
+	return s, nil
+}
+
+// isDate reports whether s is a real day written as 2006-01-02.
+func isDate(s string) bool {
+	t, err := time.Parse(time.DateOnly, s)
+	return err == nil && t.Format(time.DateOnly) == s
+}
+
+// OwnCSV reads this counter's stats.csv export: a header naming its
+// columns, then a day a line; a site's has a page column, empty on the
+// lines of the whole site. Columns are found by their names, so that an
+// export of an older version, with fewer, reads too.
+func OwnCSV(r io.Reader) (counter.Imported, error) {
+	var imp counter.Imported
+	cr := csv.NewReader(skipBOM(r))
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return imp, csvError(cr, err)
+	}
+	header = slices.Clone(header) // the records that follow reuse its memory
+	cols := exportColumns()
+	at := make([]int, len(header)) // the export column of each field, or -1
+	date, page := -1, -1
+	for i, h := range header {
+		at[i] = slices.Index(cols, h)
+		switch h {
+		case "date":
+			date = i
+		case "page":
+			page = i
+		}
+	}
+	if date < 0 || !slices.Contains(header, cols[0]) {
+		return imp, &counter.ImportError{Line: 1, Reason: "the header has no date or no views column: is it a stats.csv export?"}
+	}
+	var days dayBook
+	var pages pageBook
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			return imp, csvError(cr, err)
+		}
+		if !isDate(rec[date]) {
+			return imp, &counter.ImportError{Line: line, Reason: fmt.Sprintf("date %q is not a day like 2026-01-02", rec[date])}
+		}
+		var t counter.Tally
+		for i, field := range rec {
+			if at[i] < 0 || (field == "" && page >= 0 && rec[page] != "") {
+				continue // a page's line leaves the columns it does not keep empty
+			}
+			n, err := strconv.ParseUint(field, 10, 64)
+			if err != nil {
+				return imp, &counter.ImportError{Line: line, Reason: fmt.Sprintf("%s %q is not a whole number from 0 to 18446744073709551615", header[i], field)}
+			}
+			setColumn(&t, at[i], n)
+		}
+		if page >= 0 && rec[page] != "" {
+			err = pages.add(counter.PageDay{Date: rec[date], Page: rec[page], Views: t.Views, Visitors: t.Visitors}, line)
+		} else {
+			err = days.add(counter.Day{Date: rec[date], Tally: t}, line)
+		}
+		if err != nil {
+			return imp, err
+		}
+	}
+	imp.Days, imp.PageDays = days.sorted(), pages.sorted()
+	return imp, nil
+}
+
+// csvError turns an error of encoding/csv into an ImportError at its line.
+func csvError(cr *csv.Reader, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &counter.ImportError{Line: pe.Line, Reason: pe.Err.Error()}
+	}
+	if err == io.EOF {
+		return &counter.ImportError{Reason: "the file is empty"}
+	}
+	line, _ := cr.FieldPos(0)
+	return &counter.ImportError{Line: line, Reason: err.Error()}
+}
+
+// dayBook gathers days, refusing a date given twice and more than
+// MaxDays.
+type dayBook struct {
+	days []counter.Day
+	line map[string]int
+}
+
+func (b *dayBook) add(d counter.Day, line int) error {
+	if d.Date == "" {
+		return &counter.ImportError{Line: line, Reason: "a day without a date"}
+	}
+	if first, ok := b.line[d.Date]; ok {
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("day %s given twice, first on line %d", d.Date, first)}
+	}
+	if len(b.days) >= MaxDays {
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d days", MaxDays)}
+	}
+	if b.line == nil {
+		b.line = map[string]int{}
+	}
+	b.line[d.Date] = line
+	b.days = append(b.days, d)
+	return nil
+}
+
+func (b *dayBook) sorted() []counter.Day {
+	slices.SortFunc(b.days, func(x, y counter.Day) int { return strings.Compare(x.Date, y.Date) })
+	return b.days
+}
+
+// pageBook gathers a site's page days, refusing a page's day given twice
+// and more than MaxPageDays.
+type pageBook struct {
+	days []counter.PageDay
+	line map[[2]string]int
+}
+
+func (b *pageBook) add(d counter.PageDay, line int) error {
+	switch {
+	case d.Date == "":
+		return &counter.ImportError{Line: line, Reason: "a page's day without a date"}
+	case d.Page == "":
+		return &counter.ImportError{Line: line, Reason: "a page's day without a page"}
+	case len(d.Page) > counter.MaxPageLen:
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a page longer than %d bytes", counter.MaxPageLen)}
+	}
+	key := [2]string{d.Date, d.Page}
+	if first, ok := b.line[key]; ok {
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("page %q on %s given twice, first on line %d", d.Page, d.Date, first)}
+	}
+	if len(b.days) >= MaxPageDays {
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d days of pages", MaxPageDays)}
+	}
+	if b.line == nil {
+		b.line = map[[2]string]int{}
+	}
+	b.line[key] = line
+	b.days = append(b.days, d)
+	return nil
+}
+
+func (b *pageBook) sorted() []counter.PageDay {
+	slices.SortFunc(b.days, func(x, y counter.PageDay) int {
+		if c := strings.Compare(x.Date, y.Date); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Page, y.Page)
+	})
+	return b.days
+}
+
+// skipBOM drops a UTF-8 byte-order mark at the start of r, which editors
+// on Windows write.
+func skipBOM(r io.Reader) io.Reader {
+	br, ok := r.(*bomReader)
+	if ok {
+		return br
+	}
+	return &bomReader{r: r}
+}
+
+type bomReader struct {
+	r       io.Reader
+	checked bool
+	pending []byte
+}
+
+func (b *bomReader) Read(p []byte) (int, error) {
+	if !b.checked {
+		b.checked = true
+		var head [3]byte
+		n, err := io.ReadFull(b.r, head[:])
+		if string(head[:n]) != "\xef\xbb\xbf" {
+			b.pending = append(b.pending, head[:n]...)
+		}
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return 0, err
+		}
+	}
+	if len(b.pending) > 0 {
+		n := copy(p, b.pending)
+		b.pending = b.pending[n:]
+		return n, nil
+	}
+	return b.r.Read(p)
+}
