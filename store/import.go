@@ -1,0 +1,502 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+)
+
+// ImportOptions say how an import merges with what the file holds.
+type ImportOptions struct {
+	// Replace makes each day the file gives what the file says, lower or
+	// not, and the total and visitors the file's where it gives them.
+	// Without it an import only ever raises a figure.
+	Replace bool
+	// DryRun works the import out and says what it would change, and
+	// keeps nothing.
+	DryRun bool
+	// Now is the time of the import: no day after tomorrow's is taken.
+	Now time.Time
+}
+
+// ImportChange is what an import did, or would do, to one counter.
+type ImportChange struct {
+	Name string
+	// Made is set when the counter was not in the file and the import
+	// made it.
+	Made bool
+	// Days the file gives: new to the counter, raised, lowered (with
+	// Replace only), and as they were. Higher says how many of the
+	// counter's days are higher than the file's and were left so.
+	DaysNew, DaysRaised, DaysLowered, DaysSame, DaysHigher int
+	// TotalBefore and Total, VisitorsBefore and Visitors are the
+	// counter's figures before and after.
+	TotalBefore, Total       uint64
+	VisitorsBefore, Visitors uint64
+	// PageDays is how many days of a site's pages changed, PagesNew the
+	// pages made, PagesOther the days of pages the site had no room for,
+	// counted under counter.OtherPages, and PagesDropped the page days not
+	// kept because the counter is not a site.
+	PageDays, PagesNew, PagesOther, PagesDropped int
+	// Referrers is how many referring hosts changed.
+	Referrers int
+	// CreatedBefore and Created are the counter's creation time before and
+	// after (an import moves it back to the history's first day).
+	CreatedBefore, Created time.Time
+}
+
+// Changed reports whether the import changes the counter at all.
+func (c ImportChange) Changed() bool {
+	return c.Made || c.DaysNew+c.DaysRaised+c.DaysLowered+c.PageDays+c.Referrers > 0 ||
+		c.Total != c.TotalBefore || c.Visitors != c.VisitorsBefore || !c.Created.Equal(c.CreatedBefore)
+}
+
+// ErrImportNeedsSite refuses a site's history for a counter that is not
+// in the file: a site needs its hosts, which only its owner can say.
+var ErrImportNeedsSite = errors.New("the history is a site's, with pages: make the counter first with create NAME -site -hosts HOST")
+
+// errDryRun rolls a dry run's transaction back.
+var errDryRun = errors.New("dry run")
+
+// Import merges the histories imps into the file in one transaction: all
+// of them or, on any error, none. A counter not in the file is made as a
+// plain counter. Merging takes the higher of each figure of each day
+// (o.Replace takes the file's), so that the same import run twice changes
+// nothing the second time; totals and visitors move with the days, and
+// rise to the file's own totals where it gives higher ones.
+func (db *DB) Import(imps []counter.Imported, o ImportOptions) ([]ImportChange, error) {
+	var changes []ImportChange
+	err := db.update(func(tx *bolt.Tx) error {
+		changes = changes[:0]
+		if err := initSchema(tx); err != nil {
+			return err
+		}
+		safeToLower, err := talliedFromBirth(tx)
+		if err != nil {
+			return err
+		}
+		for _, imp := range imps {
+			c, err := importCounter(tx, imp, o)
+			if err != nil {
+				return fmt.Errorf("%s: %w", imp.Name, err)
+			}
+			changes = append(changes, c)
+			if !imp.TalliedSince.IsZero() && safeToLower {
+				if err := lowerTalliedSince(tx, imp.TalliedSince); err != nil {
+					return err
+				}
+			}
+		}
+		if o.DryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: import: %w", err)
+	}
+	return changes, nil
+}
+
+// talliedFromBirth reports whether every counter in the file was made
+// after it began to keep visitors, so that none has days without them:
+// then the file's tallied-since may move back to an imported history's,
+// which kept its visitors since then, without saying so of days that had
+// none.
+func talliedFromBirth(tx *bolt.Tx) (bool, error) {
+	since, err := decodeTime(tx.Bucket(bucketMeta).Get(keyTalliedSince))
+	if err != nil || since.IsZero() {
+		return false, err
+	}
+	ok := true
+	err = tx.Bucket(bucketCounters).ForEachBucket(func(name []byte) error {
+		created, err := decodeTime(tx.Bucket(bucketCounters).Bucket(name).Get(keyCreated))
+		if created.Before(since.Truncate(24 * time.Hour)) {
+			ok = false
+		}
+		return err
+	})
+	return ok, err
+}
+
+func lowerTalliedSince(tx *bolt.Tx, t time.Time) error {
+	meta := tx.Bucket(bucketMeta)
+	since, err := decodeTime(meta.Get(keyTalliedSince))
+	if err != nil || !t.Before(since) {
+		return err
+	}
+	return meta.Put(keyTalliedSince, encodeTime(t))
+}
+
+// importCounter merges one history within tx.
+func importCounter(tx *bolt.Tx, imp counter.Imported, o ImportOptions) (ImportChange, error) {
+	c := ImportChange{Name: imp.Name}
+	if err := counter.CheckName(imp.Name); err != nil {
+		return c, err
+	}
+	tomorrow := string(dayKey(o.Now.AddDate(0, 0, 1)))
+	dates := make([]string, 0, len(imp.Days)+len(imp.PageDays))
+	for _, d := range imp.Days {
+		dates = append(dates, d.Date)
+	}
+	for _, d := range imp.PageDays {
+		dates = append(dates, d.Date)
+	}
+	for _, d := range dates {
+		if t, err := time.Parse(time.DateOnly, d); err != nil || t.Format(time.DateOnly) != d {
+			return c, fmt.Errorf("%q is not a day like 2026-01-02", d)
+		}
+		if d > tomorrow {
+			return c, fmt.Errorf("day %s is after tomorrow: is the clock of the machine that wrote it right?", d)
+		}
+	}
+	b := tx.Bucket(bucketCounters).Bucket([]byte(imp.Name))
+	if b == nil {
+		if len(imp.PageDays) > 0 {
+			return c, ErrImportNeedsSite
+		}
+		var err error
+		if b, err = makeImported(tx, imp, o.Now); err != nil {
+			return c, err
+		}
+		c.Made = true
+	}
+	info, err := readInfo(imp.Name, b)
+	if err != nil {
+		return c, err
+	}
+	c.TotalBefore, c.VisitorsBefore, c.CreatedBefore = info.Count, info.Visitors, info.Created
+	if c.Made {
+		c.TotalBefore, c.VisitorsBefore = 0, 0
+	}
+	total, visitors := info.Count, info.Visitors
+	days, err := b.CreateBucketIfNotExists(bucketDays)
+	if err != nil {
+		return c, err
+	}
+	for _, d := range imp.Days {
+		key := []byte(d.Date)
+		old, err := readDay(b, key)
+		if err != nil {
+			return c, err
+		}
+		now := mergeTally(old, d.Tally, o.Replace)
+		switch {
+		case now == old && old == d.Tally:
+			c.DaysSame++
+		case now == old:
+			c.DaysHigher++
+		case old == counter.Tally{}:
+			c.DaysNew++
+		case lowerSomewhere(now, old):
+			c.DaysLowered++
+		default:
+			c.DaysRaised++
+		}
+		if now == old {
+			continue
+		}
+		total = moveBy(total, old.Views, now.Views)
+		visitors = moveBy(visitors, old.Visitors, now.Visitors)
+		if err := putDay(b, days, key, now); err != nil {
+			return c, err
+		}
+	}
+	if imp.HasTotal {
+		total = settle(total, imp.Total, o.Replace)
+	}
+	if imp.HasVisitors {
+		visitors = settle(visitors, imp.Visitors, o.Replace)
+	}
+	s, err := readSettings(b)
+	if err != nil {
+		return c, err
+	}
+	if len(imp.PageDays) > 0 {
+		if s.Site == nil {
+			c.PagesDropped = len(imp.PageDays)
+		} else if total, err = importPages(b, s.Site, imp.PageDays, o, total, &c); err != nil {
+			return c, err
+		}
+	}
+	if err := b.Put(keyTotal, encodeUint64(total)); err != nil {
+		return c, err
+	}
+	if err := b.Put(keyVisitors, encodeUint64(visitors)); err != nil {
+		return c, err
+	}
+	c.Total, c.Visitors = total, visitors
+	if c.Referrers, err = importReferrers(b, imp.Referrers, o.Replace); err != nil {
+		return c, err
+	}
+	c.Created = c.CreatedBefore
+	if first := firstDay(imp); !first.IsZero() && first.Before(c.Created) {
+		c.Created = first
+	}
+	if !imp.Created.IsZero() && imp.Created.Before(c.Created) {
+		c.Created = imp.Created
+	}
+	return c, b.Put(keyCreated, encodeTime(c.Created))
+}
+
+// makeImported makes the counter of a history not in the file, with the
+// history's setting of what its image shows.
+func makeImported(tx *bolt.Tx, imp counter.Imported, now time.Time) (*bolt.Bucket, error) {
+	b, err := tx.Bucket(bucketCounters).CreateBucket([]byte(imp.Name))
+	if err != nil {
+		return nil, err
+	}
+	s := counter.DefaultSettings()
+	if imp.HasShow {
+		s.Show = imp.Show
+	}
+	if err := putSettings(b, s); err != nil {
+		return nil, err
+	}
+	return b, b.Put(keyCreated, encodeTime(now))
+}
+
+// firstDay is the start of the history's first day, zero for none.
+func firstDay(imp counter.Imported) time.Time {
+	first := ""
+	if len(imp.Days) > 0 {
+		first = imp.Days[0].Date
+	}
+	if len(imp.PageDays) > 0 && (first == "" || imp.PageDays[0].Date < first) {
+		first = imp.PageDays[0].Date
+	}
+	if first == "" {
+		return time.Time{}
+	}
+	return mustDay([]byte(first))
+}
+
+// mergeTally is the day that a day old of the file and a day in of an
+// import make: the higher of each figure, or in's with replace.
+func mergeTally(old, in counter.Tally, replace bool) counter.Tally {
+	if replace {
+		return in
+	}
+	m := counter.Tally{Views: max(old.Views, in.Views), Visitors: max(old.Visitors, in.Visitors), GitHub: max(old.GitHub, in.GitHub)}
+	for _, k := range counter.NotCountedKinds {
+		m.NotCounted[k] = max(old.NotCounted[k], in.NotCounted[k])
+	}
+	return m
+}
+
+func lowerSomewhere(now, old counter.Tally) bool {
+	if now.Views < old.Views || now.Visitors < old.Visitors || now.GitHub < old.GitHub {
+		return true
+	}
+	for _, k := range counter.NotCountedKinds {
+		if now.NotCounted[k] < old.NotCounted[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// moveBy moves n by the change from old to now, saturating at both ends.
+func moveBy(n, old, now uint64) uint64 {
+	if now >= old {
+		return saturatingAdd(n, now-old)
+	}
+	if d := old - now; d < n {
+		return n - d
+	}
+	return 0
+}
+
+// settle is a total after an import that gives the total in: the higher
+// of the two, or in with replace.
+func settle(n, in uint64, replace bool) uint64 {
+	if replace {
+		return in
+	}
+	return max(n, in)
+}
+
+// putDay writes a day's views into days and the rest into its tally
+// record, leaving out what is zero and not there yet.
+func putDay(b, days *bolt.Bucket, key []byte, t counter.Tally) error {
+	if t.Views > 0 || days.Get(key) != nil {
+		if err := days.Put(key, encodeUint64(t.Views)); err != nil {
+			return err
+		}
+	}
+	rest := t
+	rest.Views = 0
+	tally := b.Bucket(bucketTally)
+	if rest == (counter.Tally{}) && (tally == nil || tally.Get(key) == nil) {
+		return nil
+	}
+	tally, err := b.CreateBucketIfNotExists(bucketTally)
+	if err != nil {
+		return err
+	}
+	return tally.Put(key, encodeTally(t))
+}
+
+// importReferrers merges referring hosts: the higher of each, or the
+// file's with replace; hosts past the bound add up under
+// counter.OtherReferrers.
+func importReferrers(b *bolt.Bucket, refs []counter.Referrer, replace bool) (int, error) {
+	if len(refs) == 0 {
+		return 0, nil
+	}
+	r, err := b.CreateBucketIfNotExists(bucketReferrers)
+	if err != nil {
+		return 0, err
+	}
+	merged := make(map[string]uint64, len(refs))
+	var order []string
+	for _, ref := range refs {
+		host := ref.Host
+		if r.Get([]byte(host)) == nil && host != counter.OtherReferrers && r.Stats().KeyN+len(order) >= counter.MaxReferrers {
+			host = counter.OtherReferrers
+		}
+		if _, ok := merged[host]; !ok {
+			order = append(order, host)
+		}
+		merged[host] = saturatingAdd(merged[host], ref.Hits)
+	}
+	changed := 0
+	for _, host := range order {
+		old, err := decodeUint64(r.Get([]byte(host)))
+		if err != nil {
+			return changed, err
+		}
+		if now := settle(old, merged[host], replace); now != old || r.Get([]byte(host)) == nil {
+			changed++
+			if err := r.Put([]byte(host), encodeUint64(now)); err != nil {
+				return changed, err
+			}
+		}
+	}
+	return changed, nil
+}
+
+// importPages merges a site's page days, making the pages it has room
+// for, and returns the site's total, raised where a day's pages add up to
+// more than the site's day.
+func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o ImportOptions, total uint64, c *ImportChange) (uint64, error) {
+	pages, err := b.CreateBucketIfNotExists(bucketPages)
+	if err != nil {
+		return total, err
+	}
+	days, err := b.CreateBucketIfNotExists(bucketPageDays)
+	if err != nil {
+		return total, err
+	}
+	// The file's pages as the site keys them, several of its pages making
+	// one of the site's adding up.
+	type pageDay struct{ date, page string }
+	sums := map[pageDay]counter.Page{}
+	var order []pageDay
+	made, err := decodeUint64(b.Get(keyPageCount))
+	if err != nil {
+		return total, err
+	}
+	for _, d := range in {
+		page := d.Page
+		if page != counter.OtherPages {
+			if page, err = counter.PageKey(d.Page, site.KeepQuery); err != nil {
+				return total, fmt.Errorf("page %q: %w", d.Page, err)
+			}
+		}
+		_, found, err := getPage(pages, page)
+		if err != nil {
+			return total, err
+		}
+		if !found && page != counter.OtherPages {
+			if made < uint64(site.MaxPages) {
+				made++
+				c.PagesNew++
+			} else {
+				page = counter.OtherPages
+				c.PagesOther++
+				if _, found, err = getPage(pages, page); err != nil {
+					return total, err
+				}
+			}
+		}
+		if !found {
+			if err := pages.Put([]byte(page), encodePage(counter.Page{Page: page, FirstSeen: mustDay([]byte(d.Date))})); err != nil {
+				return total, err
+			}
+		}
+		k := pageDay{d.Date, page}
+		if _, ok := sums[k]; !ok {
+			order = append(order, k)
+		}
+		sums[k] = plus(sums[k], counter.Page{Views: d.Views, Visitors: d.Visitors})
+	}
+	if err := b.Put(keyPageCount, encodeUint64(made)); err != nil {
+		return total, err
+	}
+	folded := b.Get(keyPagesFolded)
+	siteDays, err := b.CreateBucketIfNotExists(bucketDays)
+	if err != nil {
+		return total, err
+	}
+	for _, k := range order {
+		key := pageDayKey([]byte(k.date), k.page)
+		var old counter.Page
+		if v := days.Get(key); v != nil {
+			if old.Views, old.Visitors, err = decodePageDay(v); err != nil {
+				return total, err
+			}
+		}
+		in := sums[k]
+		now := in
+		if !o.Replace {
+			now = counter.Page{Views: max(old.Views, in.Views), Visitors: max(old.Visitors, in.Visitors)}
+		}
+		if now == old && days.Get(key) != nil {
+			continue
+		}
+		c.PageDays++
+		if err := days.Put(key, encodePageDay(now.Views, now.Visitors)); err != nil {
+			return total, err
+		}
+		p, _, err := getPage(pages, k.page)
+		if err != nil {
+			return total, err
+		}
+		if day := mustDay([]byte(k.date)); day.Before(p.FirstSeen) {
+			p.FirstSeen = day
+		}
+		// A day already folded is in the page's record too.
+		if folded != nil && k.date <= string(folded) {
+			p.Views = moveBy(p.Views, old.Views, now.Views)
+			p.Visitors = moveBy(p.Visitors, old.Visitors, now.Visitors)
+		}
+		if err := pages.Put([]byte(k.page), encodePage(p)); err != nil {
+			return total, err
+		}
+		// Every day a page counts on, its site counts on: the readers
+		// find a page's days through the site's.
+		siteViews, err := decodeUint64(siteDays.Get([]byte(k.date)))
+		if err != nil {
+			return total, err
+		}
+		if siteViews < now.Views {
+			total = moveBy(total, siteViews, now.Views)
+			if err := siteDays.Put([]byte(k.date), encodeUint64(now.Views)); err != nil {
+				return total, err
+			}
+		}
+	}
+	// Fold the days before today now, so that the next hit does not.
+	if _, err := foldPages(b, pages, days, dayKey(o.Now)); err != nil {
+		return total, err
+	}
+	return total, nil
+}
