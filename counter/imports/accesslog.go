@@ -1,0 +1,491 @@
+package imports
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"hitcounter/counter"
+	"hitcounter/counter/crawler"
+)
+
+// Bounds of reading access logs. A line longer than maxLogLine is no line
+// a web server writes. Visitors are remembered for the two most recent
+// days the logs reach, at most maxVisitorsADay keys a day (a key is a
+// visitor, or on a site a visitor of one page, about 40 bytes each):
+// reading a gigabyte of log takes a few megabytes, whatever it holds.
+const (
+	maxLogLine      = 64 << 10
+	maxVisitorsADay = 1 << 19
+	maxUserAgent    = 1024 // as a live hit: a longer one is a bot's
+	maxCachedAgents = 4096
+)
+
+// LogOptions say which requests of an access log count, and how.
+type LogOptions struct {
+	// Path is the page whose requests count, compared as counter.PageKey
+	// makes both ("/", "/index.html" and "/?utm_source=x" are one page).
+	// On a site, "" counts every page on its hosts.
+	Path string
+	// Settings are the counter's: its ignored networks, reload window,
+	// allowed hosts and, on a site, its hosts, max-pages and keep-query.
+	Settings counter.Settings
+}
+
+// LogReader makes the days of a counter's history from web servers'
+// access logs in Apache's or lighttpd's default format (combined, or
+// common without Referer and User-Agent), plain or gzip'd. It judges each
+// request for the page as the counter would have judged a hit on its
+// image: bots, reloads and ignored networks are tallied and not counted,
+// and a visitor is an address with a User-Agent, once a UTC day.
+//
+// Visitors are kept for the two most recent days read, so logs are best
+// read oldest first; a line of an older day than those counts its view as
+// a new visitor's. Past maxVisitorsADay visitors in a day, every visitor
+// is new.
+type LogReader struct {
+	o      LogOptions
+	target string // the page key of o.Path, "" on a site
+	seed   maphash.Seed
+
+	days     map[string]*counter.Tally
+	pageDays map[[2]string]*counter.Page // on a site: date and page
+	pages    map[string]bool             // on a site: the pages made
+	known    [2]visitorDay               // the most recent day first
+	agents   map[string]bool             // User-Agents judged: bot or not
+
+	lastStamp string // the last timestamp read, and its time
+	lastTime  time.Time
+}
+
+// visitorDay is what is known of the visitors of one day: each key's
+// last counted view, in Unix seconds.
+type visitorDay struct {
+	date string
+	last map[uint64]int64
+}
+
+// NewLogReader returns a reader for a counter with options o.
+func NewLogReader(o LogOptions) (*LogReader, error) {
+	lr := &LogReader{o: o, seed: maphash.MakeSeed(), days: map[string]*counter.Tally{}, agents: map[string]bool{}}
+	if o.Path == "" {
+		if o.Settings.Site == nil {
+			return nil, fmt.Errorf("%w: no page path given: which page's requests count?", counter.ErrImport)
+		}
+		lr.pageDays, lr.pages = map[[2]string]*counter.Page{}, map[string]bool{}
+		return lr, nil
+	}
+	var keep []string
+	if o.Settings.Site != nil {
+		keep = o.Settings.Site.KeepQuery
+	}
+	target, err := counter.PageKey(o.Path, keep)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -path %q: %v", counter.ErrImport, o.Path, err)
+	}
+	lr.target = target
+	return lr, nil
+}
+
+// Read reads one log, gzip'd or not; name says which in its errors. A
+// line that is not in the combined or common format refuses the log.
+func (lr *LogReader) Read(name string, r io.Reader) error {
+	br := bufio.NewReaderSize(r, maxLogLine)
+	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, maxLogLine)
+	}
+	for line := 1; ; line++ {
+		text, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return fmt.Errorf("%s: %w", name, &counter.ImportError{Line: line, Reason: fmt.Sprintf("a line longer than %d bytes", maxLogLine)})
+		}
+		if len(text) > 0 {
+			if perr := lr.line(text); perr != nil {
+				return fmt.Errorf("%s: %w", name, &counter.ImportError{Line: line, Reason: perr.Error()})
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: line %d: %w", name, line, err)
+		}
+	}
+}
+
+// request is what one line of a log says.
+type request struct {
+	addr, vhost, stamp, method, target, status, referer, agent string
+}
+
+// line reads one line and counts its request.
+func (lr *LogReader) line(text []byte) error {
+	text = bytes.TrimRight(text, "\r\n")
+	if len(bytes.TrimSpace(text)) == 0 {
+		return nil
+	}
+	req, err := parseLine(string(text))
+	if err != nil {
+		return err
+	}
+	if req.method != "GET" || (req.status != "200" && req.status != "304") {
+		return nil
+	}
+	at, err := lr.time(req.stamp)
+	if err != nil {
+		return err
+	}
+	page, ok := lr.page(req)
+	if !ok {
+		return nil
+	}
+	return lr.count(req, at, page)
+}
+
+// page returns the page a request counts for: "" for the page of a plain
+// counter, the page's key on a site; false when it counts for none.
+func (lr *LogReader) page(req request) (string, bool) {
+	target := req.target
+	if i := strings.Index(target, "://"); i >= 0 { // an absolute form: keep the path
+		if j := strings.IndexByte(target[i+3:], '/'); j >= 0 {
+			target = target[i+3+j:]
+		} else {
+			return "", false
+		}
+	}
+	site := lr.o.Settings.Site
+	var keep []string
+	if site != nil {
+		keep = site.KeepQuery
+	}
+	key, err := counter.PageKey(target, keep)
+	if err != nil {
+		return "", false
+	}
+	if lr.pages == nil {
+		return "", key == lr.target
+	}
+	if req.vhost != "" && !site.IsSiteHost(req.vhost) || !isPagePath(key) {
+		return "", false
+	}
+	return key, true
+}
+
+// isPagePath reports whether a path names a page rather than an image, a
+// style sheet or a feed: it ends in a slash or .html or .htm, or its last
+// segment has no extension.
+func isPagePath(key string) bool {
+	path, _, _ := strings.Cut(key, "?")
+	last := path[strings.LastIndexByte(path, '/')+1:]
+	dot := strings.LastIndexByte(last, '.')
+	if dot < 0 {
+		return true
+	}
+	ext := strings.ToLower(last[dot+1:])
+	return ext == "html" || ext == "htm"
+}
+
+// count judges a request for a page at time at, and tallies it.
+func (lr *LogReader) count(req request, at time.Time, page string) error {
+	date := at.Format(time.DateOnly)
+	t := lr.days[date]
+	if t == nil {
+		if len(lr.days) >= MaxDays {
+			return fmt.Errorf("more than %d days", MaxDays)
+		}
+		t = &counter.Tally{}
+		lr.days[date] = t
+	}
+	s := lr.o.Settings
+	kind := counter.View
+	addr, addrErr := netip.ParseAddr(req.addr)
+	if addrErr == nil {
+		addr = addr.Unmap().WithZone("")
+	}
+	switch {
+	case counter.IsGitHubCamo(req.agent):
+		kind = counter.GitHub
+	case lr.isBot(req.agent):
+		kind = counter.Bot
+	case addrErr == nil && s.Ignores(addr):
+		kind = counter.Ignored
+	case req.vhost != "" && s.LimitsReferrers() && !s.AllowsReferrer(req.vhost):
+		kind = counter.Foreign
+	}
+	o := counter.Outcome{Kind: kind}
+	if kind == counter.View {
+		client := req.addr
+		if addrErr == nil {
+			client = addr.String()
+		}
+		var reload bool
+		reload, o.NewVisitor = lr.see(date, at, client, req.agent, page, s.Reload)
+		if reload {
+			o.Kind = counter.Reload
+		} else if page != "" {
+			// On a site, the visitor of the site, whatever the page.
+			o.PageVisitor = o.NewVisitor
+			_, o.NewVisitor = lr.see(date, at, client, req.agent, "", 0)
+		}
+	}
+	t.Add(o)
+	if page == "" || !o.Kind.Counts() {
+		return nil
+	}
+	if !lr.pages[page] {
+		if len(lr.pages) >= s.Site.MaxPages {
+			page = counter.OtherPages
+		} else {
+			lr.pages[page] = true
+		}
+	}
+	k := [2]string{date, page}
+	p := lr.pageDays[k]
+	if p == nil {
+		if len(lr.pageDays) >= MaxPageDays {
+			return fmt.Errorf("more than %d days of pages", MaxPageDays)
+		}
+		p = &counter.Page{}
+		lr.pageDays[k] = p
+	}
+	p.Views++
+	if o.PageVisitor {
+		p.Visitors++
+	}
+	return nil
+}
+
+// isBot judges a User-Agent as a live hit's is judged: none, one too
+// long, or a crawler's.
+func (lr *LogReader) isBot(ua string) bool {
+	if ua = strings.TrimSpace(ua); ua == "" || ua == "-" || len(ua) > maxUserAgent {
+		return true
+	}
+	bot, ok := lr.agents[ua]
+	if !ok {
+		if len(lr.agents) >= maxCachedAgents {
+			clear(lr.agents)
+		}
+		bot = crawler.IsCrawler(ua)
+		lr.agents[ua] = bot
+	}
+	return bot
+}
+
+// see tells whether a view of page by client with agent at time at, on
+// UTC day date, is a reload within window of his last counted view, and
+// whether he is new that day; it remembers the view when it counts.
+func (lr *LogReader) see(date string, at time.Time, client, agent, page string, window time.Duration) (reload, newToday bool) {
+	var h maphash.Hash
+	h.SetSeed(lr.seed)
+	h.WriteString(client)
+	h.WriteByte(0)
+	h.WriteString(agent)
+	h.WriteByte(0)
+	h.WriteString(page)
+	key := h.Sum64()
+	day := lr.day(date)
+	if day == nil {
+		return false, true // older than the days kept: a new visitor
+	}
+	now := at.Unix()
+	last, known := day.last[key]
+	if !known && day == &lr.known[0] && lr.known[1].last != nil {
+		// A reload window may reach back past midnight.
+		if prev, ok := lr.known[1].last[key]; ok {
+			last = prev
+		}
+	}
+	if (known || last != 0) && window > 0 && now >= last && now-last < int64(window/time.Second) {
+		return true, false
+	}
+	if known || len(day.last) < maxVisitorsADay {
+		day.last[key] = now
+	}
+	return false, !known
+}
+
+// day returns the visitors of date, making room for it when it is the
+// most recent yet; nil for a day older than the two kept.
+func (lr *LogReader) day(date string) *visitorDay {
+	switch k := &lr.known; {
+	case k[0].date == date:
+		return &k[0]
+	case k[1].date == date:
+		return &k[1]
+	case k[0].date == "" || date > k[0].date:
+		k[1] = k[0]
+		k[0] = visitorDay{date: date, last: make(map[uint64]int64)}
+		if k[1].date != "" && k[1].date < yesterday(date) {
+			k[1] = visitorDay{} // not the day before: no window reaches it
+		}
+		return &k[0]
+	case k[1].date == "" || date > k[1].date:
+		k[1] = visitorDay{date: date, last: make(map[uint64]int64)}
+		return &k[1]
+	}
+	return nil
+}
+
+func yesterday(date string) string {
+	t, _ := time.Parse(time.DateOnly, date)
+	return t.AddDate(0, 0, -1).Format(time.DateOnly)
+}
+
+// time reads a log's timestamp, 10/Oct/2000:13:55:36 -0700, as UTC.
+func (lr *LogReader) time(stamp string) (time.Time, error) {
+	if stamp == lr.lastStamp {
+		return lr.lastTime, nil
+	}
+	t, err := time.Parse("02/Jan/2006:15:04:05 -0700", stamp)
+	if err != nil {
+		return t, fmt.Errorf("[%s] is not a time like [10/Oct/2000:13:55:36 -0700]", stamp)
+	}
+	lr.lastStamp, lr.lastTime = stamp, t.UTC()
+	return lr.lastTime, nil
+}
+
+// parseLine reads a line of the combined format,
+//
+//	%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"
+//
+// as Apache writes it, or as lighttpd does with the host asked for (%V)
+// in place of %l; or of the common format, which stops after %b. Fields
+// may follow; they are not read.
+func parseLine(line string) (request, error) {
+	var req request
+	var ident string
+	var ok bool
+	rest := line
+	if req.addr, rest, ok = strings.Cut(rest, " "); !ok || req.addr == "" {
+		return req, errNotCombined
+	}
+	if ident, rest, ok = strings.Cut(rest, " "); !ok {
+		return req, errNotCombined
+	}
+	if ident != "-" {
+		req.vhost = strings.ToLower(ident) // lighttpd's %V
+		if i := strings.LastIndexByte(req.vhost, ':'); i >= 0 && !strings.Contains(req.vhost[i:], "]") {
+			req.vhost = req.vhost[:i] // a port
+		}
+	}
+	// The user may be anything but holds no space in either server's logs.
+	if _, rest, ok = strings.Cut(rest, " ["); !ok {
+		return req, errNotCombined
+	}
+	if req.stamp, rest, ok = strings.Cut(rest, "] \""); !ok {
+		return req, errNotCombined
+	}
+	var r string
+	if r, rest, ok = quoted(rest); !ok {
+		return req, errNotCombined
+	}
+	if req.method, req.target, ok = strings.Cut(r, " "); ok {
+		req.target, _, _ = strings.Cut(req.target, " ")
+	}
+	rest = strings.TrimPrefix(rest, " ")
+	if req.status, rest, _ = strings.Cut(rest, " "); !isDigits(req.status) {
+		return req, errNotCombined
+	}
+	var size string
+	size, rest, _ = strings.Cut(rest, " ")
+	if size != "-" && !isDigits(size) {
+		return req, errNotCombined
+	}
+	if rest == "" {
+		return req, nil // the common format
+	}
+	if !strings.HasPrefix(rest, "\"") {
+		return req, errNotCombined
+	}
+	if req.referer, rest, ok = quoted(rest[1:]); !ok {
+		return req, errNotCombined
+	}
+	if req.referer == "-" {
+		req.referer = ""
+	}
+	if !strings.HasPrefix(rest, " \"") {
+		return req, errNotCombined
+	}
+	if req.agent, _, ok = quoted(rest[2:]); !ok {
+		return req, errNotCombined
+	}
+	if req.agent == "-" {
+		req.agent = ""
+	}
+	return req, nil
+}
+
+var errNotCombined = fmt.Errorf("not a line of Apache's or lighttpd's combined log format: %s", `HOST - USER [TIME] "REQUEST" STATUS BYTES "REFERER" "USER-AGENT"`)
+
+// quoted reads a quoted field up to its closing quote, which s starts
+// after, undoing the \" and \\ escapes Apache and lighttpd write; other
+// escapes (\xhh) stay as written.
+func quoted(s string) (field, rest string, ok bool) {
+	i := strings.IndexByte(s, '"')
+	if i < 0 {
+		return "", "", false
+	}
+	if !strings.Contains(s[:i], `\`) {
+		return s[:i], s[i+1:], true
+	}
+	var b strings.Builder
+	for j := 0; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '\\' && j+1 < len(s) && (s[j+1] == '"' || s[j+1] == '\\'):
+			b.WriteByte(s[j+1])
+			j++
+		case c == '"':
+			return b.String(), s[j+1:], true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", false
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Result returns the history read so far: the counter's days and, on a
+// site, its pages' days.
+func (lr *LogReader) Result() counter.Imported {
+	var imp counter.Imported
+	for date, t := range lr.days {
+		if *t != (counter.Tally{}) {
+			imp.Days = append(imp.Days, counter.Day{Date: date, Tally: *t})
+		}
+	}
+	slices.SortFunc(imp.Days, func(a, b counter.Day) int { return strings.Compare(a.Date, b.Date) })
+	for k, p := range lr.pageDays {
+		imp.PageDays = append(imp.PageDays, counter.PageDay{Date: k[0], Page: k[1], Views: p.Views, Visitors: p.Visitors})
+	}
+	slices.SortFunc(imp.PageDays, func(a, b counter.PageDay) int {
+		if c := strings.Compare(a.Date, b.Date); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Page, b.Page)
+	})
+	return imp
+}

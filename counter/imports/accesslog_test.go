@@ -1,0 +1,197 @@
+package imports
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"hitcounter/counter"
+)
+
+const (
+	firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+	safari  = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+	google  = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+)
+
+// apache is a line of Apache's combined format.
+func apache(addr, when, request, status, referer, ua string) string {
+	return addr + ` - - [` + when + `] "` + request + `" ` + status + ` 5120 "` + referer + `" "` + ua + "\"\n"
+}
+
+func readLog(t *testing.T, o LogOptions, logs ...string) counter.Imported {
+	t.Helper()
+	lr, err := NewLogReader(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range logs {
+		if err := lr.Read("log"+string(rune('1'+i)), strings.NewReader(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return lr.Result()
+}
+
+func tally(views, visitors uint64, kinds ...any) counter.Tally {
+	t := counter.Tally{Views: views, Visitors: visitors}
+	for i := 0; i < len(kinds); i += 2 {
+		k, n := kinds[i].(counter.Kind), uint64(kinds[i+1].(int))
+		if k == counter.GitHub {
+			t.GitHub = n
+		} else {
+			t.NotCounted[k] = n
+		}
+	}
+	return t
+}
+
+func TestLogJudgesAsALiveHit(t *testing.T) {
+	s := counter.DefaultSettings() // reload window 30 minutes
+	if err := s.Set("ignore=192.0.2.0/24"); err != nil {
+		t.Fatal(err)
+	}
+	log := "" +
+		apache("198.51.100.1", "02/Jan/2026:10:00:00 +0000", "GET / HTTP/1.1", "200", "https://news.example/", firefox) +
+		apache("198.51.100.1", "02/Jan/2026:10:05:00 +0000", "GET /index.html HTTP/1.1", "304", "-", firefox) + // a reload
+		apache("198.51.100.1", "02/Jan/2026:11:00:00 +0000", "GET /?utm_source=feed HTTP/1.1", "200", "-", firefox) + // a view, known visitor
+		apache("198.51.100.1", "02/Jan/2026:11:01:00 +0000", "GET / HTTP/1.1", "200", "-", safari) + // another browser: another visitor
+		apache("198.51.100.2", "02/Jan/2026:11:02:00 +0000", "GET / HTTP/1.1", "200", "-", google) + // a bot
+		apache("198.51.100.3", "02/Jan/2026:11:03:00 +0000", "GET / HTTP/1.1", "200", "-", "-") + // no User-Agent: a bot
+		apache("192.0.2.7", "02/Jan/2026:11:04:00 +0000", "GET / HTTP/1.1", "200", "-", firefox) + // ignored
+		apache("140.82.115.1", "02/Jan/2026:11:05:00 +0000", "GET / HTTP/1.1", "200", "-", "github-camo (876de43e)") + // GitHub
+		apache("198.51.100.4", "02/Jan/2026:11:06:00 +0000", "HEAD / HTTP/1.1", "200", "-", firefox) + // not a GET
+		apache("198.51.100.4", "02/Jan/2026:11:07:00 +0000", "GET / HTTP/1.1", "404", "-", firefox) + // not found
+		apache("198.51.100.4", "02/Jan/2026:11:08:00 +0000", "GET /about/ HTTP/1.1", "200", "-", firefox) + // another page
+		apache("198.51.100.4", "02/Jan/2026:11:09:00 +0000", "GET /style.css HTTP/1.1", "200", "-", firefox) +
+		apache("::ffff:198.51.100.1", "02/Jan/2026:23:50:00 -0100", "GET / HTTP/1.1", "200", "-", firefox) + // the next UTC day, the same visitor
+		apache("198.51.100.1", "03/Jan/2026:01:00:00 +0000", "GET / HTTP/1.1", "200", "-", firefox) // a reload across midnight
+	imp := readLog(t, LogOptions{Path: "/index.html", Settings: s}, log)
+	want := []counter.Day{
+		{Date: "2026-01-02", Tally: tally(4, 2, counter.Reload, 1, counter.Bot, 2, counter.Ignored, 1, counter.GitHub, 1)},
+		{Date: "2026-01-03", Tally: tally(1, 1, counter.Reload, 1)},
+	}
+	if !reflect.DeepEqual(imp.Days, want) {
+		t.Errorf("days\n%+v\nwant\n%+v", imp.Days, want)
+	}
+	if len(imp.PageDays) != 0 || len(imp.Referrers) != 0 || imp.HasTotal {
+		t.Errorf("a plain counter's log gave %+v", imp)
+	}
+}
+
+func TestLogFormats(t *testing.T) {
+	lines := []string{
+		// Apache's combined, with escapes in the Referer and User-Agent.
+		`198.51.100.1 - frank [02/Jan/2026:10:00:00 +0100] "GET /blog/ HTTP/1.1" 200 512 "https://x.example/?q=\"a\"" "Mozilla/5.0 \"quoted\" Firefox/128.0"` + "\n",
+		// lighttpd's default: the host asked for in place of %l, CRLF.
+		`2001:db8::1 blog.example - [02/Jan/2026:10:00:01 +0000] "GET /blog/index.html HTTP/1.1" 200 512 "-" "` + safari + "\"\r\n",
+		// The common format, no Referer or User-Agent: a bot, as a live hit without one.
+		`198.51.100.9 - - [02/Jan/2026:10:00:02 +0000] "GET /blog HTTP/1.0" 200 -` + "\n",
+		// A request no browser sent, logged all the same.
+		`198.51.100.9 - - [02/Jan/2026:10:00:03 +0000] "\x16\x03\x01" 400 0 "-" "-"` + "\n",
+		"\n",
+	}
+	imp := readLog(t, LogOptions{Path: "/blog/", Settings: counter.DefaultSettings()}, strings.Join(lines, ""))
+	want := []counter.Day{{Date: "2026-01-02", Tally: tally(2, 2, counter.Bot, 1)}}
+	if !reflect.DeepEqual(imp.Days, want) {
+		t.Errorf("days %+v; want %+v", imp.Days, want)
+	}
+}
+
+func TestLogGzipAndSeveralFiles(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(apache("198.51.100.1", "01/Jan/2026:10:00:00 +0000", "GET / HTTP/1.1", "200", "-", firefox)))
+	zw.Close()
+	// A second gzip member, as logrotate's delaycompress and cat make.
+	zw = gzip.NewWriter(&gz)
+	zw.Write([]byte(apache("198.51.100.2", "01/Jan/2026:11:00:00 +0000", "GET / HTTP/1.1", "200", "-", firefox)))
+	zw.Close()
+	imp := readLog(t, LogOptions{Path: "/", Settings: counter.DefaultSettings()},
+		gz.String(), apache("198.51.100.1", "02/Jan/2026:10:00:00 +0000", "GET / HTTP/1.1", "200", "-", firefox))
+	want := []counter.Day{{Date: "2026-01-01", Tally: tally(2, 2)}, {Date: "2026-01-02", Tally: tally(1, 1)}}
+	if !reflect.DeepEqual(imp.Days, want) {
+		t.Errorf("days %+v; want %+v", imp.Days, want)
+	}
+}
+
+func TestLogOldDaysCountNewVisitors(t *testing.T) {
+	s := counter.DefaultSettings()
+	s.Reload = 0
+	var log strings.Builder
+	for _, day := range []string{"05", "06", "07", "05", "06"} {
+		log.WriteString(apache("198.51.100.1", day+"/Jan/2026:10:00:00 +0000", "GET / HTTP/1.1", "200", "-", firefox))
+	}
+	imp := readLog(t, LogOptions{Path: "/", Settings: s}, log.String())
+	// The 6th is still known when its second line comes; the 5th is not.
+	want := []counter.Day{{Date: "2026-01-05", Tally: tally(2, 2)}, {Date: "2026-01-06", Tally: tally(2, 1)}, {Date: "2026-01-07", Tally: tally(1, 1)}}
+	if !reflect.DeepEqual(imp.Days, want) {
+		t.Errorf("days %+v; want %+v", imp.Days, want)
+	}
+}
+
+func TestLogSitePages(t *testing.T) {
+	s, err := counter.NewSite("blog.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Site.MaxPages = 2
+	s.Reload = 0
+	log := "" +
+		apache("198.51.100.1", "02/Jan/2026:10:00:00 +0000", "GET /posts/hello/ HTTP/1.1", "200", "-", firefox) +
+		apache("198.51.100.1", "02/Jan/2026:10:01:00 +0000", "GET /posts/hello/index.html HTTP/1.1", "200", "-", firefox) +
+		apache("198.51.100.1", "02/Jan/2026:10:02:00 +0000", "GET /about HTTP/1.1", "200", "-", firefox) +
+		apache("198.51.100.1", "02/Jan/2026:10:03:00 +0000", "GET /img/a.png HTTP/1.1", "200", "-", firefox) + // no page
+		apache("198.51.100.1", "02/Jan/2026:10:04:00 +0000", "GET /feed.xml HTTP/1.1", "200", "-", firefox) + // no page
+		apache("198.51.100.2", "02/Jan/2026:10:05:00 +0000", "GET /third.html HTTP/1.1", "200", "-", firefox) + // past max-pages
+		`198.51.100.3 other.example - [02/Jan/2026:10:06:00 +0000] "GET /posts/hello/ HTTP/1.1" 200 5 "-" "` + firefox + "\"\n" // another host
+	imp := readLog(t, LogOptions{Settings: s}, log)
+	wantDays := []counter.Day{{Date: "2026-01-02", Tally: tally(4, 2)}}
+	wantPages := []counter.PageDay{
+		{Date: "2026-01-02", Page: counter.OtherPages, Views: 1, Visitors: 1},
+		{Date: "2026-01-02", Page: "/about", Views: 1, Visitors: 1},
+		{Date: "2026-01-02", Page: "/posts/hello", Views: 2, Visitors: 1},
+	}
+	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.PageDays, wantPages) {
+		t.Errorf("days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.PageDays, wantDays, wantPages)
+	}
+}
+
+func TestLogRefusals(t *testing.T) {
+	good := apache("198.51.100.1", "02/Jan/2026:10:00:00 +0000", "GET / HTTP/1.1", "200", "-", firefox)
+	for _, tc := range []struct {
+		name, log string
+		line      int
+		reason    string
+	}{
+		{"not a log", "blog 5\n", 1, "not a line of Apache's or lighttpd's combined log format"},
+		{"bad time", good + `198.51.100.1 - - [2026-01-02 10:00] "GET / HTTP/1.1" 200 5 "-" "x"` + "\n", 2, "not a time"},
+		{"unended quote", good + good + `198.51.100.1 - - [02/Jan/2026:10:00:00 +0000] "GET / HTTP/1.1` + "\n", 3, "not a line"},
+		{"bad status", `198.51.100.1 - - [02/Jan/2026:10:00:00 +0000] "GET / HTTP/1.1" OK 5 "-" "x"` + "\n", 1, "not a line"},
+		{"long line", good + strings.Repeat("x", maxLogLine+10) + "\n", 2, "longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lr, err := NewLogReader(LogOptions{Path: "/", Settings: counter.DefaultSettings()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = lr.Read("access.log", strings.NewReader(tc.log))
+			var ie *counter.ImportError
+			if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "access.log: ") {
+				t.Fatalf("error %v; want an ImportError of access.log", err)
+			}
+			if ie.Line != tc.line || !strings.Contains(ie.Reason, tc.reason) {
+				t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Reason, tc.line, tc.reason)
+			}
+		})
+	}
+	if _, err := NewLogReader(LogOptions{Settings: counter.DefaultSettings()}); err == nil {
+		t.Error("a plain counter's reader without a path was made")
+	}
+	if _, err := NewLogReader(LogOptions{Path: "/a/../b", Settings: counter.DefaultSettings()}); err == nil {
+		t.Error("a reader for /a/../b was made")
+	}
+}
