@@ -41,6 +41,7 @@ type cmdEnv struct {
 	serve             func(context.Context, config.Config, net.Listener) error
 	listen            string // fastcgi -listen
 	fastCGI           func(config.Config, string) error
+	imp               importFlags
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -78,6 +79,8 @@ func lookupCommand(name string) (command, bool) {
 		}, runPages}, true
 	case "merge":
 		return command{"NAME FROM-PAGE INTO-PAGE", 3, 3, noFlags, runMerge}, true
+	case "import":
+		return importCommand(), true
 	case "config":
 		return command{"NAME [KEY=VALUE ...]", 1, manyArgs, noFlags, runConfig}, true
 	case "list":

@@ -121,6 +121,18 @@ From a shell it manages the counters:
   counter.cgi list                     show every counter, its count, age,
                                        what it shows and its visitors
   counter.cgi set NAME N               set a counter's total
+  counter.cgi import [-dry-run] [-replace] [-name NAME] FILE
+                                       bring a history in from FILE (- for
+                                       stdin): this counter's stats.json or
+                                       stats.csv, GoatCounter's CSV export,
+                                       NAME COUNT lines, or a file holding
+                                       one number (with -name); all or
+                                       nothing, never lowering a day
+  counter.cgi import -log FILE [-log FILE ...] [-path PATH] NAME
+                                       make days of history from access logs
+                                       (combined format, gzip'd or not): the
+                                       requests for PATH, with bots and
+                                       reloads left out
   counter.cgi delete NAME              remove a counter and its history
   counter.cgi passwd NAME              protect its statistics with a password
                                        (asked twice, or read from stdin)

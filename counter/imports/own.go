@@ -221,7 +221,7 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
-		return imp, csvError(cr, err)
+		return imp, csvError(err)
 	}
 	header = slices.Clone(header) // the records that follow reuse its memory
 	cols := exportColumns()
@@ -246,10 +246,10 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return imp, csvError(cr, err)
+			return imp, csvError(err)
 		}
+		line, _ := cr.FieldPos(0)
 		if !isDate(rec[date]) {
 			return imp, &counter.ImportError{Line: line, Reason: fmt.Sprintf("date %q is not a day like 2026-01-02", rec[date])}
 		}
@@ -278,16 +278,15 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 }
 
 // csvError turns an error of encoding/csv into an ImportError at its line.
-func csvError(cr *csv.Reader, err error) error {
+func csvError(err error) error {
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
+	switch {
+	case errors.As(err, &pe):
 		return &counter.ImportError{Line: pe.Line, Reason: pe.Err.Error()}
-	}
-	if err == io.EOF {
+	case err == io.EOF:
 		return &counter.ImportError{Reason: "the file is empty"}
 	}
-	line, _ := cr.FieldPos(0)
-	return &counter.ImportError{Line: line, Reason: err.Error()}
+	return err
 }
 
 // dayBook gathers days, refusing a date given twice and more than

@@ -193,7 +193,7 @@ func TestOwnCSV(t *testing.T) {
 			{Date: "2026-01-01", Tally: counter.Tally{Views: 5, Visitors: 3, GitHub: 1}},
 			{Date: "2026-01-02", Tally: counter.Tally{Views: 18446744073709551615, Visitors: 1}},
 		},
-		PageDays: []counter.PageDay{{"2026-01-01", "/a,b", 1, 1}, {"2026-01-01", "/posts/hello", 4, 2}},
+		PageDays: []counter.PageDay{{Date: "2026-01-01", Page: "/a,b", Views: 1, Visitors: 1}, {Date: "2026-01-01", Page: "/posts/hello", Views: 4, Visitors: 2}},
 	}
 	want.Days[0].NotCounted[counter.Bot] = 2
 	if !reflect.DeepEqual(imp, want) {

@@ -205,7 +205,7 @@ func armHits(t *testing.T, q qemuRun) {
 		}
 	}
 	ans := q.cgi(t, "COUNTER_DB="+db, run, "PATH_INFO=/demo.json")
-	if want := fmt.Sprintf(`{"name":"demo","count":%d}`+"\n", hits); ans.status != http.StatusOK || string(ans.body) != want {
+	if want := fmt.Sprintf(`{"name":"demo","count":%d,`, hits); ans.status != http.StatusOK || !strings.HasPrefix(string(ans.body), want) {
 		t.Errorf("JSON: %d %q, want 200 %q", ans.status, ans.body, want)
 	}
 	if out := q.admin(t, db, "list"); !regexp.MustCompile(`(?m)^demo +3 `).MatchString(out) {
@@ -245,7 +245,7 @@ func armFullDatabase(t *testing.T, q qemuRun) {
 		t.Errorf("stderr %q, want one line saying the hit was not counted for lack of room", ans.stderr)
 	}
 	ans = q.cgi(t, append(env, "PATH_INFO=/"+name+".json")...)
-	if want := `{"name":"` + name + `","count":0}` + "\n"; ans.status != http.StatusOK || string(ans.body) != want {
+	if want := `{"name":"` + name + `","count":0,`; ans.status != http.StatusOK || !strings.HasPrefix(string(ans.body), want) {
 		t.Errorf("JSON after the full hit: %d %q, want 200 %q", ans.status, ans.body, want)
 	}
 	if fi, err := os.Stat(db); err != nil || fi.Size() > max {

@@ -163,7 +163,7 @@ func jsonCountOf(t *testing.T, bin string, env []string) int {
 	}
 	_, body, _ := bytes.Cut(out, []byte("\r\n\r\n"))
 	var n int
-	if _, err := fmt.Sscanf(string(body), `{"name":"demo","count":%d}`, &n); err != nil {
+	if _, err := fmt.Sscanf(string(body), `{"name":"demo","count":%d,`, &n); err != nil {
 		t.Fatalf("count: %q", body)
 	}
 	return n

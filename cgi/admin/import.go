@@ -1,0 +1,342 @@
+package admin
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"hitcounter/counter"
+	"hitcounter/counter/imports"
+	"hitcounter/store"
+)
+
+// importFlags are the flags of the import command.
+type importFlags struct {
+	name    string   // -name: the counter a file of one counter goes into
+	logs    []string // -log: access logs, in the order given
+	path    string   // -path: the page an access log's requests count for
+	dryRun  bool
+	replace bool
+}
+
+func importCommand() command {
+	return command{"[-dry-run] [-replace] [-name NAME] FILE | -log FILE [-log FILE ...] [-path PATH] NAME", 1, 1,
+		func(fs *flag.FlagSet, e *cmdEnv) {
+			f := &e.imp
+			fs.StringVar(&f.name, "name", "", "the `counter` a file of one counter's history goes into")
+			fs.Func("log", "a web server's access `log` (combined format, gzip'd or not) to read; give it again for more", func(v string) error {
+				f.logs = append(f.logs, v)
+				return nil
+			})
+			fs.StringVar(&f.path, "path", "", "the page `path` whose requests in the logs count, such as /index.html")
+			fs.BoolVar(&f.dryRun, "dry-run", false, "say what the import would change, and change nothing")
+			fs.BoolVar(&f.replace, "replace", false, "make each day the file's even where the file's is lower, and the total the file's")
+		}, runImport}
+}
+
+// runImport brings a history from a file into the database, all of it or
+// nothing, never lowering a figure unless told to replace.
+func runImport(e *cmdEnv, args []string) error {
+	f := e.imp
+	var imps []counter.Imported
+	var from string
+	var err error
+	if len(f.logs) > 0 {
+		if f.name != "" {
+			return usagef("import: with -log, the counter is the NAME after the flags, not -name")
+		}
+		from = strings.Join(f.logs, ", ")
+		imps, err = e.readLogs(args[0])
+	} else {
+		if f.path != "" {
+			return usagef("import: -path is for access logs, given with -log")
+		}
+		from = args[0]
+		imps, err = e.readHistory(args[0])
+	}
+	if err != nil {
+		return err
+	}
+	var changes []store.ImportChange
+	err = e.update(true, func(db *store.DB) (err error) {
+		changes, err = db.Import(imps, store.ImportOptions{Replace: f.replace, DryRun: f.dryRun, Now: e.cfg.Now()})
+		return err
+	})
+	if errors.Is(err, store.ErrImportNeedsSite) {
+		return fmt.Errorf("import: %w", err)
+	}
+	if err != nil {
+		return err
+	}
+	changed := false
+	for _, c := range changes {
+		changed = changed || c.Changed()
+		writeChange(e.stdout, c)
+	}
+	switch {
+	case f.dryRun && changed:
+		fmt.Fprintf(e.stdout, "dry run: nothing changed; run it again without -dry-run to import %s\n", from)
+	case f.dryRun || !changed:
+		fmt.Fprintf(e.stdout, "nothing to change: the database already holds all that %s gives\n", from)
+	default:
+		fmt.Fprintf(e.stdout, "imported %s\n", from)
+	}
+	return nil
+}
+
+// writeChange says in a few lines what an import did to one counter.
+func writeChange(w io.Writer, c store.ImportChange) {
+	verb := "changes"
+	if c.Made {
+		verb = "made"
+	} else if !c.Changed() {
+		verb = "unchanged"
+	}
+	fmt.Fprintf(w, "%s: %s\n", c.Name, verb)
+	if n := c.DaysNew + c.DaysRaised + c.DaysLowered + c.DaysSame + c.DaysHigher; n > 0 {
+		fmt.Fprintf(w, "  days: %d new, %d raised, %d lowered, %d the same", c.DaysNew, c.DaysRaised, c.DaysLowered, c.DaysSame)
+		if c.DaysHigher > 0 {
+			fmt.Fprintf(w, ", %d higher here than in the file (kept; -replace takes the file's)", c.DaysHigher)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  views: %d -> %d; visitors: %d -> %d\n", c.TotalBefore, c.Total, c.VisitorsBefore, c.Visitors)
+	if c.PageDays+c.PagesNew+c.PagesOther > 0 {
+		fmt.Fprintf(w, "  pages: %d days changed, %d new pages", c.PageDays, c.PagesNew)
+		if c.PagesOther > 0 {
+			fmt.Fprintf(w, ", %d days of pages past max-pages under %s", c.PagesOther, counter.OtherPages)
+		}
+		fmt.Fprintln(w)
+	}
+	if c.PagesDropped > 0 {
+		fmt.Fprintf(w, "  %d days of pages not kept: %s is not a site (make it one with create -site to keep them)\n", c.PagesDropped, c.Name)
+	}
+	if c.Referrers > 0 {
+		fmt.Fprintf(w, "  referring hosts: %d changed\n", c.Referrers)
+	}
+	if !c.Created.Equal(c.CreatedBefore) && !c.Made {
+		fmt.Fprintf(w, "  counting since %s, not %s\n", c.Created.Format(time.DateOnly), c.CreatedBefore.Format(time.DateOnly))
+	}
+}
+
+// readHistory reads FILE ("-" for stdin) in whichever format it is.
+func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
+	in, closeIn, err := e.openInput(file)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	br := bufio.NewReaderSize(in, 64<<10)
+	head, _ := br.Peek(512)
+	format := sniff(head)
+	var imp counter.Imported
+	var imps []counter.Imported
+	switch format {
+	case formatGzip:
+		return nil, usagef("import: %s is gzip'd: for an access log, use import -log %s -path PATH NAME; for another file, gunzip it first", file, file)
+	case formatLog:
+		return nil, usagef("import: %s looks like an access log: use import -log %s -path PATH NAME", file, file)
+	case formatOwnJSON:
+		imp, err = imports.OwnJSON(br)
+	case formatOwnCSV:
+		imp, err = imports.OwnCSV(br)
+	case formatGoatCounter:
+		imp, err = imports.GoatCounterCSV(br)
+		if err == nil && len(imp.Days) > 0 {
+			// GoatCounter told visitors apart on every day it kept.
+			imp.TalliedSince = mustDate(imp.Days[0].Date)
+		}
+	default:
+		imps, err = imports.Counts(br)
+	}
+	if imps == nil {
+		imps = []counter.Imported{imp}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("import: %s (%s): %w", file, format, err)
+	}
+	return e.named(imps, file)
+}
+
+// named gives the histories that name no counter the -name one, and
+// refuses a -name for a file of several.
+func (e *cmdEnv) named(imps []counter.Imported, file string) ([]counter.Imported, error) {
+	name := e.imp.name
+	if name != "" {
+		if err := checkedName(name); err != nil {
+			return nil, err
+		}
+		if len(imps) != 1 {
+			return nil, usagef("import: %s holds %d counters, each named: -name is for a file of one", file, len(imps))
+		}
+		imps[0].Name = name
+	}
+	for _, imp := range imps {
+		if imp.Name == "" {
+			return nil, usagef("import: %s does not say which counter it is: add -name NAME", file)
+		}
+	}
+	return imps, nil
+}
+
+// readLogs reads the -log files into a history for counter name, judged
+// by its settings (those of a new counter if it has none yet).
+func (e *cmdEnv) readLogs(name string) ([]counter.Imported, error) {
+	if err := checkedName(name); err != nil {
+		return nil, err
+	}
+	s := counter.DefaultSettings()
+	err := e.view(func(db *store.DB) error {
+		info, err := db.Counter(name)
+		if err == nil {
+			s = info.Settings
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, counter.ErrNotFound) && !errors.Is(err, store.ErrMissing) {
+		return nil, err
+	}
+	if e.imp.path == "" && !s.IsSite() {
+		return nil, usagef("import: -path is needed: which page's requests count for %s? (a site counts every page of its hosts)", name)
+	}
+	lr, err := imports.NewLogReader(imports.LogOptions{Path: e.imp.path, Settings: s})
+	if err != nil {
+		return nil, usagef("import: %v", err)
+	}
+	for _, file := range e.imp.logs {
+		if err := e.readLog(lr, file); err != nil {
+			return nil, err
+		}
+	}
+	imp := lr.Result()
+	imp.Name = name
+	if len(imp.Days) > 0 {
+		// The logs told visitors apart on every day they hold.
+		imp.TalliedSince = mustDate(imp.Days[0].Date)
+	}
+	return []counter.Imported{imp}, nil
+}
+
+// readLog reads one access log, with a progress line on a terminal.
+func (e *cmdEnv) readLog(lr *imports.LogReader, file string) error {
+	in, closeIn, err := e.openInput(file)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	p := newProgress(e.stderr, file, in)
+	err = lr.Read(file, p)
+	p.done()
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	return nil
+}
+
+// openInput opens file for reading, or stdin for "-".
+func (e *cmdEnv) openInput(file string) (io.Reader, func(), error) {
+	if file == "-" {
+		return e.stdin, func() {}, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("import: %w", err)
+	}
+	return f, func() { f.Close() }, nil
+}
+
+func mustDate(date string) time.Time {
+	t, _ := time.Parse(time.DateOnly, date)
+	return t
+}
+
+// The formats import tells apart by a file's first bytes.
+const (
+	formatCounts      = "NAME COUNT lines or a number"
+	formatOwnJSON     = "this counter's stats.json"
+	formatOwnCSV      = "this counter's stats.csv"
+	formatGoatCounter = "GoatCounter's CSV export"
+	formatGzip        = "gzip"
+	formatLog         = "access log"
+)
+
+// sniff tells a file's format from its first bytes.
+func sniff(head []byte) string {
+	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
+		return formatGzip
+	}
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	switch {
+	case bytes.HasPrefix(head, []byte("{")):
+		return formatOwnJSON
+	case bytes.HasPrefix(line, []byte("date,")):
+		return formatOwnCSV
+	case bytes.HasPrefix(line, []byte("2,Path,")) || bytes.HasPrefix(line, []byte("1,Path,")):
+		return formatGoatCounter
+	case bytes.Contains(line, []byte(`] "`)) && bytes.Contains(line, []byte(" [")):
+		return formatLog
+	}
+	return formatCounts
+}
+
+// progress counts the bytes read from a file and, when the output is a
+// terminal, shows how far it has got at most a few times a second.
+type progress struct {
+	r     io.Reader
+	w     io.Writer // nil when not a terminal
+	file  string
+	size  int64
+	read  int64
+	shown time.Time
+}
+
+func newProgress(out io.Writer, file string, r io.Reader) *progress {
+	p := &progress{r: r, file: file}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.w = out
+		if in, ok := r.(*os.File); ok {
+			if fi, err := in.Stat(); err == nil && fi.Mode().IsRegular() {
+				p.size = fi.Size()
+			}
+		}
+	}
+	return p
+}
+
+func (p *progress) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.read += int64(n)
+	if p.w != nil {
+		if now := time.Now(); now.Sub(p.shown) >= 200*time.Millisecond {
+			p.shown = now
+			p.show()
+		}
+	}
+	return n, err
+}
+
+func (p *progress) show() {
+	const mb = 1 << 20
+	if p.size > 0 {
+		fmt.Fprintf(p.w, "\rreading %s: %d of %d MB (%d%%) ", p.file, p.read/mb, p.size/mb, p.read*100/p.size)
+	} else {
+		fmt.Fprintf(p.w, "\rreading %s: %d MB ", p.file, p.read/mb)
+	}
+}
+
+// done ends the progress line.
+func (p *progress) done() {
+	if p.w != nil {
+		p.show()
+		fmt.Fprintln(p.w)
+	}
+}
