@@ -54,6 +54,7 @@ type Drawing struct {
 	style Style
 	*glyphSet
 	width int
+	badge *badge // set for a badge, which has glyph sets of its own
 }
 
 // glyphSet is a font laid out at one size: the metrics that every drawing
@@ -102,6 +103,13 @@ func (c *GlyphCache) NewDrawing(text string, s Style) (*Drawing, error) {
 		if strings.IndexByte(glyphRunes, text[i]) < 0 {
 			return nil, fmt.Errorf("draw: %q is not a digit", text[i])
 		}
+	}
+	if s.Badge {
+		b, err := newBadge(text, s)
+		if err != nil {
+			return nil, err
+		}
+		return &Drawing{text: text, style: s, width: b.width, badge: b}, nil
 	}
 	set, err := c.glyphSet(s)
 	if err != nil {
@@ -173,7 +181,12 @@ func newGlyphSet(s Style) (*glyphSet, error) {
 }
 
 // Size returns the width and height of the image in pixels.
-func (d *Drawing) Size() (width, height int) { return d.width, d.height }
+func (d *Drawing) Size() (width, height int) {
+	if d.badge != nil {
+		return d.badge.width, d.badge.height
+	}
+	return d.width, d.height
+}
 
 // segments returns the outline of character c with its origin at (0, 0).
 func (g *glyphSet) segments(c byte) []segment {

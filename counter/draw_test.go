@@ -33,6 +33,15 @@ var goldenCases = []struct {
 	{"smallest.png", "0", "size=8&digits=1&font=regular"},
 	{"largest.png", "18446744073709551615", "size=128&digits=12"},
 	{"placeholder.png", Placeholder(6), ""},
+	{"badge.png", "1234", "style=badge"},
+	{"badge.gif", "1234", "style=badge"},
+	{"badge.svg", "1234", "style=badge"},
+	{"badge-own.png", "48213", "style=badge&label=Besucher%20%C3%BCberall&color=green&labelColor=%23333&size=28"},
+	{"badge-own.svg", "48213", "style=badge&label=Besucher%20%C3%BCberall&color=green&labelColor=%23333&size=28"},
+	{"badge-count-alone.png", "7", "style=badge&label=&color=rebeccapurple&digits=3"},
+	{"badge-markup.svg", "5", "style=badge&label=%3Ca%20href%3D%22x%22%3E%26%27"},
+	{"theme-auto.svg", Digits(42, 6), "theme=auto"},
+	{"theme-auto-transparent.svg", Digits(42, 6), "theme=auto&bg=transparent&fg=navy&darkfg=gold"},
 }
 
 func formatOf(t *testing.T, file string) Format {

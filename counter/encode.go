@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"io"
 	"strconv"
+	"strings"
 
 	"golang.org/x/image/math/fixed"
 )
@@ -22,8 +23,12 @@ const (
 )
 
 // ParseFormat returns the format for an extension without its dot.
+// Extensions are read in any case: /blog.PNG is a PNG.
 func ParseFormat(ext string) (Format, bool) {
-	switch ext {
+	if len(ext) != 3 {
+		return 0, false
+	}
+	switch strings.ToLower(ext) {
 	case "png":
 		return PNG, true
 	case "gif":
@@ -47,7 +52,15 @@ func (f Format) ContentType() string {
 
 // Encode writes the drawing to w in format f.
 func (d *Drawing) Encode(w io.Writer, f Format) error {
-	if f == SVG {
+	if err := d.style.CheckFormat(f); err != nil {
+		return err
+	}
+	switch {
+	case d.badge != nil && f == SVG:
+		return d.badge.encodeSVG(w)
+	case d.badge != nil:
+		return encodeRaster(w, d.badge.Paletted(), f)
+	case f == SVG:
 		return d.encodeSVG(w)
 	}
 	return encodeRaster(w, d.Paletted(), f)
@@ -66,7 +79,7 @@ func encodeRaster(w io.Writer, img *image.Paletted, f Format) error {
 // all become the first of them, made fully clear, and the others opaque.
 func gifTransparency(img *image.Paletted) {
 	clear := -1
-	var remap [levels]uint8
+	var remap [256]uint8
 	for i, c := range img.Palette {
 		n := c.(color.NRGBA)
 		remap[i] = uint8(i)
@@ -95,18 +108,34 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s">`, wd, ht, wd, ht)
-	if d.style.BG.A > 0 {
-		fmt.Fprintf(bw, `<rect width="%s" height="%s"%s/>`, wd, ht, svgFill(d.style.BG))
+	st := d.style
+	if st.Theme == ThemeAuto {
+		// The viewer's dark mode picks the colours, by CSS in the SVG.
+		fmt.Fprintf(bw, `<style>.b{%s}.f{%s}@media (prefers-color-scheme:dark){.b{%s}.f{%s}}</style>`,
+			cssFill(st.BG), cssFill(st.FG), cssFill(st.DarkBG), cssFill(st.DarkFG))
+		if st.BG.A > 0 || st.DarkBG.A > 0 {
+			fmt.Fprintf(bw, `<rect class="b" width="%s" height="%s"/>`, wd, ht)
+		}
+		bw.WriteString(`<path class="f" d="`)
+	} else {
+		if st.BG.A > 0 {
+			fmt.Fprintf(bw, `<rect width="%s" height="%s"%s/>`, wd, ht, svgFill(st.BG))
+		}
+		fmt.Fprintf(bw, `<path%s d="`, svgFill(st.FG))
 	}
-	fmt.Fprintf(bw, `<path%s d="`, svgFill(d.style.FG))
 	for i := 0; i < len(d.text); i++ {
-		writeSVGPath(bw, d.segments(d.text[i]), d.padX+i*d.cellW, d.baseline)
+		writeSVGPath(bw, d.segments(d.text[i]), d.padX+i*d.cellW, d.baseline, 0)
 	}
 	bw.WriteString(`"/></svg>`)
 	return bw.Flush()
 }
 
-func writeSVGPath(bw *bufio.Writer, segs []segment, x0, y0 int) {
+// writeSVGPath writes a glyph's outline with its origin at (x0+dx, y0);
+// an empty glyph (a space) writes nothing.
+func writeSVGPath(bw *bufio.Writer, segs []segment, x0, y0 int, dx fixed.Int26_6) {
+	if len(segs) == 0 {
+		return
+	}
 	for i, s := range segs {
 		if s.op == opMove && i > 0 {
 			bw.WriteString("Z")
@@ -116,7 +145,7 @@ func writeSVGPath(bw *bufio.Writer, segs []segment, x0, y0 int) {
 			if j > 0 {
 				bw.WriteByte(' ')
 			}
-			bw.WriteString(svgNum(x0, s.pts[j].X))
+			bw.WriteString(svgNum(x0, s.pts[j].X+dx))
 			bw.WriteByte(' ')
 			bw.WriteString(svgNum(y0, s.pts[j].Y))
 		}
@@ -150,6 +179,15 @@ func svgFill(c color.NRGBA) string {
 	s := fmt.Sprintf(` fill="#%02x%02x%02x"`, c.R, c.G, c.B)
 	if c.A != 0xff {
 		s += ` fill-opacity="` + strconv.FormatFloat(float64(c.A)/255, 'f', 3, 64) + `"`
+	}
+	return s
+}
+
+// cssFill is c as CSS fill properties.
+func cssFill(c color.NRGBA) string {
+	s := fmt.Sprintf("fill:#%02x%02x%02x", c.R, c.G, c.B)
+	if c.A != 0xff {
+		s += ";fill-opacity:" + strconv.FormatFloat(float64(c.A)/255, 'f', 3, 64)
 	}
 	return s
 }

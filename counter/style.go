@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bounds of a style. Together with MaxTextLen they keep every image under
@@ -24,20 +25,61 @@ const (
 // Style is how a count is drawn.
 type Style struct {
 	Digits int         // minimum number of digits, zero-padded
-	Size   int         // digit height in pixels
+	Size   int         // digit height in pixels; a badge's height
 	FG, BG color.NRGBA // a BG with alpha 0 gives a transparent image
 	Font   string      // one of FontNames
+	// Theme says which colours an SVG takes: FG and BG, DarkFG and
+	// DarkBG, or the first in the viewer's light mode and the second in
+	// his dark mode (ThemeAuto, SVG only: see CheckFormat).
+	Theme          Theme
+	DarkFG, DarkBG color.NRGBA
+	// Badge draws a label beside the count, in the flat look of README
+	// badges, in Go Regular: the label on LabelBG at the left, the count
+	// on ValueBG at the right, both in FG.
+	Badge            bool
+	Label            string // "" for the caller's default (BadgeLabel)
+	NoLabel          bool   // label= given empty: the count alone
+	LabelBG, ValueBG color.NRGBA
 }
+
+// Theme is which colours a drawing takes.
+type Theme uint8
+
+const (
+	ThemeLight Theme = iota // FG and BG
+	ThemeDark               // DarkFG and DarkBG
+	ThemeAuto               // the viewer's: an SVG's prefers-color-scheme
+)
+
+// MaxLabel bounds a badge's label, in characters.
+const MaxLabel = 32
+
+// BadgeLabel is a badge's label when neither the style nor the caller
+// says one.
+const BadgeLabel = "views"
 
 // DefaultStyle returns the style of a counter image without parameters.
 func DefaultStyle() Style {
 	return Style{
-		Digits: 6,
-		Size:   20,
-		FG:     color.NRGBA{0x22, 0x22, 0x22, 0xff},
-		BG:     color.NRGBA{0xff, 0xff, 0xff, 0xff},
-		Font:   "mono",
+		Digits:  6,
+		Size:    20,
+		FG:      color.NRGBA{0x22, 0x22, 0x22, 0xff},
+		BG:      color.NRGBA{0xff, 0xff, 0xff, 0xff},
+		Font:    "mono",
+		DarkFG:  color.NRGBA{0xe6, 0xed, 0xf3, 0xff},
+		DarkBG:  color.NRGBA{0x0d, 0x11, 0x17, 0xff},
+		LabelBG: color.NRGBA{0x55, 0x55, 0x55, 0xff},
+		ValueBG: color.NRGBA{0x00, 0x7e, 0xc6, 0xff},
 	}
+}
+
+// CheckFormat refuses a style that format f cannot draw: only an SVG can
+// follow the viewer's dark mode.
+func (s Style) CheckFormat(f Format) error {
+	if s.Theme == ThemeAuto && f != SVG {
+		return &ParamError{"theme", "auto needs .svg: only an SVG can follow the viewer's dark mode"}
+	}
+	return nil
 }
 
 // ParamError reports a query parameter that was refused, with a reason
@@ -89,13 +131,33 @@ func ParseStyle(rawQuery string) (Style, error) {
 			return s, err
 		}
 	}
+	given := func(key string) bool { return seen[paramSlot(key)] }
+	if s.Badge {
+		// A badge shows the count as it is, in white, unless told.
+		if !given("digits") {
+			s.Digits = 1
+		}
+		if !given("fg") {
+			s.FG = color.NRGBA{0xff, 0xff, 0xff, 0xff}
+		}
+	}
+	if s.BG.A == 0 && !given("darkbg") {
+		s.DarkBG = s.BG // transparent in the dark too
+	}
+	if s.Theme == ThemeDark {
+		s.FG, s.BG = s.DarkFG, s.DarkBG
+	}
 	return s, nil
 }
 
-// styleParams are the query parameters that make a style.
-var styleParams = [...]string{"digits", "size", "fg", "bg", "font"}
+// styleParams are the query parameters that make a style; labelColor
+// (shields.io's spelling) and labelcolor are one.
+var styleParams = [...]string{"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "theme", "darkfg", "darkbg"}
 
 func paramSlot(key string) int {
+	if key == "labelcolor" {
+		key = "labelColor"
+	}
 	for i, p := range styleParams {
 		if key == p {
 			return i
@@ -117,24 +179,83 @@ func (s *Style) set(key, value string) error {
 		if !ok {
 			return &ParamError{key, "must be a whole number from 8 to 128"}
 		}
-	case "fg", "bg":
+	case "fg", "bg", "color", "labelColor", "labelcolor", "darkfg", "darkbg":
 		c, ok := parseColor(value)
 		if !ok {
-			return &ParamError{key, "must be a hex colour: RGB, RGBA, RRGGBB or RRGGBBAA"}
+			return &ParamError{key, colourReason}
 		}
-		if key == "fg" {
-			s.FG = c
-		} else {
-			s.BG = c
-		}
+		*s.colour(key) = c
 	case "font":
 		if _, ok := lookupFont(value); !ok {
 			return &ParamError{key, "must be one of " + strings.Join(FontNames(), ", ")}
 		}
 		s.Font = value
+	case "style":
+		switch value {
+		case "digits":
+		case "badge":
+			s.Badge = true
+		default:
+			return &ParamError{key, "must be digits or badge"}
+		}
+	case "theme":
+		switch value {
+		case "light":
+			s.Theme = ThemeLight
+		case "dark":
+			s.Theme = ThemeDark
+		case "auto":
+			s.Theme = ThemeAuto
+		default:
+			return &ParamError{key, "must be light, dark or auto"}
+		}
+	case "label":
+		if err := checkLabel(value); err != nil {
+			return err
+		}
+		s.Label, s.NoLabel = value, value == ""
 	}
 	return nil
 }
+
+// colour returns the colour that parameter key sets.
+func (s *Style) colour(key string) *color.NRGBA {
+	switch key {
+	case "fg":
+		return &s.FG
+	case "bg":
+		return &s.BG
+	case "color":
+		return &s.ValueBG
+	case "labelColor", "labelcolor":
+		return &s.LabelBG
+	case "darkfg":
+		return &s.DarkFG
+	}
+	return &s.DarkBG
+}
+
+// checkLabel refuses a label that is too long or holds a character
+// without a glyph in labelFont.
+func checkLabel(label string) error {
+	if !utf8.ValidString(label) {
+		return &ParamError{"label", "is not UTF-8"}
+	}
+	if n := utf8.RuneCountInString(label); n > MaxLabel {
+		return &ParamError{"label", "longer than " + strconv.Itoa(MaxLabel) + " characters"}
+	}
+	i := 0
+	for _, r := range label {
+		i++
+		if labelIndex(r) < 0 {
+			return &ParamError{"label", "character " + strconv.Itoa(i) + " (" + strconv.QuoteRune(r) + ") has no glyph: use letters, digits and punctuation of Latin-1"}
+		}
+	}
+	return nil
+}
+
+// colourReason says what a colour may be.
+const colourReason = "must be a CSS colour name (red, rebeccapurple, transparent) or hex RGB, RGBA, RRGGBB or RRGGBBAA"
 
 // parseBounded accepts only plain decimal digits (no sign, exponent, base
 // prefix or underscore), at most three of them, within [min, max].
@@ -152,9 +273,13 @@ func parseBounded(v string, min, max int) (int, bool) {
 	return n, min <= n && n <= max
 }
 
-// parseColor reads every hex form CSS accepts, RGB, RGBA, RRGGBB or
-// RRGGBBAA, with an optional '#'.
+// parseColor reads a colour as CSS writes it: a named colour
+// (namedColours, transparent among them) in any case, or any hex form, RGB,
+// RGBA, RRGGBB or RRGGBBAA, with an optional '#'.
 func parseColor(v string) (color.NRGBA, bool) {
+	if c, ok := lookupColour(v); ok {
+		return c, true
+	}
 	v = strings.TrimPrefix(v, "#")
 	var nib [8]uint8
 	if len(v) != 3 && len(v) != 4 && len(v) != 6 && len(v) != 8 {

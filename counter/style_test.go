@@ -1,10 +1,17 @@
 package counter
 
 import (
+	"bytes"
+	"encoding/xml"
 	"errors"
+	"html"
 	"image/color"
+	"io"
+	"net/url"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/colornames"
 )
 
 func TestParseStyle(t *testing.T) {
@@ -26,11 +33,43 @@ func TestParseStyle(t *testing.T) {
 		{"size max", "size=128", with(func(s *Style) { s.Size = 128 }), ""},
 		{"fg RGB", "fg=f00", with(func(s *Style) { s.FG = color.NRGBA{0xff, 0, 0, 0xff} }), ""},
 		{"fg RRGGBB", "fg=12AbEf", with(func(s *Style) { s.FG = color.NRGBA{0x12, 0xab, 0xef, 0xff} }), ""},
-		{"bg RRGGBBAA", "bg=ffffff00", with(func(s *Style) { s.BG = color.NRGBA{0xff, 0xff, 0xff, 0} }), ""},
+		{"bg RRGGBBAA", "bg=ffffff00", with(func(s *Style) { s.BG, s.DarkBG = color.NRGBA{0xff, 0xff, 0xff, 0}, color.NRGBA{0xff, 0xff, 0xff, 0} }), ""},
 		{"escaped hash", "fg=%23000", with(func(s *Style) { s.FG = color.NRGBA{0, 0, 0, 0xff} }), ""},
 		{"font", "font=bold", with(func(s *Style) { s.Font = "bold" }), ""},
-		{"all", "digits=3&size=10&fg=fff&bg=000&font=regular", Style{3, 10, color.NRGBA{255, 255, 255, 255}, color.NRGBA{0, 0, 0, 255}, "regular"}, ""},
+		{"all", "digits=3&size=10&fg=fff&bg=000&font=regular", with(func(s *Style) {
+			s.Digits, s.Size, s.FG, s.BG, s.Font = 3, 10, color.NRGBA{255, 255, 255, 255}, color.NRGBA{0, 0, 0, 255}, "regular"
+		}), ""},
 		{"empty pairs", "&&digits=2&", with(func(s *Style) { s.Digits = 2 }), ""},
+		{"named colour", "fg=RebeccaPurple", with(func(s *Style) { s.FG = color.NRGBA{0x66, 0x33, 0x99, 0xff} }), ""},
+		{"transparent", "bg=transparent", with(func(s *Style) { s.BG, s.DarkBG = color.NRGBA{}, color.NRGBA{} }), ""},
+		{"transparent, dark given", "bg=transparent&darkbg=000", with(func(s *Style) { s.BG, s.DarkBG = color.NRGBA{}, color.NRGBA{0, 0, 0, 0xff} }), ""},
+		{"theme auto", "theme=auto&darkfg=white", with(func(s *Style) { s.Theme, s.DarkFG = ThemeAuto, color.NRGBA{0xff, 0xff, 0xff, 0xff} }), ""},
+		{"theme dark", "theme=dark", with(func(s *Style) { s.Theme, s.FG, s.BG = ThemeDark, def.DarkFG, def.DarkBG }), ""},
+		{"badge", "style=badge", with(func(s *Style) { s.Badge, s.Digits, s.FG = true, 1, color.NRGBA{0xff, 0xff, 0xff, 0xff} }), ""},
+		{"badge of our own", "style=badge&label=Besucher%20%C3%BCberall&color=green&labelColor=%23333&fg=yellow&digits=4", with(func(s *Style) {
+			s.Badge, s.Digits, s.Label = true, 4, "Besucher überall"
+			s.ValueBG, s.LabelBG, s.FG = color.NRGBA{0, 0x80, 0, 0xff}, color.NRGBA{0x33, 0x33, 0x33, 0xff}, color.NRGBA{0xff, 0xff, 0, 0xff}
+		}), ""},
+		{"badge, labelcolor", "style=badge&labelcolor=red", with(func(s *Style) {
+			s.Badge, s.Digits, s.FG, s.LabelBG = true, 1, color.NRGBA{0xff, 0xff, 0xff, 0xff}, color.NRGBA{0xff, 0, 0, 0xff}
+		}), ""},
+		{"badge, no label", "style=badge&label=", with(func(s *Style) {
+			s.Badge, s.Digits, s.FG, s.NoLabel = true, 1, color.NRGBA{0xff, 0xff, 0xff, 0xff}, true
+		}), ""},
+		{"label of 32", "label=" + strings.Repeat("x", MaxLabel), with(func(s *Style) { s.Label = strings.Repeat("x", MaxLabel) }), ""},
+		{"style digits", "style=digits", def, ""},
+
+		{"label of 33", "label=" + strings.Repeat("x", MaxLabel+1), def, "label"},
+		{"label with a newline", "label=a%0Ab", def, "label"},
+		{"label with markup is fine, an emoji is not", "label=%F0%9F%98%80", def, "label"},
+		{"label not UTF-8", "label=%FF", def, "label"},
+		{"label with a control", "label=%7F", def, "label"},
+		{"label twice", "label=a&label=b", def, "label"},
+		{"labelColor and labelcolor", "labelColor=red&labelcolor=blue", def, "labelcolor"},
+		{"style unknown", "style=plastic", def, "style"},
+		{"theme unknown", "theme=sepia", def, "theme"},
+		{"colour name too long", "color=lightgoldenrodyellowish", def, "color"},
+		{"colour name unknown", "darkbg=bluish", def, "darkbg"},
 
 		{"digits zero", "digits=0", def, "digits"},
 		{"digits 13", "digits=13", def, "digits"},
@@ -47,8 +86,9 @@ func TestParseStyle(t *testing.T) {
 		{"size empty", "size=", def, "size"},
 		{"size 7", "size=7", def, "size"},
 		{"size 129", "size=129", def, "size"},
-		{"fg name", "fg=red", def, "fg"},
-		{"bg RGBA", "bg=fff0", with(func(s *Style) { s.BG = color.NRGBA{0xff, 0xff, 0xff, 0} }), ""},
+		{"fg name", "fg=red", with(func(s *Style) { s.FG = color.NRGBA{0xff, 0, 0, 0xff} }), ""},
+		{"fg name in capitals", "fg=RED", with(func(s *Style) { s.FG = color.NRGBA{0xff, 0, 0, 0xff} }), ""},
+		{"bg RGBA", "bg=fff0", with(func(s *Style) { s.BG, s.DarkBG = color.NRGBA{0xff, 0xff, 0xff, 0}, color.NRGBA{0xff, 0xff, 0xff, 0} }), ""},
 		{"fg RGBA half", "fg=%23c008", with(func(s *Style) { s.FG = color.NRGBA{0xcc, 0, 0, 0x88} }), ""},
 		{"fg 5 digits", "fg=fffff", def, "fg"},
 		{"fg 7 digits", "fg=fffffff", def, "fg"},
@@ -120,6 +160,114 @@ func TestNewDrawingRefuses(t *testing.T) {
 	for _, tc := range tests {
 		if _, err := NewDrawing(tc.text, tc.s); err == nil {
 			t.Errorf("%s: NewDrawing(%q) succeeded, want an error", tc.name, tc.text)
+		}
+	}
+}
+
+// TestNamedColours checks the table against golang.org/x/image/colornames,
+// the SVG 1.1 names, which the binary does not link.
+func TestNamedColours(t *testing.T) {
+	want := map[string]color.NRGBA{"rebeccapurple": {0x66, 0x33, 0x99, 0xff}, "transparent": {}}
+	for name, c := range colornames.Map {
+		want[name] = color.NRGBA(c)
+	}
+	if len(namedColours) != len(want) {
+		t.Errorf("%d names, want %d", len(namedColours), len(want))
+	}
+	for i, e := range namedColours {
+		if i > 0 && namedColours[i-1].name >= e.name {
+			t.Errorf("%s after %s: the table must be sorted", e.name, namedColours[i-1].name)
+		}
+		if c, ok := want[e.name]; !ok || c != e.c {
+			t.Errorf("%s = %v, want %v (known: %v)", e.name, e.c, c, ok)
+		}
+		if len(e.name) > maxColourName {
+			t.Errorf("%s is longer than maxColourName", e.name)
+		}
+	}
+	for name, c := range want {
+		for _, spelling := range []string{name, strings.ToUpper(name)} {
+			if got, ok := lookupColour(spelling); !ok || got != c {
+				t.Errorf("lookupColour(%q) = %v, %v; want %v", spelling, got, ok, c)
+			}
+		}
+	}
+}
+
+// TestBadgeBounds draws the largest badge: the longest label of the widest
+// letter, the longest count, the largest size.
+func TestBadgeBounds(t *testing.T) {
+	s, err := ParseStyle("style=badge&size=128&label=" + strings.Repeat("W", MaxLabel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDrawing(Digits(^uint64(0), MaxDigits), s)
+	if err != nil {
+		t.Fatalf("largest badge refused: %v", err)
+	}
+	if w, h := d.Size(); w*h > MaxPixels {
+		t.Errorf("%dx%d is over the budget of %d pixels", w, h, MaxPixels)
+	}
+	for _, f := range []Format{PNG, GIF, SVG} {
+		if err := d.Encode(io.Discard, f); err != nil {
+			t.Errorf("format %d: %v", f, err)
+		}
+	}
+}
+
+// TestBadgeSVGEscapesTheLabel draws every printable character a label may
+// hold: the SVG says them in its title and aria-label, escaped, and holds
+// no markup of the label's.
+func TestBadgeSVGEscapesTheLabel(t *testing.T) {
+	for _, label := range []string{`<script>alert(1)</script>`, `"><g onload="x">`, `a&amp;b'`, `]]><!--`} {
+		s, err := ParseStyle("style=badge&label=" + url.QueryEscape(label))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := NewDrawing("1", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := d.Encode(&b, SVG); err != nil {
+			t.Fatal(err)
+		}
+		svg := b.String()
+		if strings.Contains(svg, label) || strings.Contains(svg, "<script") || strings.Contains(svg, "<g onload") || strings.Contains(svg, "<!--") {
+			t.Errorf("label %q reaches the SVG unescaped: %s", label, svg)
+		}
+		if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil {
+			t.Errorf("label %q: the SVG is not well-formed XML: %v", label, err)
+		}
+		if !strings.Contains(svg, "<title>"+html.EscapeString(label)+": 1</title>") {
+			t.Errorf("label %q: no title saying it", label)
+		}
+	}
+	var all strings.Builder
+	for r := rune(0x20); r <= 0xff; r++ {
+		if labelIndex(r) >= 0 {
+			all.WriteRune(r)
+		}
+	}
+	for text := all.String(); text != ""; {
+		n := min(MaxLabel, len([]rune(text)))
+		chunk := string([]rune(text)[:n])
+		text = string([]rune(text)[n:])
+		if err := checkLabel(chunk); err != nil {
+			t.Errorf("%q: %v", chunk, err)
+		}
+	}
+}
+
+func TestThemeNeedsSVG(t *testing.T) {
+	s, err := ParseStyle("theme=auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, ok := range map[Format]bool{PNG: false, GIF: false, SVG: true} {
+		var pe *ParamError
+		if err := s.CheckFormat(f); (err == nil) != ok || (!ok && (!errors.As(err, &pe) || pe.Param != "theme")) {
+			t.Errorf("format %d: %v", f, err)
 		}
 	}
 }

@@ -36,9 +36,10 @@ type Visit struct {
 type Counted struct {
 	counter.Outcome
 	// Shown is the figure the counter's image shows after the hit: its
-	// views or its visitors, as its settings say; on a site, the page's
-	// or the site's.
+	// views or its visitors, as its settings say (Show); on a site, the
+	// page's or the site's.
 	Shown uint64
+	Show  counter.Show
 	// Page is, on a site, the row the hit counted on or showed: a page,
 	// counter.OtherPages, or "" for the site alone.
 	Page string
@@ -123,6 +124,7 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
+	c.Show = s.Show
 	// A site's page is one on its own hosts, or one the tag names where
 	// the Referer was withheld: a page elsewhere is none of the site's.
 	var page string

@@ -46,6 +46,9 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		counts, err = countParam(r.URL.RawQuery)
 	}
 	if err == nil {
+		err = style.CheckFormat(format)
+	}
+	if err == nil {
 		err = counter.CheckName(name)
 	}
 	if err != nil {
@@ -53,14 +56,18 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var n uint64
+	var show counter.Show
 	if r.Method == http.MethodHead || !counts {
 		var g store.Glance
 		g, err = a.glance(name, site)
-		n = g.Shown
+		n, show = g.Shown, g.Settings.Show
 	} else {
 		var c store.Counted
 		c, err = a.hit(r, name, site)
-		n = c.Shown
+		n, show = c.Shown, c.Show
+	}
+	if style.Label == "" && show == counter.ShowVisitors {
+		style.Label = "visitors" // a badge says what it counts
 	}
 	text := counter.Digits(n, style.Digits)
 	status := http.StatusOK

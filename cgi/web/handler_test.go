@@ -168,12 +168,16 @@ func TestRequestsThatCountNothing(t *testing.T) {
 		{"count=0 svg", "GET", "/page.svg?digits=3&count=0", 200, "image/svg+xml", "", ""},
 		{"bad count", "GET", "/page.png?count=no", 400, "image/png", "count: must be 0 (show without counting) or 1", ""},
 		{"count twice", "GET", "/page.png?count=0&count=1", 400, "image/png", "count: given more than once", ""},
+		{"theme=auto on a PNG", "GET", "/page.png?theme=auto", 400, "image/png", "theme: auto needs .svg: only an SVG can follow the viewer's dark mode", ""},
+		{"badge without counting", "GET", "/page.svg?style=badge&count=0", 200, "image/svg+xml", "", ""},
+		{"label too long", "GET", "/page.png?style=badge&label=" + strings.Repeat("a", 33), 400, "image/png", "label: longer than 32 characters", ""},
+		{"label without a glyph", "GET", "/page.png?style=badge&label=%E2%9C%93ok", 400, "image/png", `label: character 1 ('✓') has no glyph: use letters, digits and punctuation of Latin-1`, ""},
 		{"head", "HEAD", "/page.png", 200, "image/png", "", ""},
 		{"unknown png", "GET", "/nope.png", 404, "image/png", "no such counter", ""},
 		{"unknown svg", "GET", "/nope.svg", 404, "image/svg+xml", "no such counter", ""},
 		{"unknown json", "GET", "/nope.json", 404, "application/json", "", `{"error":"no such counter"}` + "\n"},
 		{"bad size", "GET", "/page.png?size=1e309", 400, "image/png", "size: must be a whole number from 8 to 128", ""},
-		{"bad colour gif", "GET", "/page.gif?fg=12345", 400, "image/gif", "fg: must be a hex colour: RGB, RGBA, RRGGBB or RRGGBBAA", ""},
+		{"bad colour gif", "GET", "/page.gif?fg=12345", 400, "image/gif", "fg: must be a CSS colour name (red, rebeccapurple, transparent) or hex RGB, RGBA, RRGGBB or RRGGBBAA", ""},
 		{"semicolon", "GET", "/page.png?digits=3;size=9", 400, "image/png", "query: ';' is not a separator, use '&'", ""},
 		{"bad name", "GET", "/-page.png", 400, "image/png", "invalid counter name", ""},
 		{"long name", "GET", "/" + strings.Repeat("a", 65) + ".png", 400, "image/png", "invalid counter name", ""},
@@ -330,5 +334,34 @@ func TestIndexShowsCounters(t *testing.T) {
 	}
 	if got := total(t, a, "demo"); got != 0 {
 		t.Errorf("the index counted %d hits itself", got)
+	}
+}
+
+// A badge says what it counts: views, or visitors where the counter shows
+// them, unless its label says otherwise; colours come by CSS names.
+func TestBadgeLabelFollowsTheCounter(t *testing.T) {
+	a, _ := testApp(t, "page")
+	db, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := counter.DefaultSettings()
+	s.Show = counter.ShowVisitors
+	if err := db.CreateWith("people", 0, testNow, s); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, tc := range []struct{ target, title string }{
+		{"/page.svg?style=badge&fg=white&color=green", "<title>views: 1</title>"},
+		{"/people.SVG?style=badge&bg=transparent", "<title>visitors: 1</title>"},
+		{"/people.svg?style=badge&label=readers&count=0", "<title>readers: 1</title>"},
+	} {
+		w := serve(a, "GET", tc.target, "User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0")
+		if w.Code != 200 || !strings.Contains(w.Body.String(), tc.title) {
+			t.Errorf("%s: %d, want %s in %.200s", tc.target, w.Code, tc.title, w.Body)
+		}
+	}
+	if w := serve(a, "GET", "/page.png?style=badge&fg=red&bg=transparent"); w.Code != 200 {
+		t.Errorf("a badge with named colours: %d %s", w.Code, w.Header().Get(errorHeader))
 	}
 }
