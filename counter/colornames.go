@@ -2,8 +2,7 @@ package counter
 
 import (
 	"image/color"
-	"slices"
-	"strings"
+	"sort"
 )
 
 // namedColours are CSS's named colours (CSS Color Module Level 4), sorted
@@ -186,10 +185,9 @@ func lookupColour(name string) (color.NRGBA, bool) {
 		}
 		lower[i] = c
 	}
-	i, found := slices.BinarySearchFunc(namedColours[:], string(lower), func(e namedColour, target string) int {
-		return strings.Compare(e.name, target)
-	})
-	if !found {
+	// sort.Search, not slices.BinarySearchFunc: no new code for this type.
+	i := sort.Search(len(namedColours), func(i int) bool { return namedColours[i].name >= string(lower) })
+	if i == len(namedColours) || namedColours[i].name != string(lower) {
 		return color.NRGBA{}, false
 	}
 	return namedColours[i].c, true

@@ -8,7 +8,6 @@ import (
 	"hash/maphash"
 	"io"
 	"net/netip"
-	"slices"
 	"strings"
 	"time"
 
@@ -471,21 +470,15 @@ func isDigits(s string) bool {
 // Result returns the history read so far: the counter's days and, on a
 // site, its pages' days.
 func (lr *LogReader) Result() counter.Imported {
-	var imp counter.Imported
+	var days dayBook
 	for date, t := range lr.days {
 		if *t != (counter.Tally{}) {
-			imp.Days = append(imp.Days, counter.Day{Date: date, Tally: *t})
+			days.days = append(days.days, counter.Day{Date: date, Tally: *t})
 		}
 	}
-	slices.SortFunc(imp.Days, func(a, b counter.Day) int { return strings.Compare(a.Date, b.Date) })
+	var pages pageBook
 	for k, p := range lr.pageDays {
-		imp.PageDays = append(imp.PageDays, counter.PageDay{Date: k[0], Page: k[1], Views: p.Views, Visitors: p.Visitors})
+		pages.days = append(pages.days, counter.PageDay{Date: k[0], Page: k[1], Views: p.Views, Visitors: p.Visitors})
 	}
-	slices.SortFunc(imp.PageDays, func(a, b counter.PageDay) int {
-		if c := strings.Compare(a.Date, b.Date); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Page, b.Page)
-	})
-	return imp
+	return counter.Imported{Days: days.sorted(), PageDays: pages.sorted()}
 }
