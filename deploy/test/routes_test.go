@@ -63,6 +63,21 @@ func TestServerRoutes(t *testing.T) {
 				}
 				return nil
 			}, ""},
+			{"badge", "GET", "/cgi-bin/counter.cgi/rs2.png?style=badge&label=visits&color=green", 200, "image/png", 1, func(body []byte) error {
+				w, err := pngWidth(body)
+				if err == nil && w < 60 {
+					err = fmt.Errorf("a badge %d pixels wide: no label?", w)
+				}
+				return err
+			}, ""},
+			{"badge svg in dark mode", "GET", "/cgi-bin/counter.cgi/rs2.svg?style=badge&theme=auto", 200, "image/svg+xml", 1, checkSVG, ""},
+			{"named colours", "GET", "/cgi-bin/counter.cgi/rs2.svg?fg=red&bg=transparent&theme=auto&darkfg=gold", 200, "image/svg+xml", 1, func(body []byte) error {
+				if !bytes.Contains(body, []byte("prefers-color-scheme:dark")) {
+					return fmt.Errorf("no dark colours in %.200s", body)
+				}
+				return checkSVG(body)
+			}, ""},
+			{"theme=auto needs svg", "GET", "/cgi-bin/counter.cgi/rs2.png?theme=auto", 400, "image/png", 0, isPNG, ""},
 			{"count=0 counts nothing", "GET", "/cgi-bin/counter.cgi/rs2.png?count=0", 200, "image/png", 0, isPNG, ""},
 			{"extension in capitals", "GET", "/cgi-bin/counter.cgi/rs2.PNG", 200, "image/png", 1, isPNG, ""},
 			{"json for any page", "GET", "/cgi-bin/counter.cgi/rs2.json", 200, "application/json", 0, func(body []byte) error {
