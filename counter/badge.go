@@ -168,43 +168,7 @@ func (b *badge) rasterise(add func(z *vector.Rasterizer)) []uint8 {
 	z := vector.NewRasterizer(b.width, b.height)
 	z.DrawOp = draw.Src
 	add(z)
-	mask := image.NewAlpha(image.Rect(0, 0, b.width, b.height))
-	z.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
-	for i, a := range mask.Pix {
-		mask.Pix[i] = uint8((int(a)*(levels-1) + 127) / 255)
-	}
-	return mask.Pix
-}
-
-// addOutline adds a glyph's segments to z with its origin at (x, y).
-func addOutline(z *vector.Rasterizer, segs []segment, x, y float32) {
-	pt := func(p fixed.Point26_6) (float32, float32) {
-		return x + float32(p.X)/64, y + float32(p.Y)/64
-	}
-	for i, s := range segs {
-		a := s.pts
-		switch s.op {
-		case opMove:
-			if i > 0 {
-				z.ClosePath()
-			}
-			z.MoveTo(pt(a[0]))
-		case opLine:
-			z.LineTo(pt(a[0]))
-		case opQuad:
-			x1, y1 := pt(a[0])
-			x2, y2 := pt(a[1])
-			quadTo(z, x1, y1, x2, y2)
-		case opCube:
-			x1, y1 := pt(a[0])
-			x2, y2 := pt(a[1])
-			x3, y3 := pt(a[2])
-			cubeTo(z, x1, y1, x2, y2, x3, y3)
-		}
-	}
-	if len(segs) > 0 {
-		z.ClosePath()
-	}
+	return coverageLevels(z, b.width, b.height)
 }
 
 // roundedRect adds a w by h rectangle with corners of radius r to z.

@@ -223,11 +223,27 @@ func (d *Drawing) Paletted() *image.Paletted {
 func (g *glyphSet) rasterise(c byte) []uint8 {
 	z := vector.NewRasterizer(g.cellW, g.height)
 	z.DrawOp = draw.Src
-	by := float32(g.baseline)
-	pt := func(p fixed.Point26_6) (float32, float32) {
-		return float32(p.X) / 64, by + float32(float32(p.Y)/64)
+	addOutline(z, g.segments(c), 0, float32(g.baseline))
+	return coverageLevels(z, g.cellW, g.height)
+}
+
+// coverageLevels draws what z holds into a w by h grid of coverage
+// levels, 0 for none to levels-1 for full.
+func coverageLevels(z *vector.Rasterizer, w, h int) []uint8 {
+	mask := image.NewAlpha(image.Rect(0, 0, w, h))
+	z.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
+	for i, a := range mask.Pix {
+		mask.Pix[i] = uint8((int(a)*(levels-1) + 127) / 255)
 	}
-	for i, s := range g.segments(c) {
+	return mask.Pix
+}
+
+// addOutline adds a glyph's segments to z with its origin at (x, y).
+func addOutline(z *vector.Rasterizer, segs []segment, x, y float32) {
+	pt := func(p fixed.Point26_6) (float32, float32) {
+		return x + float32(p.X)/64, y + float32(float32(p.Y)/64)
+	}
+	for i, s := range segs {
 		a := s.pts
 		switch s.op {
 		case opMove:
@@ -248,13 +264,9 @@ func (g *glyphSet) rasterise(c byte) []uint8 {
 			cubeTo(z, x1, y1, x2, y2, x3, y3)
 		}
 	}
-	z.ClosePath()
-	mask := image.NewAlpha(image.Rect(0, 0, g.cellW, g.height))
-	z.Draw(mask, mask.Bounds(), image.Opaque, image.Point{})
-	for i, a := range mask.Pix {
-		mask.Pix[i] = uint8((int(a)*(levels-1) + 127) / 255)
+	if len(segs) > 0 {
+		z.ClosePath()
 	}
-	return mask.Pix
 }
 
 // palette holds, for each coverage level, FG drawn over BG with that

@@ -45,31 +45,7 @@ func TestOutlines(t *testing.T) {
 		fmt.Fprintf(&src, "{name: %q, unitsPerEm: %d, glyphs: [len(glyphRunes)]outline{\n", gf.name, upem)
 		var buf sfnt.Buffer
 		for _, r := range glyphRunes {
-			x, err := f.GlyphIndex(&buf, r)
-			if err != nil || x == 0 {
-				t.Fatalf("%s has no glyph for %q: %v", gf.name, r, err)
-			}
-			unit := fixed.I(int(upem)) // one pixel per font unit
-			adv, err := f.GlyphAdvance(&buf, x, unit, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			segs, err := f.LoadGlyph(&buf, x, unit, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&src, "// %q\n{advance: %d, segs: []int16{", r, adv/64)
-			for _, s := range segs {
-				fmt.Fprintf(&src, "%d,", s.Op)
-				for _, p := range s.Args[:pointsOf(int16(s.Op))] {
-					if p.X%64 != 0 || p.Y%64 != 0 {
-						t.Fatalf("%s %q: point %v is not in whole font units", gf.name, r, p)
-					}
-					fmt.Fprintf(&src, " %d, %d,", p.X/64, p.Y/64)
-				}
-				src.WriteString("\n")
-			}
-			src.WriteString("}},\n")
+			writeGlyph(t, &src, f, &buf, gf.name, r, "\n")
 		}
 		src.WriteString("}},\n")
 	}
@@ -149,30 +125,7 @@ func TestLabelOutlines(t *testing.T) {
 	fmt.Fprintf(&src, "var labelFont = labelOutlines{unitsPerEm: %d, glyphs: [numLabelGlyphs]outline{\n", upem)
 	var buf sfnt.Buffer
 	for _, r := range labelRunes() {
-		x, err := f.GlyphIndex(&buf, r)
-		if err != nil || x == 0 {
-			t.Fatalf("Go Regular has no glyph for %q: %v", r, err)
-		}
-		unit := fixed.I(int(upem))
-		adv, err := f.GlyphAdvance(&buf, x, unit, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		segs, err := f.LoadGlyph(&buf, x, unit, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&src, "// %q\n{advance: %d, segs: []int16{", r, adv/64)
-		for _, s := range segs {
-			fmt.Fprintf(&src, "%d,", s.Op)
-			for _, p := range s.Args[:pointsOf(int16(s.Op))] {
-				if p.X%64 != 0 || p.Y%64 != 0 {
-					t.Fatalf("%q: point %v is not in whole font units", r, p)
-				}
-				fmt.Fprintf(&src, " %d, %d,", p.X/64, p.Y/64)
-			}
-		}
-		src.WriteString("}},\n")
+		writeGlyph(t, &src, f, &buf, "Go Regular", r, "")
 	}
 	src.WriteString("}}\n")
 	code, err := format.Source(src.Bytes())
@@ -192,6 +145,38 @@ func TestLabelOutlines(t *testing.T) {
 	if !bytes.Equal(have, code) {
 		t.Errorf("labeloutlines.go differs from what sfnt reads from Go Regular: run go test ./counter -update")
 	}
+}
+
+// writeGlyph writes r's outline in font f as an outline literal of the
+// generated tables, in font units (one pixel per unit), sep after each
+// segment.
+func writeGlyph(t *testing.T, src *bytes.Buffer, f *sfnt.Font, buf *sfnt.Buffer, name string, r rune, sep string) {
+	t.Helper()
+	x, err := f.GlyphIndex(buf, r)
+	if err != nil || x == 0 {
+		t.Fatalf("%s has no glyph for %q: %v", name, r, err)
+	}
+	unit := fixed.I(int(f.UnitsPerEm()))
+	adv, err := f.GlyphAdvance(buf, x, unit, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, err := f.LoadGlyph(buf, x, unit, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(src, "// %q\n{advance: %d, segs: []int16{", r, adv/64)
+	for _, s := range segs {
+		fmt.Fprintf(src, "%d,", s.Op)
+		for _, p := range s.Args[:pointsOf(int16(s.Op))] {
+			if p.X%64 != 0 || p.Y%64 != 0 {
+				t.Fatalf("%s %q: point %v is not in whole font units", name, r, p)
+			}
+			fmt.Fprintf(src, " %d, %d,", p.X/64, p.Y/64)
+		}
+		src.WriteString(sep)
+	}
+	src.WriteString("}},\n")
 }
 
 // labelRunes are the characters a label may hold, in labelIndex order.

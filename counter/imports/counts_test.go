@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -55,13 +54,7 @@ func TestCountsRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Counts(strings.NewReader(tc.in))
-			var ie *counter.ImportError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error %v; want an ImportError", err)
-			}
-			if ie.Line != tc.line || !strings.Contains(ie.Reason, tc.reason) {
-				t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Reason, tc.line, tc.reason)
-			}
+			wantRefusal(t, err, tc.line, tc.reason)
 		})
 	}
 }

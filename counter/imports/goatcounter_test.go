@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"errors"
 	"os"
 	"reflect"
 	"strings"
@@ -82,13 +81,7 @@ func TestGoatCounterRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := GoatCounterCSV(strings.NewReader(tc.in))
-			var ie *counter.ImportError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error %v; want an ImportError", err)
-			}
-			if ie.Line != tc.line || !strings.Contains(ie.Reason, tc.reason) {
-				t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Reason, tc.line, tc.reason)
-			}
+			wantRefusal(t, err, tc.line, tc.reason)
 		})
 	}
 }

@@ -89,27 +89,7 @@ func describe(c byte) string {
 
 // object reads an object, calling fn with each key; fn reads its value.
 func (j *jsonReader) object(fn func(key string) error) error {
-	if err := j.expect('{'); err != nil {
-		return err
-	}
-	if j.depth++; j.depth > maxJSONDepth {
-		return j.fail("nested deeper than %d", maxJSONDepth)
-	}
-	defer func() { j.depth-- }()
-	for first := true; ; first = false {
-		c, err := j.peek()
-		if err != nil {
-			return err
-		}
-		if c == '}' {
-			j.r.ReadByte()
-			return nil
-		}
-		if !first {
-			if err := j.expect(','); err != nil {
-				return err
-			}
-		}
+	return j.list('{', '}', func() error {
 		key, err := j.str()
 		if err != nil {
 			return err
@@ -117,15 +97,19 @@ func (j *jsonReader) object(fn func(key string) error) error {
 		if err := j.expect(':'); err != nil {
 			return err
 		}
-		if err := fn(key); err != nil {
-			return err
-		}
-	}
+		return fn(key)
+	})
 }
 
 // array reads an array, calling fn to read each element.
 func (j *jsonReader) array(fn func() error) error {
-	if err := j.expect('['); err != nil {
+	return j.list('[', ']', fn)
+}
+
+// list reads what stands between open and close, separated by commas,
+// calling elem to read each element, nested at most maxJSONDepth deep.
+func (j *jsonReader) list(open, close byte, elem func() error) error {
+	if err := j.expect(open); err != nil {
 		return err
 	}
 	if j.depth++; j.depth > maxJSONDepth {
@@ -137,7 +121,7 @@ func (j *jsonReader) array(fn func() error) error {
 		if err != nil {
 			return err
 		}
-		if c == ']' {
+		if c == close {
 			j.r.ReadByte()
 			return nil
 		}
@@ -146,7 +130,7 @@ func (j *jsonReader) array(fn func() error) error {
 				return err
 			}
 		}
-		if err := fn(); err != nil {
+		if err := elem(); err != nil {
 			return err
 		}
 	}

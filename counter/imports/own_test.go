@@ -167,13 +167,7 @@ func TestOwnJSONRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := OwnJSON(strings.NewReader(tc.in))
-			var ie *counter.ImportError
-			if !errors.As(err, &ie) || !errors.Is(err, counter.ErrImport) {
-				t.Fatalf("error %v; want an ImportError", err)
-			}
-			if ie.Line != tc.line || !strings.Contains(ie.Reason, tc.reason) {
-				t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Reason, tc.line, tc.reason)
-			}
+			wantRefusal(t, err, tc.line, tc.reason)
 		})
 	}
 }
@@ -224,13 +218,19 @@ func TestOwnCSVRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := OwnCSV(strings.NewReader(tc.in))
-			var ie *counter.ImportError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error %v; want an ImportError", err)
-			}
-			if ie.Line != tc.line || !strings.Contains(ie.Reason, tc.reason) {
-				t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Reason, tc.line, tc.reason)
-			}
+			wantRefusal(t, err, tc.line, tc.reason)
 		})
+	}
+}
+
+// wantRefusal fails t unless err refuses a file at line for reason.
+func wantRefusal(t *testing.T, err error, line int, reason string) {
+	t.Helper()
+	var ie *counter.ImportError
+	if !errors.As(err, &ie) || !errors.Is(err, counter.ErrImport) {
+		t.Fatalf("error %v; want an ImportError", err)
+	}
+	if ie.Line != line || !strings.Contains(ie.Reason, reason) {
+		t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Reason, line, reason)
 	}
 }
