@@ -321,8 +321,9 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 
 // serveCount answers /NAME.json, counting nothing: the figure the image
 // shows, the views and visitors in all and today, and on a site those of
-// the page that page= or the Referer names. Any page may read it: it
-// carries nothing the image does not show, or the counter's own page.
+// the page that page= or the Referer names. Any page may read it. A
+// counter whose statistics have a password answers with what its image
+// shows alone.
 func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	g, err := a.glanceQuery(r, name)
@@ -334,12 +335,19 @@ func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 		jsonString("name", name),
 		jsonCount("count", g.Shown),
 		jsonString("show", g.Settings.Show.String()),
+	}
+	if g.Protected() {
+		// Its owner keeps its figures behind a password: the JSON says
+		// what the image shows, and no more.
+		writeJSON(w, r, http.StatusOK, fields...)
+		return
+	}
+	fields = append(fields,
 		jsonCount("views", g.Count),
 		jsonCount("visitors", g.Visitors),
 		jsonString("today", dayKeyOf(a.now())),
 		jsonCount("today_views", g.Today.Views),
-		jsonCount("today_visitors", g.Today.Visitors),
-	}
+		jsonCount("today_visitors", g.Today.Visitors))
 	if p := g.Page; p != nil {
 		fields = append(fields,
 			jsonString("page", p.Page),

@@ -365,3 +365,24 @@ func TestBadgeLabelFollowsTheCounter(t *testing.T) {
 		t.Errorf("a badge with named colours: %d %s", w.Code, w.Header().Get(errorHeader))
 	}
 }
+
+// A counter whose statistics have a password tells any page what its
+// image shows, and nothing of its day.
+func TestJSONOfAProtectedCounter(t *testing.T) {
+	a, _ := testApp(t, "page")
+	db, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetPasswordHash("page", []byte("$2a$10$abcdefghijklmnopqrstuu5Q0XGqgR5Ar7s0zK9zcWq8bY0LuI1m")); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	w := serve(a, "GET", "/page.json")
+	if want := `{"name":"page","count":0,"show":"views"}` + "\n"; w.Code != 200 || w.Body.String() != want {
+		t.Errorf("%d %s; want %s", w.Code, w.Body, want)
+	}
+	if w.Header().Get("Access-Control-Allow-Origin") != "*" {
+		t.Error("no CORS header")
+	}
+}
