@@ -5,7 +5,7 @@
 # htpasswd for hashes made by other implementations, Chromium for the
 # browser test, fail2ban-regex for the filter, GNU time for the benchmarks,
 # qemu-user to run the ARM builds, strace to see each hit synced before its
-# answer) when it is missing and this
+# answer, systemd-analyze to check the unit files) when it is missing and this
 # user may install (root, or sudo without a password), then vets and runs
 # every test. A test that needs a server or a tool skips without it, except
 # when CI=true: there it fails, so a missing server is never mistaken for a
@@ -25,6 +25,7 @@ declare -A wanted=(
 	[fail2ban]=/usr/bin/fail2ban-regex
 	[qemu-user]=/usr/bin/qemu-aarch64 # and /usr/bin/qemu-arm
 	[strace]=/usr/bin/strace
+	[systemd]=/usr/bin/systemd-analyze
 )
 need=()
 for pkg in "${!wanted[@]}"; do
