@@ -100,7 +100,7 @@ func (lr *LogReader) Read(name string, r io.Reader) error {
 	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, &counter.ImportError{Reason: "a damaged gzip file: " + err.Error()})
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, maxLogLine)
@@ -119,7 +119,9 @@ func (lr *LogReader) Read(name string, r io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: line %d: %w", name, line, err)
+			// A gzip'd log damaged after its start (a read error of the
+			// file itself would be no better reported another way).
+			return fmt.Errorf("%s: %w", name, &counter.ImportError{Line: line, Reason: "cannot read on: " + err.Error()})
 		}
 	}
 }

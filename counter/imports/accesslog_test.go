@@ -172,6 +172,8 @@ func TestLogRefusals(t *testing.T) {
 		{"unended quote", good + good + `198.51.100.1 - - [02/Jan/2026:10:00:00 +0000] "GET / HTTP/1.1` + "\n", 3, "not a line"},
 		{"bad status", `198.51.100.1 - - [02/Jan/2026:10:00:00 +0000] "GET / HTTP/1.1" OK 5 "-" "x"` + "\n", 1, "not a line"},
 		{"long line", good + strings.Repeat("x", maxLogLine+10) + "\n", 2, "longer than"},
+		{"gzip cut short", "\x1f\x8b", 0, "a damaged gzip file"},
+		{"gzip damaged", damagedGzip(good + good), 3, "cannot read on: gzip: invalid checksum"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lr, err := NewLogReader(LogOptions{Path: "/", Settings: counter.DefaultSettings()})
@@ -194,4 +196,15 @@ func TestLogRefusals(t *testing.T) {
 	if _, err := NewLogReader(LogOptions{Path: "/a/../b", Settings: counter.DefaultSettings()}); err == nil {
 		t.Error("a reader for /a/../b was made")
 	}
+}
+
+// damagedGzip is log gzip'd with its checksum broken.
+func damagedGzip(log string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(log))
+	zw.Close()
+	d := b.Bytes()
+	d[len(d)-8] ^= 0xff // the CRC-32
+	return string(d)
 }

@@ -41,11 +41,13 @@ func FuzzOwnJSON(f *testing.F) {
 }
 
 // FuzzLogLine feeds the access log reader any line: it never panics,
-// and a line it refuses is refused with its number.
+// and refuses with an ImportError, which names the line unless the file
+// as a whole is at fault (a damaged gzip file).
 func FuzzLogLine(f *testing.F) {
 	f.Add(apache("198.51.100.1", "02/Jan/2026:10:00:00 +0000", "GET / HTTP/1.1", "200", "https://x.example/", firefox))
 	f.Add(`2001:db8::1 blog.example - [02/Jan/2026:10:00:01 +0000] "GET /blog/index.html HTTP/1.1" 304 0 "-" "` + safari + "\"\r\n")
 	f.Add(`198.51.100.1 - - [02/Jan/2026:10:00:00 +0000] "GET /a\"b HTTP/1.1" 200 - "\\"` + "\n")
+	f.Add("\x1f\x8b") // found by the fuzzer: a gzip header cut short
 	s, err := counter.NewSite("blog.example")
 	if err != nil {
 		f.Fatal(err)
@@ -58,7 +60,7 @@ func FuzzLogLine(f *testing.F) {
 			}
 			if err := lr.Read("log", strings.NewReader(line)); err != nil {
 				var ie *counter.ImportError
-				if !errors.As(err, &ie) || ie.Line < 1 {
+				if !errors.As(err, &ie) || ie.Line < 1 && !strings.Contains(ie.Reason, "gzip") {
 					t.Fatalf("error %v is no ImportError with a line", err)
 				}
 				continue
