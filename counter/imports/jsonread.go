@@ -235,6 +235,26 @@ func (j *jsonReader) count(what string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if c != '-' && (c < '0' || c > '9') {
+		return 0, j.fail("%s must be a number, found %s", what, describe(c))
+	}
+	lit, err := j.number()
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(lit, 10, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, j.fail("%s %s is more than 18446744073709551615", what, lit)
+		}
+		return 0, j.fail("%s %s is not a whole number from 0 up", what, lit)
+	}
+	return n, nil
+}
+
+// number reads a number as JSON writes it, -?(0|[1-9][0-9]*)(.[0-9]+)?
+// ([eE][+-]?[0-9]+)?, and returns it as written.
+func (j *jsonReader) number() (string, error) {
 	var lit []byte
 	for len(lit) <= maxJSONNumber {
 		b, err := j.r.ReadByte()
@@ -247,20 +267,53 @@ func (j *jsonReader) count(what string) (uint64, error) {
 		}
 		lit = append(lit, b)
 	}
-	if len(lit) == 0 {
-		return 0, j.fail("%s must be a number, found %s", what, describe(c))
+	if len(lit) > maxJSONNumber {
+		return "", j.fail("a number longer than %d characters", maxJSONNumber)
 	}
-	if len(lit) > 1 && lit[0] == '0' {
-		return 0, j.fail("%s %s has a leading zero", what, lit)
-	}
-	n, err := strconv.ParseUint(string(lit), 10, 64)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			return 0, j.fail("%s %s is more than 18446744073709551615", what, lit)
+	if !validNumber(lit) {
+		if len(lit) > 1 && lit[0] == '0' && '0' <= lit[1] && lit[1] <= '9' {
+			return "", j.fail("a number with a leading zero: %s", lit)
 		}
-		return 0, j.fail("%s %s is not a whole number from 0 up", what, lit)
+		return "", j.fail("%q is not a number", lit)
 	}
-	return n, nil
+	return string(lit), nil
+}
+
+// validNumber reports whether lit is a number of JSON's grammar.
+func validNumber(lit []byte) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(lit) && '0' <= lit[i] && lit[i] <= '9' {
+			i, n = i+1, n+1
+		}
+		return n
+	}
+	if i < len(lit) && lit[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(lit) && lit[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(lit) && lit[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(lit) && (lit[i] == 'e' || lit[i] == 'E') {
+		i++
+		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(lit)
 }
 
 // optionalStr reads a string, or null as "".
@@ -304,18 +357,8 @@ func (j *jsonReader) skip() error {
 	case c == 'n':
 		return j.literal("null")
 	case c == '-' || '0' <= c && c <= '9':
-		for n := 0; ; n++ {
-			if n > maxJSONNumber {
-				return j.fail("a number longer than %d characters", maxJSONNumber)
-			}
-			c, err := j.r.ReadByte()
-			if err != nil {
-				return nil
-			}
-			if !numberByte(c) {
-				return j.r.UnreadByte()
-			}
-		}
+		_, err := j.number()
+		return err
 	}
 	return j.fail("expected a value, found %s", describe(c))
 }
