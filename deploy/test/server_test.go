@@ -189,6 +189,7 @@ var servers = []struct {
 	{"apache", apacheBins, "apache2", nil, "", startApache},
 	{"lighttpd-fastcgi", lighttpdBins, "lighttpd", nil, "", startLighttpdFastCGI},
 	{"apache-fastcgi", apacheBins, "apache2", []string{apacheFcgidModule}, "libapache2-mod-fcgid", startApacheFastCGI},
+	{"nginx-service", nginxBins, "nginx", nil, "", startNginxService},
 }
 
 // Where Debian installs the servers; a user's PATH often lacks /usr/sbin.

@@ -26,6 +26,7 @@ declare -A wanted=(
 	[qemu-user]=/usr/bin/qemu-aarch64 # and /usr/bin/qemu-arm
 	[strace]=/usr/bin/strace
 	[systemd]=/usr/bin/systemd-analyze
+	[nginx]=/usr/sbin/nginx
 )
 need=()
 for pkg in "${!wanted[@]}"; do

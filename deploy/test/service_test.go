@@ -1,0 +1,193 @@
+package test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// counterService runs counter.cgi fastcgi the way systemd runs
+// counter.service on counter.socket: the test holds the listening socket,
+// as systemd does, and hands it to the process as file descriptor 3 with
+// LISTEN_FDS=1 and LISTEN_PID naming the process itself. Requests that
+// come while no process runs wait in the socket's backlog.
+type counterService struct {
+	bin, dbPath string
+	sock, log   string
+	ln          *net.UnixListener
+	cmd         *exec.Cmd
+	exited      chan error
+}
+
+// newCounterService makes the socket in dir, which any local user may
+// connect to (the shipped counter.socket lets the web server's user alone),
+// for the counter.cgi in cgiDir on the database at dbPath.
+func newCounterService(t testing.TB, dir, cgiDir, dbPath string) *counterService {
+	t.Helper()
+	s := &counterService{bin: filepath.Join(cgiDir, "counter.cgi"), dbPath: dbPath,
+		sock: filepath.Join(dir, "fastcgi.sock"), log: filepath.Join(dir, "service.log")}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(true)
+	if err := os.Chmod(s.sock, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	s.ln = ln
+	t.Cleanup(func() { ln.Close() })
+	return s
+}
+
+// start starts the process on the socket, as the owner of the database's
+// folder (www-data where a root test handed it over), its stderr appended
+// to s.log; it is stopped when the test ends.
+func (s *counterService) start(t testing.TB) {
+	t.Helper()
+	f, err := s.ln.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	logf, err := os.OpenFile(s.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	// The shell's pid is the binary's after exec: LISTEN_PID is its own.
+	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" fastcgi`, s.bin)
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "COUNTER_DB=" + s.dbPath, "COUNTER_RUN_DIR=" + runDirOf(s.dbPath)}
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cred := ownerOf(t, filepath.Dir(s.dbPath)); cred != nil {
+		cmd.SysProcAttr.Credential = cred
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the service: %v", err)
+	}
+	s.cmd, s.exited = cmd, make(chan error, 1)
+	go func(exited chan error) { exited <- cmd.Wait() }(s.exited)
+	t.Cleanup(func() { s.stop(t) })
+}
+
+// stop sends SIGTERM, as systemctl stop does, and waits for the process
+// to answer what it holds and exit.
+func (s *counterService) stop(t testing.TB) {
+	t.Helper()
+	if s.cmd == nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.exited:
+		if err != nil {
+			t.Errorf("the service exited with %v after SIGTERM", err)
+		}
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.exited
+		t.Errorf("the service did not exit within 10s of SIGTERM; killed")
+	}
+	s.cmd = nil
+}
+
+// nginxBins is where Debian installs nginx.
+var nginxBins = []string{"nginx", "/usr/sbin/nginx"}
+
+// startNginxService starts nginx (nginx -g 'daemon off;') on loopback with
+// the shipped nginx/counter.conf included in its server block, in front
+// of the counter's FastCGI service, plus the /hits/ alias and the
+// /counter/ rewrite that the snippet shows in a comment.
+func startNginxService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
+	t.Helper()
+	dir, htdocs := serverDir(t, cgiDir, dbPath)
+	svc := newCounterService(t, dir, cgiDir, dbPath)
+	srv := &webServer{Name: "nginx-service", CGILog: svc.log}
+	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
+	snippet := shippedSnippet(t, filepath.Join(kitDir, "nginx", "counter.conf"), map[string]string{"/run/counter/fastcgi.sock": svc.sock})
+	snippetPath := filepath.Join(dir, "counter.conf")
+	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The README's alias: the same location under /hits/.
+	hitsPath := filepath.Join(dir, "hits.conf")
+	hits := strings.ReplaceAll(string(snippet), `/cgi-bin/counter\.cgi`, `/hits/counter\.cgi`)
+	if err := os.WriteFile(hitsPath, []byte(hits), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rewrite string
+	for line := range strings.Lines(string(snippet)) {
+		if l := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#")); strings.HasPrefix(l, "rewrite ^/counter/") {
+			rewrite = l
+		}
+	}
+	if rewrite == "" {
+		t.Fatal("nginx/counter.conf shows no rewrite for ^/counter/")
+	}
+	// Debian's fastcgi_params, which the snippet includes from beside
+	// the main config, as from /etc/nginx.
+	params, err := os.ReadFile("/etc/nginx/fastcgi_params")
+	if err != nil {
+		t.Fatalf("Debian's nginx config: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fastcgi_params"), params, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"body", "fastcgi", "proxy", "uwsgi", "scgi"} {
+		if err := os.MkdirAll(filepath.Join(dir, "temp", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := ""
+	if os.Geteuid() == 0 {
+		user = "user root;" // the workers only read the test's files
+	}
+	letTraverse(t, dir)
+	dumpOnFailure(t, errorLog, stderrLog, svc.log)
+	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
+		conf := filepath.Join(dir, "nginx.conf")
+		text := fmt.Sprintf(`daemon off;
+%[6]s
+worker_processes 2;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 512; }
+http {
+	access_log off;
+	client_body_temp_path %[1]s/temp/body;
+	fastcgi_temp_path %[1]s/temp/fastcgi;
+	proxy_temp_path %[1]s/temp/proxy;
+	uwsgi_temp_path %[1]s/temp/uwsgi;
+	scgi_temp_path %[1]s/temp/scgi;
+	types { text/plain txt; text/html html; }
+	server {
+		listen 127.0.0.1:%[2]d;
+		root %[3]s;
+		include %[4]s;
+		include %[5]s;
+		%[7]s
+	}
+}
+`, dir, port, htdocs, snippetPath, hitsPath, user, rewrite)
+		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		check := exec.CommandContext(ctx, bin, "-t", "-p", dir, "-e", errorLog, "-c", conf)
+		if err := checkConfig(check); err != nil {
+			return err
+		}
+		return runServer(t, exec.Command(bin, "-p", dir, "-e", errorLog, "-c", conf), stderrLog, baseURL, svc.bin)
+	})
+	svc.start(t)
+	return srv
+}
