@@ -20,22 +20,39 @@ import (
 // as CGI (mod_cgid) with the database at dbPath.
 func startApache(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
-	return startApacheWith(t, bin, cgiDir, dbPath, false)
+	return startApacheWith(t, bin, cgiDir, dbPath, apacheCGI)
 }
 
 // startApacheFastCGI is startApache with apache/counter-fastcgi.conf:
 // mod_fcgid starts counter.cgi as FastCGI and stops it when Apache stops.
 func startApacheFastCGI(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
-	return startApacheWith(t, bin, cgiDir, dbPath, true)
+	return startApacheWith(t, bin, cgiDir, dbPath, apacheFcgid)
 }
+
+// startApacheService is startApache with apache/counter-service.conf:
+// mod_proxy_fcgi sends every request to the counter's FastCGI service,
+// run as systemd would run it (counterService).
+func startApacheService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
+	t.Helper()
+	return startApacheWith(t, bin, cgiDir, dbPath, apacheService)
+}
+
+// How Apache runs the counter.
+type apacheMode int
+
+const (
+	apacheCGI     apacheMode = iota // mod_cgid, apache/counter.conf
+	apacheFcgid                     // mod_fcgid, apache/counter-fastcgi.conf
+	apacheService                   // mod_proxy_fcgi and the service, apache/counter-service.conf
+)
 
 // apacheFcgidModule is where Debian's libapache2-mod-fcgid puts mod_fcgid.
 const apacheFcgidModule = apacheModuleDir + "/mod_fcgid.so"
 
 const apacheModuleDir = "/usr/lib/apache2/modules"
 
-func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *webServer {
+func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, mode apacheMode) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	run := filepath.Join(dir, "run") // pid file, mutexes, mod_cgid's socket
@@ -44,14 +61,15 @@ func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *we
 	}
 	var own []string                     // folders for Apache's user, besides the database's
 	fcgid := filepath.Join(run, "fcgid") // mod_fcgid's sockets and process table
-	if fastCGI {
+	if mode == apacheFcgid {
 		if err := os.Mkdir(fcgid, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		own = append(own, fcgid)
 	}
 	user, group := apacheUser(t, dir, cgiDir, filepath.Dir(dbPath), own...)
-	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine}
+	errorLog := filepath.Join(dir, "error.log")
+	srv := &webServer{Name: "apache", CGILog: errorLog, cgiLine: apacheCGILine}
 	stderrLog := filepath.Join(dir, "stderr.log")
 	file, modules := "counter.conf", apacheModules
 	replace := map[string]string{
@@ -61,11 +79,19 @@ func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool) *we
 	}
 	// mod_cgid's socket, or mod_fcgid's sockets and process table.
 	moduleFiles := fmt.Sprintf("ScriptSock \"%s/cgisock\"\n", run)
-	if fastCGI {
+	withoutCGI := slices.DeleteFunc(slices.Clone(modules), func(m string) bool { return m == "cgid" })
+	var svc *counterService
+	switch mode {
+	case apacheFcgid:
 		srv.Name, file = "apache-fastcgi", "counter-fastcgi.conf"
-		modules = slices.Concat(slices.DeleteFunc(slices.Clone(modules), func(m string) bool { return m == "cgid" }), []string{"fcgid"})
+		modules = slices.Concat(withoutCGI, []string{"fcgid"})
 		moduleFiles = fmt.Sprintf("FcgidIPCDir \"%[1]s/sock\"\nFcgidProcessTableFile \"%[1]s/shm\"\n", fcgid)
-	} else {
+	case apacheService:
+		svc = newCounterService(t, dir, cgiDir, dbPath)
+		srv.Name, file, srv.CGILog, srv.cgiLine = "apache-service", "counter-service.conf", svc.log, nil
+		modules, moduleFiles = slices.Concat(withoutCGI, []string{"proxy", "proxy_fcgi"}), ""
+		replace = map[string]string{"/usr/lib/cgi-bin": cgiDir, "/run/counter/fastcgi.sock": svc.sock}
+	default:
 		// Debian's serve-cgi-bin.conf, if this machine has it, would turn
 		// off the snippet's own ScriptAlias, the one tested here.
 		replace["/etc/apache2/conf-enabled/serve-cgi-bin.conf"] = filepath.Join(dir, "no-serve-cgi-bin.conf")
@@ -89,7 +115,7 @@ ErrorLog "%[3]s"
 LogLevel warn
 ServerName 127.0.0.1
 Listen 127.0.0.1:${COUNTER_TEST_PORT}
-`, dir, run, srv.CGILog)
+`, dir, run, errorLog)
 	if user != "" {
 		fmt.Fprintf(&conf, "User %s\nGroup %s\n", user, group)
 	}
@@ -122,8 +148,8 @@ ScriptAlias /hits/ "%[5]s/"
 	if err := os.WriteFile(confPath, []byte(conf.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dumpOnFailure(t, srv.CGILog, stderrLog)
-	srv.URL = onFreePort(t, []string{srv.CGILog, stderrLog}, func(port int, baseURL string) error {
+	dumpOnFailure(t, errorLog, stderrLog, srv.CGILog)
+	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		// What systemd gives Apache on Debian, so that nothing of this
 		// test's environment reaches the CGI; the port comes in as a
 		// variable so that the config file is written once.
@@ -139,6 +165,9 @@ ScriptAlias /hits/ "%[5]s/"
 		cmd.Env = env
 		return runServer(t, cmd, stderrLog, baseURL, filepath.Join(cgiDir, "counter.cgi"))
 	})
+	if svc != nil {
+		svc.start(t)
+	}
 	return srv
 }
 

@@ -189,6 +189,7 @@ var servers = []struct {
 	{"apache", apacheBins, "apache2", nil, "", startApache},
 	{"lighttpd-fastcgi", lighttpdBins, "lighttpd", nil, "", startLighttpdFastCGI},
 	{"apache-fastcgi", apacheBins, "apache2", []string{apacheFcgidModule}, "libapache2-mod-fcgid", startApacheFastCGI},
+	{"apache-service", apacheBins, "apache2", []string{apacheModuleDir + "/mod_proxy_fcgi.so"}, "apache2", startApacheService},
 	{"nginx-service", nginxBins, "nginx", nil, "", startNginxService},
 }
 
