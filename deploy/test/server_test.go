@@ -191,6 +191,7 @@ var servers = []struct {
 	{"apache-fastcgi", apacheBins, "apache2", []string{apacheFcgidModule}, "libapache2-mod-fcgid", startApacheFastCGI},
 	{"apache-service", apacheBins, "apache2", []string{apacheModuleDir + "/mod_proxy_fcgi.so"}, "apache2", startApacheService},
 	{"nginx-service", nginxBins, "nginx", nil, "", startNginxService},
+	{"caddy-service", caddyBins, "caddy", nil, "", startCaddyService},
 }
 
 // Where Debian installs the servers; a user's PATH often lacks /usr/sbin.

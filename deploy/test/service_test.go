@@ -191,3 +191,72 @@ http {
 	svc.start(t)
 	return srv
 }
+
+// caddyBins is where Debian installs Caddy.
+var caddyBins = []string{"caddy", "/usr/bin/caddy"}
+
+// startCaddyService starts Caddy (caddy run) on loopback with the shipped
+// caddy/counter.caddy imported into its site, in front of the counter's
+// FastCGI service, plus the /hits/ alias and the /counter/ rewrite that
+// the snippet shows in a comment.
+func startCaddyService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
+	t.Helper()
+	dir, htdocs := serverDir(t, cgiDir, dbPath)
+	svc := newCounterService(t, dir, cgiDir, dbPath)
+	srv := &webServer{Name: "caddy-service", CGILog: svc.log}
+	stderrLog := filepath.Join(dir, "stderr.log")
+	snippet := shippedSnippet(t, filepath.Join(kitDir, "caddy", "counter.caddy"), map[string]string{"/run/counter/fastcgi.sock": svc.sock})
+	snippetPath := filepath.Join(dir, "counter.caddy")
+	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hitsPath := filepath.Join(dir, "hits.caddy")
+	hits := strings.NewReplacer("/cgi-bin/counter.cgi", "/hits/counter.cgi", "@counter", "@hits").Replace(string(snippet))
+	if err := os.WriteFile(hitsPath, []byte(hits), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rewrite string
+	for line := range strings.Lines(string(snippet)) {
+		if l := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#")); strings.HasPrefix(l, "uri /counter/") {
+			rewrite = l
+		}
+	}
+	if rewrite == "" {
+		t.Fatal("caddy/counter.caddy shows no rewrite for /counter/")
+	}
+	dumpOnFailure(t, stderrLog, svc.log)
+	// Caddy keeps its own files under $HOME and the XDG folders.
+	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "HOME=" + dir,
+		"XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")}
+	srv.URL = onFreePort(t, []string{stderrLog}, func(port int, baseURL string) error {
+		conf := filepath.Join(dir, "Caddyfile")
+		text := fmt.Sprintf(`{
+	admin off
+	auto_https off
+}
+
+http://127.0.0.1:%[1]d {
+	root * %[2]s
+	import %[3]s
+	import %[4]s
+	%[5]s
+	file_server
+}
+`, port, htdocs, snippetPath, hitsPath, rewrite)
+		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		check := exec.CommandContext(ctx, bin, "validate", "--config", conf, "--adapter", "caddyfile")
+		check.Env = env
+		if err := checkConfig(check); err != nil {
+			return err
+		}
+		cmd := exec.Command(bin, "run", "--config", conf, "--adapter", "caddyfile")
+		cmd.Env = env
+		return runServer(t, cmd, stderrLog, baseURL, svc.bin)
+	})
+	svc.start(t)
+	return srv
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deploy/test/test.sh - the project's test command (deploy/README.md, "Run the tests").
 #
-# Installs what the tests need from Debian (the web servers and mod_fcgid, PHP and
+# Installs what the tests need from Debian (the web servers, nginx and Caddy and
+# mod_fcgid among them, PHP and
 # htpasswd for hashes made by other implementations, Chromium for the
 # browser test, fail2ban-regex for the filter, GNU time for the benchmarks,
 # qemu-user to run the ARM builds, strace to see each hit synced before its
@@ -27,6 +28,7 @@ declare -A wanted=(
 	[strace]=/usr/bin/strace
 	[systemd]=/usr/bin/systemd-analyze
 	[nginx]=/usr/sbin/nginx
+	[caddy]=/usr/bin/caddy
 )
 need=()
 for pkg in "${!wanted[@]}"; do
