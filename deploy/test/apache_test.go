@@ -88,7 +88,7 @@ func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, mode apacheMode) 
 		moduleFiles = fmt.Sprintf("FcgidIPCDir \"%[1]s/sock\"\nFcgidProcessTableFile \"%[1]s/shm\"\n", fcgid)
 	case apacheService:
 		svc = newCounterService(t, dir, cgiDir, dbPath)
-		srv.Name, file, srv.CGILog, srv.cgiLine = "apache-service", "counter-service.conf", svc.log, nil
+		srv.Name, file, srv.CGILog, srv.cgiLine, srv.service = "apache-service", "counter-service.conf", svc.log, nil, svc
 		modules, moduleFiles = slices.Concat(withoutCGI, []string{"proxy", "proxy_fcgi"}), ""
 		replace = map[string]string{"/usr/lib/cgi-bin": cgiDir, "/run/counter/fastcgi.sock": svc.sock}
 	default:

@@ -157,6 +157,10 @@ type webServer struct {
 	// cgiLine picks a line of the CGI's stderr out of a line of CGILog
 	// and strips what the server put around it; nil keeps every line.
 	cgiLine func(line string) (string, bool)
+
+	// service is the counter's FastCGI service of a set-up in front of
+	// one, nil for the others.
+	service *counterService
 }
 
 // CGIStderr returns what counter.cgi wrote to stderr so far, a line for

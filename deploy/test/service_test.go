@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/deploy/bench/benchstat"
 )
 
 // counterService runs counter.cgi fastcgi the way systemd runs
@@ -110,7 +115,7 @@ func startNginxService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	svc := newCounterService(t, dir, cgiDir, dbPath)
-	srv := &webServer{Name: "nginx-service", CGILog: svc.log}
+	srv := &webServer{Name: "nginx-service", CGILog: svc.log, service: svc}
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
 	snippet := shippedSnippet(t, filepath.Join(kitDir, "nginx", "counter.conf"), map[string]string{"/run/counter/fastcgi.sock": svc.sock})
 	snippetPath := filepath.Join(dir, "counter.conf")
@@ -203,7 +208,7 @@ func startCaddyService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
 	svc := newCounterService(t, dir, cgiDir, dbPath)
-	srv := &webServer{Name: "caddy-service", CGILog: svc.log}
+	srv := &webServer{Name: "caddy-service", CGILog: svc.log, service: svc}
 	stderrLog := filepath.Join(dir, "stderr.log")
 	snippet := shippedSnippet(t, filepath.Join(kitDir, "caddy", "counter.caddy"), map[string]string{"/run/counter/fastcgi.sock": svc.sock})
 	snippetPath := filepath.Join(dir, "counter.caddy")
@@ -259,4 +264,67 @@ http://127.0.0.1:%[1]d {
 	})
 	svc.start(t)
 	return srv
+}
+
+// TestServiceRestarts sends 2,000 hits, 16 at a time, through each server
+// in front of the service while the service is restarted three times, as
+// systemctl restart does: SIGTERM, then a new process on the socket the
+// test keeps open, as systemd keeps counter.socket. No hit may fail (a
+// refused connection would be a 502), and the count must be exact: every
+// hit answered was committed, by the process that answered it.
+func TestServiceRestarts(t *testing.T) {
+	const hits, inFlight, restarts = 2000, 16, 3
+	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
+		if srv.service == nil {
+			t.Skip("not in front of the service")
+		}
+		admin(t, cgiDir, dbPath, "create", "rs", "reload=off")
+		client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		url := srv.URL + "/cgi-bin/counter.cgi/rs.png"
+		var (
+			mu       sync.Mutex
+			failures []string
+			done     atomic.Int64
+		)
+		restarted := make(chan int, 1)
+		go func() {
+			n := 0
+			for n < restarts && ctx.Err() == nil {
+				if done.Load() >= int64((n+1)*hits/(restarts+1)) {
+					began := time.Now()
+					srv.service.stop(t)
+					stopped := time.Since(began)
+					srv.service.start(t)
+					n++
+					t.Logf("restart %d: the old process took %v to stop", n, stopped.Round(time.Millisecond))
+				}
+				time.Sleep(time.Millisecond)
+			}
+			restarted <- n
+		}()
+		start := time.Now()
+		sent := benchstat.Run(ctx, hits, inFlight, func(i int) bool {
+			err := checkHit(ctx, client, url)
+			done.Add(1)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failures = append(failures, fmt.Sprintf("hit %d: %v", i, err))
+			}
+			return len(failures) < 20
+		})
+		n := <-restarted
+		t.Logf("%s: %d hits, %d at a time, %d restarts, in %v", srv.Name, sent, inFlight, n, time.Since(start).Round(time.Millisecond))
+		for _, f := range failures {
+			t.Error(f)
+		}
+		if sent != hits || n != restarts {
+			t.Fatalf("sent %d hits with %d restarts, want %d and %d", sent, n, hits, restarts)
+		}
+		if got := jsonCount(t, srv.URL, "rs"); got != hits {
+			t.Errorf("count %d after %d hits answered, want %d: hits lost in a restart", got, hits, hits)
+		}
+	})
 }
