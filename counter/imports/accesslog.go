@@ -17,10 +17,11 @@ import (
 
 // Bounds of reading access logs. A line longer than maxLogLine is no line
 // a web server writes: Apache's longest request line and headers, every
-// byte escaped as \xhh, come to about 100 KiB. Visitors are remembered for the two most recent
-// days the logs reach, at most maxVisitorsADay keys a day (a key is a
-// visitor, or on a site a visitor of one page, about 40 bytes each):
-// reading a gigabyte of log takes a few megabytes, whatever it holds.
+// byte escaped as \xhh, come to about 100 KiB. Visitors are remembered
+// for the two most recent days the logs reach, at most maxVisitorsADay
+// keys a day (a key is a visitor, or on a site a visitor of one page,
+// about 40 bytes each): reading a gigabyte of log takes a few megabytes,
+// whatever it holds.
 const (
 	maxLogLine      = 128 << 10
 	maxVisitorsADay = 1 << 19
