@@ -104,6 +104,32 @@ func (s *counterService) stop(t testing.TB) {
 	s.cmd = nil
 }
 
+// serviceSnippets writes into dir the shipped snippet at file (under
+// deploy/), pointed at svc's socket, and a copy of it for the README's
+// /hits/ alias, made by hits; it returns their paths and the line of the
+// /counter/ rewrite that the snippet shows in a comment, starting with
+// rewrite.
+func serviceSnippets(t testing.TB, dir string, svc *counterService, file, rewrite string, hits *strings.Replacer) (snippetPath, hitsPath, rewriteLine string) {
+	t.Helper()
+	snippet := string(shippedSnippet(t, filepath.Join(kitDir, file), map[string]string{"/run/counter/fastcgi.sock": svc.sock}))
+	snippetPath = filepath.Join(dir, filepath.Base(file))
+	hitsPath = filepath.Join(dir, "hits-"+filepath.Base(file))
+	for path, text := range map[string]string{snippetPath: snippet, hitsPath: hits.Replace(snippet)} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for line := range strings.Lines(snippet) {
+		if l := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#")); strings.HasPrefix(l, rewrite) {
+			rewriteLine = l
+		}
+	}
+	if rewriteLine == "" {
+		t.Fatalf("%s shows no %q line", file, rewrite)
+	}
+	return snippetPath, hitsPath, rewriteLine
+}
+
 // nginxBins is where Debian installs nginx.
 var nginxBins = []string{"nginx", "/usr/sbin/nginx"}
 
@@ -117,26 +143,8 @@ func startNginxService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	svc := newCounterService(t, dir, cgiDir, dbPath)
 	srv := &webServer{Name: "nginx-service", CGILog: svc.log, service: svc}
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
-	snippet := shippedSnippet(t, filepath.Join(kitDir, "nginx", "counter.conf"), map[string]string{"/run/counter/fastcgi.sock": svc.sock})
-	snippetPath := filepath.Join(dir, "counter.conf")
-	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// The README's alias: the same location under /hits/.
-	hitsPath := filepath.Join(dir, "hits.conf")
-	hits := strings.ReplaceAll(string(snippet), `/cgi-bin/counter\.cgi`, `/hits/counter\.cgi`)
-	if err := os.WriteFile(hitsPath, []byte(hits), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var rewrite string
-	for line := range strings.Lines(string(snippet)) {
-		if l := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#")); strings.HasPrefix(l, "rewrite ^/counter/") {
-			rewrite = l
-		}
-	}
-	if rewrite == "" {
-		t.Fatal("nginx/counter.conf shows no rewrite for ^/counter/")
-	}
+	snippetPath, hitsPath, rewrite := serviceSnippets(t, dir, svc, "nginx/counter.conf", "rewrite ^/counter/",
+		strings.NewReplacer(`/cgi-bin/counter\.cgi`, `/hits/counter\.cgi`))
 	// Debian's fastcgi_params, which the snippet includes from beside
 	// the main config, as from /etc/nginx.
 	params, err := os.ReadFile("/etc/nginx/fastcgi_params")
@@ -210,25 +218,8 @@ func startCaddyService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	svc := newCounterService(t, dir, cgiDir, dbPath)
 	srv := &webServer{Name: "caddy-service", CGILog: svc.log, service: svc}
 	stderrLog := filepath.Join(dir, "stderr.log")
-	snippet := shippedSnippet(t, filepath.Join(kitDir, "caddy", "counter.caddy"), map[string]string{"/run/counter/fastcgi.sock": svc.sock})
-	snippetPath := filepath.Join(dir, "counter.caddy")
-	if err := os.WriteFile(snippetPath, snippet, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hitsPath := filepath.Join(dir, "hits.caddy")
-	hits := strings.NewReplacer("/cgi-bin/counter.cgi", "/hits/counter.cgi", "@counter", "@hits").Replace(string(snippet))
-	if err := os.WriteFile(hitsPath, []byte(hits), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var rewrite string
-	for line := range strings.Lines(string(snippet)) {
-		if l := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#")); strings.HasPrefix(l, "uri /counter/") {
-			rewrite = l
-		}
-	}
-	if rewrite == "" {
-		t.Fatal("caddy/counter.caddy shows no rewrite for /counter/")
-	}
+	snippetPath, hitsPath, rewrite := serviceSnippets(t, dir, svc, "caddy/counter.caddy", "uri /counter/",
+		strings.NewReplacer("/cgi-bin/counter.cgi", "/hits/counter.cgi", "@counter", "@hits"))
 	dumpOnFailure(t, stderrLog, svc.log)
 	// Caddy keeps its own files under $HOME and the XDG folders.
 	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "HOME=" + dir,
