@@ -147,9 +147,9 @@ for s in $servers; do
 done
 
 if [ "$changed" = 0 ]; then
-	say "nothing to change: counter.cgi is installed as $mode for$servers"
+	say "nothing to change: counter.cgi is installed as $mode for ${servers# }"
 else
-	say "counter.cgi is installed as $mode for$servers"
+	say "counter.cgi is installed as $mode for ${servers# }"
 fi
 say "database: $db_path; add counters with: sudo -u $web_user $bin_path create NAME"
 echo "Put this in a page:"

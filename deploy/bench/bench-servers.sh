@@ -3,7 +3,7 @@
 # lighttpd's FastCGI (mod_fastcgi starting the binary), Apache's mod_fcgid,
 # and Apache (mod_proxy_fcgi), nginx and Caddy in front of the FastCGI
 # service (deploy/systemd), each with the shipped config files, as the
-# real-server tests start them (deploy/test, TestBenchServers).
+# real-server tests start them (deploy/test, BenchmarkServers).
 #
 #     deploy/bench/bench-servers.sh                  # 3 rounds of 5 s: about 3 minutes
 #     ROUNDS=5 DURATION=10s deploy/bench/bench-servers.sh
@@ -19,5 +19,6 @@
 # Needs lighttpd, apache2 with libapache2-mod-fcgid, nginx, caddy and Go.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5s} COUNTER_BENCH_SERVERS=1 \
-	go test -count=1 -timeout 60m -run '^TestBenchServers$' -v ./deploy/test | grep -v '^=== \|^--- \|^PASS$\|^ok '
+ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5s} \
+	go test -count=1 -timeout 60m -run '^$' -bench '^BenchmarkServers$' -benchtime 1x -v ./deploy/test |
+	grep -v -e '^=== ' -e '^--- ' -e '^PASS$' -e '^ok ' -e '^goos' -e '^goarch' -e '^pkg' -e '^cpu' -e '^BenchmarkServers'

@@ -113,6 +113,9 @@ func TestInstallScript(t *testing.T) {
 			args := append([]string{"--binary", binArg, "--counter", "blog"}, mode.flags...)
 			out := script(t, "install.sh", args...)
 			t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
+			if !strings.Contains(out, " installed as ") || !strings.Contains(out, " for lighttpd apache\n") {
+				t.Errorf("install.sh did not say for which servers it installed:\n%s", out)
+			}
 			if !strings.Contains(out, `<img src="/cgi-bin/counter.cgi/blog.png" alt="visitors">`) {
 				t.Errorf("install.sh printed no <img> snippet:\n%s", out)
 			}

@@ -16,21 +16,19 @@ import (
 	"hitcounter/deploy/bench/benchstat"
 )
 
-// benchedServers are the set-ups TestBenchServers compares, lighttpd's
+// benchedServers are the set-ups BenchmarkServers compares, lighttpd's
 // FastCGI first: the one the others are measured against.
 var benchedServers = []string{"lighttpd-fastcgi", "apache-fastcgi", "apache-service", "nginx-service", "caddy-service"}
 
-// TestBenchServers is the benchmark of deploy/bench/bench-servers.sh, not
-// a test: it runs only with COUNTER_BENCH_SERVERS=1. It starts every
+// BenchmarkServers is the benchmark of deploy/bench/bench-servers.sh (go
+// test -bench, once: it times itself, round by round). It starts every
 // FastCGI set-up at once, each with a database of its own, and loads them
 // in turn, round after round, at 4 and then 16 clients on kept-alive
 // connections, each hit a counted view; it prints the median over rounds
 // of hits a second and p99 per set-up, each against lighttpd's FastCGI,
 // and checks every count against the hits answered.
-func TestBenchServers(t *testing.T) {
-	if os.Getenv("COUNTER_BENCH_SERVERS") != "1" {
-		t.Skip("a benchmark: deploy/bench/bench-servers.sh runs it")
-	}
+func BenchmarkServers(b *testing.B) {
+	var t testing.TB = b
 	rounds, _ := strconv.Atoi(os.Getenv("ROUNDS"))
 	rounds = max(rounds, 1)
 	d, err := time.ParseDuration(os.Getenv("DURATION"))
@@ -114,7 +112,7 @@ func TestBenchServers(t *testing.T) {
 // loadFor sends hits to url from conc clients on kept-alive connections
 // for d, and returns the hits a second, the p99 in milliseconds and the
 // hits answered with a 200.
-func loadFor(t *testing.T, url string, conc int, d time.Duration) (rate, p99 float64, ok int64) {
+func loadFor(t testing.TB, url string, conc int, d time.Duration) (rate, p99 float64, ok int64) {
 	t.Helper()
 	tr := &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc}
 	defer tr.CloseIdleConnections()

@@ -265,10 +265,7 @@ http://127.0.0.1:%[1]d {
 // hit answered was committed, by the process that answered it.
 func TestServiceRestarts(t *testing.T) {
 	const hits, inFlight, restarts = 2000, 16, 3
-	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
-		if srv.service == nil {
-			t.Skip("not in front of the service")
-		}
+	eachServiceServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
 		admin(t, cgiDir, dbPath, "create", "rs", "reload=off")
 		client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -318,4 +315,22 @@ func TestServiceRestarts(t *testing.T) {
 			t.Errorf("count %d after %d hits answered, want %d: hits lost in a restart", got, hits, hits)
 		}
 	})
+}
+
+// eachServiceServer is eachServer for the set-ups in front of the service.
+func eachServiceServer(t *testing.T, check func(t *testing.T, srv *webServer, cgiDir, dbPath string)) {
+	t.Helper()
+	for _, s := range servers {
+		if !strings.HasSuffix(s.name, "-service") {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			bin := serverBinary(t, s.pkg, s.bins...)
+			for _, f := range s.needs {
+				needFile(t, s.modPkg, f)
+			}
+			cgiDir, dbPath := installCounter(t)
+			check(t, s.start(t, bin, cgiDir, dbPath), cgiDir, dbPath)
+		})
+	}
 }
