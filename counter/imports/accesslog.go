@@ -42,7 +42,9 @@ type LogOptions struct {
 
 // LogReader makes the days of a counter's history from web servers'
 // access logs in Apache's or lighttpd's default format (combined, or
-// common without Referer and User-Agent), plain or gzip'd. It judges each
+// common without Referer and User-Agent, whose every request is a view
+// since its bots cannot be told apart, and whose visitors are addresses),
+// plain or gzip'd. It judges each
 // request for the page as the counter would have judged a hit on its
 // image: bots, reloads and ignored networks are tallied and not counted,
 // and a visitor is an address with a User-Agent, once a UTC day.
@@ -131,6 +133,9 @@ func (lr *LogReader) Read(name string, r io.Reader) error {
 // request is what one line of a log says.
 type request struct {
 	addr, vhost, stamp, method, target, status, referer, agent string
+	// common is set for a line of the common format, which keeps no
+	// User-Agent: its bots cannot be told apart.
+	common bool
 }
 
 // line reads one line and counts its request.
@@ -220,7 +225,7 @@ func (lr *LogReader) count(req request, at time.Time, page string) error {
 	switch {
 	case counter.IsGitHubCamo(req.agent):
 		kind = counter.GitHub
-	case lr.isBot(req.agent):
+	case !req.common && lr.isBot(req.agent):
 		kind = counter.Bot
 	case addrErr == nil && s.Ignores(addr):
 		kind = counter.Ignored
@@ -408,7 +413,8 @@ func parseLine(line string) (request, error) {
 		return req, errNotCombined
 	}
 	if rest == "" {
-		return req, nil // the common format
+		req.common = true
+		return req, nil
 	}
 	if !strings.HasPrefix(rest, "\"") {
 		return req, errNotCombined

@@ -88,14 +88,17 @@ func TestLogFormats(t *testing.T) {
 		`198.51.100.1 - frank [02/Jan/2026:10:00:00 +0100] "GET /blog/ HTTP/1.1" 200 512 "https://x.example/?q=\"a\"" "Mozilla/5.0 \"quoted\" Firefox/128.0"` + "\n",
 		// lighttpd's default: the host asked for in place of %l, CRLF.
 		`2001:db8::1 blog.example - [02/Jan/2026:10:00:01 +0000] "GET /blog/index.html HTTP/1.1" 200 512 "-" "` + safari + "\"\r\n",
-		// The common format, no Referer or User-Agent: a bot, as a live hit without one.
+		// The common format, no Referer or User-Agent: a view by an
+		// address, since its bots cannot be told apart; an empty
+		// User-Agent in the combined format is a bot's.
 		`198.51.100.9 - - [02/Jan/2026:10:00:02 +0000] "GET /blog HTTP/1.0" 200 -` + "\n",
+		`198.51.100.9 - - [02/Jan/2026:10:00:02 +0000] "GET /blog HTTP/1.0" 200 - "-" "-"` + "\n",
 		// A request no browser sent, logged all the same.
 		`198.51.100.9 - - [02/Jan/2026:10:00:03 +0000] "\x16\x03\x01" 400 0 "-" "-"` + "\n",
 		"\n",
 	}
 	imp := readLog(t, LogOptions{Path: "/blog/", Settings: counter.DefaultSettings()}, strings.Join(lines, ""))
-	want := []counter.Day{{Date: "2026-01-02", Tally: tally(2, 2, counter.Bot, 1)}}
+	want := []counter.Day{{Date: "2026-01-02", Tally: tally(3, 3, counter.Bot, 1)}}
 	if !reflect.DeepEqual(imp.Days, want) {
 		t.Errorf("days %+v; want %+v", imp.Days, want)
 	}
