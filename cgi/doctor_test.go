@@ -1,10 +1,14 @@
 package main
 
 import (
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"hitcounter/cgi/internal/testenv"
 	"hitcounter/store"
@@ -55,6 +59,30 @@ func TestDoctor(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"-max", "10s"}, 1, []string{"PROBLEM: lock file", "is the database itself"}},
+		{"the FastCGI service answers", func(t *testing.T, db, run string) {
+			sock := filepath.Join(filepath.Dir(db), "fastcgi.sock")
+			cmd := exec.Command(counterBinary(t), "fastcgi", "-listen", "unix:"+sock)
+			cmd.Env = []string{"COUNTER_DB=" + db, "COUNTER_RUN_DIR=" + run}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			for range 100 {
+				if _, err := os.Stat(sock); err == nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}, []string{"-max", "10s"}, 0, []string{"FastCGI service at ", "fastcgi.sock: answers in", "FCGI_MPXS_CONNS=0", "all good"}},
+		{"a FastCGI socket nobody answers", func(t *testing.T, db, run string) {
+			ln, err := net.Listen("unix", filepath.Join(filepath.Dir(db), "fastcgi.sock"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln.(*net.UnixListener).SetUnlinkOnClose(false)
+			ln.Close() // the file stays, as after a crash
+		}, []string{"-max", "10s"}, 1, []string{"PROBLEM: FastCGI service at", "cannot connect", "systemctl status counter.socket"}},
+		{"no FastCGI socket", nil, []string{"-max", "10s"}, 0, []string{"FastCGI service: no socket at", "none is needed for CGI"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,7 +93,13 @@ func TestDoctor(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, db, run)
 			}
-			cmd := append([]string{"doctor", "-db", db}, tc.args...)
+			// No socket unless the case makes one: the machine's own
+			// /run/counter must not change the answer.
+			args := tc.args
+			if !slices.Contains(args, "-socket") {
+				args = append(args, "-socket", filepath.Join(dir, "fastcgi.sock"))
+			}
+			cmd := append([]string{"doctor", "-db", db}, args...)
 			out, code := adminStdinEnv(t, []string{"COUNTER_RUN_DIR=" + run}, "", cmd...)
 			if code != tc.exit {
 				t.Errorf("exit %d, want %d; output:\n%s", code, tc.exit, out)

@@ -37,6 +37,7 @@ type cmdEnv struct {
 	addr              string        // serve -addr
 	clear, importHash bool          // passwd -clear, -hash
 	maxHash           time.Duration // doctor -max
+	socket            string        // doctor -socket
 	ownerChecked      bool          // ownerWarning has run
 	serve             func(context.Context, config.Config, net.Listener) error
 	listen            string // fastcgi -listen
@@ -103,8 +104,9 @@ func lookupCommand(name string) (command, bool) {
 			fs.StringVar(&e.listen, "listen", "", "`socket` to serve on (default: the one systemd or the web server passed)")
 		}, func(e *cmdEnv, _ []string) error { return e.fastCGI(*e.cfg, e.listen) }}, true
 	case "doctor":
-		return command{"[-max DURATION]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+		return command{"[-max DURATION] [-socket PATH]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.DurationVar(&e.maxHash, "max", defaultMaxHash, "longest acceptable `time` for one password check")
+			fs.StringVar(&e.socket, "socket", defaultSocket, "the FastCGI service's `socket` to check, when it is there")
 		}, runDoctor}, true
 	case "check":
 		return command{"[FILE]", 0, 1, noFlags, runCheck}, true

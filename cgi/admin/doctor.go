@@ -41,6 +41,7 @@ func runDoctor(e *cmdEnv, _ []string) error {
 	list := d.database(e.cfg.DB)
 	d.hashes(list, median)
 	d.runDir(e.cfg.RunDir)
+	d.fastCGISocket(e.socket)
 	if d.problems > 0 {
 		return fmt.Errorf("doctor: %d problem(s)", d.problems)
 	}

@@ -138,8 +138,10 @@ From a shell it manages the counters:
                                        (asked twice, or read from stdin)
   counter.cgi passwd -clear NAME       make its statistics public again
   counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
-  counter.cgi doctor [-max 250ms]      time a password check here, check the
-                                       database and the runtime directory
+  counter.cgi doctor [-max 250ms] [-socket PATH]
+                                       time a password check here, check the
+                                       database, the runtime directory and
+                                       the FastCGI service's socket
   counter.cgi check [FILE]             check the database (or FILE) for
                                        damage, changing nothing
   counter.cgi backup FILE              write a checked copy of the database
