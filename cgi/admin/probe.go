@@ -31,7 +31,7 @@ func (d *doctor) fastCGISocket(path string) {
 		d.problem("FastCGI service at %s: %v; check it with systemctl status counter.socket counter.service", path, err)
 		return
 	}
-	fmt.Fprintf(d.w, "FastCGI service at %s: answers in %s (FCGI_MPXS_CONNS=%s)\n", path, ms(time.Since(start)), value)
+	fmt.Fprintf(d.w, "FastCGI service at %s: answers in %.1f ms (FCGI_MPXS_CONNS=%s)\n", path, float64(time.Since(start))/float64(time.Millisecond), value)
 }
 
 // getValue asks the FastCGI responder on the Unix socket at path for the
