@@ -56,9 +56,12 @@ const (
 var errAborted = errors.New("fastcgi: request aborted by the web server")
 
 // ServeFastCGI answers FastCGI requests on ln until ctx ends, then waits
-// for the requests in hand to finish.
+// for the requests in hand to finish; connections that the web server
+// keeps for further requests are closed then as soon as they are idle.
 func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
 	bodies := &bodySlots{slots: make(chan struct{}, maxBodyConns)}
+	kept := newKeptConns()
+	defer context.AfterFunc(ctx, kept.shutdown)()
 	// Connections' buffers (about 74 KB each) are kept for the next
 	// connection: lighttpd opens one for every request.
 	conns := sync.Pool{New: func() any {
@@ -70,10 +73,10 @@ func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Option
 		defer conns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
-		if err := c.serve(h, o, bodies); err != nil && !errors.Is(err, io.EOF) {
+		if err := c.serve(h, o, bodies, kept); err != nil && !errors.Is(err, io.EOF) {
 			o.Log.Printf("%v", err)
 		}
-	})
+	}, kept.evictOne)
 }
 
 // reset readies c for conn, or lets go of its connection when conn is nil.
@@ -103,9 +106,13 @@ type fcgiRecord struct {
 }
 
 // serve answers requests until the web server closes the connection or
-// asks for it to be closed.
-func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots) error {
-	for {
+// asks for it to be closed, or, between two requests, until kept lets it
+// go.
+func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots, kept *keptConns) error {
+	for first := true; ; first = false {
+		if !first && !kept.waitNext(c) {
+			return nil
+		}
 		c.conn.SetDeadline(time.Now().Add(connTimeout))
 		more, err := c.serveOne(h, o, bodies)
 		if errors.Is(err, errAborted) {

@@ -38,12 +38,13 @@ const (
 // for the size of the binary in start-up time and resident memory. A local
 // server for trying the counter out needs none of that.
 func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
-	return acceptLoop(ctx, ln, func(conn net.Conn) { serveConn(conn, h, o.Log) })
+	return acceptLoop(ctx, ln, func(conn net.Conn) { serveConn(conn, h, o.Log) }, nil)
 }
 
 // acceptLoop serves each connection on ln with serve, at most maxConns at
-// once, until ctx ends; then it waits for the connections in hand.
-func acceptLoop(ctx context.Context, ln net.Listener, serve func(net.Conn)) error {
+// once, until ctx ends; then it waits for the connections in hand. When
+// every slot is taken it calls full, if not nil, to free one.
+func acceptLoop(ctx context.Context, ln net.Listener, serve func(net.Conn), full func()) error {
 	go func() {
 		<-ctx.Done()
 		ln.Close()
@@ -65,12 +66,36 @@ func acceptLoop(ctx context.Context, ln net.Listener, serve func(net.Conn)) erro
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		slots <- struct{}{}
+		takeSlot(slots, full)
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			serve(conn)
 		}()
+	}
+}
+
+// takeSlot waits for one of slots; while they are all taken, it calls
+// full, if not nil, every few milliseconds.
+func takeSlot(slots chan struct{}, full func()) {
+	select {
+	case slots <- struct{}{}:
+		return
+	default:
+	}
+	if full == nil {
+		slots <- struct{}{}
+		return
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		full()
+		select {
+		case slots <- struct{}{}:
+			return
+		case <-tick.C:
+		}
 	}
 }
 
