@@ -42,8 +42,12 @@ func BenchmarkServers(b *testing.B) {
 		cgiDir string
 		hits   int64
 	}
+	names := benchedServers
+	if only := os.Getenv("SERVERS"); only != "" {
+		names = strings.Fields(only)
+	}
 	var ups []*setUp
-	for _, name := range benchedServers {
+	for _, name := range names {
 		var i int
 		for i = range servers {
 			if servers[i].name == name {
@@ -86,9 +90,9 @@ func BenchmarkServers(b *testing.B) {
 	var out strings.Builder
 	fmt.Fprintf(&out, "bench-servers: %d round(s) of %v per set-up and concurrency, medians\n", rounds, d)
 	for _, conc := range []int{4, 16} {
-		base := median(results[benchedServers[0]][conc].rate)
+		base := median(results[names[0]][conc].rate)
 		fmt.Fprintf(&out, "  %d clients            hits/s     p99 ms   against lighttpd FastCGI\n", conc)
-		for _, name := range benchedServers {
+		for _, name := range names {
 			f := results[name][conc]
 			r := median(f.rate)
 			verdict := ""
