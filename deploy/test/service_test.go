@@ -105,13 +105,13 @@ func (s *counterService) stop(t testing.TB) {
 }
 
 // serviceSnippets writes into dir the shipped snippet at file (under
-// deploy/), pointed at svc's socket, and a copy of it for the README's
-// /hits/ alias, made by hits; it returns their paths and the line of the
-// /counter/ rewrite that the snippet shows in a comment, starting with
-// rewrite.
-func serviceSnippets(t testing.TB, dir string, svc *counterService, file, rewrite string, hits *strings.Replacer) (snippetPath, hitsPath, rewriteLine string) {
+// deploy/), with replace's changes (such as the service's socket), and a
+// copy of it for the README's /hits/ alias, made by hits; it returns their
+// paths and the line of the /counter/ rewrite that the snippet shows in a
+// comment, starting with rewrite.
+func serviceSnippets(t testing.TB, dir string, file string, replace map[string]string, rewrite string, hits *strings.Replacer) (snippetPath, hitsPath, rewriteLine string) {
 	t.Helper()
-	snippet := string(shippedSnippet(t, filepath.Join(kitDir, file), map[string]string{"/run/counter/fastcgi.sock": svc.sock}))
+	snippet := string(shippedSnippet(t, filepath.Join(kitDir, file), replace))
 	snippetPath = filepath.Join(dir, filepath.Base(file))
 	hitsPath = filepath.Join(dir, "hits-"+filepath.Base(file))
 	for path, text := range map[string]string{snippetPath: snippet, hitsPath: hits.Replace(snippet)} {
@@ -143,8 +143,14 @@ func startNginxService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	svc := newCounterService(t, dir, cgiDir, dbPath)
 	srv := &webServer{Name: "nginx-service", CGILog: svc.log, service: svc}
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
-	snippetPath, hitsPath, rewrite := serviceSnippets(t, dir, svc, "nginx/counter.conf", "rewrite ^/counter/",
+	snippetPath, hitsPath, rewrite := serviceSnippets(t, dir, "nginx/counter.conf", nil, "rewrite ^/counter/",
 		strings.NewReplacer(`/cgi-bin/counter\.cgi`, `/hits/counter\.cgi`))
+	// The upstream, which Debian's nginx.conf would include from conf.d.
+	upstream := shippedSnippet(t, filepath.Join(kitDir, "nginx/counter-upstream.conf"), map[string]string{"/run/counter/fastcgi.sock": svc.sock})
+	upstreamPath := filepath.Join(dir, "counter-upstream.conf")
+	if err := os.WriteFile(upstreamPath, upstream, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Debian's fastcgi_params, which the snippet includes from beside
 	// the main config, as from /etc/nginx.
 	params, err := os.ReadFile("/etc/nginx/fastcgi_params")
@@ -181,6 +187,7 @@ http {
 	uwsgi_temp_path %[1]s/temp/uwsgi;
 	scgi_temp_path %[1]s/temp/scgi;
 	types { text/plain txt; text/html html; }
+	include %[8]s;
 	server {
 		listen 127.0.0.1:%[2]d;
 		root %[3]s;
@@ -189,7 +196,7 @@ http {
 		%[7]s
 	}
 }
-`, dir, port, htdocs, snippetPath, hitsPath, user, rewrite)
+`, dir, port, htdocs, snippetPath, hitsPath, user, rewrite, upstreamPath)
 		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 			return err
 		}
@@ -218,7 +225,7 @@ func startCaddyService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	svc := newCounterService(t, dir, cgiDir, dbPath)
 	srv := &webServer{Name: "caddy-service", CGILog: svc.log, service: svc}
 	stderrLog := filepath.Join(dir, "stderr.log")
-	snippetPath, hitsPath, rewrite := serviceSnippets(t, dir, svc, "caddy/counter.caddy", "uri /counter/",
+	snippetPath, hitsPath, rewrite := serviceSnippets(t, dir, "caddy/counter.caddy", map[string]string{"/run/counter/fastcgi.sock": svc.sock}, "uri /counter/",
 		strings.NewReplacer("/cgi-bin/counter.cgi", "/hits/counter.cgi", "@counter", "@hits"))
 	dumpOnFailure(t, stderrLog, svc.log)
 	// Caddy keeps its own files under $HOME and the XDG folders.
