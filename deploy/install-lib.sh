@@ -10,6 +10,12 @@
 #   COUNTER_LIGHTTPD   lighttpd, run as "$COUNTER_LIGHTTPD -tt -f CONF"
 #   COUNTER_APACHE2CTL apache2ctl, run as "... configtest"
 #   COUNTER_SYSTEMCTL  systemctl, run as "... is-active|reload|restart UNIT"
+#   COUNTER_SYSTEMD_RUN the folder whose presence says systemd runs this
+#                      machine (/run/systemd/system, as sd_booted checks)
+#   COUNTER_SERVICE    service, run as "... UNIT status|reload|restart"
+#   COUNTER_NGINX      nginx, run as "... -t -q -c CONF"
+#   COUNTER_CADDY      caddy, run as "... validate --config CADDYFILE ..."
+#   COUNTER_USERMOD    usermod, run as "... -aG www-data caddy"
 # a2enmod and a2enconf are Debian's own, pointed into $root through
 # APACHE_CONFDIR and APACHE_STATE_DIRECTORY.
 
@@ -18,6 +24,11 @@ web_user=${COUNTER_WEB_USER:-www-data}
 lighttpd_cmd=${COUNTER_LIGHTTPD:-lighttpd}
 apache2ctl_cmd=${COUNTER_APACHE2CTL:-apache2ctl}
 systemctl_cmd=${COUNTER_SYSTEMCTL:-systemctl}
+systemd_run=${COUNTER_SYSTEMD_RUN:-/run/systemd/system}
+service_cmd=${COUNTER_SERVICE:-service}
+nginx_cmd=${COUNTER_NGINX:-nginx}
+caddy_cmd=${COUNTER_CADDY:-caddy}
+usermod_cmd=${COUNTER_USERMOD:-usermod}
 
 deploy_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -29,6 +40,9 @@ run_dir=/run/counter
 tmpfiles_conf=/etc/tmpfiles.d/counter.conf
 lighttpd_dir=/etc/lighttpd
 apache_dir=/etc/apache2
+nginx_dir=/etc/nginx
+caddy_dir=/etc/caddy
+units_dir=/etc/systemd/system
 
 # changed counts the steps that changed something.
 changed=0
@@ -108,6 +122,12 @@ remove() {
 # installed.
 has_lighttpd() { [ -d "$root$lighttpd_dir/conf-enabled" ]; }
 has_apache() { [ -d "$root$apache_dir/conf-available" ]; }
+has_nginx() { [ -f "$root$nginx_dir/nginx.conf" ]; }
+has_caddy() { [ -f "$root$caddy_dir/Caddyfile" ]; }
+
+# has_systemd tells whether systemd runs this machine (not merely whether
+# systemctl is installed): a container or a Pi started otherwise has none.
+has_systemd() { [ -d "$systemd_run" ]; }
 
 # a2 CMD ARGS... runs a2enmod, a2enconf, a2disconf quietly, inside $root.
 a2() {
@@ -126,14 +146,45 @@ apache_enabled() {
 	esac
 }
 
-# reload UNIT how: reload or restart a service if it runs; without systemd,
-# or when it is stopped, say what to do instead.
+# reload UNIT HOW reloads or restarts (HOW) a server that runs, through
+# whatever runs it: systemd, its init script (service), or, for one
+# started by hand, its own pid file and signal. A server that is not
+# running is left so, and the script says how to start it.
 reload() {
-	local unit=$1 how=$2
-	if "$systemctl_cmd" is-active --quiet "$unit" 2>/dev/null; then
+	local unit=$1 how=$2 pid
+	if has_systemd && "$systemctl_cmd" is-active --quiet "$unit" 2>/dev/null; then
 		"$systemctl_cmd" "$how" "$unit" || die "systemctl $how $unit failed"
-		say "${how}ed $unit"
+		say "${how}ed $unit (systemctl $how $unit)"
+	elif "$service_cmd" "$unit" status >/dev/null 2>&1; then
+		"$service_cmd" "$unit" "$how" >/dev/null 2>&1 || die "service $unit $how failed"
+		say "${how}ed $unit (service $unit $how)"
+	elif pid=$(server_pid "$unit"); then
+		# What each does on its own: lighttpd and Apache restart
+		# gracefully on SIGUSR1, re-reading their configuration (lighttpd
+		# starts its FastCGI processes anew); nginx reloads on SIGHUP.
+		local sig=USR1
+		[ "$unit" = nginx ] && sig=HUP
+		kill -s "$sig" "$pid" || die "kill -s $sig $pid ($unit) failed"
+		say "${how}ed $unit (SIG$sig to pid $pid, from its pid file)"
 	else
-		say "$unit is not running (or this system has no systemd): $how it yourself when it runs"
+		say "$unit is not running: start it (systemctl start $unit, or service $unit start) and the counter will answer"
 	fi
+}
+
+# server_pid UNIT prints the pid of a running server from its pid file
+# (the one its Debian configuration names), or fails.
+server_pid() {
+	local file pid
+	case $1 in
+	lighttpd)
+		file=$(sed -n 's/^[[:space:]]*server\.pid-file[[:space:]]*=[[:space:]]*"\(.*\)".*/\1/p' "$root$lighttpd_dir/lighttpd.conf" 2>/dev/null | tail -n 1) ;;
+	apache2) file=/run/apache2/apache2.pid ;;
+	nginx)
+		file=$(sed -n 's/^[[:space:]]*pid[[:space:]]\{1,\}\([^;]*\);.*/\1/p' "$root$nginx_dir/nginx.conf" 2>/dev/null | tail -n 1) ;;
+	*) return 1 ;;
+	esac
+	[ -n "$file" ] && [ -f "$root$file" ] || return 1
+	pid=$(tr -dc 0-9 <"$root$file")
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+	echo "$pid"
 }

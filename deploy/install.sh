@@ -1,38 +1,49 @@
 #!/usr/bin/env bash
 # deploy/install.sh - install counter.cgi on a Debian machine (a Raspberry Pi)
-# running lighttpd, Apache or both. Run it once with sudo; running it again
-# changes nothing unless something differs from what it installs.
+# running lighttpd, Apache, nginx or Caddy. Run it once with sudo; running
+# it again changes nothing unless something differs from what it installs.
 #
-#   sudo deploy/install.sh [--binary FILE] [--server lighttpd|apache|both]
-#                          [--fastcgi] [--counter NAME] [--root DIR]
+#   sudo deploy/install.sh [--binary FILE] [--server S] [--fastcgi]
+#                          [--counter NAME] [--url URL] [--root DIR]
 #
 # --binary FILE   the counter.cgi to install (built for this machine, e.g. by
 #                 `go build` or deploy/build.sh); without it the script
 #                 builds one with go, if go is installed
-# --server S      which server to set up; by default each one installed
-# --fastcgi       run the binary as FastCGI (lighttpd mod_fastcgi, Apache
-#                 mod_fcgid) instead of a process per hit (CGI)
+# --server S      which server to set up: lighttpd, apache, nginx, caddy,
+#                 both (lighttpd and apache) or all, or several with commas
+#                 (apache,nginx); by default each one installed
+# --fastcgi       FastCGI instead of a process per hit (CGI): lighttpd
+#                 starts the binary itself (mod_fastcgi); Apache goes
+#                 through the FastCGI service (systemd's counter.socket,
+#                 mod_proxy_fcgi), or mod_fcgid on a machine without
+#                 systemd. nginx and Caddy have no CGI: they always use
+#                 the service.
 # --counter NAME  make this counter if there is none of that name
+# --url URL       where the web server answers, for the last check
+#                 (default http://localhost)
 # --root DIR      install under DIR instead of / (for tests)
 #
 # It installs the binary as /usr/lib/cgi-bin/counter.cgi, makes
 # /var/lib/counter (www-data, 0750) and /run/counter (and has systemd make
 # the latter at boot), drops in the server's configuration, enables its
-# modules, checks the configuration and reloads the servers that run.
-# deploy/uninstall.sh undoes it and keeps the counts.
+# modules, checks the configuration and reloads the servers that run,
+# through systemd, their init script or their pid file. Last it asks the
+# counter for a count through the web server, and says what to do if
+# that fails. deploy/uninstall.sh undoes it and keeps the counts.
 set -euo pipefail
 # shellcheck source=deploy/install-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
 
-binary="" servers="" fastcgi=0 counter=""
+binary="" servers="" fastcgi=0 counter="" url=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--binary) binary=${2:?--binary needs a file}; shift 2 ;;
-	--server) servers=${2:?--server needs lighttpd, apache or both}; shift 2 ;;
+	--server) servers+=" ${2:?--server needs lighttpd, apache, nginx, caddy, both or all}"; shift 2 ;;
 	--fastcgi) fastcgi=1; shift ;;
 	--counter) counter=${2:?--counter needs a name}; shift 2 ;;
+	--url) url=${2:?--url needs a URL such as http://localhost:8080}; shift 2 ;;
 	--root) set_root "${2:?--root needs a folder}"; shift 2 ;;
-	-h | --help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,33s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -40,16 +51,28 @@ done
 id "$web_user" >/dev/null 2>&1 || die "no user $web_user for the web server"
 web_owner="$web_user:$(id -gn "$web_user")"
 
-case $servers in
-"")
-	has_lighttpd && servers+=" lighttpd"
-	has_apache && servers+=" apache"
-	[ -n "$servers" ] || die "found neither lighttpd nor apache2; install one (apt-get install lighttpd) or pass --server"
-	;;
-both) servers="lighttpd apache" ;;
-lighttpd | apache) ;;
-*) die "--server $servers: want lighttpd, apache or both" ;;
-esac
+all_servers="lighttpd apache nginx caddy"
+wanted=""
+for s in ${servers//,/ }; do
+	case $s in
+	both) wanted+=" lighttpd apache" ;;
+	all) wanted+=" $all_servers" ;;
+	lighttpd | apache | nginx | caddy) wanted+=" $s" ;;
+	apache2) wanted+=" apache" ;;
+	*) die "--server $s: want lighttpd, apache, nginx, caddy, both or all" ;;
+	esac
+done
+servers=""
+if [ -z "$wanted" ]; then
+	for s in $all_servers; do
+		"has_$s" && servers+=" $s"
+	done
+	[ -n "$servers" ] || die "found none of lighttpd, apache2, nginx or caddy; install one (apt-get install lighttpd) or pass --server"
+else
+	for s in $all_servers; do # in this order, each once
+		case " $wanted " in *" $s "*) servers+=" $s" ;; esac
+	done
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -90,13 +113,51 @@ if [ -n "$counter" ]; then
 fi
 [ -f "$root$db_path" ] && fix_mode_owner "$db_path" 0600 "$web_owner"
 
-mode=CGI conf=counter.conf other=counter-fastcgi.conf
-if [ "$fastcgi" = 1 ]; then
-	mode=FastCGI conf=counter-fastcgi.conf other=counter.conf
-fi
+# How each server runs the counter: CGI, FastCGI (lighttpd starts it, or
+# mod_fcgid does) or the FastCGI service (systemd starts it on its socket).
+declare -A how
+for s in $servers; do
+	case $s:$fastcgi in
+	lighttpd:0 | apache:0) how[$s]=CGI ;;
+	lighttpd:1) how[$s]=FastCGI ;;
+	apache:1) if has_systemd; then how[$s]=service; else how[$s]=fcgid; fi ;;
+	nginx:* | caddy:*) how[$s]=service ;;
+	esac
+done
+[ "${how[apache]:-}" = fcgid ] && say "this machine has no systemd for the FastCGI service: Apache gets mod_fcgid instead"
+
+# The FastCGI service: systemd's socket and the service it starts. On an
+# upgrade (a new binary or new units) a running service is restarted;
+# requests that come meanwhile wait in the socket's backlog.
+setup_service() {
+	local before=$changed
+	ensure_file "$deploy_dir/systemd/counter.socket" "$units_dir/counter.socket" 0644 root:root
+	ensure_file "$deploy_dir/systemd/counter.service" "$units_dir/counter.service" 0644 root:root
+	local units_changed=$((changed - before))
+	if ! has_systemd; then
+		say "this machine has no systemd to start the FastCGI service; start it at boot (in /etc/rc.local, say) with:"
+		say "  runuser -u $web_user -- env COUNTER_DB=$db_path COUNTER_RUN_DIR=$run_dir $bin_path fastcgi -listen unix:$run_dir/fastcgi.sock &"
+		return
+	fi
+	if [ "$units_changed" != 0 ]; then
+		"$systemctl_cmd" daemon-reload || die "systemctl daemon-reload failed"
+	fi
+	if [ "$units_changed" != 0 ] || ! "$systemctl_cmd" is-enabled --quiet counter.socket 2>/dev/null ||
+		! "$systemctl_cmd" is-active --quiet counter.socket 2>/dev/null; then
+		"$systemctl_cmd" enable --now counter.socket || die "systemctl enable --now counter.socket failed"
+		say "enabled and started counter.socket"
+		changed=$((changed + 1))
+	fi
+	if [ "$units_changed" != 0 ] || [ "$bin_changed" != 0 ]; then
+		# Only if it runs; otherwise the next request starts the new one.
+		"$systemctl_cmd" try-restart counter.service || die "systemctl try-restart counter.service failed"
+	fi
+}
 
 setup_lighttpd() {
-	local before=$changed main=$root$lighttpd_dir/lighttpd.conf src=$deploy_dir/lighttpd/$conf
+	local before=$changed main=$root$lighttpd_dir/lighttpd.conf conf=counter.conf other=counter-fastcgi.conf
+	[ "${how[lighttpd]}" = FastCGI ] && conf=counter-fastcgi.conf other=counter.conf
+	local src=$deploy_dir/lighttpd/$conf
 	has_lighttpd || die "lighttpd: no $root$lighttpd_dir/conf-enabled (apt-get install lighttpd)"
 	# lighttpd refuses server.breakagelog set twice
 	if grep -qE '^[[:space:]]*server\.breakagelog' "$main" 2>/dev/null; then
@@ -109,24 +170,33 @@ setup_lighttpd() {
 	[ "$changed" = "$before" ] && [ "$bin_changed" = 0 ] && return
 	"$lighttpd_cmd" -tt -f "$main" || die "lighttpd -tt: the configuration is refused; nothing was reloaded"
 	# A reload keeps a FastCGI process of the old binary or config.
-	if [ "$fastcgi" = 1 ]; then reload lighttpd restart; else reload lighttpd reload; fi
+	if [ "${how[lighttpd]}" = FastCGI ]; then reload lighttpd restart; else reload lighttpd reload; fi
 }
 
 setup_apache() {
-	local before=$changed name=${conf%.conf} old=${other%.conf} mod=cgi
-	[ "$fastcgi" = 1 ] && mod=fcgid
+	local before=$changed conf mod name old
+	case ${how[apache]} in
+	CGI) conf=counter.conf mod=cgi ;;
+	fcgid) conf=counter-fastcgi.conf mod=fcgid ;;
+	service) conf=counter-service.conf mod=proxy_fcgi ;;
+	esac
+	name=${conf%.conf}
 	has_apache || die "apache: no $root$apache_dir/conf-available (apt-get install apache2)"
-	if [ "$mod" = fcgid ] && [ ! -e "$root$apache_dir/mods-available/fcgid.load" ]; then
-		die "apache: mod_fcgid is not installed (apt-get install libapache2-mod-fcgid)"
+	if [ ! -e "$root$apache_dir/mods-available/$mod.load" ] && [ "$mod" != cgi ]; then
+		die "apache: mod_$mod is not installed (apt-get install libapache2-mod-fcgid)"
 	fi
 	ensure_file "$deploy_dir/apache/$conf" "$apache_dir/conf-available/$conf" 0644 root:root
-	if apache_enabled conf "$old"; then
-		a2 a2disconf -q "$old"
-		say "disabled $old"
-		changed=$((changed + 1))
-	fi
-	remove "$apache_dir/conf-available/$other"
-	# a2enmod cgi picks mod_cgid under a threaded MPM (Debian's default)
+	for old in counter counter-fastcgi counter-service; do
+		[ "$old" = "$name" ] && continue
+		if apache_enabled conf "$old"; then
+			a2 a2disconf -q "$old"
+			say "disabled $old"
+			changed=$((changed + 1))
+		fi
+		remove "$apache_dir/conf-available/$old.conf"
+	done
+	# a2enmod cgi picks mod_cgid under a threaded MPM (Debian's default);
+	# a2enmod proxy_fcgi enables proxy with it.
 	if ! { [ "$mod" = cgi ] && { apache_enabled mod cgi || apache_enabled mod cgid; }; } && ! apache_enabled mod "$mod"; then
 		a2 a2enmod -q "$mod"
 		say "enabled module $mod"
@@ -142,15 +212,123 @@ setup_apache() {
 	reload apache2 reload
 }
 
+# nginx: the upstream in conf.d, the snippet in snippets/, and the snippet
+# included in Debian's default site; another site is the owner's to edit.
+setup_nginx() {
+	local before=$changed site=$root$nginx_dir/sites-available/default line='include snippets/counter.conf;'
+	has_nginx || die "nginx: no $root$nginx_dir/nginx.conf (apt-get install nginx)"
+	ensure_file "$deploy_dir/nginx/counter-upstream.conf" "$nginx_dir/conf.d/counter-upstream.conf" 0644 root:root
+	ensure_file "$deploy_dir/nginx/counter.conf" "$nginx_dir/snippets/counter.conf" 0644 root:root
+	if ! grep -rqsF -- "$line" "$root$nginx_dir/sites-enabled/" "$root$nginx_dir/conf.d/"; then
+		if [ -e "$root$nginx_dir/sites-enabled/default" ] && [ "$(grep -c '^[[:space:]]*server_name _;' "$site" 2>/dev/null)" = 1 ]; then
+			sed -i "s|^\([[:space:]]*\)server_name _;.*|&\n\n\1# the hit counter (deploy/install.sh)\n\1$line|" "$site"
+			say "included snippets/counter.conf in $nginx_dir/sites-available/default"
+			changed=$((changed + 1))
+		else
+			say "nginx: add this line to your site's server { } block, then run: nginx -t && systemctl reload nginx"
+			say "  $line"
+		fi
+	fi
+	[ "$changed" = "$before" ] && return
+	"$nginx_cmd" -t -q -c "$root$nginx_dir/nginx.conf" || die "nginx -t: the configuration is refused; nothing was reloaded"
+	reload nginx reload
+}
+
+# Caddy: the snippet beside the Caddyfile, imported into Debian's default
+# site (:80); and the user caddy in www-data's group, for the socket,
+# which takes a restart.
+setup_caddy() {
+	local before=$changed file=$root$caddy_dir/Caddyfile line='import counter.caddy'
+	has_caddy || die "caddy: no $root$caddy_dir/Caddyfile (apt-get install caddy)"
+	ensure_file "$deploy_dir/caddy/counter.caddy" "$caddy_dir/counter.caddy" 0644 root:root
+	if ! grep -qE "^[[:space:]]*$line[[:space:]]*$" "$file"; then
+		if [ "$(grep -c '^:80 {$' "$file")" = 1 ]; then
+			sed -i "s|^:80 {\$|&\n\t# the hit counter (deploy/install.sh)\n\t$line\n|" "$file"
+			say "imported counter.caddy into the :80 site of $caddy_dir/Caddyfile"
+			changed=$((changed + 1))
+		else
+			say "caddy: add this line to your site's block in $caddy_dir/Caddyfile, then run: systemctl reload caddy"
+			say "  $line"
+		fi
+	fi
+	local restart=reload
+	if id caddy >/dev/null 2>&1 && ! id -nG caddy | tr ' ' '\n' | grep -qxF -- "$(id -gn "$web_user")"; then
+		"$usermod_cmd" -aG "$(id -gn "$web_user")" caddy || die "usermod -aG $(id -gn "$web_user") caddy failed"
+		say "added the user caddy to the group $(id -gn "$web_user"), for the counter's socket"
+		changed=$((changed + 1)) restart=restart
+	fi
+	[ "$changed" = "$before" ] && return
+	(cd "$root$caddy_dir" && "$caddy_cmd" validate --config "$file" --adapter caddyfile >/dev/null 2>&1) ||
+		die "caddy validate: the configuration is refused; nothing was reloaded (caddy validate --config $caddy_dir/Caddyfile says why)"
+	# Caddy has no init script or pid file of its own: systemd, or say so.
+	reload caddy "$restart"
+}
+
+# check_answers asks the counter for a count through the web server at
+# $url, as a page would, and says what it got; the last word of install.sh.
+check_answers() {
+	local name=${counter:-install-check} hostport path answer
+	if [ -z "$url" ] && [ -n "$root" ]; then
+		return # a scratch root (a test) and no --url: no server to ask
+	fi
+	url=${url:-http://localhost}
+	[[ $url == http://* ]] || die "--url $url: want http://HOST[:PORT]"
+	hostport=${url#http://}
+	hostport=${hostport%%/*}
+	path=${url#http://"$hostport"}
+	path=${path%/}/cgi-bin/counter.cgi/$name.json
+	url=http://$hostport
+	local host=${hostport%:*} port=80
+	[ "$hostport" != "$host" ] && port=${hostport##*:}
+	[ "$host" = localhost ] && host=127.0.0.1
+	# bash's own /dev/tcp: a fresh Debian may have neither curl nor wget.
+	answer=$(timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/$2" || exit 1
+		printf "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: install.sh\r\n\r\n" "$3" "$4" >&3
+		cat <&3' _ "$host" "$port" "$path" "$hostport" 2>/dev/null | tr -d '\r') || true
+	local status body
+	status=$(printf '%s\n' "$answer" | head -n 1 | cut -d' ' -f2)
+	body=$(printf '%s\n' "$answer" | sed '1,/^$/d')
+	if [[ $body == *'"name":"'* ]] || [[ $body == *'"error":"no such counter"'* ]]; then
+		say "checked: $url$path answers from the counter ($status: $body)"
+		return
+	fi
+	if [ -z "$answer" ]; then
+		say "CHECK FAILED: nothing answers at $url. Start the web server, or give install.sh --url with its address and port."
+	else
+		say "CHECK FAILED: $url$path answered $status, not the counter:"
+		printf '%s\n' "$body" | head -n 3 | sed 's/^/    /'
+		say "the web server has not loaded the new configuration: restart it (systemctl restart SERVER, or service SERVER restart) and run install.sh again"
+	fi
+	exit 1
+}
+
+if [ "${how[apache]:-}" = service ] || [ -n "${how[nginx]:-}" ] || [ -n "${how[caddy]:-}" ]; then
+	setup_service
+fi
 for s in $servers; do
 	"setup_$s"
 done
 
+# One line for each way the counter runs: "installed as CGI for lighttpd".
+summary=""
+for mode in CGI FastCGI fcgid service; do
+	list=""
+	for s in $servers; do
+		[ "${how[$s]}" = "$mode" ] && list+=" $s"
+	done
+	[ -n "$list" ] || continue
+	case $mode in
+	fcgid) mode="FastCGI (mod_fcgid)" ;;
+	service) mode="the FastCGI service (counter.socket)" ;;
+	esac
+	summary+="${summary:+, }as $mode for ${list# }"
+done
 if [ "$changed" = 0 ]; then
-	say "nothing to change: counter.cgi is installed as $mode for ${servers# }"
+	say "nothing to change: counter.cgi is installed $summary"
 else
-	say "counter.cgi is installed as $mode for ${servers# }"
+	say "counter.cgi is installed $summary"
 fi
 say "database: $db_path; add counters with: sudo -u $web_user $bin_path create NAME"
 echo "Put this in a page:"
 echo "  <img src=\"/cgi-bin/counter.cgi/${counter:-NAME}.png\" alt=\"visitors\">"
+check_answers

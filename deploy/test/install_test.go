@@ -64,6 +64,8 @@ func TestInstallScript(t *testing.T) {
 	calls := filepath.Join(t.TempDir(), "calls.log")
 	env := append(os.Environ(),
 		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
+		"COUNTER_SYSTEMD_RUN="+t.TempDir(), // systemd runs this machine
+		"COUNTER_SERVICE="+stub(t, "service", calls),
 		"COUNTER_LIGHTTPD="+stub(t, "lighttpd", calls),
 		"COUNTER_APACHE2CTL="+apache2ctl,
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -97,13 +99,18 @@ func TestInstallScript(t *testing.T) {
 	for _, mode := range []struct {
 		name     string
 		flags    []string
-		conf     string // the snippet installed, in conf-enabled/ of both servers
-		old      string // the other one, which must be gone
-		mod      string // the Apache module enabled
+		conf     installedConf
 		wantCall string // how lighttpd is reloaded
+		summary  string // what install.sh says it did
+		calls    []string
 	}{
-		{"cgi", nil, "counter.conf", "counter-fastcgi.conf", "cgid", "systemctl reload lighttpd"},
-		{"fastcgi", []string{"--fastcgi"}, "counter-fastcgi.conf", "counter.conf", "fcgid", "systemctl restart lighttpd"},
+		{"cgi", nil, installedConf{"counter.conf", "counter.conf", "cgid"}, "systemctl reload lighttpd",
+			"installed as CGI for lighttpd apache\n", nil},
+		// Apache through the FastCGI service, not mod_fcgid, on a machine
+		// that systemd runs.
+		{"fastcgi", []string{"--fastcgi"}, installedConf{"counter-fastcgi.conf", "counter-service.conf", "proxy_fcgi"}, "systemctl restart lighttpd",
+			"installed as FastCGI for lighttpd, as the FastCGI service (counter.socket) for apache\n",
+			[]string{"systemctl daemon-reload", "systemctl enable --now counter.socket", "systemctl try-restart counter.service"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			binArg := bin
@@ -113,26 +120,26 @@ func TestInstallScript(t *testing.T) {
 			args := append([]string{"--binary", binArg, "--counter", "blog"}, mode.flags...)
 			out := script(t, "install.sh", args...)
 			t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
-			if !strings.Contains(out, " installed as ") || !strings.Contains(out, " for lighttpd apache\n") {
-				t.Errorf("install.sh did not say for which servers it installed:\n%s", out)
+			if !strings.Contains(out, " counter.cgi is "+mode.summary) {
+				t.Errorf("install.sh did not say %q:\n%s", mode.summary, out)
 			}
 			if !strings.Contains(out, `<img src="/cgi-bin/counter.cgi/blog.png" alt="visitors">`) {
 				t.Errorf("install.sh printed no <img> snippet:\n%s", out)
 			}
 			got := takeCalls()
-			for _, want := range []string{"lighttpd -tt -f " + root + "/etc/lighttpd/lighttpd.conf", mode.wantCall, "systemctl reload apache2"} {
+			for _, want := range append([]string{"lighttpd -tt -f " + root + "/etc/lighttpd/lighttpd.conf", mode.wantCall, "systemctl reload apache2"}, mode.calls...) {
 				if !strings.Contains(got, want+"\n") {
 					t.Errorf("install.sh did not run %q; it ran:\n%s", want, got)
 				}
 			}
-			checkInstalled(t, root, mode.conf, mode.old, mode.mod)
+			checkInstalled(t, root, mode.conf)
 
 			before := listTree(t, root)
 			out = script(t, "install.sh", args...)
 			if !strings.Contains(out, "nothing to change") {
 				t.Errorf("second install.sh did not say \"nothing to change\":\n%s", out)
 			}
-			if got := takeCalls(); got != "" {
+			if got := changingCalls(takeCalls()); got != "" {
 				t.Errorf("second install.sh checked or reloaded a server:\n%s", got)
 			}
 			if diff := diffTrees(before, listTree(t, root)); diff != "" {
@@ -155,15 +162,24 @@ func TestInstallScript(t *testing.T) {
 				}
 			}
 			t.Run("lighttpd", func(t *testing.T) {
-				countHit(t, startInstalledLighttpd(t, lighttpd, root, mode.conf))
+				countHit(t, startInstalledLighttpd(t, lighttpd, root, mode.conf.lighttpd))
 				if mode.name == "fastcgi" {
 					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
 				}
 			})
 			// Apache with the whole of Debian's configuration around it.
 			t.Run("apache", func(t *testing.T) {
-				countHit(t, startInstalledApache(t, root))
-				if mode.name == "fastcgi" { // mod_fcgid's, not a CGI of mod_cgid, also enabled
+				var svc *counterService
+				if mode.conf.apache == "counter-service.conf" {
+					// systemd's part: counter.socket on /run/counter
+					svc = newCounterService(t, filepath.Join(root, "run/counter"), filepath.Join(root, "usr/lib/cgi-bin"), filepath.Join(root, "var/lib/counter/counter.db"))
+				}
+				srv := startInstalledApache(t, root)
+				if svc != nil {
+					svc.start(t) // stopped before Apache, which waits for every counter.cgi to end
+				}
+				countHit(t, srv)
+				if mode.name == "fastcgi" { // the service's, not a CGI of mod_cgid, also enabled
 					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
 				}
 			})
@@ -192,7 +208,8 @@ func TestInstallScript(t *testing.T) {
 	db := filepath.Join(root, "var/lib/counter/counter.db")
 	script(t, "uninstall.sh")
 	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
-		"etc/apache2/conf-enabled/counter-fastcgi.conf", "etc/apache2/conf-available/counter-fastcgi.conf",
+		"etc/apache2/conf-enabled/counter-service.conf", "etc/apache2/conf-available/counter-service.conf",
+		"etc/systemd/system/counter.socket", "etc/systemd/system/counter.service",
 		"etc/tmpfiles.d/counter.conf", "run/counter"} {
 		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
 			t.Errorf("uninstall.sh left /%s", p)
@@ -247,9 +264,28 @@ func stub(t *testing.T, name, calls string) string {
 	return p
 }
 
+// changingCalls drops from calls the questions to systemctl (is-active,
+// is-enabled), which change nothing.
+func changingCalls(calls string) string {
+	var out strings.Builder
+	for line := range strings.Lines(calls) {
+		if !strings.HasPrefix(line, "systemctl is-") {
+			out.WriteString(line)
+		}
+	}
+	return out.String()
+}
+
+// installedConf is what install.sh enables: the snippets in lighttpd's
+// and Apache's conf-enabled/, and Apache's module.
+type installedConf struct {
+	lighttpd, apache, apacheMod string
+}
+
 // checkInstalled checks the owners and modes that the install promises,
-// and which snippet and module are enabled.
-func checkInstalled(t *testing.T, root, conf, old, mod string) {
+// which snippets and module are enabled, and that the other snippets are
+// gone.
+func checkInstalled(t *testing.T, root string, c installedConf) {
 	t.Helper()
 	for _, want := range []struct {
 		path, mode, owner string
@@ -259,8 +295,8 @@ func checkInstalled(t *testing.T, root, conf, old, mod string) {
 		{"var/lib/counter/counter.db", "-rw-------", "www-data:www-data"},
 		{"run/counter", "drwxr-x---", "www-data:www-data"},
 		{"etc/tmpfiles.d/counter.conf", "-rw-r--r--", "root:root"},
-		{"etc/lighttpd/conf-enabled/" + conf, "-rw-r--r--", "root:root"},
-		{"etc/apache2/conf-available/" + conf, "-rw-r--r--", "root:root"},
+		{"etc/lighttpd/conf-enabled/" + c.lighttpd, "-rw-r--r--", "root:root"},
+		{"etc/apache2/conf-available/" + c.apache, "-rw-r--r--", "root:root"},
 	} {
 		fi, err := os.Stat(filepath.Join(root, want.path))
 		if err != nil {
@@ -271,14 +307,23 @@ func checkInstalled(t *testing.T, root, conf, old, mod string) {
 			t.Errorf("/%s: got %s, want %s %s", want.path, got, want.mode, want.owner)
 		}
 	}
-	for _, p := range []string{"etc/apache2/conf-enabled/" + conf, "etc/apache2/mods-enabled/" + mod + ".load"} {
+	for _, p := range []string{"etc/apache2/conf-enabled/" + c.apache, "etc/apache2/mods-enabled/" + c.apacheMod + ".load"} {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
 			t.Errorf("not enabled: %v", err)
 		}
 	}
-	for _, p := range []string{"etc/lighttpd/conf-enabled/" + old, "etc/apache2/conf-enabled/" + old} {
-		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
-			t.Errorf("/%s is still there next to %s", p, conf)
+	for _, conf := range []string{"counter.conf", "counter-fastcgi.conf", "counter-service.conf"} {
+		var others []string
+		if conf != c.lighttpd {
+			others = append(others, "etc/lighttpd/conf-enabled/"+conf)
+		}
+		if conf != c.apache {
+			others = append(others, "etc/apache2/conf-enabled/"+conf, "etc/apache2/conf-available/"+conf)
+		}
+		for _, p := range others {
+			if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+				t.Errorf("/%s is still there next to %s and %s", p, c.lighttpd, c.apache)
+			}
 		}
 	}
 }
