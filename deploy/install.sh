@@ -219,7 +219,7 @@ setup_nginx() {
 	has_nginx || die "nginx: no $root$nginx_dir/nginx.conf (apt-get install nginx)"
 	ensure_file "$deploy_dir/nginx/counter-upstream.conf" "$nginx_dir/conf.d/counter-upstream.conf" 0644 root:root
 	ensure_file "$deploy_dir/nginx/counter.conf" "$nginx_dir/snippets/counter.conf" 0644 root:root
-	if ! grep -rqsF -- "$line" "$root$nginx_dir/sites-enabled/" "$root$nginx_dir/conf.d/"; then
+	if ! grep -RqsF -- "$line" "$root$nginx_dir/sites-enabled/" "$root$nginx_dir/conf.d/"; then
 		if [ -e "$root$nginx_dir/sites-enabled/default" ] && [ "$(grep -c '^[[:space:]]*server_name _;' "$site" 2>/dev/null)" = 1 ]; then
 			sed -i "s|^\([[:space:]]*\)server_name _;.*|&\n\n\1# the hit counter (deploy/install.sh)\n\1$line|" "$site"
 			say "included snippets/counter.conf in $nginx_dir/sites-available/default"
