@@ -31,15 +31,9 @@ func TestInstallWithoutSystemd(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := t.TempDir()
-	letTraverse(t, root)
-	for _, d := range []string{"etc", "run"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if out, err := exec.Command("cp", "-a", "/etc/lighttpd", filepath.Join(root, "etc")).CombinedOutput(); err != nil {
-		t.Fatalf("cp -a /etc/lighttpd: %v\n%s", err, out)
+	root := scratchRoot(t, "/etc/lighttpd")
+	if err := os.MkdirAll(filepath.Join(root, "run"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	old, _ := filepath.Glob(filepath.Join(root, "etc/lighttpd/conf-enabled/counter*.conf"))
 	for _, f := range old {
@@ -125,23 +119,16 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 		{"fastcgi", []string{"--fastcgi"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			args := append([]string{"--root", root, "--binary", bin, "--server", "lighttpd", "--counter", "blog", "--url", url}, mode.flags...)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(kitDir, "install.sh")}, args...)...)
-			cmd.Env = env
-			out, err := cmd.CombinedOutput()
+			args := append([]string{"--binary", bin, "--server", "lighttpd", "--counter", "blog", "--url", url}, mode.flags...)
+			out := mustRunKit(t, env, "", root, "install.sh", args...)
 			t.Logf("install.sh %s:\n%s", strings.Join(mode.flags, " "), out)
-			if err != nil {
-				t.Fatalf("install.sh: %v", err)
-			}
 			for _, want := range []string{"(SIGUSR1 to pid ", "from its pid file)",
 				"checked: " + url + "/cgi-bin/counter.cgi/blog.json answers from the counter (200: {\"name\":\"blog\""} {
-				if !strings.Contains(string(out), want) {
+				if !strings.Contains(out, want) {
 					t.Errorf("install.sh did not say %q", want)
 				}
 			}
-			if strings.Contains(string(out), "not running") {
+			if strings.Contains(out, "not running") {
 				t.Errorf("install.sh called the running lighttpd not running")
 			}
 			b, _ := os.ReadFile(calls)
@@ -159,11 +146,8 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 	}
 
 	// Where nothing answers, install.sh fails and says what to do.
-	cmd := exec.Command("bash", filepath.Join(kitDir, "install.sh"), "--root", root, "--binary", bin, "--server", "lighttpd",
-		"--fastcgi", "--url", "http://127.0.0.1:1")
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "CHECK FAILED: nothing answers at http://127.0.0.1:1. Start the web server, or give install.sh --url") {
+	out, err := runKit(env, "", root, "install.sh", "--binary", bin, "--server", "lighttpd", "--fastcgi", "--url", "http://127.0.0.1:1")
+	if err == nil || !strings.Contains(out, "CHECK FAILED: nothing answers at http://127.0.0.1:1. Start the web server, or give install.sh --url") {
 		t.Errorf("install.sh with nothing at --url: %v\n%s", err, out)
 	}
 }

@@ -33,16 +33,7 @@ func TestInstallServiceServers(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := t.TempDir()
-	letTraverse(t, root)
-	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{"/etc/nginx", "/etc/caddy"} {
-		if out, err := exec.Command("cp", "-a", d, filepath.Join(root, "etc")).CombinedOutput(); err != nil {
-			t.Fatalf("cp -a %s: %v\n%s", d, err, out)
-		}
-	}
+	root := scratchRoot(t, "/etc/nginx", "/etc/caddy")
 	// Debian links sites-enabled/default to /etc/nginx/sites-available/default;
 	// in the root, to the root's.
 	link := filepath.Join(root, "etc/nginx/sites-enabled/default")
@@ -63,15 +54,7 @@ func TestInstallServiceServers(t *testing.T) {
 	)
 	script := func(name string, args ...string) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(kitDir, name), "--root", root}, args...)...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
+		return mustRunKit(t, env, "", root, name, args...)
 	}
 	takeCalls := func() string {
 		b, _ := os.ReadFile(calls)

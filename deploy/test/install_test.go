@@ -43,20 +43,12 @@ func TestInstallScript(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := t.TempDir()
-	letTraverse(t, root) // www-data runs the binary and reaches the data
-	for _, d := range []string{"etc", "var/lib/apache2"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, d := range []string{"/etc/lighttpd", "/etc/apache2"} {
-		if out, err := exec.Command("cp", "-a", d, filepath.Join(root, "etc")).CombinedOutput(); err != nil {
-			t.Fatalf("cp -a %s: %v\n%s", d, err, out)
-		}
+	root := scratchRoot(t, "/etc/lighttpd", "/etc/apache2")
+	if err := os.MkdirAll(filepath.Join(root, "var/lib/apache2"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	// As on a fresh install: no CGI or FastCGI module enabled yet.
-	for _, m := range []string{"cgi", "cgid", "fcgid"} {
+	for _, m := range []string{"cgi", "cgid", "fcgid", "proxy_fcgi", "proxy"} {
 		for _, ext := range []string{".load", ".conf"} {
 			os.Remove(filepath.Join(root, "etc/apache2/mods-enabled", m+ext))
 		}
@@ -72,21 +64,8 @@ func TestInstallScript(t *testing.T) {
 	)
 	script := func(t *testing.T, name string, args ...string) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		script, err := filepath.Abs(filepath.Join(kitDir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.CommandContext(ctx, "bash", append([]string{script, "--root", root}, args...)...)
-		cmd.Env = env
 		// As an owner runs it, from where the binary is: --binary counter.cgi
-		cmd.Dir = filepath.Dir(bin)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-		return string(out)
+		return mustRunKit(t, env, filepath.Dir(bin), root, name, args...)
 	}
 	takeCalls := func() string {
 		b, _ := os.ReadFile(calls)
@@ -262,6 +241,49 @@ func stub(t *testing.T, name, calls string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// scratchRoot returns a folder for install.sh's --root that www-data may
+// traverse (it runs the binary and reaches the data), holding copies of
+// this machine's etc folders, such as /etc/lighttpd.
+func scratchRoot(t *testing.T, etc ...string) string {
+	t.Helper()
+	root := t.TempDir()
+	letTraverse(t, root)
+	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range etc {
+		if out, err := exec.Command("cp", "-a", d, filepath.Join(root, "etc")).CombinedOutput(); err != nil {
+			t.Fatalf("cp -a %s: %v\n%s", d, err, out)
+		}
+	}
+	return root
+}
+
+// runKit runs deploy/NAME (install.sh, uninstall.sh) with --root root and
+// args, with env, from dir, and returns what it printed.
+func runKit(env []string, dir, root, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script, err := filepath.Abs(filepath.Join(kitDir, name))
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "bash", append([]string{script, "--root", root}, args...)...)
+	cmd.Env, cmd.Dir = env, dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// mustRunKit is runKit that fails the test if the script fails.
+func mustRunKit(t *testing.T, env []string, dir, root, name string, args ...string) string {
+	t.Helper()
+	out, err := runKit(env, dir, root, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return out
 }
 
 // changingCalls drops from calls the questions to systemctl (is-active,
