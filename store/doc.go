@@ -2,10 +2,11 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 3)
+// # Schema (version 4)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
-// spells one out. Keys marked v2 are new in version 2, v3 in version 3.
+// spells one out. Keys marked v2 are new in version 2, v3 in version 3,
+// v4 in version 4.
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
@@ -64,6 +65,24 @@
 //	      2006-01-02PAGE -> record  the date, then PAGE as in pages/: the
 //	                           page's views and visitors that day, 8-byte
 //	                           big-endian columns; a day's pages sort together
+//	costs/                     v4: bucket, what the counter costs on this
+//	                           machine (package counter/costs); made by
+//	                           the first day folded
+//	  days/                    bucket, a key a UTC day, kept a year
+//	    2006-01-02 -> record   costs.Day.Encode: a version byte, the build
+//	                           (a length byte, then text), then per kind
+//	                           (hit, json, stats, login, refused, commit)
+//	                           the count and the wall and CPU p50, p90, p99
+//	                           in microseconds, big-endian uint32 each; a
+//	                           longer record's extra kinds are a later
+//	                           version's
+//	  build     -> record      the running build's first requests: a
+//	                           costs.Day record whose build is the build's
+//	                           and whose figures are over the first
+//	                           costs.BuildRequests of each kind
+//	  build-before -> record   the same of the build before it
+//	  warnings  -> text        the warnings of the last 30 days, a line
+//	                           each, each beginning with its date
 //
 // A setting key that is absent has its default (counter.DefaultSettings).
 // No client address, User-Agent or anything derived from them is stored:

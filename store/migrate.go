@@ -28,6 +28,9 @@ func migrate(tx *bolt.Tx, from uint32) error {
 	case 2:
 		// Version 3 added sites, whose keys a version 2 file cannot
 		// hold: its counters are plain counters as they stand.
+	case 3:
+		// Version 4 added the costs bucket, made by the first fold of a
+		// day's costs: nothing to rewrite.
 	default:
 		return fmt.Errorf("%w: no migration from schema %d", ErrCorrupt, from)
 	}

@@ -14,8 +14,9 @@ import (
 // schemaVersion is the version of the layout described in doc.go.
 // Version 2 added visitors, the tally of hits not counted, and the
 // per-counter settings; version 3 added sites, counters with a row per
-// page. migrate.go brings an older file up to it.
-const schemaVersion = 3
+// page; version 4 added the history of what the counter costs on its
+// machine. migrate.go brings an older file up to it.
+const schemaVersion = 4
 
 var (
 	bucketMeta       = []byte("meta")
@@ -43,6 +44,11 @@ var (
 	keyPagesFolded   = []byte("pages-folded") // v3, sites only
 	bucketPages      = []byte("pages")        // v3, sites only
 	bucketPageDays   = []byte("page-days")    // v3, sites only
+	bucketCosts      = []byte("costs")        // v4
+	bucketCostDays   = []byte("days")         // v4, in costs
+	keyBuild         = []byte("build")        // v4, in costs
+	keyBuildBefore   = []byte("build-before") // v4, in costs
+	keyCostWarnings  = []byte("warnings")     // v4, in costs
 )
 
 // pageColumns is the number of 8-byte columns of a page record: views and

@@ -124,7 +124,8 @@ func dayBefore(date string, n int) string {
 	return t.AddDate(0, 0, -n).Format(time.DateOnly)
 }
 
-// Oldest is the first date the history keeps on date today.
+// Oldest is the first date the history keeps on date today: the
+// HistoryDays days before it (today is not folded yet).
 func Oldest(today time.Time) string {
-	return today.UTC().AddDate(0, 0, -(HistoryDays - 1)).Format(time.DateOnly)
+	return today.UTC().AddDate(0, 0, -HistoryDays).Format(time.DateOnly)
 }

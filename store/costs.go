@@ -1,0 +1,203 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter/costs"
+)
+
+// warningDays is how long a warning is kept and shown.
+const warningDays = 30
+
+// FoldCosts adds days (a day's figures, from the runtime directory) to
+// the history, judges each against the days before it (costs.Check),
+// keeps the warnings, and drops the days and warnings past their time;
+// it returns the new warnings. A day already in the history keeps the
+// record with the higher count of hits.
+func (db *DB) FoldCosts(days []costs.Day, now time.Time) ([]string, error) {
+	var found []string
+	err := db.update(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		c, err := tx.CreateBucketIfNotExists(bucketCosts)
+		if err != nil {
+			return err
+		}
+		b, err := c.CreateBucketIfNotExists(bucketCostDays)
+		if err != nil {
+			return err
+		}
+		for _, d := range days {
+			if old := b.Get([]byte(d.Date)); old != nil {
+				if o, err := costs.DecodeDay(d.Date, old); err == nil && o.Kinds[costs.Hit].Count >= d.Kinds[costs.Hit].Count {
+					continue
+				}
+			}
+			before, err := costDays(b, d.Date, costs.Window)
+			if err != nil {
+				return err
+			}
+			found = append(found, costs.Check(d, before)...)
+			if err := b.Put([]byte(d.Date), d.Encode()); err != nil {
+				return err
+			}
+		}
+		// Drop what is past its time: the days of over a year ago.
+		oldest := []byte(costs.Oldest(now))
+		cur := b.Cursor()
+		for k, _ := cur.First(); k != nil && bytes.Compare(k, oldest) < 0; k, _ = cur.First() {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		return addWarnings(c, found, now)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: fold costs: %w", err)
+	}
+	return found, nil
+}
+
+// costDays returns the n days of b before date, oldest first.
+func costDays(b *bolt.Bucket, date string, n int) ([]costs.Day, error) {
+	var out []costs.Day
+	cur := b.Cursor()
+	k, v := cur.Seek([]byte(date))
+	if k == nil {
+		k, v = cur.Last()
+	} else {
+		k, v = cur.Prev()
+	}
+	for ; k != nil && len(out) < n; k, v = cur.Prev() {
+		d, err := costs.DecodeDay(string(k), v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		out = append([]costs.Day{d}, out...)
+	}
+	return out, nil
+}
+
+// addWarnings appends lines to the kept warnings and drops those of over
+// warningDays ago.
+func addWarnings(c *bolt.Bucket, lines []string, now time.Time) error {
+	from := now.UTC().AddDate(0, 0, -warningDays).Format(time.DateOnly)
+	var keep []string
+	for line := range strings.Lines(string(c.Get(keyCostWarnings))) {
+		if line = strings.TrimSuffix(line, "\n"); line >= from {
+			keep = append(keep, line)
+		}
+	}
+	keep = append(keep, lines...)
+	return c.Put(keyCostWarnings, []byte(strings.Join(keep, "\n")))
+}
+
+// BuildCosts records what the first costs.BuildRequests requests of kind
+// k cost under build id, and judges them against the build before it
+// (costs.CheckBuild); it returns the warning, if any, which is kept with
+// the others. A record of another build becomes the build before.
+func (db *DB) BuildCosts(id string, k costs.Kind, f costs.Figures, now time.Time) (string, error) {
+	var warning string
+	err := db.update(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		c, err := tx.CreateBucketIfNotExists(bucketCosts)
+		if err != nil {
+			return err
+		}
+		cur, err := buildRecord(c.Get(keyBuild))
+		if err != nil {
+			return err
+		}
+		if cur.ID != id {
+			if cur.ID != "" {
+				if err := c.Put(keyBuildBefore, c.Get(keyBuild)); err != nil {
+					return err
+				}
+			}
+			cur = costs.Build{ID: id}
+		}
+		cur.Kinds[k] = f
+		if err := c.Put(keyBuild, costs.Day{Build: cur.ID, Kinds: cur.Kinds}.Encode()); err != nil {
+			return err
+		}
+		before, err := buildRecord(c.Get(keyBuildBefore))
+		if err != nil {
+			return err
+		}
+		line, ok := costs.CheckBuild(now.UTC().Format(time.DateOnly), before, cur, k)
+		if !ok {
+			return nil
+		}
+		warning = line
+		return addWarnings(c, []string{line}, now)
+	})
+	if err != nil {
+		return "", fmt.Errorf("store: build costs: %w", err)
+	}
+	return warning, nil
+}
+
+func buildRecord(b []byte) (costs.Build, error) {
+	if b == nil {
+		return costs.Build{}, nil
+	}
+	d, err := costs.DecodeDay("", b)
+	if err != nil {
+		return costs.Build{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return costs.Build{ID: d.Build, Kinds: d.Kinds}, nil
+}
+
+// CostHistory is what the history holds: the days from since on, oldest
+// first, the kept warnings, and the current and the previous build's
+// first requests.
+type CostHistory struct {
+	Days          []costs.Day
+	Warnings      []string
+	Build, Before costs.Build
+}
+
+// Costs returns the history from since on.
+func (db *DB) Costs(since time.Time) (CostHistory, error) {
+	var h CostHistory
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		c := tx.Bucket(bucketCosts)
+		if c == nil {
+			return nil
+		}
+		if b := c.Bucket(bucketCostDays); b != nil {
+			cur := b.Cursor()
+			for k, v := cur.Seek([]byte(since.UTC().Format(time.DateOnly))); k != nil; k, v = cur.Next() {
+				d, err := costs.DecodeDay(string(k), v)
+				if err != nil {
+					return fmt.Errorf("%w: %v", ErrCorrupt, err)
+				}
+				h.Days = append(h.Days, d)
+			}
+		}
+		if w := c.Get(keyCostWarnings); len(w) > 0 {
+			h.Warnings = strings.Split(string(w), "\n")
+		}
+		var err error
+		if h.Build, err = buildRecord(c.Get(keyBuild)); err != nil {
+			return err
+		}
+		h.Before, err = buildRecord(c.Get(keyBuildBefore))
+		return err
+	})
+	if err != nil {
+		return h, fmt.Errorf("store: costs: %w", err)
+	}
+	return h, nil
+}
