@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/counter"
 	"hitcounter/counter/costs"
 )
 
@@ -142,5 +143,23 @@ func TestMigrateV3ToV4(t *testing.T) {
 	}
 	if !strings.Contains(dump, "  version = 00000004\n") || !strings.Contains(dump, "costs/\n  days/\n    2026-12-04 = ") {
 		t.Errorf("after the migration:\n%s", dump)
+	}
+}
+
+// TestCommittedTimesEachCommit: Options.Committed hears of every commit,
+// and of nothing that did not commit.
+func TestCommittedTimesEachCommit(t *testing.T) {
+	path := newDB(t, "a")
+	var times []time.Duration
+	with(t, path, Options{Committed: func(d time.Duration) { times = append(times, d) }}, func(db *DB) {
+		if _, err := db.Visit(Visit{Name: "a", Now: day1, Judge: judged(counter.Outcome{Kind: counter.View})}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Visit(Visit{Name: "no such counter", Now: day1, Judge: judged(counter.Outcome{Kind: counter.View})}); err == nil {
+			t.Fatal("a hit on no counter was taken")
+		}
+	})
+	if len(times) != 1 || times[0] <= 0 {
+		t.Errorf("commits heard: %v, want one, of some time", times)
 	}
 }

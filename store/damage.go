@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -29,9 +30,27 @@ func catchDamage(fn func() error) (err error) {
 	return fn()
 }
 
-// update runs fn in one write transaction, with damage caught.
+// update runs fn in one write transaction, with damage caught, and tells
+// db.committed how long the commit took.
 func (db *DB) update(fn func(*bolt.Tx) error) error {
-	return catchDamage(func() error { return db.bolt.Update(fn) })
+	if db.committed == nil {
+		return catchDamage(func() error { return db.bolt.Update(fn) })
+	}
+	return catchDamage(func() error {
+		var commit time.Time
+		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			// bbolt commits as soon as fn returns nil.
+			commit = time.Now()
+			return nil
+		})
+		if err == nil && !commit.IsZero() {
+			db.committed(time.Since(commit))
+		}
+		return err
+	})
 }
 
 // view runs fn in one read transaction, with damage caught.

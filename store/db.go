@@ -39,6 +39,9 @@ type Options struct {
 	// Waits bounds the lock waits of a process that serves many
 	// requests; nil suits a process that serves one and exits.
 	Waits *LockWaits
+	// Committed, if not nil, is told how long each commit took: the
+	// writing of its pages and the fsyncs, what an SD card's age moves.
+	Committed func(time.Duration)
 }
 
 // LockWaits bounds, for a process that serves many requests, the flock
@@ -64,8 +67,9 @@ func NewLockWaits(n int) *LockWaits {
 
 // DB is an open counter database. Close it as soon as its work is done.
 type DB struct {
-	bolt *bolt.DB
-	lock *os.File
+	bolt      *bolt.DB
+	lock      *os.File
+	committed func(time.Duration)
 }
 
 // Open opens the database at path, waiting at most opts.Wait for other
@@ -118,7 +122,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, lock: lock}
+	db := &DB{bolt: bdb, lock: lock, committed: opts.Committed}
 	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, path) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
