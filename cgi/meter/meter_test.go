@@ -1,0 +1,215 @@
+package meter
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"hitcounter/counter/costs"
+)
+
+// clock is a clock the test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+func at(s string) time.Time      { t, _ := time.Parse(time.RFC3339, s); return t }
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestRecordIsSharedAndExact: meters of several processes (each its own
+// mapping) recording at once lose nothing.
+func TestRecordIsSharedAndExact(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: at("2026-12-04T10:00:00Z")}
+	var wg sync.WaitGroup
+	for p := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := New(dir, "", c.now, Hooks{})
+			defer m.Close()
+			for i := range 500 {
+				m.Record(costs.Hit, time.Duration(1+i%3)*time.Millisecond, 400*time.Microsecond)
+				if p == 0 && i < 20 {
+					m.Record(costs.Login, 80*time.Millisecond, 79*time.Millisecond)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	days, _, err := Read(dir)
+	if err != nil || len(days) != 1 || days[0].Date != "2026-12-04" {
+		t.Fatalf("Read: %+v, %v", days, err)
+	}
+	hit, login := days[0].Kinds[costs.Hit], days[0].Kinds[costs.Login]
+	if hit.Count != 4000 || login.Count != 20 {
+		t.Errorf("counts: %d hits, %d logins; want 4000 and 20", hit.Count, login.Count)
+	}
+	if p50 := hit.P50(); costs.Bucket(p50) != costs.Bucket(2*time.Millisecond) {
+		t.Errorf("hit p50 %v, want about 2ms", p50)
+	}
+	if cpu := login.CPU[0]; costs.Bucket(cpu) != costs.Bucket(79*time.Millisecond) {
+		t.Errorf("login CPU p50 %v, want about 79ms", cpu)
+	}
+}
+
+// TestNewDayFolds: the first request of a new UTC day folds the days
+// before into the database through Hooks.Fold, once, and removes their
+// files; a fold that fails keeps them for the next day's.
+func TestNewDayFolds(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: at("2026-12-03T23:59:00Z")}
+	var folded [][]costs.Day
+	var warned []string
+	failing := true
+	hooks := Hooks{
+		Fold: func(days []costs.Day) ([]string, error) {
+			if failing {
+				return nil, errors.New("database busy")
+			}
+			folded = append(folded, days)
+			return []string{"2026-12-03: hit p99 was 9ms, 3.0 times its median"}, nil
+		},
+		Warn: func(line string) { warned = append(warned, line) },
+	}
+	m := New(dir, "", c.now, hooks)
+	for range 30 {
+		m.Record(costs.Hit, 3*time.Millisecond, time.Millisecond)
+	}
+	m.Close()
+	// A commit just after midnight, from inside a write: it makes the
+	// new day's file but does not fold.
+	c.set(at("2026-12-04T00:00:01Z"))
+	m = New(dir, "", c.now, hooks)
+	m.Record(costs.Commit, 5*time.Millisecond, 0)
+	if len(folded) != 0 || len(warned) != 0 {
+		t.Fatalf("a commit's record folded: %v %v", folded, warned)
+	}
+	// The next request of that process folds, and the fold fails: the
+	// file stays.
+	m.Record(costs.Hit, 3*time.Millisecond, time.Millisecond)
+	m.Close()
+	if len(warned) != 1 || len(files(t, dir)) != 2 {
+		t.Fatalf("after a failed fold: warned %q, files %v", warned, files(t, dir))
+	}
+	// Another process on the same day does not fold again; the next
+	// day's first one folds both days before it, in order.
+	other := New(dir, "", c.now, hooks)
+	other.Record(costs.Hit, time.Millisecond, 0)
+	other.Close()
+	failing = false
+	c.set(at("2026-12-05T00:10:00Z"))
+	m = New(dir, "", c.now, hooks)
+	m.Record(costs.JSON, time.Millisecond, 0)
+	m.Close()
+	if len(folded) != 1 || len(folded[0]) != 2 || folded[0][0].Date != "2026-12-03" || folded[0][1].Date != "2026-12-04" {
+		t.Fatalf("folded %+v, want 2026-12-03 and 2026-12-04 at once", folded)
+	}
+	if d := folded[0][0]; d.Kinds[costs.Hit].Count != 30 {
+		t.Errorf("2026-12-03 folded with %d hits, want 30", d.Kinds[costs.Hit].Count)
+	}
+	if d := folded[0][1]; d.Kinds[costs.Hit].Count != 2 || d.Kinds[costs.Commit].Count != 1 {
+		t.Errorf("2026-12-04 folded with %+v, want 2 hits and a commit", d.Kinds)
+	}
+	if got := files(t, dir); len(got) != 1 || got[0] != "costs-2026-12-05" {
+		t.Errorf("files after the fold: %v, want today's alone", got)
+	}
+	if warned[len(warned)-1] != "costs: 2026-12-03: hit p99 was 9ms, 3.0 times its median" {
+		t.Errorf("the fold's warning did not reach the log: %q", warned)
+	}
+}
+
+// TestBuildFirstRequests: a build's first costs.BuildRequests requests of
+// a kind are judged once, when the last of them comes; a new build starts
+// its own.
+func TestBuildFirstRequests(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: at("2026-12-04T10:00:00Z")}
+	type call struct {
+		id string
+		k  costs.Kind
+		f  costs.Figures
+	}
+	var calls []call
+	hooks := Hooks{Build: func(id string, k costs.Kind, f costs.Figures) (string, error) {
+		calls = append(calls, call{id, k, f})
+		return "", nil
+	}}
+	for _, build := range []string{"v1", "v2"} {
+		for i := range 250 {
+			m := New(dir, build, c.now, hooks) // a CGI process a hit
+			wall := 2 * time.Millisecond
+			if build == "v2" {
+				wall = 5 * time.Millisecond
+			}
+			if i >= costs.BuildRequests {
+				wall = time.Second // not among the first: not in the build's figures
+			}
+			m.Record(costs.Hit, wall, wall/2)
+			m.Close()
+		}
+	}
+	if len(calls) != 2 {
+		t.Fatalf("build judged %d times, want twice (once a build): %+v", len(calls), calls)
+	}
+	for i, want := range []struct {
+		id  string
+		p50 time.Duration
+	}{{"v1", 2 * time.Millisecond}, {"v2", 5 * time.Millisecond}} {
+		got := calls[i]
+		if got.id != want.id || got.k != costs.Hit || got.f.Count != costs.BuildRequests || costs.Bucket(got.f.P50()) != costs.Bucket(want.p50) ||
+			costs.Bucket(got.f.P99()) != costs.Bucket(want.p50) {
+			t.Errorf("call %d: %+v, want %s with 100 hits at %v", i, got, want.id, want.p50)
+		}
+	}
+	_, b, err := Read(dir)
+	if err != nil || b.ID != "v2" || b.Kinds[costs.Hit].Count != costs.BuildRequests {
+		t.Errorf("the build file: %+v, %v", b, err)
+	}
+}
+
+// TestDamagedFileIsMadeAnew: a file of the wrong size or header is made
+// anew, and recording goes on.
+func TestDamagedFileIsMadeAnew(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: at("2026-12-04T10:00:00Z")}
+	for _, junk := range [][]byte{[]byte("junk"), make([]byte, fileSize)} {
+		if err := os.WriteFile(filepath.Join(dir, "costs-2026-12-04"), junk, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m := New(dir, "", c.now, Hooks{})
+		m.Record(costs.Stats, 40*time.Millisecond, 0)
+		m.Close()
+		days, _, _ := Read(dir)
+		if len(days) != 1 || days[0].Kinds[costs.Stats].Count != 1 {
+			t.Errorf("after a damaged file of %d bytes: %+v", len(junk), days)
+		}
+	}
+}
+
+// TestNoDirectoryFailsNothing: without a runtime directory, Record
+// records nothing and says so, once.
+func TestNoDirectoryFailsNothing(t *testing.T) {
+	var warned []string
+	m := New(filepath.Join(t.TempDir(), "missing"), "v1", time.Now, Hooks{Warn: func(l string) { warned = append(warned, l) }})
+	defer m.Close()
+	m.Record(costs.Hit, time.Millisecond, 0)
+	m.Record(costs.Hit, time.Millisecond, 0)
+	if len(warned) == 0 {
+		t.Error("no word of the missing directory")
+	}
+}
