@@ -168,11 +168,10 @@ func (m *Meter) mapped(mayFold bool) (day, build []byte, fold string) {
 	if date != m.date {
 		unmap(&m.day)
 		var made bool
-		var err error
-		m.day, made, err = mapFile(filepath.Join(m.dir, dayPrefix+date), "")
-		if err != nil {
-			m.warn(fmt.Sprintf("costs: %v", err))
-		}
+		// A file that cannot be had (no runtime directory: doctor says
+		// so) is done without, in silence: a log line a request would
+		// bury the owner's log.
+		m.day, made, _ = mapFile(filepath.Join(m.dir, dayPrefix+date), "")
 		m.date = date
 		if made {
 			m.folding = date
@@ -183,9 +182,7 @@ func (m *Meter) mapped(mayFold bool) (day, build []byte, fold string) {
 	}
 	if m.bmem == nil && !m.bdead && m.build != "" {
 		var err error
-		m.bmem, _, err = mapFile(filepath.Join(m.dir, buildName), m.build)
-		if err != nil {
-			m.warn(fmt.Sprintf("costs: %v", err))
+		if m.bmem, _, err = mapFile(filepath.Join(m.dir, buildName), m.build); err != nil {
 			m.bdead = true
 		}
 	}

@@ -45,6 +45,8 @@ type App struct {
 	hits hitter
 	// visitors remembers who was seen today, in the run directory.
 	visitors *seen.Table
+	// timing records what each request cost, in the run directory.
+	timing timing
 	// Set in a long-lived App, nil in a CGI process, which exits.
 	glyphs *counter.GlyphCache // glyphs drawn once
 	waits  *store.LockWaits    // bounds the flocks left blocked on a stuck holder
@@ -74,6 +76,7 @@ func (a *App) Close() {
 	if a.close != nil {
 		a.close()
 	}
+	a.timing.meter.Close()
 }
 
 // newApp returns the App of a CGI process.
@@ -81,6 +84,7 @@ func newApp(cfg config.Config, log *logline.Logger) *App {
 	a := &App{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
 	a.hits = oneShot{a}
 	a.visitors = seen.Open(cfg.RunDir)
+	a.newMeter()
 	return a
 }
 
@@ -125,6 +129,9 @@ func (a *App) openOptions(readOnly bool) store.Options {
 	o := store.Options{ReadOnly: readOnly, Wait: a.cfg.Wait, Waits: a.waits}
 	if !readOnly {
 		o.MaxSize = a.cfg.MaxDBSize
+		if a.timing.meter != nil {
+			o.Committed = a.recordCommit
+		}
 	}
 	return o
 }

@@ -13,6 +13,7 @@ import (
 
 	"hitcounter/cgi/seen"
 	"hitcounter/counter"
+	"hitcounter/counter/costs"
 	"hitcounter/counter/crawler"
 	"hitcounter/store"
 )
@@ -65,6 +66,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		var c store.Counted
 		c, err = a.hit(r, name, site)
 		n, show = c.Shown, c.Show
+		tag(w, costs.Hit)
 	}
 	if style.Label == "" && show == counter.ShowVisitors {
 		style.Label = "visitors" // a badge says what it counts
@@ -325,6 +327,7 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 // counter whose statistics have a password answers with what its image
 // shows alone.
 func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
+	tag(w, costs.JSON)
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	g, err := a.glanceQuery(r, name)
 	if err != nil {
@@ -381,6 +384,7 @@ func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
 // service's styles (https://shields.io/badges/endpoint-badge). It counts
 // nothing: the badge service asks again each time it draws the badge.
 func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) {
+	tag(w, costs.JSON)
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	g, err := a.glanceQuery(r, name)
 	label := "views"

@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"hitcounter/counter"
+	"hitcounter/counter/costs"
 )
 
 // serveExport answers /NAME/stats.csv and /NAME/stats.json with the whole
 // daily history, behind the same session as the page.
 func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
+	tag(w, costs.Stats)
 	_, ext, _ := cutLast(r.URL.Path, ".")
 	name := r.PathValue("name")
 	v, err := a.loadStats(r, name, time.Time{})

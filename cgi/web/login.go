@@ -9,6 +9,7 @@ import (
 
 	"hitcounter/cgi/guard"
 	"hitcounter/counter"
+	"hitcounter/counter/costs"
 )
 
 // maxLoginBody caps a login form: a 72-byte password fits many times over.
@@ -26,6 +27,7 @@ const loginFailed = "Wrong password."
 // protected counter and a password that bcrypt could have hashed, and with
 // the database closed: a login never holds up the hits.
 func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
+	tag(w, costs.Refused) // until a password is checked
 	name := r.PathValue("name")
 	// A browser that has logged in before is known first, from its device
 	// cookie and one read of the file, so that it has logins in hand of
@@ -85,6 +87,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	a.lowPriority(func() {
 		// Nothing bcrypt could have hashed is worth running it for.
 		if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
+			tag(w, costs.Login)
 			ok, rehash, err = a.verify(h.PasswordHash, password)
 		}
 		// A hash of another cost is made again at the pinned one here,

@@ -53,7 +53,7 @@ func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for i := 0; i+1 < len(vars); i += 2 {
 			r.SetPathValue(vars[i], vars[i+1])
 		}
-		rte.handle(rt.a, w, r)
+		rt.a.serveTimed(rte.handle, w, r)
 		return
 	}
 	if len(allow) > 0 {

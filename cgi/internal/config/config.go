@@ -38,6 +38,10 @@ type Config struct {
 	// TrustedProxies are the peer addresses whose X-Forwarded-For is
 	// believed (COUNTER_TRUSTED_PROXIES, comma-separated); by default none.
 	TrustedProxies []netip.Addr
+	// NoCosts turns off the timing of requests (COUNTER_COSTS=off): what
+	// the counter costs on this machine, kept per day in RunDir and in the
+	// database.
+	NoCosts bool
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 }
@@ -100,6 +104,13 @@ func FromEnv(getenv func(string) string) (Config, []error) {
 			continue
 		}
 		cfg.TrustedProxies = append(cfg.TrustedProxies, a.Unmap())
+	}
+	switch v := strings.TrimSpace(getenv("COUNTER_COSTS")); v {
+	case "", "on":
+	case "off":
+		cfg.NoCosts = true
+	default:
+		errs = append(errs, fmt.Errorf("COUNTER_COSTS=%q: want on or off, using on", v))
 	}
 	return cfg, errs
 }

@@ -23,12 +23,13 @@ func main() {
 	also := flag.String("also", "", "comma-separated names of more counter builds in the server's cgi-bin to load alike")
 	before := flag.String("before", "", "the counter binary before a change, to time beside it (direct runs)")
 	beforeDB := flag.String("before-db", "", "the database of -before, with a counter named bench (it may be of an older schema)")
+	costsOff := flag.Bool("costs-off", true, "also time the counter with COUNTER_COSTS=off, for what measuring costs a hit")
 	flag.Parse()
 	if *floor == "" || *counter == "" || *db == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := direct(*floor, *counter, *db, *n, *before, *beforeDB); err != nil {
+	if err := direct(*floor, *counter, *db, *n, *before, *beforeDB, *costsOff); err != nil {
 		fmt.Fprintln(os.Stderr, "hitbench:", err)
 		os.Exit(1)
 	}
@@ -69,14 +70,20 @@ const browserUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 
 // direct times the binaries run as CGI processes by this program: the
 // floor, the counter (and its other builds), and the counter before a
 // change, each hit a new visitor's.
-func direct(floor, counter, db string, n int, before, beforeDB string) error {
+func direct(floor, counter, db string, n int, before, beforeDB string, costsOff bool) error {
 	runs := []cgiRun{{"floor (1x1 GIF)", floor, cgiEnv(db, "/bench.gif"), false}}
-	for i, c := range strings.Split(counter, ",") {
+	counters := strings.Split(counter, ",")
+	for i, c := range counters {
 		label := "counted PNG hit"
 		if i > 0 {
 			label += " " + strconv.Itoa(i+1)
 		}
 		runs = append(runs, cgiRun{label, c, cgiEnv(db, "/bench.png"), true})
+	}
+	off := -1
+	if costsOff {
+		off = len(runs)
+		runs = append(runs, cgiRun{"the same, costs off", counters[0], append(cgiEnv(db, "/bench.png"), "COUNTER_COSTS=off"), true})
 	}
 	if before != "" {
 		runs = append(runs, cgiRun{"the same, before", before, cgiEnv(beforeDB, "/bench.png"), true})
@@ -100,6 +107,12 @@ func direct(floor, counter, db string, n int, before, beforeDB string) error {
 	fmt.Printf("  ratio b/a: p50 %.2f (target <= 1.30), p99 %.2f, peak RSS %.2f (target <= 1.40)\n",
 		ms(percentile(b, 50))/ms(percentile(a, 50)), ms(percentile(b, 99))/ms(percentile(a, 99)),
 		float64(peakRSS(res[1]))/float64(peakRSS(res[0])))
+	if off >= 0 {
+		o := walls(res[off])
+		fmt.Printf("  measuring the costs: p50 %.3f (target <= 1.02), p99 %.3f, peak RSS %+.2f MB, costs on against off\n",
+			ms(percentile(b, 50))/ms(percentile(o, 50)), ms(percentile(b, 99))/ms(percentile(o, 99)),
+			float64(peakRSS(res[1])-peakRSS(res[off]))/1e6)
+	}
 	if before != "" {
 		old := res[len(res)-1]
 		fmt.Printf("  after - before: p50 %+.3f ms (target <= +0.15), peak RSS %+.2f MB (target <= +0.30), ratio to the floor p50 %.2f before\n",

@@ -1,0 +1,113 @@
+package web
+
+import (
+	"net/http"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"hitcounter/cgi/internal/buildinfo"
+	"hitcounter/cgi/meter"
+	"hitcounter/counter/costs"
+)
+
+// timing is what an App keeps to time its requests (package cgi/meter);
+// a zero timing with a nil meter times nothing (COUNTER_COSTS=off).
+type timing struct {
+	meter   *meter.Meter
+	started time.Time // the process's start, for a CGI process's one request
+	// A long-lived process measures a request's CPU time as the process's
+	// over the request, when no other request ran at the same time: then
+	// it is the request's own (and its share of the collector's).
+	inFlight atomic.Int64
+	begun    atomic.Int64
+}
+
+// newMeter starts the timing of a's requests, unless the owner turned it
+// off.
+func (a *App) newMeter() {
+	a.timing.started = time.Now()
+	if a.cfg.NoCosts {
+		return
+	}
+	a.timing.meter = meter.New(a.cfg.RunDir, buildinfo.Read().ID(), a.now, meter.Hooks{
+		Fold: func(days []costs.Day) ([]string, error) {
+			db, err := a.open(false)
+			if err != nil {
+				return nil, err
+			}
+			defer db.Close()
+			return db.FoldCosts(days, a.now())
+		},
+		Build: func(id string, k costs.Kind, f costs.Figures) (string, error) {
+			db, err := a.open(false)
+			if err != nil {
+				return "", err
+			}
+			defer db.Close()
+			return db.BuildCosts(id, k, f, a.now())
+		},
+		Warn: func(line string) { a.log.Printf("%s", line) },
+	})
+}
+
+// metered is the ResponseWriter a route's handler gets: it carries the
+// kind of work the request turned out to be, if any, for the costs.
+type metered struct {
+	http.ResponseWriter
+	kind costs.Kind
+	set  bool
+}
+
+// tag says what kind of work the request is; the last tag counts.
+func tag(w http.ResponseWriter, k costs.Kind) {
+	if m, ok := w.(*metered); ok {
+		m.kind, m.set = k, true
+	}
+}
+
+// serveTimed runs handle and records its time under the kind it was
+// tagged with, if any.
+func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), w http.ResponseWriter, r *http.Request) {
+	if a.timing.meter == nil {
+		handle(a, w, r)
+		return
+	}
+	m := &metered{ResponseWriter: w}
+	if a.close == nil {
+		// A CGI process: its one request, from the start of the process,
+		// and all the CPU time the process took.
+		handle(a, m, r)
+		if m.set {
+			a.timing.meter.Record(m.kind, time.Since(a.timing.started), processCPU())
+		}
+		return
+	}
+	n := a.timing.inFlight.Add(1)
+	mine := a.timing.begun.Add(1)
+	start, cpu0 := time.Now(), processCPU()
+	handle(a, m, r)
+	wall := time.Since(start)
+	var cpu time.Duration
+	if n == 1 && a.timing.begun.Load() == mine {
+		cpu = processCPU() - cpu0
+	}
+	a.timing.inFlight.Add(-1)
+	if m.set {
+		a.timing.meter.Record(m.kind, wall, cpu)
+	}
+}
+
+// recordCommit is store.Options.Committed: the time of a commit.
+func (a *App) recordCommit(d time.Duration) {
+	a.timing.meter.Record(costs.Commit, d, 0)
+}
+
+// processCPU is the CPU time, user and system, the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
