@@ -88,18 +88,30 @@ type Meter struct {
 	now   func() time.Time
 	hooks Hooks
 
+	mapped bool // map the files (a long-lived process) or read and write them
+
 	mu      sync.Mutex
-	date    string // the day mapped, "" for none
-	day     []byte // its mapping
-	bmem    []byte // costs-build's mapping, nil until mapped
-	bdead   bool   // costs-build could not be mapped: do without
+	date    string // the day opened, "" for none
+	day     counts // its counts, nil if it could not be opened
+	bmem    counts // costs-build's, nil until opened
+	bdead   bool   // costs-build could not be opened: do without
 	folding string // this process made the day's file: fold the days before it
 }
 
 // New returns a Meter on the runtime directory dir for the build named
-// build ("" records no build figures), with its clock.
+// build ("" records no build figures), with its clock, for a process that
+// records one request and exits (CGI): it reads and writes the words it
+// adds to with pread and pwrite, which costs a process less than mapping
+// the files; two processes adding to one word at the same instant may
+// lose one of the adds.
 func New(dir, build string, now func() time.Time, hooks Hooks) *Meter {
 	return &Meter{dir: dir, build: build, now: now, hooks: hooks}
+}
+
+// NewMapped is New for a long-lived process: it maps the files and adds
+// with atomic adds, losing nothing.
+func NewMapped(dir, build string, now func() time.Time, hooks Hooks) *Meter {
+	return &Meter{dir: dir, build: build, now: now, hooks: hooks, mapped: true}
 }
 
 // Record adds one request of kind k that took wall and cpu (0 for
@@ -113,7 +125,7 @@ func (m *Meter) Record(k costs.Kind, wall, cpu time.Duration) {
 	if m == nil || k >= costs.NumKinds {
 		return
 	}
-	day, build, fold := m.mapped(k != costs.Commit)
+	day, build, fold := m.opened(k != costs.Commit)
 	if day != nil {
 		add(day, k, wall, cpu)
 	}
@@ -123,7 +135,11 @@ func (m *Meter) Record(k costs.Kind, wall, cpu time.Duration) {
 	if build == nil || k == costs.Commit {
 		return
 	}
-	n := atomic.AddUint32(word(build, countsAt+4*int(k)), 1)
+	// Past the build's first requests, one read says so.
+	if build.load(countsAt+4*int(k)) >= costs.BuildRequests {
+		return
+	}
+	n := build.add(countsAt + 4*int(k))
 	if n > costs.BuildRequests {
 		return
 	}
@@ -147,8 +163,8 @@ func (m *Meter) Close() {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	unmap(&m.day)
-	unmap(&m.bmem)
+	release(&m.day)
+	release(&m.bmem)
 	m.date = ""
 }
 
@@ -158,20 +174,20 @@ func (m *Meter) warn(line string) {
 	}
 }
 
-// mapped returns today's mapping and the build's, mapping them first if
+// opened returns today's counts and the build's, opening them first if
 // need be; either is nil if it cannot be had. When this process made
 // today's file and may fold, fold is the date to fold the days before.
-func (m *Meter) mapped(mayFold bool) (day, build []byte, fold string) {
+func (m *Meter) opened(mayFold bool) (day, build counts, fold string) {
 	date := m.now().UTC().Format(time.DateOnly)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if date != m.date {
-		unmap(&m.day)
+		release(&m.day)
 		var made bool
 		// A file that cannot be had (no runtime directory: doctor says
 		// so) is done without, in silence: a log line a request would
 		// bury the owner's log.
-		m.day, made, _ = mapFile(filepath.Join(m.dir, dayPrefix+date), "")
+		m.day, made, _ = openFile(filepath.Join(m.dir, dayPrefix+date), "", m.mapped)
 		m.date = date
 		if made {
 			m.folding = date
@@ -182,7 +198,7 @@ func (m *Meter) mapped(mayFold bool) (day, build []byte, fold string) {
 	}
 	if m.bmem == nil && !m.bdead && m.build != "" {
 		var err error
-		if m.bmem, _, err = mapFile(filepath.Join(m.dir, buildName), m.build); err != nil {
+		if m.bmem, _, err = openFile(filepath.Join(m.dir, buildName), m.build, m.mapped); err != nil {
 			m.bdead = true
 		}
 	}
@@ -212,7 +228,7 @@ func (m *Meter) fold(date string) {
 		}
 		day := costs.Day{Date: d, Build: m.build}
 		for _, k := range costs.Kinds() {
-			day.Kinds[k] = figuresOf(b, k)
+			day.Kinds[k] = figuresOf(fileBytes(b), k)
 		}
 		days = append(days, day)
 		paths = append(paths, p)
@@ -234,32 +250,72 @@ func (m *Meter) fold(date string) {
 	}
 }
 
-// add counts one request in a mapping.
-func add(mem []byte, k costs.Kind, wall, cpu time.Duration) {
+// add counts one request in c.
+func add(c counts, k costs.Kind, wall, cpu time.Duration) {
 	base := headerSize + int(k)*2*histBytes
-	atomic.AddUint32(word(mem, base+4*costs.Bucket(wall)), 1)
+	c.add(base + 4*costs.Bucket(wall))
 	if cpu > 0 {
-		atomic.AddUint32(word(mem, base+histBytes+4*costs.Bucket(cpu)), 1)
+		c.add(base + histBytes + 4*costs.Bucket(cpu))
 	}
 }
 
-// figuresOf reads kind k's histograms from a mapping or a file's bytes.
-func figuresOf(mem []byte, k costs.Kind) costs.Figures {
+// figuresOf reads kind k's histograms from c.
+func figuresOf(c counts, k costs.Kind) costs.Figures {
 	var wall, cpu costs.Histogram
 	base := headerSize + int(k)*2*histBytes
 	for i := range costs.Buckets {
-		wall[i] = atomic.LoadUint32(word(mem, base+4*i))
-		cpu[i] = atomic.LoadUint32(word(mem, base+histBytes+4*i))
+		wall[i] = c.load(base + 4*i)
+		cpu[i] = c.load(base + histBytes + 4*i)
 	}
 	return costs.FiguresOf(&wall, &cpu)
 }
 
-// word is the uint32 at off in mem, which is 4-byte aligned (a mapping is
-// page aligned; a file read into memory is copied aligned by figuresOf's
-// callers' allocation).
-func word(mem []byte, off int) *uint32 {
-	return (*uint32)(unsafe.Pointer(&mem[off]))
+// counts are a file's counts: a shared mapping, a file read and written
+// word by word, or a file's bytes read whole.
+type counts interface {
+	add(off int) uint32 // adds one to the word at off, returns the sum
+	load(off int) uint32
+	release()
 }
+
+// mapping is a file mapped shared, added to with atomic adds.
+type mapping []byte
+
+// word is the uint32 at off, 4-byte aligned as the mapping is page aligned.
+func (m mapping) word(off int) *uint32 { return (*uint32)(unsafe.Pointer(&m[off])) }
+func (m mapping) add(off int) uint32   { return atomic.AddUint32(m.word(off), 1) }
+func (m mapping) load(off int) uint32  { return atomic.LoadUint32(m.word(off)) }
+func (m mapping) release()             { syscall.Munmap(m) }
+
+// wordFile is a file added to word by word with pread and pwrite, on the
+// bare descriptor: an os.File would register it with the poller, four
+// system calls more for every file a CGI process opens.
+type wordFile struct{ fd int }
+
+func (w wordFile) load(off int) uint32 {
+	var b [4]byte
+	if n, err := syscall.Pread(w.fd, b[:], int64(off)); err != nil || n != 4 {
+		return 0
+	}
+	return binary.NativeEndian.Uint32(b[:])
+}
+
+func (w wordFile) add(off int) uint32 {
+	n := w.load(off) + 1
+	var b [4]byte
+	binary.NativeEndian.PutUint32(b[:], n)
+	syscall.Pwrite(w.fd, b[:], int64(off))
+	return n
+}
+
+func (w wordFile) release() { syscall.Close(w.fd) }
+
+// fileBytes are a file's bytes, read whole; add is not theirs.
+type fileBytes []byte
+
+func (b fileBytes) load(off int) uint32 { return binary.NativeEndian.Uint32(b[off:]) }
+func (b fileBytes) add(off int) uint32  { panic("meter: adding to a file read whole") }
+func (b fileBytes) release()            {}
 
 // Read returns the figures of the day files in dir, oldest first, and the
 // build's first requests: what is not in the database yet.
@@ -276,14 +332,14 @@ func Read(dir string) (days []costs.Day, build costs.Build, err error) {
 		if e.Name() == buildName {
 			build.ID = buildID(b)
 			for _, k := range costs.Kinds() {
-				build.Kinds[k] = figuresOf(b, k)
+				build.Kinds[k] = figuresOf(fileBytes(b), k)
 			}
 			continue
 		}
 		if d, ok := strings.CutPrefix(e.Name(), dayPrefix); ok && len(d) == len(time.DateOnly) {
 			day := costs.Day{Date: d}
 			for _, k := range costs.Kinds() {
-				day.Kinds[k] = figuresOf(b, k)
+				day.Kinds[k] = figuresOf(fileBytes(b), k)
 			}
 			days = append(days, day)
 		}
@@ -304,43 +360,47 @@ func buildID(b []byte) string {
 	return string(b[buildAt+1 : buildAt+1+min(n, buildSize-1)])
 }
 
-// mapFile maps the file at path, making it (or making it anew, if it is
-// damaged, or if build is not "" and names another build) with an
-// exclusive lock held while it writes the header; made says it did.
-func mapFile(path, build string) (mem []byte, made bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+// openFile opens the file at path, mapped or not, making it (or making it
+// anew, if it is damaged, or if build is not "" and names another build)
+// with an exclusive lock held while it writes the header; made says it
+// did.
+func openFile(path, build string, mapped bool) (c counts, made bool, err error) {
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, false, err
+		return nil, false, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
-	fd := int(f.Fd())
-	// mapValid maps the file if it is whole and of this build.
-	mapValid := func() ([]byte, error) {
-		var st syscall.Stat_t
-		if err := syscall.Fstat(fd, &st); err != nil || st.Size != int64(fileSize) {
-			return nil, err
+	// whole opens the file's counts if it is whole and of this build.
+	whole := func() (counts, error) {
+		head := make([]byte, fileSize+1)
+		if n, _ := syscall.Pread(fd, head, 0); n != fileSize || !validHeader(head[:n]) || (build != "" && buildID(head) != build) {
+			return nil, nil
+		}
+		if !mapped {
+			return wordFile{fd}, nil
 		}
 		mem, err := syscall.Mmap(fd, 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 		if err != nil {
 			return nil, fmt.Errorf("map %s: %w", filepath.Base(path), err)
 		}
-		if validHeader(mem) && (build == "" || buildID(mem) == build) {
-			return mem, nil
-		}
-		syscall.Munmap(mem)
-		return nil, nil
+		return mapping(mem), nil
 	}
-	if mem, err := mapValid(); mem != nil || err != nil {
-		return mem, false, err
+	done := func(c counts, made bool, err error) (counts, bool, error) {
+		if _, isFile := c.(wordFile); !isFile {
+			syscall.Close(fd) // a mapping holds the file; an error, none
+		}
+		return c, made, err
+	}
+	if c, err := whole(); c != nil || err != nil {
+		return done(c, false, err)
 	}
 	// New, damaged or another build's: made anew, under a lock so that
 	// two processes do not both make it.
 	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
-		return nil, false, err
+		return done(nil, false, err)
 	}
 	defer syscall.Flock(fd, syscall.LOCK_UN)
-	if mem, err := mapValid(); mem != nil || err != nil {
-		return mem, false, err // another process made it meanwhile
+	if c, err := whole(); c != nil || err != nil {
+		return done(c, false, err) // another process made it meanwhile
 	}
 	fresh := make([]byte, fileSize)
 	copy(fresh, magic)
@@ -352,21 +412,21 @@ func mapFile(path, build string) (mem []byte, made bool, err error) {
 		fresh[buildAt] = byte(len(id))
 		copy(fresh[buildAt+1:], id)
 	}
-	if _, err := f.WriteAt(fresh, 0); err != nil {
-		return nil, false, err
+	if err := syscall.Ftruncate(fd, 0); err != nil {
+		return done(nil, false, err)
 	}
-	if err := f.Truncate(int64(fileSize)); err != nil {
-		return nil, false, err
+	if n, err := syscall.Pwrite(fd, fresh, 0); err != nil || n != fileSize {
+		return done(nil, false, fmt.Errorf("write %s: %d bytes, %v", filepath.Base(path), n, err))
 	}
-	if mem, err = mapValid(); mem == nil && err == nil {
-		err = fmt.Errorf("map %s: made, but not whole", filepath.Base(path))
+	if c, err = whole(); c == nil && err == nil {
+		err = fmt.Errorf("open %s: made, but not whole", filepath.Base(path))
 	}
-	return mem, err == nil, err
+	return done(c, err == nil, err)
 }
 
-func unmap(mem *[]byte) {
-	if *mem != nil {
-		syscall.Munmap(*mem)
-		*mem = nil
+func release(c *counts) {
+	if *c != nil {
+		(*c).release()
+		*c = nil
 	}
 }

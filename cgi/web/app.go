@@ -65,6 +65,7 @@ func New(cfg config.Config, log *logline.Logger, mode Mode) *App {
 	a := newApp(cfg, log)
 	if mode != OneRequest {
 		a.close = a.longLived()
+		a.newMeter(true)
 	}
 	a.demo = mode == Local
 	return a
@@ -84,7 +85,7 @@ func newApp(cfg config.Config, log *logline.Logger) *App {
 	a := &App{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
 	a.hits = oneShot{a}
 	a.visitors = seen.Open(cfg.RunDir)
-	a.newMeter()
+	a.newMeter(false)
 	return a
 }
 

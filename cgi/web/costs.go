@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -21,16 +22,27 @@ type timing struct {
 	// it is the request's own (and its share of the collector's).
 	inFlight atomic.Int64
 	begun    atomic.Int64
+	// A CGI process's commits, recorded after its request: a commit is
+	// heard with the database still locked, and the lock is not held for
+	// the costs' files.
+	mu      sync.Mutex
+	commits []time.Duration
 }
 
 // newMeter starts the timing of a's requests, unless the owner turned it
-// off.
-func (a *App) newMeter() {
+// off: for a long-lived process on mapped files, for a CGI process's one
+// request with a few reads and writes.
+func (a *App) newMeter(longLived bool) {
+	a.timing.meter.Close()
 	a.timing.started = time.Now()
 	if a.cfg.NoCosts {
 		return
 	}
-	a.timing.meter = meter.New(a.cfg.RunDir, buildinfo.Read().ID(), a.now, meter.Hooks{
+	open := meter.New
+	if longLived {
+		open = meter.NewMapped
+	}
+	a.timing.meter = open(a.cfg.RunDir, buildinfo.Read().ID(), a.now, meter.Hooks{
 		Fold: func(days []costs.Day) ([]string, error) {
 			db, err := a.open(false)
 			if err != nil {
@@ -81,6 +93,13 @@ func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), 
 		if m.set {
 			a.timing.meter.Record(m.kind, time.Since(a.timing.started), processCPU())
 		}
+		a.timing.mu.Lock()
+		commits := a.timing.commits
+		a.timing.commits = nil
+		a.timing.mu.Unlock()
+		for _, d := range commits {
+			a.timing.meter.Record(costs.Commit, d, 0)
+		}
 		return
 	}
 	n := a.timing.inFlight.Add(1)
@@ -98,9 +117,17 @@ func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), 
 	}
 }
 
-// recordCommit is store.Options.Committed: the time of a commit.
+// recordCommit is store.Options.Committed: the time of a commit, kept
+// for the end of the request in a CGI process, recorded at once (into a
+// mapping) in a long-lived one.
 func (a *App) recordCommit(d time.Duration) {
-	a.timing.meter.Record(costs.Commit, d, 0)
+	if a.close != nil {
+		a.timing.meter.Record(costs.Commit, d, 0)
+		return
+	}
+	a.timing.mu.Lock()
+	a.timing.commits = append(a.timing.commits, d)
+	a.timing.mu.Unlock()
 }
 
 // processCPU is the CPU time, user and system, the process has used.

@@ -32,13 +32,15 @@ type sample struct {
 // The peak RSS comes from GNU time in a second run: a Go parent starts
 // children with CLONE_VM, and Linux then reports the parent's own peak as
 // the child's, so the child's rusage cannot be trusted here.
-func (c cgiRun) runOnce(i int) (sample, error) {
+func (c cgiRun) runOnce(i, j int) (sample, error) {
 	timed := c
 	if c.visitors {
 		// Two visitors of their own, for the timed run and the one under
-		// GNU time, so that each is a counted view, not a reload.
-		timed.env = visitorEnv(c.env, "10", i)
-		c.env = visitorEnv(c.env, "11", i)
+		// GNU time, so that each is a counted view, not a reload; and of
+		// this binary's own (j), or two binaries on one database would
+		// share them, and the second a round to come would pay less.
+		timed.env = visitorEnv(c.env, strconv.Itoa(10+2*j), i)
+		c.env = visitorEnv(c.env, strconv.Itoa(11+2*j), i)
 	}
 	var out bytes.Buffer
 	cmd := exec.Command(timed.bin)
@@ -87,8 +89,12 @@ func (c cgiRun) peakRSS() (int64, error) {
 func interleave(runs []cgiRun, n int) ([][]sample, error) {
 	out := make([][]sample, len(runs))
 	for i := 0; i < n; i++ {
-		for j, r := range runs {
-			s, err := r.runOnce(i)
+		// Each round starts with the next binary, so that no binary has
+		// the same place in every round.
+		for k := range runs {
+			j := (i + k) % len(runs)
+			r := runs[j]
+			s, err := r.runOnce(i, j)
 			if err != nil {
 				return nil, err
 			}
