@@ -11,6 +11,7 @@ import (
 
 	"hitcounter/cgi/admin"
 	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/internal/buildinfo"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/web"
@@ -84,5 +85,7 @@ func runFastCGI(cfg config.Config, log *logline.Logger, ln net.Listener) error {
 	defer stop()
 	a := web.New(cfg, log, web.LongLived)
 	defer a.Close()
+	// One line at start, for the owner's log: which build now answers.
+	log.Printf("fastcgi: %s, serving", buildinfo.Read())
 	return gateway.ServeFastCGI(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse})
 }

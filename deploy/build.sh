@@ -28,7 +28,7 @@ for target in "${targets[@]}"; do
 	bin="$out/counter.cgi-linux-$name"
 	env=(CGO_ENABLED=0 GOOS=linux GOARCH="$arch")
 	[ "$arm" = - ] || env+=(GOARM="$arm")
-	env "${env[@]}" go build -trimpath -ldflags="-s -w" -o "$bin" ./cgi
+	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$bin" ./cgi
 	size=$(stat -c %s "$bin")
 	printf '%-40s %9d bytes (%s KiB)\n' "$bin" "$size" "$(( (size + 1023) / 1024 ))"
 done

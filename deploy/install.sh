@@ -82,7 +82,7 @@ if [ -z "$binary" ]; then
 	command -v go >/dev/null || die "no --binary given and no go to build one with"
 	say "building counter.cgi with $(go version | cut -d' ' -f3)"
 	binary=$work/counter.cgi
-	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$binary" ./cgi)
+	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$binary" ./cgi)
 fi
 [ -f "$binary" ] || die "--binary $binary: no such file"
 binary=$(realpath -- "$binary") # run below: a bare name would be looked up in PATH

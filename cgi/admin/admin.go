@@ -43,6 +43,8 @@ type cmdEnv struct {
 	listen            string // fastcgi -listen
 	fastCGI           func(config.Config, string) error
 	imp               importFlags
+	json              bool // costs -json
+	costDays          int  // costs -days
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -108,6 +110,13 @@ func lookupCommand(name string) (command, bool) {
 			fs.DurationVar(&e.maxHash, "max", defaultMaxHash, "longest acceptable `time` for one password check")
 			fs.StringVar(&e.socket, "socket", defaultSocket, "the FastCGI service's `socket` to check, when it is there")
 		}, runDoctor}, true
+	case "costs":
+		return command{"[-json] [-days N]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.BoolVar(&e.json, "json", false, "print JSON, for scripts and monitoring")
+			fs.IntVar(&e.costDays, "days", 30, "the last `N` days (the history keeps a year)")
+		}, runCosts}, true
+	case "version", "-version", "--version":
+		return command{"", 0, 0, noFlags, runVersion}, true
 	case "check":
 		return command{"[FILE]", 0, 1, noFlags, runCheck}, true
 	case "backup":

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"hitcounter/cgi/internal/buildinfo"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -26,6 +27,7 @@ const doctorRuns = 5
 // gives when a cost becomes too slow for the hardware.
 func runDoctor(e *cmdEnv, _ []string) error {
 	d := doctor{w: e.stdout}
+	fmt.Fprintln(d.w, buildinfo.Read())
 	times, err := counter.TimeHash(counter.PasswordCost, doctorRuns)
 	if err != nil {
 		return err
@@ -38,10 +40,14 @@ func runDoctor(e *cmdEnv, _ []string) error {
 	if median > e.maxHash {
 		d.problem("a check takes %s, over the limit of %s: this machine is too slow for cost %d", ms(median), ms(e.maxHash), counter.PasswordCost)
 	}
+	d.costTable(median)
 	list := d.database(e.cfg.DB)
 	d.hashes(list, median)
 	d.runDir(e.cfg.RunDir)
 	d.fastCGISocket(e.socket)
+	if list != nil {
+		d.costs(e)
+	}
 	if d.problems > 0 {
 		return fmt.Errorf("doctor: %d problem(s)", d.problems)
 	}

@@ -139,9 +139,16 @@ From a shell it manages the counters:
   counter.cgi passwd -clear NAME       make its statistics public again
   counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
   counter.cgi doctor [-max 250ms] [-socket PATH]
-                                       time a password check here, check the
-                                       database, the runtime directory and
-                                       the FastCGI service's socket
+                                       time a password check here (at cost
+                                       10, 11 and 12), check the database,
+                                       the runtime directory and the FastCGI
+                                       service's socket, show what hits,
+                                       commits and logins cost here lately
+  counter.cgi costs [-json] [-days N]  what the counter cost on this machine,
+                                       a line a day and kind (p50, p90, p99),
+                                       and its warnings; -json for scripts
+  counter.cgi version                  the version, commit and Go version
+                                       (also -version)
   counter.cgi check [FILE]             check the database (or FILE) for
                                        damage, changing nothing
   counter.cgi backup FILE              write a checked copy of the database

@@ -129,3 +129,42 @@ func dayBefore(date string, n int) string {
 func Oldest(today time.Time) string {
 	return today.UTC().AddDate(0, 0, -HistoryDays).Format(time.DateOnly)
 }
+
+// Trend is one figure of one kind over the days of a history, oldest
+// first: Pick chooses the figure; a day without the kind has 0.
+func Trend(days []Day, k Kind, pick func(Figures) time.Duration) []time.Duration {
+	out := make([]time.Duration, len(days))
+	for i, d := range days {
+		if d.Kinds[k].Count > 0 {
+			out[i] = pick(d.Kinds[k])
+		}
+	}
+	return out
+}
+
+// sparks are the eight heights of a text sparkline.
+var sparks = []rune("▁▂▃▄▅▆▇█")
+
+// Sparkline draws v as a line of block characters, from the lowest
+// (▁) to the highest (█) of its values; a day without a value is a space.
+func Sparkline(v []time.Duration) string {
+	lo, hi := time.Duration(0), time.Duration(0)
+	for _, x := range v {
+		if x > 0 && (lo == 0 || x < lo) {
+			lo = x
+		}
+		hi = max(hi, x)
+	}
+	out := make([]rune, len(v))
+	for i, x := range v {
+		switch {
+		case x == 0:
+			out[i] = ' '
+		case hi == lo:
+			out[i] = sparks[0]
+		default:
+			out[i] = sparks[int(float64(x-lo)/float64(hi-lo)*float64(len(sparks)-1)+0.5)]
+		}
+	}
+	return string(out)
+}

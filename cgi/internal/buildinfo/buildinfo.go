@@ -5,6 +5,8 @@
 package buildinfo
 
 import (
+	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 )
@@ -16,6 +18,10 @@ type Info struct {
 	Modified  bool   // vcs.modified: built from a checkout with changes
 	Time      string // vcs.time, the commit's time
 	GoVersion string
+	// Binary names the executable file by its size and time, for a build
+	// without version control information (go build -buildvcs=false, or
+	// from a copy of the source without .git): "" otherwise.
+	Binary string
 }
 
 // Read returns the running binary's build information.
@@ -38,21 +44,38 @@ func Read() Info {
 	if i.Version == "" {
 		i.Version = "unknown"
 	}
+	if i.Commit == "" {
+		if exe, err := os.Executable(); err == nil {
+			if fi, err := os.Stat(exe); err == nil {
+				i.Binary = fmt.Sprintf("%d bytes of %s", fi.Size(), fi.ModTime().UTC().Format("2006-01-02T15:04:05Z"))
+			}
+		}
+	}
 	return i
 }
 
 // ID names the build in the costs' history: the version, and the commit's
-// first 12 characters (with "+changes" for a checkout with changes); two
-// binaries of one ID are taken for one build.
+// first 12 characters (with "+changes" for a checkout with changes), or
+// without them the binary's size and time; two binaries of one ID are
+// taken for one build.
 func (i Info) ID() string {
-	id := i.Version
 	if i.Commit != "" {
-		id += " " + i.Commit[:min(12, len(i.Commit))]
+		short := i.Commit[:min(12, len(i.Commit))]
+		id := short
 		if i.Modified {
 			id += "+changes"
 		}
+		// A tagged version says more than a commit; a pseudo-version
+		// holds the commit already.
+		if i.Version != "(devel)" && !strings.Contains(i.Version, short) {
+			id = i.Version + " " + id
+		}
+		return id
 	}
-	return id
+	if i.Binary != "" {
+		return i.Version + " " + i.Binary
+	}
+	return i.Version
 }
 
 // String is the one line `counter.cgi version` prints.
@@ -67,6 +90,12 @@ func (i Info) String() string {
 		if i.Time != "" {
 			b.WriteString(" of " + i.Time)
 		}
+	} else {
+		b.WriteString(", commit unknown (built without version control information")
+		if i.Binary != "" {
+			b.WriteString("; the binary is " + i.Binary)
+		}
+		b.WriteString(")")
 	}
 	b.WriteString(", " + i.GoVersion)
 	return b.String()

@@ -1,0 +1,112 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"hitcounter/counter"
+	"hitcounter/counter/costs"
+)
+
+// costTable times a password check at cost 10, 11 and 12 here, and says
+// what PHP's default would cost: PHP 8.4 raised it from 10 to 12, four
+// times the work, which is why this counter pins 10 (DESIGN.md). pinned is
+// the median already timed at counter.PasswordCost.
+func (d *doctor) costTable(pinned time.Duration) {
+	fmt.Fprintln(d.w, "a password check here, by bcrypt cost:")
+	byCost := map[int]time.Duration{counter.PasswordCost: pinned}
+	for cost := counter.PasswordCost; cost <= counter.MaxVerifyCost; cost++ {
+		t, ok := byCost[cost]
+		if !ok {
+			times, err := counter.TimeHash(cost, 3)
+			if err != nil {
+				fmt.Fprintf(d.w, "  cost %d: %v\n", cost, err)
+				continue
+			}
+			t = medianOf(times)
+			byCost[cost] = t
+		}
+		note := ""
+		if cost == counter.PasswordCost {
+			note = "  (the counter's, pinned)"
+		}
+		fmt.Fprintf(d.w, "  cost %d: %s, %.0f checks a second per core%s\n", cost, ms(t), float64(time.Second)/float64(t), note)
+	}
+	if t12, t10 := byCost[12], byCost[10]; t12 > 0 && t10 > 0 {
+		fmt.Fprintf(d.w, "  PHP's password_hash default is cost 12 since PHP 8.4 (10 before): %s a check here, %.1f times cost 10\n",
+			ms(t12), float64(t12)/float64(t10))
+	}
+	switch php, cost := phpDefaultCost(); {
+	case php == "":
+	case byCost[cost] > 0:
+		fmt.Fprintf(d.w, "  %s here hashes at cost %d by default: %s a check\n", php, cost, ms(byCost[cost]))
+	default:
+		fmt.Fprintf(d.w, "  %s here hashes at cost %d by default\n", php, cost)
+	}
+}
+
+// phpDefaultCost asks the PHP here, if there is one, for the cost its
+// password_hash uses by default; "" if there is none.
+func phpDefaultCost() (version string, cost int) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "php", "-r",
+		`echo PHP_VERSION, " ", password_get_info(password_hash("x", PASSWORD_DEFAULT))["options"]["cost"];`).Output()
+	if err != nil {
+		return "", 0
+	}
+	v, c, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if !ok {
+		return "", 0
+	}
+	fmt.Sscan(c, &cost)
+	return "PHP " + v, cost
+}
+
+// costs prints what hits, commits and logins cost here lately, from the
+// history and today's figures so far, each with its trend over the last
+// 30 days, and the warnings kept.
+func (d *doctor) costs(e *cmdEnv) {
+	r, err := e.readCosts(30)
+	if err != nil {
+		fmt.Fprintf(d.w, "costs: %v\n", err)
+		return
+	}
+	days := append(append([]costs.Day(nil), r.Days...), r.Pending...)
+	if len(days) == 0 {
+		fmt.Fprintln(d.w, "costs: none recorded yet (COUNTER_COSTS=off, or no request since the upgrade)")
+		return
+	}
+	fmt.Fprintf(d.w, "what the counter costs here (the last %d day(s), today so far last; `counter.cgi costs` for the figures):\n", len(days))
+	for _, row := range costRows {
+		trend := costs.Trend(days, row.kind, row.pick)
+		last := trend[len(trend)-1]
+		fmt.Fprintf(d.w, "  %-17s %9s  %s\n", row.label, costText(last), costs.Sparkline(trend))
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(d.w, "WARNING: "+w)
+	}
+}
+
+// costRows are the figures that doctor and the statistics page show.
+var costRows = []struct {
+	label string
+	kind  costs.Kind
+	pick  func(costs.Figures) time.Duration
+}{
+	{"hit p50", costs.Hit, costs.Figures.P50},
+	{"hit p99", costs.Hit, costs.Figures.P99},
+	{"commit p50", costs.Commit, costs.Figures.P50},
+	{"commit p99", costs.Commit, costs.Figures.P99},
+	{"login check p50", costs.Login, costs.Figures.P50},
+}
+
+func costText(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return costs.Round(d).String()
+}
