@@ -81,27 +81,13 @@ func (d *doctor) costs(e *cmdEnv) {
 		return
 	}
 	fmt.Fprintf(d.w, "what the counter costs here (the last %d day(s), today so far last; `counter.cgi costs` for the figures):\n", len(days))
-	for _, row := range costRows {
-		trend := costs.Trend(days, row.kind, row.pick)
-		last := trend[len(trend)-1]
-		fmt.Fprintf(d.w, "  %-17s %9s  %s\n", row.label, costText(last), costs.Sparkline(trend))
+	for _, row := range costs.Shown {
+		trend := costs.Trend(days, row.Kind, row.Pick)
+		fmt.Fprintf(d.w, "  %-17s %9s  %s\n", row.Label, costText(trend[len(trend)-1]), costs.Sparkline(trend))
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintln(d.w, "WARNING: "+w)
 	}
-}
-
-// costRows are the figures that doctor and the statistics page show.
-var costRows = []struct {
-	label string
-	kind  costs.Kind
-	pick  func(costs.Figures) time.Duration
-}{
-	{"hit p50", costs.Hit, costs.Figures.P50},
-	{"hit p99", costs.Hit, costs.Figures.P99},
-	{"commit p50", costs.Commit, costs.Figures.P50},
-	{"commit p99", costs.Commit, costs.Figures.P99},
-	{"login check p50", costs.Login, costs.Figures.P50},
 }
 
 func costText(d time.Duration) string {

@@ -245,9 +245,36 @@ func (m *Meter) fold(date string) {
 	for _, p := range paths {
 		os.Remove(p)
 	}
-	for _, w := range warnings {
-		m.warn("costs: " + w)
+	if line := oneLine(warnings); line != "" {
+		m.warn(line)
 	}
+}
+
+// oneLine is the day's warnings as the one line the error log gets: each
+// "DATE: what" once, the date said once for each day.
+func oneLine(warnings []string) string {
+	var b strings.Builder
+	last := ""
+	for _, w := range warnings {
+		date, what, ok := strings.Cut(w, ": ")
+		switch {
+		case !ok:
+			date, what = "", w
+		case date == last:
+			b.WriteString("; ")
+		default:
+			if b.Len() > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(date + ": ")
+		}
+		b.WriteString(what)
+		last = date
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "costs: " + b.String() + " (counter.cgi doctor)"
 }
 
 // add counts one request in c.

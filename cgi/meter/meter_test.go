@@ -144,7 +144,7 @@ func TestNewDayFolds(t *testing.T) {
 	if got := files(t, dir); len(got) != 1 || got[0] != "costs-2026-12-05" {
 		t.Errorf("files after the fold: %v, want today's alone", got)
 	}
-	if warned[len(warned)-1] != "costs: 2026-12-03: hit p99 was 9ms, 3.0 times its median" {
+	if warned[len(warned)-1] != "costs: 2026-12-03: hit p99 was 9ms, 3.0 times its median (counter.cgi doctor)" {
 		t.Errorf("the fold's warning did not reach the log: %q", warned)
 	}
 }
@@ -227,5 +227,16 @@ func TestNoDirectoryFailsNothing(t *testing.T) {
 	m.Record(costs.Hit, time.Millisecond, 0)
 	if len(warned) != 0 {
 		t.Errorf("log lines for a missing directory: %q", warned)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	got := oneLine([]string{"2026-12-03: hit p50 was 9ms", "2026-12-03: commit p99 was 90ms", "2026-12-04: hit p99 was 1s"})
+	want := "costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms; 2026-12-04: hit p99 was 1s (counter.cgi doctor)"
+	if got != want {
+		t.Errorf("oneLine = %q, want %q", got, want)
+	}
+	if oneLine(nil) != "" {
+		t.Error("a line for no warning")
 	}
 }

@@ -17,6 +17,7 @@ type statsView struct {
 	sessionKey []byte
 	ownerKey   []byte // read only when the request has an owner cookie
 	site       *siteView
+	costs      *costView // read only for the statistics page itself
 }
 
 // loadStats reads the counter's history from since on, the session key
@@ -52,8 +53,11 @@ func (a *App) loadStats(r *http.Request, name string, since time.Time) (statsVie
 	// The page of a site's statistics shows its pages, read only for a
 	// request that may see them: the exports read them on their own, and
 	// the other pages need none.
-	if v.history.Settings.IsSite() && r.URL.Path == "/"+name+"/stats" && a.authorised(r, v) {
-		v.site, err = a.loadSite(r, db, v.history, since)
+	if r.URL.Path == "/"+name+"/stats" && a.authorised(r, v) {
+		if v.history.Settings.IsSite() {
+			v.site, err = a.loadSite(r, db, v.history, since)
+		}
+		v.costs = a.loadCosts(db)
 	}
 	return v, err
 }
@@ -88,10 +92,10 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, pagePage(counter.Summarise(*v.site.page, a.now())))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site))
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site, v.costs))
 }
 
-func statsPage(s counter.Stats, owner bool, site *siteView) *htmlPage {
+func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htmlPage {
 	p := &htmlPage{}
 	p.begin(s.Name + " · statistics")
 	p.raw("<h1>")
@@ -125,6 +129,7 @@ func statsPage(s counter.Stats, owner bool, site *siteView) *htmlPage {
 	}
 	notCounted(p, s)
 	referrers(p, s)
+	writeCosts(p, cost)
 	ownerForm(p, owner)
 	p.raw(`<div class="foot"><span>Daily history: <a href="stats.csv">CSV</a> · <a href="stats.json">JSON</a></span>`)
 	if s.Protected {

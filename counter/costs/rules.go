@@ -168,3 +168,20 @@ func Sparkline(v []time.Duration) string {
 	}
 	return string(out)
 }
+
+// Row is one figure that doctor and the statistics page show.
+type Row struct {
+	Label string
+	Kind  Kind
+	Pick  func(Figures) time.Duration
+}
+
+// Shown are the figures doctor and the statistics page show: what a hit
+// and a commit take, and a password check.
+var Shown = []Row{
+	{"hit p50", Hit, Figures.P50},
+	{"hit p99", Hit, Figures.P99},
+	{"commit p50", Commit, Figures.P50},
+	{"commit p99", Commit, Figures.P99},
+	{"login check p50", Login, Figures.P50},
+}

@@ -6,7 +6,7 @@
 # htpasswd for hashes made by other implementations, Chromium for the
 # browser test, fail2ban-regex for the filter, GNU time for the benchmarks,
 # qemu-user to run the ARM builds, strace to see each hit synced before its
-# answer, systemd-analyze to check the unit files) when it is missing and this
+# answer and to slow the commits, systemd-analyze to check the unit files) when it is missing and this
 # user may install (root, or sudo without a password), then vets and runs
 # every test. A test that needs a server or a tool skips without it, except
 # when CI=true: there it fails, so a missing server is never mistaken for a

@@ -1,0 +1,127 @@
+package web
+
+import (
+	"time"
+
+	"hitcounter/cgi/meter"
+	"hitcounter/counter/costs"
+	"hitcounter/store"
+)
+
+// costView is what the costs panel shows: the last costDays days of the
+// history, today's figures so far, and the warnings kept.
+type costView struct {
+	days     []costs.Day
+	warnings []string
+}
+
+// costDays is how many days the panel's sparklines cover.
+const costDays = 30
+
+// loadCosts reads the costs panel's figures from db and the runtime
+// directory; a panel that cannot be read is left out, never the page.
+func (a *App) loadCosts(db *store.DB) *costView {
+	if a.cfg.NoCosts {
+		return nil
+	}
+	h, err := db.Costs(a.now().AddDate(0, 0, -costDays))
+	if err != nil {
+		a.log.Printf("costs: %v", err)
+		return nil
+	}
+	pending, _, _ := meter.Read(a.cfg.RunDir)
+	v := &costView{days: append(h.Days, pending...), warnings: h.Warnings}
+	if len(v.days) > costDays {
+		v.days = v.days[len(v.days)-costDays:]
+	}
+	return v
+}
+
+// Geometry of a sparkline, in SVG user units.
+const sparkW, sparkH = 120, 24
+
+// writeCosts writes the panel: what this counter costs on this machine,
+// each figure today (so far) and its line over the last days, with the
+// warnings first.
+func writeCosts(p *htmlPage, v *costView) {
+	if v == nil || len(v.days) == 0 {
+		return
+	}
+	p.raw(`<section class="costs"><h2>What this counter costs on this machine</h2>`, "\n")
+	p.raw(`<p class="sub">Measured on every request here, per UTC day: the last `, itoa(len(v.days)), ` day(s), today so far on the right.</p>`, "\n")
+	for _, w := range v.warnings {
+		p.raw(`<p class="msg warn">`)
+		p.text(w)
+		p.raw("</p>\n")
+	}
+	p.raw(`<table class="costs"><thead><tr><th>figure</th><th class="n">today</th><th>last `, itoa(len(v.days)), " days</th></tr></thead><tbody>\n")
+	for _, row := range costs.Shown {
+		trend := costs.Trend(v.days, row.Kind, row.Pick)
+		p.raw("<tr><td>", row.Label, `</td><td class="n">`)
+		p.text(durationText(trend[len(trend)-1]))
+		p.raw("</td><td>")
+		writeSparkline(p, row.Label, v.days, trend)
+		p.raw("</td></tr>\n")
+	}
+	p.raw("</tbody></table></section>\n")
+}
+
+// writeSparkline draws values as a line from the first day to the last,
+// its lowest and highest in the title; days without a value break it.
+func writeSparkline(p *htmlPage, label string, days []costs.Day, values []time.Duration) {
+	var lo, hi time.Duration
+	for _, x := range values {
+		if x > 0 && (lo == 0 || x < lo) {
+			lo = x
+		}
+		hi = max(hi, x)
+	}
+	title := label + ": no figures yet"
+	if hi > 0 {
+		title = label + " from " + days[0].Date + " to " + days[len(days)-1].Date + ": " + durationText(lo) + " to " + durationText(hi)
+	}
+	p.raw(`<svg class="spark" viewBox="0 0 `, itoa(sparkW), " ", itoa(sparkH), `" role="img" aria-label="`)
+	p.text(title)
+	p.raw(`"><title>`)
+	p.text(title)
+	p.raw("</title>")
+	step := float64(sparkW-4) / float64(max(1, len(values)-1))
+	y := func(x time.Duration) float64 {
+		if hi == 0 {
+			return sparkH / 2
+		}
+		return float64(sparkH-3) - float64(sparkH-6)*float64(x)/float64(hi)
+	}
+	open := false
+	for i, x := range values {
+		if x == 0 {
+			if open {
+				p.raw(`"/>`)
+				open = false
+			}
+			continue
+		}
+		if !open {
+			p.raw(`<polyline points="`)
+			open = true
+		} else {
+			p.raw(" ")
+		}
+		p.raw(num(2+float64(i)*step), ",", num(y(x)))
+	}
+	if open {
+		p.raw(`"/>`)
+	}
+	if n := len(values); n > 0 && values[n-1] > 0 {
+		p.raw(`<circle cx="`, num(2+float64(n-1)*step), `" cy="`, num(y(values[n-1])), `" r="2"/>`)
+	}
+	p.raw("</svg>")
+}
+
+// durationText is a time as the panel shows it: three figures at most.
+func durationText(d time.Duration) string {
+	if d == 0 {
+		return "–"
+	}
+	return costs.Round(d).String()
+}
