@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -120,7 +121,7 @@ func TestVisitorsAcrossCGIAndFastCGI(t *testing.T) {
 	}
 	wg.Wait()
 	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
+	if err := cmd.Wait(); err != nil || afterStartLine(stderr.String()) != "" {
 		t.Errorf("FastCGI process: %v; stderr %s", err, stderr)
 	}
 	got := tallyOf(t, db, "demo")
@@ -183,7 +184,7 @@ func TestNoVisitorInTheFile(t *testing.T) {
 		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
-	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
+	if err := cmd.Wait(); err != nil || afterStartLine(stderr.String()) != "" {
 		t.Errorf("FastCGI process: %v; stderr %s", err, stderr)
 	}
 	if got := tallyOf(t, db, "demo"); got.Visitors != 12 || got.NotCounted[counter.Ignored] != 1 {
@@ -255,4 +256,14 @@ func runDirSecrets(t *testing.T, runDir string) map[string][]byte {
 		}
 	}
 	return secrets
+}
+
+// afterStartLine is a FastCGI process's stderr without its one line at
+// start, which names its build, and fails unless that line is there.
+func afterStartLine(stderr string) string {
+	first, rest, _ := strings.Cut(stderr, "\n")
+	if !strings.HasPrefix(first, "counter: fastcgi: counter.cgi ") || !strings.HasSuffix(first, ", serving") {
+		return stderr
+	}
+	return rest
 }

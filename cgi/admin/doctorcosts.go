@@ -1,10 +1,7 @@
 package admin
 
 import (
-	"context"
 	"fmt"
-	"os/exec"
-	"strings"
 	"time"
 
 	"hitcounter/counter"
@@ -13,8 +10,9 @@ import (
 
 // costTable times a password check at cost 10, 11 and 12 here, and says
 // what PHP's default would cost: PHP 8.4 raised it from 10 to 12, four
-// times the work, which is why this counter pins 10 (DESIGN.md). pinned is
-// the median already timed at counter.PasswordCost.
+// times the work, which is why this counter pins 10. pinned is the median
+// already timed at counter.PasswordCost. (Asking the PHP here for its own
+// default would link os/exec into every hit's binary.)
 func (d *doctor) costTable(pinned time.Duration) {
 	fmt.Fprintln(d.w, "a password check here, by bcrypt cost:")
 	byCost := map[int]time.Duration{counter.PasswordCost: pinned}
@@ -39,31 +37,6 @@ func (d *doctor) costTable(pinned time.Duration) {
 		fmt.Fprintf(d.w, "  PHP's password_hash default is cost 12 since PHP 8.4 (10 before): %s a check here, %.1f times cost 10\n",
 			ms(t12), float64(t12)/float64(t10))
 	}
-	switch php, cost := phpDefaultCost(); {
-	case php == "":
-	case byCost[cost] > 0:
-		fmt.Fprintf(d.w, "  %s here hashes at cost %d by default: %s a check\n", php, cost, ms(byCost[cost]))
-	default:
-		fmt.Fprintf(d.w, "  %s here hashes at cost %d by default\n", php, cost)
-	}
-}
-
-// phpDefaultCost asks the PHP here, if there is one, for the cost its
-// password_hash uses by default; "" if there is none.
-func phpDefaultCost() (version string, cost int) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "php", "-r",
-		`echo PHP_VERSION, " ", password_get_info(password_hash("x", PASSWORD_DEFAULT))["options"]["cost"];`).Output()
-	if err != nil {
-		return "", 0
-	}
-	v, c, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
-	if !ok {
-		return "", 0
-	}
-	fmt.Sscan(c, &cost)
-	return "PHP " + v, cost
 }
 
 // costs prints what hits, commits and logins cost here lately, from the

@@ -156,6 +156,27 @@ func (m *Meter) Record(k costs.Kind, wall, cpu time.Duration) {
 	}
 }
 
+// Pending returns the figures not folded into the history yet: today's
+// so far, from this process's mapping when it has one (no file opened),
+// else the day files read from the directory.
+func (m *Meter) Pending() []costs.Day {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	if m.mapped && m.day != nil && m.date == m.now().UTC().Format(time.DateOnly) {
+		d := costs.Day{Date: m.date, Build: m.build}
+		for _, k := range costs.Kinds() {
+			d.Kinds[k] = figuresOf(m.day, k)
+		}
+		m.mu.Unlock()
+		return []costs.Day{d}
+	}
+	m.mu.Unlock()
+	days, _, _ := Read(m.dir)
+	return days
+}
+
 // Close lets go of the mappings.
 func (m *Meter) Close() {
 	if m == nil {

@@ -3,7 +3,6 @@ package web
 import (
 	"time"
 
-	"hitcounter/cgi/meter"
 	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
@@ -29,8 +28,7 @@ func (a *App) loadCosts(db *store.DB) *costView {
 		a.log.Printf("costs: %v", err)
 		return nil
 	}
-	pending, _, _ := meter.Read(a.cfg.RunDir)
-	v := &costView{days: append(h.Days, pending...), warnings: h.Warnings}
+	v := &costView{days: append(h.Days, a.timing.meter.Pending()...), warnings: h.Warnings}
 	if len(v.days) > costDays {
 		v.days = v.days[len(v.days)-costDays:]
 	}

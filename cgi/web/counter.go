@@ -66,7 +66,11 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		var c store.Counted
 		c, err = a.hit(r, name, site)
 		n, show = c.Shown, c.Show
-		tag(w, costs.Hit)
+		if err == nil {
+			// Timed as a hit: a refused one writes nothing, the costs'
+			// files and fold included.
+			tag(w, costs.Hit)
+		}
 	}
 	if style.Label == "" && show == counter.ShowVisitors {
 		style.Label = "visitors" // a badge says what it counts
@@ -327,13 +331,13 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 // counter whose statistics have a password answers with what its image
 // shows alone.
 func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
-	tag(w, costs.JSON)
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	g, err := a.glanceQuery(r, name)
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
 	}
+	tag(w, costs.JSON)
 	fields := []jsonField{
 		jsonString("name", name),
 		jsonCount("count", g.Shown),
@@ -384,7 +388,6 @@ func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
 // service's styles (https://shields.io/badges/endpoint-badge). It counts
 // nothing: the badge service asks again each time it draws the badge.
 func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) {
-	tag(w, costs.JSON)
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	g, err := a.glanceQuery(r, name)
 	label := "views"
@@ -398,6 +401,7 @@ func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) 
 			jsonString("message", msg), jsonString("color", "lightgrey"), jsonBool("isError", true))
 		return
 	}
+	tag(w, costs.JSON)
 	writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
 		jsonString("message", strconv.FormatUint(g.Shown, 10)), jsonString("color", "blue"))
 }

@@ -13,7 +13,6 @@ import (
 // serveExport answers /NAME/stats.csv and /NAME/stats.json with the whole
 // daily history, behind the same session as the page.
 func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
-	tag(w, costs.Stats)
 	_, ext, _ := cutLast(r.URL.Path, ".")
 	name := r.PathValue("name")
 	v, err := a.loadStats(r, name, time.Time{})
@@ -21,6 +20,7 @@ func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 		a.Refuse(w, r, err)
 		return
 	}
+	tag(w, costs.Stats)
 	if !a.authorised(r, v) {
 		a.Refuse(w, r, errLoginRequired)
 		return

@@ -76,13 +76,13 @@ func (a *App) authorised(r *http.Request, v statsView) bool {
 // serveStats answers /NAME/stats: the statistics page, or the login form
 // when they are protected and r has no session.
 func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
-	tag(w, costs.Stats)
 	name := r.PathValue("name")
 	v, err := a.loadStats(r, name, a.now().AddDate(0, 0, -counter.ChartDays))
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
 	}
+	tag(w, costs.Stats)
 	if !a.authorised(r, v) {
 		writeHTML(w, r, http.StatusOK, loginPage(name, ""))
 		return

@@ -38,14 +38,15 @@ func TestBenchPrograms(t *testing.T) {
 		cgiDir, db := installCounter(t)
 		admin(t, cgiDir, db, "create", "bench")
 		out := runBench(t, nil, bins["hitbench"], "-floor", bins["floor"], "-counter", filepath.Join(cgiDir, "counter.cgi"), "-db", db, "-n", "3")
-		for _, want := range []string{"direct CGI runs, 3 each", "floor (1x1 GIF)", "counted PNG hit", "ratio b/a"} {
+		for _, want := range []string{"direct CGI runs, 3 each", "floor (1x1 GIF)", "counted PNG hit", "ratio b/a", "measuring the costs: p50 "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("hitbench: no %q in its output:\n%s", want, out)
 			}
 		}
-		// Each run is timed, then run again under GNU time for its memory.
-		if got := admin(t, cgiDir, db, "list"); !regexp.MustCompile(`(?m)^bench\s+6\s`).MatchString(got) {
-			t.Errorf("after hitbench's 3 timed runs and 3 under GNU time, list says:\n%s\nwant bench at 6", got)
+		// Each run is timed, then run again under GNU time for its memory,
+		// with costs on and off.
+		if got := admin(t, cgiDir, db, "list"); !regexp.MustCompile(`(?m)^bench\s+12\s`).MatchString(got) {
+			t.Errorf("after hitbench's 3 timed runs and 3 under GNU time, costs on and off, list says:\n%s\nwant bench at 12", got)
 		}
 	})
 

@@ -21,7 +21,7 @@ import (
 )
 
 // schemaNow is the schema version this tree writes.
-const schemaNow = 3
+const schemaNow = 4
 
 // A release is a commit whose binary owners upgrade from, with the
 // database its store wrote, committed and pinned by store's format tests.
@@ -41,6 +41,9 @@ var (
 	// v2Release is the last commit whose binary wrote schema version 2.
 	// Its file: blog has 502 views and a password, home 2.
 	v2Release = &release{commit: "34be6391276d39068bd0a760ebb05196c662fc3e", file: "testdata/format/counter-v2.db", schema: 2}
+	// v3Release is the last commit whose binary wrote schema version 3.
+	// Its file: home has 4 views, blog is a site of 4 views and 3 visitors.
+	v3Release = &release{commit: "e0689ac97f15ddda6174565fdf2d39eb5e04fcb9", file: "testdata/format/counter-v3.db", schema: 3}
 )
 
 // buildV1Counter builds the binary of v1Release.
@@ -360,4 +363,52 @@ func TestMigrationKilled(t *testing.T) {
 func slicesMedian(d []time.Duration) time.Duration {
 	s := slices.Sorted(slices.Values(d))
 	return s[len(s)/2]
+}
+
+// TestMigrateV3File is the version 3 release's file under this binary: it
+// reads it, migrates it on its first hit with every counter as it was and
+// the hit's costs kept, and the version 3 binary then refuses the migrated
+// file, changing nothing.
+func TestMigrateV3File(t *testing.T) {
+	bin, old := buildCounter(t), v3Release.build(t)
+	db := v3Release.copyFile(t)
+	env := []string{"COUNTER_DB=" + db}
+	listed, errOut, err := runBin(t, old, env, "list")
+	if err != nil || !strings.Contains(listed, "blog") {
+		t.Fatalf("the v3 binary's list of its own file: %v\n%s%s", err, listed, errOut)
+	}
+	if n := checkFile(t, bin, db); n != 3 {
+		t.Errorf("check by the new binary, before any hit: schema %d, want 3", n)
+	}
+	if out, errOut, err := runBin(t, bin, env, "list"); err != nil || out != listed {
+		t.Errorf("the new binary lists the v3 file otherwise (%v):\n%s%s\nthe v3 binary:\n%s", err, out, errOut, listed)
+	}
+	runDir := t.TempDir()
+	hit := append(browserEnv(db, "home", "192.0.2.10"), "COUNTER_RUN_DIR="+runDir)
+	out, errOut, err := runBin(t, bin, hit)
+	if err != nil || !strings.HasPrefix(out, "Status: 200") || errOut != "" {
+		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
+	}
+	if n := checkFile(t, bin, db); n != schemaNow {
+		t.Errorf("after the first hit: schema %d, want %d", n, schemaNow)
+	}
+	for name, want := range map[string]string{"home": "5", "blog": "3"} {
+		if got := jsonCountWith(t, bin, db, name); got != want {
+			t.Errorf("%s after the migration: %s, want %s", name, got, want)
+		}
+	}
+	if out, _, err := runBin(t, bin, append(env, "COUNTER_RUN_DIR="+runDir), "costs"); err != nil || !strings.Contains(out, " hit ") {
+		t.Errorf("costs after the first hit: %v\n%s", err, out)
+	}
+	before := fileSum(t, db)
+	out, errOut, err = runBin(t, old, browserEnv(db, "home", "192.0.2.11"))
+	if err != nil || strings.HasPrefix(out, "Status: 200") || !strings.Contains(errOut, "newer version of the counter") {
+		t.Errorf("a hit by the v3 binary on the migrated file: %v\n%.200q\nstderr %s\nwant a refusal naming the newer version", err, out, errOut)
+	}
+	if fileSum(t, db) != before {
+		t.Errorf("the v3 binary changed the migrated file")
+	}
+	if _, errOut, err := runBin(t, bin, env, "check"); err != nil {
+		t.Errorf("check after all: %v\n%s", err, errOut)
+	}
 }

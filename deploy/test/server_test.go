@@ -163,20 +163,32 @@ type webServer struct {
 	service *counterService
 }
 
-// CGIStderr returns what counter.cgi wrote to stderr so far, a line for
-// each line it wrote, whatever the server adds around those lines.
+// CGIStderr returns what counter.cgi wrote to stderr so far about the
+// requests, a line for each line it wrote, whatever the server adds
+// around those lines: a FastCGI process's one line at start, which names
+// its build, is left out (TestServiceRestarts counts those).
 func (s *webServer) CGIStderr() (string, error) {
 	b, err := os.ReadFile(s.CGILog)
-	if err != nil || s.cgiLine == nil {
-		return string(b), err
+	if err != nil {
+		return "", err
 	}
 	var out strings.Builder
 	for line := range strings.Lines(string(b)) {
-		if l, ok := s.cgiLine(strings.TrimSuffix(line, "\n")); ok {
+		l, ok := strings.TrimSuffix(line, "\n"), true
+		if s.cgiLine != nil {
+			l, ok = s.cgiLine(l)
+		}
+		if ok && !isStartLine(l) {
 			out.WriteString(l + "\n")
 		}
 	}
 	return out.String(), nil
+}
+
+// isStartLine says whether line is the one a FastCGI process logs when it
+// starts: "counter: fastcgi: counter.cgi VERSION…, serving".
+func isStartLine(line string) bool {
+	return strings.HasPrefix(line, "counter: fastcgi: counter.cgi ") && strings.HasSuffix(line, ", serving")
 }
 
 // servers are the set-ups that eachServer runs each check under: each web

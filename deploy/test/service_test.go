@@ -321,6 +321,17 @@ func TestServiceRestarts(t *testing.T) {
 		if got := jsonCount(t, srv.URL, "rs"); got != hits {
 			t.Errorf("count %d after %d hits answered, want %d: hits lost in a restart", got, hits, hits)
 		}
+		// Each process said once, at start, which build it is.
+		b, _ := os.ReadFile(srv.service.log)
+		starts := 0
+		for line := range strings.Lines(string(b)) {
+			if isStartLine(strings.TrimSuffix(line, "\n")) {
+				starts++
+			}
+		}
+		if starts != restarts+1 {
+			t.Errorf("%d start-up lines in the service's log, want one a process (%d):\n%s", starts, restarts+1, b)
+		}
 	})
 }
 
