@@ -65,7 +65,8 @@ func writeCosts(p *htmlPage, v *costView) {
 }
 
 // writeSparkline draws values as a line from the first day to the last,
-// its lowest and highest in the title; days without a value break it.
+// its lowest and highest in the title; a day without a value (no login
+// that day, say) is passed over, the line joining the days around it.
 func writeSparkline(p *htmlPage, label string, days []costs.Day, values []time.Duration) {
 	var lo, hi time.Duration
 	for _, x := range values {
@@ -78,7 +79,9 @@ func writeSparkline(p *htmlPage, label string, days []costs.Day, values []time.D
 	if hi > 0 {
 		title = label + " from " + days[0].Date + " to " + days[len(days)-1].Date + ": " + durationText(lo) + " to " + durationText(hi)
 	}
-	p.raw(`<svg class="spark" viewBox="0 0 `, itoa(sparkW), " ", itoa(sparkH), `" role="img" aria-label="`)
+	// Stretched to the cell's width: the strokes keep their width, and
+	// today's dot is a stroke of no length with a round cap.
+	p.raw(`<svg class="spark" viewBox="0 0 `, itoa(sparkW), " ", itoa(sparkH), `" preserveAspectRatio="none" role="img" aria-label="`)
 	p.text(title)
 	p.raw(`"><title>`)
 	p.text(title)
@@ -90,28 +93,18 @@ func writeSparkline(p *htmlPage, label string, days []costs.Day, values []time.D
 		}
 		return float64(sparkH-3) - float64(sparkH-6)*float64(x)/float64(hi)
 	}
-	open := false
+	p.raw(`<polyline points="`)
+	sep, last := "", -1
 	for i, x := range values {
-		if x == 0 {
-			if open {
-				p.raw(`"/>`)
-				open = false
-			}
-			continue
+		if x > 0 {
+			p.raw(sep, num(2+float64(i)*step), ",", num(y(x)))
+			sep, last = " ", i
 		}
-		if !open {
-			p.raw(`<polyline points="`)
-			open = true
-		} else {
-			p.raw(" ")
-		}
-		p.raw(num(2+float64(i)*step), ",", num(y(x)))
 	}
-	if open {
-		p.raw(`"/>`)
-	}
-	if n := len(values); n > 0 && values[n-1] > 0 {
-		p.raw(`<circle cx="`, num(2+float64(n-1)*step), `" cy="`, num(y(values[n-1])), `" r="2"/>`)
+	p.raw(`"/>`)
+	if last >= 0 {
+		x, y := num(2+float64(last)*step), num(y(values[last]))
+		p.raw(`<polyline class="dot" points="`, x, ",", y, " ", x, ",", y, `"/>`)
 	}
 	p.raw("</svg>")
 }

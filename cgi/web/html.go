@@ -69,8 +69,9 @@ form.owner p{margin:0;flex:1 1 16rem}
 .foot{margin-top:2rem;color:var(--mute);font-size:.9rem;display:flex;gap:1rem;flex-wrap:wrap;align-items:center}
 .foot form{margin:0}.foot button{background:none;color:var(--bar)}
 table.costs td{vertical-align:middle}table.costs td:last-child{width:50%}
-svg.spark{width:100%;max-width:16rem;height:1.6rem;display:block}
-svg.spark polyline{fill:none;stroke:var(--bar);stroke-width:1.5}svg.spark circle{fill:var(--vis)}
+svg.spark{width:100%;height:1.6rem;display:block}
+svg.spark polyline{fill:none;stroke:var(--bar);stroke-width:1.5;vector-effect:non-scaling-stroke;stroke-linejoin:round}
+svg.spark polyline.dot{stroke:var(--vis);stroke-width:5;stroke-linecap:round}
 .msg.warn{background:#fff8e1;border-color:#f1dfa0;font-size:.9rem}
 </style></head><body>
 `)

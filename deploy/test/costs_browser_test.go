@@ -50,12 +50,12 @@ func TestBrowserCostsPanel(t *testing.T) {
 		t.Fatalf("no costs panel: %v", err)
 	}
 	rows := eval("rows", `[...document.querySelectorAll("table.costs tbody tr")].map(tr =>
-		tr.cells[0].textContent + "=" + (tr.cells[1].textContent !== "–") + ":" + tr.querySelectorAll("svg.spark polyline").length).join()`)
+		tr.cells[0].textContent + "=" + (tr.cells[1].textContent !== "–") + ":" + tr.querySelectorAll("svg.spark polyline:not(.dot)").length).join()`)
 	if rows != "hit p50=true:1,hit p99=true:1,commit p50=true:1,commit p99=true:1,login check p50=false:1" {
 		t.Errorf("the panel's rows (figure=has today's:lines) are %s", rows)
 	}
-	if got := eval("points", `String(document.querySelector("table.costs svg.spark polyline").getAttribute("points").trim().split(" ").length)`); got != "30" {
-		t.Errorf("the hit p50 line has %s points, want 30 (29 days and today)", got)
+	if got := eval("points", `[...document.querySelectorAll("table.costs svg.spark polyline:not(.dot)")].map(l => l.getAttribute("points").trim().split(" ").length).join()`); got != "30,30,30,30,5" {
+		t.Errorf("the lines have %s points, want 30 each (29 days and today), and 5 for the days with logins", got)
 	}
 	if got := eval("warning", `document.querySelector("section.costs .msg.warn")?.textContent ?? ""`); !strings.Contains(got, ": commit p99 was 40ms") {
 		t.Errorf("the panel's warning reads %q", got)
