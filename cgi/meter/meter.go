@@ -96,6 +96,18 @@ type Meter struct {
 	bmem    counts // costs-build's, nil until opened
 	bdead   bool   // costs-build could not be opened: do without
 	folding string // this process made the day's file: fold the days before it
+	// A long-lived process's requests find the day's and the build's
+	// counts here without the lock, until the day ends; a mapping of a
+	// day before is kept one day more, for a request still adding to it.
+	ready atomic.Pointer[opened]
+	stale counts
+}
+
+// opened is what Record needs on its way, for the day from..until (Unix
+// seconds).
+type opened struct {
+	from, until int64
+	day, build  counts
 }
 
 // New returns a Meter on the runtime directory dir for the build named
@@ -184,8 +196,10 @@ func (m *Meter) Close() {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.ready.Store(nil)
 	release(&m.day)
 	release(&m.bmem)
+	release(&m.stale)
 	m.date = ""
 }
 
@@ -199,10 +213,18 @@ func (m *Meter) warn(line string) {
 // need be; either is nil if it cannot be had. When this process made
 // today's file and may fold, fold is the date to fold the days before.
 func (m *Meter) opened(mayFold bool) (day, build counts, fold string) {
-	date := m.now().UTC().Format(time.DateOnly)
+	now := m.now()
+	if o := m.ready.Load(); o != nil && now.Unix() >= o.from && now.Unix() < o.until {
+		return o.day, o.build, ""
+	}
+	date := now.UTC().Format(time.DateOnly)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if date != m.date {
+		if m.mapped {
+			release(&m.stale)
+			m.stale, m.day = m.day, nil
+		}
 		release(&m.day)
 		var made bool
 		// A file that cannot be had (no runtime directory: doctor says
@@ -222,6 +244,10 @@ func (m *Meter) opened(mayFold bool) (day, build counts, fold string) {
 		if m.bmem, _, err = openFile(filepath.Join(m.dir, buildName), m.build, m.mapped); err != nil {
 			m.bdead = true
 		}
+	}
+	if m.mapped && m.folding == "" && m.day != nil && (m.bmem != nil || m.bdead || m.build == "") {
+		from, _ := time.Parse(time.DateOnly, date)
+		m.ready.Store(&opened{from: from.Unix(), until: from.AddDate(0, 0, 1).Unix(), day: m.day, build: m.bmem})
 	}
 	return m.day, m.bmem, fold
 }

@@ -240,3 +240,23 @@ func TestOneLine(t *testing.T) {
 		t.Error("a line for no warning")
 	}
 }
+
+// TestMappedAcrossMidnight: a long-lived process's meter goes on into the
+// next day's file when the clock passes midnight.
+func TestMappedAcrossMidnight(t *testing.T) {
+	dir := t.TempDir()
+	c := &clock{t: at("2026-12-03T23:59:59Z")}
+	m := NewMapped(dir, "v1", c.now, Hooks{})
+	defer m.Close()
+	m.Record(costs.Hit, time.Millisecond, 0)
+	m.Record(costs.Hit, time.Millisecond, 0)
+	c.set(at("2026-12-04T00:00:00Z"))
+	m.Record(costs.Hit, time.Millisecond, 0)
+	days, _, err := Read(dir)
+	if err != nil || len(days) != 2 || days[0].Kinds[costs.Hit].Count != 2 || days[1].Kinds[costs.Hit].Count != 1 {
+		t.Errorf("days %+v, %v; want 2 hits on the 3rd and 1 on the 4th", days, err)
+	}
+	if p := m.Pending(); len(p) != 1 || p[0].Date != "2026-12-04" || p[0].Kinds[costs.Hit].Count != 1 {
+		t.Errorf("Pending from the mapping: %+v", p)
+	}
+}

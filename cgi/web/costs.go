@@ -104,7 +104,10 @@ func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), 
 	}
 	n := a.timing.inFlight.Add(1)
 	mine := a.timing.begun.Add(1)
-	start, cpu0 := time.Now(), processCPU()
+	start, cpu0 := time.Now(), time.Duration(0)
+	if n == 1 {
+		cpu0 = processCPU() // only a request alone is given its CPU time
+	}
 	handle(a, m, r)
 	wall := time.Since(start)
 	var cpu time.Duration
