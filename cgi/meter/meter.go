@@ -220,6 +220,12 @@ func (m *Meter) opened(mayFold bool) (day, build counts, fold string) {
 	date := now.UTC().Format(time.DateOnly)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if date < m.date {
+		// Read before midnight by a request that took the lock after
+		// another had moved on, or a clock stepped back: never a day
+		// back, and never a mapping unmapped under a request.
+		return m.day, m.bmem, ""
+	}
 	if date != m.date {
 		if m.mapped {
 			release(&m.stale)
@@ -472,7 +478,13 @@ func openFile(path, build string, mapped bool) (c counts, made bool, err error) 
 	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
 		return done(nil, false, err)
 	}
-	defer syscall.Flock(fd, syscall.LOCK_UN)
+	// Unlocked before done closes the descriptor: a mapping keeps the
+	// file open, and its lock with it.
+	done0 := done
+	done = func(c counts, made bool, err error) (counts, bool, error) {
+		syscall.Flock(fd, syscall.LOCK_UN)
+		return done0(c, made, err)
+	}
 	if c, err := whole(); c != nil || err != nil {
 		return done(c, false, err) // another process made it meanwhile
 	}
@@ -486,11 +498,13 @@ func openFile(path, build string, mapped bool) (c counts, made bool, err error) 
 		fresh[buildAt] = byte(len(id))
 		copy(fresh[buildAt+1:], id)
 	}
-	if err := syscall.Ftruncate(fd, 0); err != nil {
-		return done(nil, false, err)
-	}
+	// Written over in place, never cut to nothing: another process may
+	// have it mapped.
 	if n, err := syscall.Pwrite(fd, fresh, 0); err != nil || n != fileSize {
 		return done(nil, false, fmt.Errorf("write %s: %d bytes, %v", filepath.Base(path), n, err))
+	}
+	if err := syscall.Ftruncate(fd, int64(fileSize)); err != nil {
+		return done(nil, false, err)
 	}
 	if c, err = whole(); c == nil && err == nil {
 		err = fmt.Errorf("open %s: made, but not whole", filepath.Base(path))
