@@ -405,6 +405,11 @@ func Read(dir string) (days []costs.Day, build costs.Build, err error) {
 		return nil, build, fmt.Errorf("costs: %w", err)
 	}
 	for _, e := range entries {
+		// Only the costs' own files: the runtime directory also holds the
+		// visitor tables, a mebibyte each.
+		if !strings.HasPrefix(e.Name(), dayPrefix) {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil || !validHeader(b) {
 			continue
