@@ -48,6 +48,9 @@ type Counted struct {
 	// FirstPastCap is set on the first hit of a UTC day that a site
 	// counted under counter.OtherPages because it had no room for a page.
 	FirstPastCap bool
+	// FirstToday is set on the counter's first view of the UTC day: what
+	// goes wrong on every hit is worth a log line on this one alone.
+	FirstToday bool
 }
 
 // Hit counts one plain view on counter name at time now, from a page on
@@ -150,9 +153,11 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 		if views, err = addTo(b, keyTotal, 1); err != nil {
 			return c, err
 		}
-		if err := addToBucket(b, bucketDays, dayKey(v.Now)); err != nil {
+		today, err := addToBucket(b, bucketDays, dayKey(v.Now))
+		if err != nil {
 			return c, err
 		}
+		c.FirstToday = today == 1
 		if v.RefHost != "" {
 			if err := addReferrer(b, v.RefHost); err != nil {
 				return c, err
@@ -252,13 +257,14 @@ func addTo(b *bolt.Bucket, key []byte, n uint64) (uint64, error) {
 	return sum, b.Put(key, encodeUint64(sum))
 }
 
-func addToBucket(parent *bolt.Bucket, bucket, key []byte) error {
+// addToBucket adds one to the count under key in the bucket of that name
+// in parent, and returns the new count.
+func addToBucket(parent *bolt.Bucket, bucket, key []byte) (uint64, error) {
 	b, err := parent.CreateBucketIfNotExists(bucket)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = addTo(b, key, 1)
-	return err
+	return addTo(b, key, 1)
 }
 
 // addReferrer counts a hit from host, or under counter.OtherReferrers once

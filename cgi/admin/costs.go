@@ -10,6 +10,7 @@ import (
 
 	"hitcounter/cgi/internal/buildinfo"
 	"hitcounter/cgi/meter"
+	"hitcounter/cgi/rundir"
 	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
@@ -40,7 +41,9 @@ func (e *cmdEnv) readCosts(days int) (costReport, error) {
 	}
 	// What the runtime directory holds, if it can be read: nothing is
 	// lost if not, it is today's alone.
-	r.Pending, _, _ = meter.Read(e.cfg.RunDir)
+	run := rundir.New(e.cfg.RunDir, e.cfg.DB, nil)
+	defer run.Close()
+	r.Pending, _, _ = meter.Read(run)
 	return r, nil
 }
 

@@ -3,6 +3,7 @@ package guard
 import (
 	"errors"
 	"fmt"
+	"hitcounter/cgi/rundir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,7 @@ func (c *clock) now() time.Time      { return c.t }
 func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
 func newThrottle(t *testing.T, c *clock) *Throttle {
 	t.Helper()
-	return &Throttle{Path: filepath.Join(t.TempDir(), "throttle"), PerMinute: 3, PerHour: 5, MaxClients: 8, Now: c.now}
+	return &Throttle{Dir: rundir.New(t.TempDir(), "", nil), Name: "throttle", PerMinute: 3, PerHour: 5, MaxClients: 8, Now: c.now}
 }
 
 func client(t *testing.T, addr string) Client {
@@ -157,7 +158,7 @@ func TestThrottleIsBounded(t *testing.T) {
 		fail(t, th, client(t, fmt.Sprintf("198.51.100.%d", i)), 1)
 		c.add(time.Second)
 	}
-	fi, err := os.Stat(th.Path)
+	fi, err := os.Stat(filepath.Join(th.Dir.Path(), th.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestThrottleIsBounded(t *testing.T) {
 	// Idle clients are pruned after an hour.
 	c.add(time.Hour + time.Minute)
 	th.Failed(client(t, "203.0.113.1"))
-	if fi, _ := os.Stat(th.Path); fi.Size() != int64(len(magic)+recordSize) {
+	if fi, _ := os.Stat(filepath.Join(th.Dir.Path(), th.Name)); fi.Size() != int64(len(magic)+recordSize) {
 		t.Errorf("after an hour, state is %d bytes, want one record", fi.Size())
 	}
 }
@@ -192,7 +193,7 @@ func TestThrottleForgetsAfterGoodLogin(t *testing.T) {
 func TestThrottleSurvivesDamage(t *testing.T) {
 	c := &clock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	th := newThrottle(t, c)
-	os.WriteFile(th.Path, []byte("garbage, not a throttle file"), 0o600)
+	os.WriteFile(filepath.Join(th.Dir.Path(), th.Name), []byte("garbage, not a throttle file"), 0o600)
 	a := client(t, "192.0.2.1")
 	fail(t, th, a, 3)
 	if ok, _ := allowed(t, th, a); ok {
@@ -201,7 +202,7 @@ func TestThrottleSurvivesDamage(t *testing.T) {
 }
 
 func TestSlots(t *testing.T) {
-	s := Slots{Dir: t.TempDir(), N: 2}
+	s := Slots{Dir: rundir.New(t.TempDir(), "", nil), N: 2}
 	r1, err := s.Acquire()
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +221,7 @@ func TestSlots(t *testing.T) {
 	}
 	r2()
 	r3()
-	if _, err := (Slots{Dir: t.TempDir(), N: 0}).Acquire(); err == nil {
+	if _, err := (Slots{Dir: rundir.New(t.TempDir(), "", nil), N: 0}).Acquire(); err == nil {
 		t.Errorf("0 slots accepted")
 	}
 }
@@ -229,7 +230,7 @@ func TestSlots(t *testing.T) {
 // kills it with SIGKILL and takes the slot.
 func TestSlotOfKilledHolderIsFreed(t *testing.T) {
 	if os.Getenv("GUARD_HOLD_SLOT") != "" {
-		if _, err := (Slots{Dir: os.Getenv("GUARD_HOLD_SLOT"), N: 1}).Acquire(); err != nil {
+		if _, err := (Slots{Dir: rundir.New(os.Getenv("GUARD_HOLD_SLOT"), "", nil), N: 1}).Acquire(); err != nil {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString("held\n")
@@ -247,12 +248,12 @@ func TestSlotOfKilledHolderIsFreed(t *testing.T) {
 	if _, err := out.Read(buf); err != nil || string(buf) != "held\n" {
 		t.Fatalf("holder did not take the slot: %q %v", buf, err)
 	}
-	if _, err := (Slots{Dir: dir, N: 1}).Acquire(); !errors.Is(err, ErrBusy) {
+	if _, err := (Slots{Dir: rundir.New(dir, "", nil), N: 1}).Acquire(); !errors.Is(err, ErrBusy) {
 		t.Fatalf("slot held elsewhere: Acquire = %v, want ErrBusy", err)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	release, err := (Slots{Dir: dir, N: 1}).Acquire()
+	release, err := (Slots{Dir: rundir.New(dir, "", nil), N: 1}).Acquire()
 	if err != nil {
 		t.Fatalf("after SIGKILL of the holder: %v", err)
 	}
@@ -318,12 +319,12 @@ func TestClientNetwork(t *testing.T) {
 
 func TestSlotsOfAnotherName(t *testing.T) {
 	dir := t.TempDir()
-	release, err := Slots{Dir: dir, N: 1}.Acquire()
+	release, err := Slots{Dir: rundir.New(dir, "", nil), N: 1}.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	other, err := Slots{Dir: dir, N: 1, Name: "bcrypt-device"}.Acquire()
+	other, err := Slots{Dir: rundir.New(dir, "", nil), N: 1, Name: "bcrypt-device"}.Acquire()
 	if err != nil {
 		t.Fatalf("a slot of another name with the shared one held: got %v, want it free", err)
 	}

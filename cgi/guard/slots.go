@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"hitcounter/cgi/rundir"
 )
 
 // ErrBusy reports that every slot is taken.
@@ -19,7 +20,7 @@ const MaxSlots = 16
 // each taken with a non-blocking flock. The kernel drops a holder's lock
 // when it exits, even by SIGKILL, so a crash never leaks a slot.
 type Slots struct {
-	Dir string
+	Dir *rundir.Dir
 	N   int
 	// Name names the lock files, Name-0.lock and on; "bcrypt" if empty.
 	// Slots of another name are a cap of their own.
@@ -37,8 +38,7 @@ func (s Slots) Acquire() (release func(), err error) {
 		if name == "" {
 			name = "bcrypt"
 		}
-		path := filepath.Join(s.Dir, name+"-"+strconv.Itoa(i)+".lock")
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := s.Dir.OpenFile(name+"-"+strconv.Itoa(i)+".lock", true)
 		if err != nil {
 			return nil, fmt.Errorf("guard: slot: %w", err)
 		}

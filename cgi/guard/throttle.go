@@ -9,6 +9,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"hitcounter/cgi/rundir"
 )
 
 // Throttle limits login tries per key across processes: per client
@@ -21,9 +23,10 @@ import (
 // blocked, a new key is refused until one's block ends, so that a flood of
 // new keys cannot free a blocked one.
 type Throttle struct {
-	Path       string
-	PerMinute  int // failed logins allowed per client per minute
-	PerHour    int // and per hour
+	Dir        *rundir.Dir
+	Name       string // the file in Dir
+	PerMinute  int    // failed logins allowed per client per minute
+	PerHour    int    // and per hour
 	MaxClients int
 	Now        func() time.Time
 }
@@ -247,7 +250,7 @@ func (t *Throttle) update(fn func(recs []record, now int64) []record) error {
 	if t.PerMinute < 1 || t.PerHour < 1 || t.MaxClients < 1 {
 		return errors.New("guard: throttle limits must be positive")
 	}
-	f, err := os.OpenFile(t.Path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := t.Dir.OpenFile(t.Name, true)
 	if err != nil {
 		return fmt.Errorf("guard: throttle: %w", err)
 	}

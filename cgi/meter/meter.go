@@ -41,8 +41,6 @@ package meter
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -51,6 +49,7 @@ import (
 	"time"
 	"unsafe"
 
+	"hitcounter/cgi/rundir"
 	"hitcounter/counter/costs"
 )
 
@@ -83,7 +82,7 @@ type Hooks struct {
 // use; a CGI process makes one and closes it, a FastCGI process keeps
 // one.
 type Meter struct {
-	dir   string
+	dir   *rundir.Dir
 	build string
 	now   func() time.Time
 	hooks Hooks
@@ -116,13 +115,13 @@ type opened struct {
 // adds to with pread and pwrite, which costs a process less than mapping
 // the files; two processes adding to one word at the same instant may
 // lose one of the adds.
-func New(dir, build string, now func() time.Time, hooks Hooks) *Meter {
+func New(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks) *Meter {
 	return &Meter{dir: dir, build: build, now: now, hooks: hooks}
 }
 
 // NewMapped is New for a long-lived process: it maps the files and adds
 // with atomic adds, losing nothing.
-func NewMapped(dir, build string, now func() time.Time, hooks Hooks) *Meter {
+func NewMapped(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks) *Meter {
 	return &Meter{dir: dir, build: build, now: now, hooks: hooks, mapped: true}
 }
 
@@ -236,7 +235,7 @@ func (m *Meter) opened(mayFold bool) (day, build counts, fold string) {
 		// A file that cannot be had (no runtime directory: doctor says
 		// so) is done without, in silence: a log line a request would
 		// bury the owner's log.
-		m.day, made, _ = openFile(filepath.Join(m.dir, dayPrefix+date), "", m.mapped)
+		m.day, made, _ = openFile(m.dir, dayPrefix+date, "", m.mapped)
 		m.date = date
 		if made {
 			m.folding = date
@@ -247,7 +246,7 @@ func (m *Meter) opened(mayFold bool) (day, build counts, fold string) {
 	}
 	if m.bmem == nil && !m.bdead && m.build != "" {
 		var err error
-		if m.bmem, _, err = openFile(filepath.Join(m.dir, buildName), m.build, m.mapped); err != nil {
+		if m.bmem, _, err = openFile(m.dir, buildName, m.build, m.mapped); err != nil {
 			m.bdead = true
 		}
 	}
@@ -262,21 +261,20 @@ func (m *Meter) opened(mayFold bool) (day, build counts, fold string) {
 // once they are in the database. Only the process that made date's file
 // calls it, once a day.
 func (m *Meter) fold(date string) {
-	entries, err := os.ReadDir(m.dir)
+	names, err := m.dir.Names()
 	if err != nil {
 		return
 	}
 	var days []costs.Day
 	var paths []string
-	for _, e := range entries {
-		d, ok := strings.CutPrefix(e.Name(), dayPrefix)
+	for _, name := range names {
+		d, ok := strings.CutPrefix(name, dayPrefix)
 		if !ok || len(d) != len(time.DateOnly) || d >= date {
 			continue
 		}
-		p := filepath.Join(m.dir, e.Name())
-		b, err := os.ReadFile(p)
+		b, err := m.dir.ReadFile(name, fileSize)
 		if err != nil || !validHeader(b) {
-			os.Remove(p) // damaged: nothing to keep
+			m.dir.Remove(name) // damaged, or not a file of ours: nothing to keep
 			continue
 		}
 		day := costs.Day{Date: d, Build: m.build}
@@ -284,7 +282,7 @@ func (m *Meter) fold(date string) {
 			day.Kinds[k] = figuresOf(fileBytes(b), k)
 		}
 		days = append(days, day)
-		paths = append(paths, p)
+		paths = append(paths, name)
 	}
 	if len(days) == 0 || m.hooks.Fold == nil {
 		return
@@ -295,8 +293,8 @@ func (m *Meter) fold(date string) {
 		m.warn(fmt.Sprintf("costs: fold %d day(s) into the database: %v", len(days), err))
 		return // kept for the next day's first request
 	}
-	for _, p := range paths {
-		os.Remove(p)
+	for _, name := range paths {
+		m.dir.Remove(name)
 	}
 	if line := oneLine(warnings); line != "" {
 		m.warn(line)
@@ -399,29 +397,29 @@ func (b fileBytes) release()            {}
 
 // Read returns the figures of the day files in dir, oldest first, and the
 // build's first requests: what is not in the database yet.
-func Read(dir string) (days []costs.Day, build costs.Build, err error) {
-	entries, err := os.ReadDir(dir)
+func Read(dir *rundir.Dir) (days []costs.Day, build costs.Build, err error) {
+	names, err := dir.Names()
 	if err != nil {
 		return nil, build, fmt.Errorf("costs: %w", err)
 	}
-	for _, e := range entries {
+	for _, name := range names {
 		// Only the costs' own files: the runtime directory also holds the
 		// visitor tables, a mebibyte each.
-		if !strings.HasPrefix(e.Name(), dayPrefix) {
+		if !strings.HasPrefix(name, dayPrefix) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		b, err := dir.ReadFile(name, fileSize)
 		if err != nil || !validHeader(b) {
 			continue
 		}
-		if e.Name() == buildName {
+		if name == buildName {
 			build.ID = buildID(b)
 			for _, k := range costs.Kinds() {
 				build.Kinds[k] = figuresOf(fileBytes(b), k)
 			}
 			continue
 		}
-		if d, ok := strings.CutPrefix(e.Name(), dayPrefix); ok && len(d) == len(time.DateOnly) {
+		if d, ok := strings.CutPrefix(name, dayPrefix); ok && len(d) == len(time.DateOnly) {
 			day := costs.Day{Date: d}
 			for _, k := range costs.Kinds() {
 				day.Kinds[k] = figuresOf(fileBytes(b), k)
@@ -445,14 +443,15 @@ func buildID(b []byte) string {
 	return string(b[buildAt+1 : buildAt+1+min(n, buildSize-1)])
 }
 
-// openFile opens the file at path, mapped or not, making it (or making it
+// openFile opens the file name in dir, mapped or not, making it (or making it
 // anew, if it is damaged, or if build is not "" and names another build)
 // with an exclusive lock held while it writes the header; made says it
 // did.
-func openFile(path, build string, mapped bool) (c counts, made bool, err error) {
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+func openFile(dir *rundir.Dir, name, build string, mapped bool) (c counts, made bool, err error) {
+	// Never through a link, and made for the web server's user under root.
+	fd, err := dir.OpenFd(name, true)
 	if err != nil {
-		return nil, false, &os.PathError{Op: "open", Path: path, Err: err}
+		return nil, false, err
 	}
 	// whole opens the file's counts if it is whole and of this build.
 	whole := func() (counts, error) {
@@ -465,7 +464,7 @@ func openFile(path, build string, mapped bool) (c counts, made bool, err error) 
 		}
 		mem, err := syscall.Mmap(fd, 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 		if err != nil {
-			return nil, fmt.Errorf("map %s: %w", filepath.Base(path), err)
+			return nil, fmt.Errorf("map %s: %w", name, err)
 		}
 		return mapping(mem), nil
 	}
@@ -506,13 +505,13 @@ func openFile(path, build string, mapped bool) (c counts, made bool, err error) 
 	// Written over in place, never cut to nothing: another process may
 	// have it mapped.
 	if n, err := syscall.Pwrite(fd, fresh, 0); err != nil || n != fileSize {
-		return done(nil, false, fmt.Errorf("write %s: %d bytes, %v", filepath.Base(path), n, err))
+		return done(nil, false, fmt.Errorf("write %s: %d bytes, %v", name, n, err))
 	}
 	if err := syscall.Ftruncate(fd, int64(fileSize)); err != nil {
 		return done(nil, false, err)
 	}
 	if c, err = whole(); c == nil && err == nil {
-		err = fmt.Errorf("open %s: made, but not whole", filepath.Base(path))
+		err = fmt.Errorf("open %s: made, but not whole", name)
 	}
 	return done(c, err == nil, err)
 }

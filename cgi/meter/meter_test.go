@@ -3,6 +3,7 @@ package meter
 import (
 	"errors"
 	"fmt"
+	"hitcounter/cgi/rundir"
 	"os"
 	"path/filepath"
 	"sync"
@@ -21,6 +22,10 @@ type clock struct {
 func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 func at(s string) time.Time      { t, _ := time.Parse(time.RFC3339, s); return t }
+
+// rd is the runtime directory at dir.
+func rd(dir string) *rundir.Dir { return rundir.New(dir, "", nil) }
+
 func files(t *testing.T, dir string) []string {
 	t.Helper()
 	var names []string
@@ -51,7 +56,7 @@ func testRecordIsShared(t *testing.T, mapped bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m := open(dir, "", c.now, Hooks{})
+			m := open(rd(dir), "", c.now, Hooks{})
 			defer m.Close()
 			for i := range 500 {
 				m.Record(costs.Hit, time.Duration(1+i%3)*time.Millisecond, 400*time.Microsecond)
@@ -62,7 +67,7 @@ func testRecordIsShared(t *testing.T, mapped bool) {
 		}()
 	}
 	wg.Wait()
-	days, _, err := Read(dir)
+	days, _, err := Read(rd(dir))
 	if err != nil || len(days) != 1 || days[0].Date != "2026-12-04" {
 		t.Fatalf("Read: %+v, %v", days, err)
 	}
@@ -102,7 +107,7 @@ func TestNewDayFolds(t *testing.T) {
 		},
 		Warn: func(line string) { warned = append(warned, line) },
 	}
-	m := New(dir, "", c.now, hooks)
+	m := New(rd(dir), "", c.now, hooks)
 	for range 30 {
 		m.Record(costs.Hit, 3*time.Millisecond, time.Millisecond)
 	}
@@ -110,7 +115,7 @@ func TestNewDayFolds(t *testing.T) {
 	// A commit just after midnight, from inside a write: it makes the
 	// new day's file but does not fold.
 	c.set(at("2026-12-04T00:00:01Z"))
-	m = New(dir, "", c.now, hooks)
+	m = New(rd(dir), "", c.now, hooks)
 	m.Record(costs.Commit, 5*time.Millisecond, 0)
 	if len(folded) != 0 || len(warned) != 0 {
 		t.Fatalf("a commit's record folded: %v %v", folded, warned)
@@ -124,12 +129,12 @@ func TestNewDayFolds(t *testing.T) {
 	}
 	// Another process on the same day does not fold again; the next
 	// day's first one folds both days before it, in order.
-	other := New(dir, "", c.now, hooks)
+	other := New(rd(dir), "", c.now, hooks)
 	other.Record(costs.Hit, time.Millisecond, 0)
 	other.Close()
 	failing = false
 	c.set(at("2026-12-05T00:10:00Z"))
-	m = New(dir, "", c.now, hooks)
+	m = New(rd(dir), "", c.now, hooks)
 	m.Record(costs.JSON, time.Millisecond, 0)
 	m.Close()
 	if len(folded) != 1 || len(folded[0]) != 2 || folded[0][0].Date != "2026-12-03" || folded[0][1].Date != "2026-12-04" {
@@ -167,7 +172,7 @@ func TestBuildFirstRequests(t *testing.T) {
 	}}
 	for _, build := range []string{"v1", "v2"} {
 		for i := range 250 {
-			m := New(dir, build, c.now, hooks) // a CGI process a hit
+			m := New(rd(dir), build, c.now, hooks) // a CGI process a hit
 			wall := 2 * time.Millisecond
 			if build == "v2" {
 				wall = 5 * time.Millisecond
@@ -192,7 +197,7 @@ func TestBuildFirstRequests(t *testing.T) {
 			t.Errorf("call %d: %+v, want %s with 100 hits at %v", i, got, want.id, want.p50)
 		}
 	}
-	_, b, err := Read(dir)
+	_, b, err := Read(rd(dir))
 	if err != nil || b.ID != "v2" || b.Kinds[costs.Hit].Count != costs.BuildRequests {
 		t.Errorf("the build file: %+v, %v", b, err)
 	}
@@ -207,10 +212,10 @@ func TestDamagedFileIsMadeAnew(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "costs-2026-12-04"), junk, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		m := New(dir, "", c.now, Hooks{})
+		m := New(rd(dir), "", c.now, Hooks{})
 		m.Record(costs.Stats, 40*time.Millisecond, 0)
 		m.Close()
-		days, _, _ := Read(dir)
+		days, _, _ := Read(rd(dir))
 		if len(days) != 1 || days[0].Kinds[costs.Stats].Count != 1 {
 			t.Errorf("after a damaged file of %d bytes: %+v", len(junk), days)
 		}
@@ -221,7 +226,7 @@ func TestDamagedFileIsMadeAnew(t *testing.T) {
 // records nothing, in silence (doctor reports the directory).
 func TestNoDirectoryFailsNothing(t *testing.T) {
 	var warned []string
-	m := New(filepath.Join(t.TempDir(), "missing"), "v1", time.Now, Hooks{Warn: func(l string) { warned = append(warned, l) }})
+	m := New(rd(filepath.Join(t.TempDir(), "missing", "run")), "v1", time.Now, Hooks{Warn: func(l string) { warned = append(warned, l) }})
 	defer m.Close()
 	m.Record(costs.Hit, time.Millisecond, 0)
 	m.Record(costs.Hit, time.Millisecond, 0)
@@ -246,13 +251,13 @@ func TestOneLine(t *testing.T) {
 func TestMappedAcrossMidnight(t *testing.T) {
 	dir := t.TempDir()
 	c := &clock{t: at("2026-12-03T23:59:59Z")}
-	m := NewMapped(dir, "v1", c.now, Hooks{})
+	m := NewMapped(rd(dir), "v1", c.now, Hooks{})
 	defer m.Close()
 	m.Record(costs.Hit, time.Millisecond, 0)
 	m.Record(costs.Hit, time.Millisecond, 0)
 	c.set(at("2026-12-04T00:00:00Z"))
 	m.Record(costs.Hit, time.Millisecond, 0)
-	days, _, err := Read(dir)
+	days, _, err := Read(rd(dir))
 	if err != nil || len(days) != 2 || days[0].Kinds[costs.Hit].Count != 2 || days[1].Kinds[costs.Hit].Count != 1 {
 		t.Errorf("days %+v, %v; want 2 hits on the 3rd and 1 on the 4th", days, err)
 	}

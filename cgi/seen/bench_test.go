@@ -1,6 +1,7 @@
 package seen
 
 import (
+	"hitcounter/cgi/rundir"
 	"strconv"
 	"testing"
 	"time"
@@ -32,14 +33,14 @@ func BenchmarkSee(b *testing.B) {
 		b.Run("fresh/"+mode.name, func(b *testing.B) {
 			dir := b.TempDir()
 			vs := benchVisits(mode.window)
-			warm := Open(dir)
+			warm := Open(rundir.New(dir, "", nil))
 			for _, v := range vs {
 				warm.See(v)
 			}
 			warm.Close()
 			i := 0
 			for b.Loop() {
-				tab := Open(dir)
+				tab := Open(rundir.New(dir, "", nil))
 				if _, err := tab.See(vs[i%len(vs)]); err != nil {
 					b.Fatal(err)
 				}

@@ -9,24 +9,26 @@ import (
 	"hash"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+
+	"hitcounter/cgi/rundir"
 )
 
 // dayFile is one day's table file, open between hits in a long-lived
 // process, and the hash keyed with its salt.
 type dayFile struct {
 	day  time.Time // midnight UTC; zero for none
-	path string
+	dir  *rundir.Dir
+	name string
 	f    *os.File // nil until opened
 	salt [saltSize]byte
 	mac  hash.Hash // keyed with salt; nil until the header is read
 }
 
-func newDayFile(dir string, day time.Time) dayFile {
-	return dayFile{day: day, path: filepath.Join(dir, filePrefix+day.Format(dayLayout))}
+func newDayFile(dir *rundir.Dir, day time.Time) dayFile {
+	return dayFile{day: day, dir: dir, name: filePrefix + day.Format(dayLayout)}
 }
 
 // lock opens the file if need be and locks it: exclusively to write when
@@ -40,13 +42,11 @@ func (d *dayFile) lock(slots int, create bool) (ok, made bool, err error) {
 	}
 	for range 3 {
 		if d.f == nil {
-			flags := os.O_RDWR
-			if create {
-				flags |= os.O_CREATE
-			}
-			f, err := os.OpenFile(d.path, flags, 0o600)
+			// Never through a link, and, under root, made for the web
+			// server's user (package rundir).
+			f, err := d.dir.OpenFile(d.name, create)
 			if err != nil {
-				if !create && errors.Is(err, fs.ErrNotExist) {
+				if !create && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, rundir.ErrUnusable)) {
 					return false, false, nil
 				}
 				return false, false, fmt.Errorf("seen: open: %w", err)
@@ -114,10 +114,6 @@ func (d *dayFile) make(slots int) error {
 	if err := d.f.Truncate(fileSize(slots)); err != nil {
 		return fmt.Errorf("seen: make table: %w", err)
 	}
-	// A file left by someone else may have been made with another mode.
-	if err := d.f.Chmod(0o600); err != nil {
-		return fmt.Errorf("seen: make table: %w", err)
-	}
 	d.salt, d.mac = salt, hmac.New(sha256.New, salt[:])
 	return nil
 }
@@ -178,14 +174,14 @@ func (d *dayFile) close() error {
 // prune removes the tables of days before yesterday, and any of a day
 // after tomorrow (left by a clock that was set back): a salt lives
 // through the next day, and no longer.
-func prune(dir string, today time.Time) error {
-	entries, err := os.ReadDir(dir)
+func prune(dir *rundir.Dir, today time.Time) error {
+	names, err := dir.Names()
 	if err != nil {
 		return fmt.Errorf("seen: remove old tables: %w", err)
 	}
 	oldest, newest := today.AddDate(0, 0, -1), today.AddDate(0, 0, 1)
-	for _, e := range entries {
-		s, ok := strings.CutPrefix(e.Name(), filePrefix)
+	for _, name := range names {
+		s, ok := strings.CutPrefix(name, filePrefix)
 		if !ok {
 			continue
 		}
@@ -193,7 +189,7 @@ func prune(dir string, today time.Time) error {
 		if err != nil || !(day.Before(oldest) || day.After(newest)) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := dir.Remove(name); err != nil {
 			return fmt.Errorf("seen: remove old table: %w", err)
 		}
 	}

@@ -2,6 +2,7 @@ package seen
 
 import (
 	"fmt"
+	"hitcounter/cgi/rundir"
 	"os"
 	"os/exec"
 	"strconv"
@@ -42,7 +43,7 @@ func child(dir string) error {
 	time.Sleep(time.Until(time.UnixMilli(start)))
 	// A fresh Table for each hit, as a CGI process has, and one kept, as
 	// a FastCGI process has, by turns.
-	kept := Open(dir)
+	kept := Open(rundir.New(dir, "", nil))
 	defer kept.Close()
 	var news, reloads, views int
 	for r := range childRounds {
@@ -51,7 +52,7 @@ func child(dir string) error {
 			v := Visit{Counter: "blog", Addr: "198.51.100." + strconv.Itoa(n), UserAgent: "Firefox", Now: at(12, 0), Window: time.Hour}
 			tab := kept
 			if i%2 == 1 {
-				tab = Open(dir)
+				tab = Open(rundir.New(dir, "", nil))
 			}
 			got, err := tab.See(v)
 			if tab != kept {

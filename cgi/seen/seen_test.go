@@ -3,6 +3,7 @@ package seen
 import (
 	"bytes"
 	"errors"
+	"hitcounter/cgi/rundir"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,7 @@ func at(hour, minute int) time.Time {
 func newTable(tb testing.TB, slots int) (*Table, string) {
 	tb.Helper()
 	dir := tb.TempDir()
-	tab := open(dir, slots)
+	tab := open(rundir.New(dir, "", nil), slots)
 	tb.Cleanup(func() { tab.Close() })
 	return tab, dir
 }
@@ -137,7 +138,7 @@ func TestSeeAcrossTables(t *testing.T) {
 	dir := t.TempDir()
 	alice := Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Window: 30 * time.Minute}
 	for i, want := range []Verdict{newToday, reload, counted} {
-		tab := Open(dir)
+		tab := Open(rundir.New(dir, "", nil))
 		alice.Now = at(12, 0).Add(time.Duration(i) * 15 * time.Minute)
 		if got := see(t, tab, alice); got != want {
 			t.Errorf("hit %d: got %+v, want %+v", i, got, want)
@@ -264,7 +265,7 @@ func TestDamagedTableMadeAnew(t *testing.T) {
 // follows what the others use.
 func TestTableReplacedUnderAnOpenTable(t *testing.T) {
 	dir := t.TempDir()
-	long, short := Open(dir), Open(dir)
+	long, short := Open(rundir.New(dir, "", nil)), Open(rundir.New(dir, "", nil))
 	defer long.Close()
 	defer short.Close()
 	v := Visit{Counter: "blog", Addr: "192.0.2.1", Now: at(12, 0), Window: time.Hour}
@@ -305,7 +306,7 @@ func TestTableReplacedUnderAnOpenTable(t *testing.T) {
 // is read from the file.
 func TestOwnViewsAnsweredFromMemory(t *testing.T) {
 	dir := t.TempDir()
-	a, b := Open(dir), Open(dir)
+	a, b := Open(rundir.New(dir, "", nil)), Open(rundir.New(dir, "", nil))
 	defer a.Close()
 	defer b.Close()
 	v := Visit{Counter: "blog", Addr: "192.0.2.1", Now: at(12, 0), Window: 10 * time.Minute}
@@ -387,12 +388,12 @@ func TestErrorsHoldNoVisitor(t *testing.T) {
 		tab  *Table
 	}
 	cases := []failing{
-		{"missing directory", Open(filepath.Join(t.TempDir(), "none"))},
-		{"not a directory", Open(notDir)},
+		{"missing directory in a missing one", Open(rundir.New(filepath.Join(t.TempDir(), "none", "run"), "", nil))},
+		{"not a directory", Open(rundir.New(notDir, "", nil))},
 		{"full", full},
 	}
 	if os.Getuid() != 0 { // root writes into a read-only directory anyway
-		cases = append(cases, failing{"read-only directory", Open(readOnly)})
+		cases = append(cases, failing{"read-only directory", Open(rundir.New(readOnly, "", nil))})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -411,7 +412,7 @@ func TestErrorsHoldNoVisitor(t *testing.T) {
 // on who is new.
 func TestConcurrentGoroutines(t *testing.T) {
 	dir := t.TempDir()
-	tabs := []*Table{Open(dir), Open(dir)}
+	tabs := []*Table{Open(rundir.New(dir, "", nil)), Open(rundir.New(dir, "", nil))}
 	defer tabs[0].Close()
 	defer tabs[1].Close()
 	const goroutines, visitors = 8, 200

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"hitcounter/cgi/rundir"
 )
 
 // ErrFull reports that today's table has no room for a new visitor: the
@@ -20,7 +22,7 @@ var ErrStillFull = fmt.Errorf("%w (said before today)", ErrFull)
 // same directory at once. A long-lived process keeps one Table, which
 // keeps today's file open between hits.
 type Table struct {
-	dir   string
+	dir   *rundir.Dir
 	slots int
 
 	mu        sync.Mutex
@@ -37,10 +39,10 @@ const maxMine = 1 << 14
 
 // Open returns the Table of the runtime directory dir. It does no I/O:
 // the files are opened, and made, by the first See.
-func Open(dir string) *Table { return open(dir, defaultSlots) }
+func Open(dir *rundir.Dir) *Table { return open(dir, defaultSlots) }
 
 // open is Open with a table of so many slots, a multiple of a bucket's.
-func open(dir string, slots int) *Table {
+func open(dir *rundir.Dir, slots int) *Table {
 	return &Table{dir: dir, slots: slots, buf: make([]byte, 0, bucketSize)}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/rundir"
 	"hitcounter/cgi/seen"
 	"hitcounter/counter"
 	"hitcounter/store"
@@ -43,6 +44,8 @@ type App struct {
 	log  *logline.Logger
 	demo bool // serve the demo page at "/" (Local only)
 	hits hitter
+	// run is the runtime directory, shared with the other processes.
+	run *rundir.Dir
 	// visitors remembers who was seen today, in the run directory.
 	visitors *seen.Table
 	// timing records what each request cost, in the run directory.
@@ -78,13 +81,15 @@ func (a *App) Close() {
 		a.close()
 	}
 	a.timing.meter.Close()
+	a.run.Close()
 }
 
 // newApp returns the App of a CGI process.
 func newApp(cfg config.Config, log *logline.Logger) *App {
 	a := &App{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
 	a.hits = oneShot{a}
-	a.visitors = seen.Open(cfg.RunDir)
+	a.run = rundir.New(cfg.RunDir, cfg.DB, log)
+	a.visitors = seen.Open(a.run)
 	a.newMeter(false)
 	return a
 }

@@ -42,7 +42,7 @@ func (a *App) newMeter(longLived bool) {
 	if longLived {
 		open = meter.NewMapped
 	}
-	a.timing.meter = open(a.cfg.RunDir, buildinfo.Read().ID(), a.now, meter.Hooks{
+	a.timing.meter = open(a.run, buildinfo.Read().ID(), a.now, meter.Hooks{
 		Fold: func(days []costs.Day) ([]string, error) {
 			db, err := a.open(false)
 			if err != nil {

@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -162,9 +161,18 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 	}
 	c, err := a.hits.Visit(v)
 	// One line for the hit, and none when it failed and says so in its
-	// own, or when the table was full and has said so today already.
-	if err == nil && unknown != nil && !errors.Is(unknown, seen.ErrStillFull) {
-		a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
+	// own. A full table says so once a day itself; a table that cannot
+	// be used (rundir.Problem names the file and the fix) fails every hit
+	// until it is mended, and says so on each counter's first view of
+	// the day.
+	switch {
+	case err != nil || unknown == nil:
+	case errors.Is(unknown, seen.ErrFull):
+		if !errors.Is(unknown, seen.ErrStillFull) {
+			a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
+		}
+	case c.FirstToday:
+		a.log.Printf("hit %q counted as a view, visitor not known, and so will every hit be, reloads too, until this is mended (said on a counter's first view of each day): %v", name, unknown)
 	}
 	if err == nil && c.PageErr != nil {
 		// Not the path itself: it is the visitor's, and may be long.
@@ -187,9 +195,6 @@ func (a *App) seeVisitor(sv seen.Visit, page string) (counter.Outcome, error) {
 		sv.Counter += page // a name has no "/", a page starts with one
 	}
 	verdict, err := a.visitors.See(sv)
-	if errors.Is(err, fs.ErrNotExist) && a.ensureRunDir() == nil {
-		verdict, err = a.visitors.See(sv) // the first hit since a reboot emptied /run
-	}
 	if err != nil {
 		return counter.Outcome{Kind: counter.View}, err
 	}

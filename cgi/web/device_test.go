@@ -69,7 +69,7 @@ func TestKnownDeviceGetsInDuringFlood(t *testing.T) {
 		}
 	}
 	flood(200)
-	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
+	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestDeviceTokenMustBeValid(t *testing.T) {
 		{"garbage", forged(strings.Repeat("A.", 100)), nil},
 		{"from before a password change", good, func() { protect(t, a, "page", bcrypt.MinCost) }},
 	}
-	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
+	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}

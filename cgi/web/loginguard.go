@@ -6,12 +6,11 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"hitcounter/cgi/guard"
+	"hitcounter/cgi/rundir"
 )
 
 // Limits of login tries, and how many keys each throttle remembers. Every
@@ -29,8 +28,6 @@ const (
 	networkPerHour   = 50
 	throttledClients = 4096
 )
-
-var errRunDir = errors.New("runtime directory unusable")
 
 // loginTry is who is trying to log in: the client, by its address, and
 // the device, when the browser carries a valid device token.
@@ -55,8 +52,8 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		return nil, false
 	}
 	who.client = client
-	if err := a.ensureRunDir(); err != nil {
-		a.loginUnavailable(w, name, err)
+	if err := a.run.Check(true); err != nil {
+		a.loginUnavailable(w, r, name, err)
 		return nil, false
 	}
 	if who.known {
@@ -66,7 +63,7 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		}
 		// The device's own slot, which no unknown client takes; then a
 		// shared one, when two known browsers log in at once.
-		release, err := guard.Slots{Dir: a.cfg.RunDir, N: 1, Name: "bcrypt-device"}.Acquire()
+		release, err := guard.Slots{Dir: a.run, N: 1, Name: "bcrypt-device"}.Acquire()
 		if err == nil {
 			return release, true
 		}
@@ -114,7 +111,7 @@ func (a *App) forget(who loginTry) error {
 // whether the try may go on. The log line names who was throttled.
 func (a *App) throttled(w http.ResponseWriter, r *http.Request, name string, ok bool, wait time.Duration, err error, who string) bool {
 	if err != nil {
-		a.loginUnavailable(w, name, err)
+		a.loginUnavailable(w, r, name, err)
 		return false
 	}
 	if !ok {
@@ -128,13 +125,13 @@ func (a *App) throttled(w http.ResponseWriter, r *http.Request, name string, ok 
 // takeSlot takes one of the shared bcrypt slots, without waiting. If it
 // gets one it returns the function that frees it; if not, it has answered r.
 func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
-	release, err := guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}.Acquire()
+	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
 	if errors.Is(err, guard.ErrBusy) {
 		a.loginBusy(w, r, name)
 		return nil, false
 	}
 	if err != nil {
-		a.loginUnavailable(w, name, err)
+		a.loginUnavailable(w, r, name, err)
 		return nil, false
 	}
 	return release, true
@@ -147,9 +144,20 @@ func (a *App) loginBusy(w http.ResponseWriter, r *http.Request, name string) {
 	writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, "The server is busy checking another password. Try again in a moment."))
 }
 
-func (a *App) loginUnavailable(w http.ResponseWriter, name string, err error) {
+// loginUnavailable answers a login that the throttles or the bcrypt
+// slots cannot guard: it is never let through to bcrypt unguarded. The
+// owner, at the login form, learns where to look; the log line has the
+// file, its owner and the command that fixes it, which a stranger must
+// not read.
+func (a *App) loginUnavailable(w http.ResponseWriter, r *http.Request, name string, err error) {
 	a.log.Printf("login %q refused: %v", name, err)
-	http.Error(w, "login unavailable", http.StatusServiceUnavailable)
+	msg := "Logins are unavailable just now: the server's error log says why."
+	if errors.Is(err, rundir.ErrUnusable) {
+		msg = "Logins are off: the counter cannot use its runtime directory. " +
+			"The server's error log names the file and the command that fixes it; " +
+			"counter.cgi doctor shows it too."
+	}
+	writeHTML(w, r, http.StatusServiceUnavailable, loginPage(name, msg))
 }
 
 func tooManyMessage(seconds float64) string {
@@ -177,21 +185,13 @@ func (a *App) deviceThrottle() *guard.Throttle {
 
 func (a *App) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
 	return &guard.Throttle{
-		Path:       filepath.Join(a.cfg.RunDir, file),
+		Dir:        a.run,
+		Name:       file,
 		PerMinute:  perMinute,
 		PerHour:    perHour,
 		MaxClients: throttledClients,
 		Now:        a.cfg.Now,
 	}
-}
-
-// ensureRunDir makes the runtime directory if its parent allows. /run is
-// emptied at boot, so the install also has systemd recreate it.
-func (a *App) ensureRunDir() error {
-	if err := os.MkdirAll(a.cfg.RunDir, 0o700); err != nil {
-		return fmt.Errorf("%w: %v (create it, owned by the web server's user; see the README)", errRunDir, err)
-	}
-	return nil
 }
 
 // clientAddr is the address a login is throttled by: the peer, or, when

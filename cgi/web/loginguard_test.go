@@ -1,6 +1,7 @@
 package web
 
 import (
+	"hitcounter/cgi/rundir"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -188,9 +189,14 @@ func TestLoginWithoutRunDirFailsClosed(t *testing.T) {
 	a, logs := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
 	runs := countVerify(a)
-	a.cfg.RunDir = filepath.Join(a.cfg.DB, "not-a-dir") // under a file: cannot be made
-	if w := login(a, "page", testPassword); w.Code != http.StatusServiceUnavailable || runs.Load() != 0 {
+	a.run = rundir.New(filepath.Join(a.cfg.DB, "not-a-dir"), a.cfg.DB, a.log) // under a file: cannot be made
+	w := login(a, "page", testPassword)
+	if w.Code != http.StatusServiceUnavailable || runs.Load() != 0 {
 		t.Errorf("status %d after %d checks, want 503 after none", w.Code, runs.Load())
+	}
+	// The owner at the form reads where to look; the stranger no path.
+	if body := w.Body.String(); !strings.Contains(body, "runtime directory") || !strings.Contains(body, "<form") || strings.Contains(body, a.cfg.DB) {
+		t.Errorf("page %q: want the login form, saying the runtime directory is at fault, naming no path", body)
 	}
 	if !strings.Contains(logs.String(), "runtime directory") {
 		t.Errorf("log %q does not name the runtime directory", logs.String())

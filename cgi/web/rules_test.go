@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"hitcounter/cgi/rundir"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -307,8 +308,8 @@ func TestHitCountsWithoutVisitorTable(t *testing.T) {
 	eachMode(t, func(t *testing.T, mode Mode) {
 		app := newClockApp(t, mode)
 		app.App.visitors.Close()
-		app.cfg.RunDir = "/proc/no/such/dir"
-		app.App.visitors = seen.Open(app.cfg.RunDir)
+		app.App.run = rundir.New("/proc/no/such/dir", app.cfg.DB, nil)
+		app.App.visitors = seen.Open(app.App.run)
 		for range 3 {
 			if w := app.send(hit{addr: "192.0.2.1", ua: chromeUA}); w.Code != http.StatusOK {
 				t.Fatalf("status %d", w.Code)

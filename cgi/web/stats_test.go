@@ -343,7 +343,7 @@ func TestRehashRunsOutsideTheDatabase(t *testing.T) {
 		} else {
 			db.Close()
 		}
-		if release, err := (guard.Slots{Dir: a.cfg.RunDir, N: a.cfg.BcryptSlots}).Acquire(); err == nil {
+		if release, err := (guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}).Acquire(); err == nil {
 			release()
 			t.Errorf("the hash is made outside the login's bcrypt slot")
 		}
@@ -446,8 +446,9 @@ func TestLogoutEndsTheSession(t *testing.T) {
 	if stats(a, c) {
 		t.Errorf("the cookie still opens the statistics after the logout")
 	}
-	rebooted := newApp(a.cfg, a.log)
-	rebooted.cfg.RunDir = t.TempDir()
+	cfg := a.cfg
+	cfg.RunDir = t.TempDir()
+	rebooted := newApp(cfg, a.log)
 	if stats(rebooted, c) {
 		t.Errorf("the cookie opens the statistics after the logout and a reboot")
 	}
