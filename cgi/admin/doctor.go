@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"hitcounter/cgi/internal/buildinfo"
+	"hitcounter/cgi/rundir"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -43,7 +46,7 @@ func runDoctor(e *cmdEnv, _ []string) error {
 	d.costTable(median)
 	list := d.database(e.cfg.DB)
 	d.hashes(list, median)
-	d.runDir(e.cfg.RunDir)
+	d.runDir(e.cfg.RunDir, e.cfg.DB)
 	d.fastCGISocket(e.socket)
 	if list != nil {
 		d.costs(e)
@@ -80,6 +83,7 @@ func (d *doctor) database(path string) []counter.Info {
 		d.problem("database %s belongs to %s but its directory to %s: the web server's user must own both", path, owner(fi), owner(dir))
 	}
 	d.lockFile(store.LockPath(path), fi)
+	d.besideDatabase(path, fi)
 	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: time.Second})
 	if err != nil {
 		d.problem("%v", err)
@@ -148,13 +152,23 @@ func (d *doctor) lockFile(lock string, db os.FileInfo) {
 	f.Close()
 }
 
-func (d *doctor) runDir(dir string) {
-	fi, err := os.Stat(dir)
+// runDir checks the runtime directory as every hit checks it (package
+// rundir), that this user may make files in it, and then every file in
+// it: each must be a plain file of its own, private, and the database
+// owner's, or the hits and logins of that user cannot use it.
+func (d *doctor) runDir(dir, db string) {
+	fi, err := os.Lstat(dir)
 	if err != nil {
 		d.problem("runtime directory %s: %v (logins need it: see deploy/counter.tmpfiles.conf)", dir, err)
 		return
 	}
 	fmt.Fprintf(d.w, "runtime directory %s: %s\n", dir, describe(fi))
+	run := rundir.New(dir, db, nil)
+	defer run.Close()
+	if err := run.Check(false); err != nil {
+		d.problem("%v", err)
+		return
+	}
 	f, err := os.CreateTemp(dir, ".doctor-*")
 	if err != nil {
 		d.problem("runtime directory %s is not writable by this user: %v", dir, err)
@@ -162,6 +176,75 @@ func (d *doctor) runDir(dir string) {
 	}
 	f.Close()
 	os.Remove(f.Name())
+	names, err := run.Names()
+	if err != nil {
+		d.problem("%v", err)
+		return
+	}
+	want, ok := ownerUID(fi)
+	if dbInfo, err := os.Stat(db); err == nil {
+		want, ok = ownerUID(dbInfo)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if what := unfitFile(path, want, ok); what != "" {
+			d.problem("runtime file %s %s: hits and logins cannot use it; remove it, it is made again: sudo rm %s", path, what, path)
+		}
+	}
+}
+
+// besideDatabase checks every other file in the database's directory:
+// each must be a plain file of the database owner's, not readable by
+// every user. A link there is one root would follow.
+func (d *doctor) besideDatabase(db string, dbInfo os.FileInfo) {
+	dir := filepath.Dir(db)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		d.problem("database directory %s: %v", dir, err)
+		return
+	}
+	want, ok := ownerUID(dbInfo)
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if path == db || path == store.LockPath(db) || e.IsDir() || e.Name() == "fastcgi.sock" {
+			continue // checked on their own, or not a file
+		}
+		if what := unfitFile(path, want, ok); what != "" {
+			d.problem("%s, beside the database, %s: sudo chown %s: %s, or remove it", path, what, userName(want), path)
+		}
+	}
+}
+
+// unfitFile says what is wrong with the file at path, which should be a
+// plain, private file of its own, of user want (if known), and one this
+// user may open; "" if nothing is.
+func unfitFile(path string, want uint32, known bool) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return "cannot be looked at: " + err.Error()
+	}
+	st, isUnix := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "is a link (never followed)"
+	case fi.Mode()&fs.ModeSocket != 0:
+		return "" // a FastCGI socket someone keeps here
+	case !fi.Mode().IsRegular():
+		return "is not a regular file"
+	case isUnix && st.Nlink > 1:
+		return "has another name too (a hard link)"
+	case known && isUnix && st.Uid != want:
+		return fmt.Sprintf("belongs to %s, not %s", owner(fi), userName(want))
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Sprintf("has mode %s: others may read it", fi.Mode().Perm())
+	}
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Sprintf("(%s) cannot be opened by this user: %v", describe(fi), err)
+	}
+	syscall.Close(fd)
+	return ""
 }
 
 func describe(fi os.FileInfo) string {
