@@ -35,6 +35,7 @@ type cmdEnv struct {
 	hosts             string        // create -hosts
 	since             string        // pages -days
 	addr              string        // serve -addr
+	privateRunDir     bool          // serve makes a runtime directory of its own
 	clear, importHash bool          // passwd -clear, -hash
 	maxHash           time.Duration // doctor -max
 	socket            string        // doctor -socket

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
-	"strconv"
 
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
@@ -54,12 +51,11 @@ func Run(cfg config.Config, getenv func(string) string, args []string, env Env) 
 		fmt.Fprint(env.Stderr, Usage)
 		return usagef("unknown command %q", cmd)
 	}
+	privateRunDir := false
 	if cmd == "serve" {
 		// Never the live database by accident: only -db picks another.
 		cfg.DB = DemoDB
-		if getenv("COUNTER_RUN_DIR") == "" {
-			cfg.RunDir = filepath.Join(os.TempDir(), "counter-run-"+strconv.Itoa(os.Getuid()))
-		}
+		privateRunDir = getenv("COUNTER_RUN_DIR") == ""
 	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
@@ -68,7 +64,8 @@ func Run(cfg config.Config, getenv func(string) string, args []string, env Env) 
 		fmt.Fprintf(env.Stderr, "usage: counter.cgi %s %s\n", cmd, c.args)
 		fs.PrintDefaults()
 	}
-	e := &cmdEnv{cfg: &cfg, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve, fastCGI: env.FastCGI}
+	e := &cmdEnv{cfg: &cfg, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve, fastCGI: env.FastCGI,
+		privateRunDir: privateRunDir}
 	c.flags(fs, e)
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {

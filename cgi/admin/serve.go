@@ -30,6 +30,17 @@ func runServe(e *cmdEnv, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if e.privateRunDir {
+		// Made anew, private and under a name nobody can guess: a
+		// predictable one in a shared /tmp could be made first by another
+		// user, with links in it for the first hit to write through.
+		dir, err := os.MkdirTemp("", "counter-run-")
+		if err != nil {
+			return fmt.Errorf("serve: runtime directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		e.cfg.RunDir = dir
+	}
 	ln, err := net.Listen("tcp", e.addr)
 	if err != nil {
 		return err
