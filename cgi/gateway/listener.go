@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,8 +78,8 @@ func listenerOf(f *os.File) net.Listener {
 
 // Listen opens the FastCGI socket that spec names, for machines without
 // systemd: "unix:PATH", a Unix socket that only its owner and group may
-// connect to (0660; a stale socket file left by a crash is replaced, a
-// live one is refused), or "tcp:ADDR:PORT" on a loopback address only,
+// connect to (0660, and under root its directory's owner's; a stale
+// socket file left by a crash is replaced, a live one is refused), or "tcp:ADDR:PORT" on a loopback address only,
 // since FastCGI has no authentication of its own.
 func Listen(spec string) (net.Listener, error) {
 	kind, addr, _ := strings.Cut(spec, ":")
@@ -115,17 +116,37 @@ func listenUnix(path string) (net.Listener, error) {
 			return nil, fmt.Errorf("gateway: remove stale socket: %w", err)
 		}
 	}
-	// The socket is made with the umask's mode; until the chmod below no
-	// one but its owner may reach it.
-	old := syscall.Umask(0o177)
+	// The socket is made 0660 by the umask, never by a chmod after: a
+	// chmod goes by name, and whoever may write in the directory could
+	// have put a link there by then.
+	old := syscall.Umask(0o117)
 	ln, err := net.Listen("unix", path)
 	syscall.Umask(old)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	if err := os.Chmod(path, 0o660); err != nil {
+	if err := handOverSocket(path); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	return ln, nil
+}
+
+// handOverSocket gives the socket that root just made to the owner of
+// its directory (the web server's user, or the group its server runs
+// in), so that the server may connect: a root-owned 0660 socket lets
+// only root in. Lchown goes by name but follows no link.
+func handOverSocket(path string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Uid == 0 && st.Gid == 0 {
+		return nil
+	}
+	return os.Lchown(path, int(st.Uid), int(st.Gid))
 }
