@@ -90,7 +90,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if !opts.ReadOnly && statErr == nil && lockIsDatabase(path, fi) {
 		return nil, fmt.Errorf("store: open %s: %s: %w", path, LockPath(path), ErrLockIsDatabase)
 	}
-	lock, err := lockSide(LockPath(path), !opts.ReadOnly, wait, opts.Waits)
+	lock, err := lockSide(path, !opts.ReadOnly, wait, opts.Waits)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -151,13 +151,25 @@ func lockIsDatabase(path string, db os.FileInfo) bool {
 // openFileFunc keeps bbolt from creating a file unless asked to: a visitor's
 // hit must never leave a new, empty database behind.
 // It also hands the file it opened to opened.
+// Under root it follows no link another user made, and hands the file to
+// the web server's user before bbolt writes a byte of it.
 func openFileFunc(create bool, opened **os.File) func(string, int, os.FileMode) (*os.File, error) {
 	return func(name string, flag int, perm os.FileMode) (*os.File, error) {
 		if !create {
 			flag &^= os.O_CREATE
 		}
+		if err := refuseForeignLink(name); err != nil {
+			return nil, err
+		}
 		f, err := os.OpenFile(name, flag, perm)
 		*opened = f
+		if err == nil && flag&os.O_RDWR != 0 {
+			if err := handOver(f, name); err != nil {
+				f.Close()
+				*opened = nil
+				return nil, err
+			}
+		}
 		return f, err
 	}
 }

@@ -10,13 +10,20 @@ import (
 	"time"
 )
 
-// lockSide takes a blocking flock on the side file, giving up after wait.
-// waits, if not nil, bounds the blocked flocks this process leaves behind.
-// A side file that cannot be opened (a read-only directory, say) is not an
-// error: bbolt's own lock still keeps the data safe, only less fairly.
-func lockSide(path string, exclusive bool, wait time.Duration, waits *LockWaits) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, fileMode)
+// lockSide takes a blocking flock on the side file of the database at
+// db, giving up after wait. waits, if not nil, bounds the blocked flocks
+// this process leaves behind. A side file that cannot be opened (a
+// read-only directory, say) is not an error: bbolt's own lock still
+// keeps the data safe, only less fairly. Nor is one that is not a plain
+// file of its own (a link, which is never followed, or a FIFO): it is not
+// used. Under root, it is the web server's user's (handOver).
+func lockSide(db string, exclusive bool, wait time.Duration, waits *LockWaits) (*os.File, error) {
+	f, err := os.OpenFile(LockPath(db), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
 	if err != nil {
+		return nil, nil
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || handOver(f, db) != nil {
+		f.Close()
 		return nil, nil
 	}
 	how := syscall.LOCK_SH

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"hitcounter/store"
 )
 
 // ownerWarning returns a one-line warning when an admin command run with
@@ -14,34 +16,25 @@ import (
 // .lock file beside it, unusable by the web server, and "" when it would
 // not. The command still runs: the warning only says how to run it.
 //
-// The web server's user is whoever owns the database's directory: the
-// install makes it for that user (README, step 2), and a directory in
-// which only root could make files would be of no use to a web server.
-// Where that tells nothing (a directory of root's, or one shared like
-// /tmp), it is the owner of the file, if the file exists and is not root's.
+// The web server's user is whoever owns the database's directory, as the
+// install makes it, or else the database's own owner when not root
+// (store.ServerUser).
+//   - Run as root, a command hands every file it makes to that user
+//     (store.Open), so there is nothing to warn of, unless that user is
+//     unknown and the database is being made: it would be root's alone.
 //   - Run as anyone else, a command may make files the web server cannot
 //     open: a new database, or its .lock (the side lock then never works).
-//   - Run as root where the web server's user is unknown, only creating
-//     the database does harm: it makes a file that only root may read.
 func ownerWarning(path string, euid int) string {
 	dir := filepath.Dir(path)
-	dirInfo, err := os.Stat(dir)
-	if err != nil {
+	if _, err := os.Stat(dir); err != nil {
 		return "" // the command fails, and says why
 	}
-	server, known := ownerUID(dirInfo)
-	if known && (server == 0 || dirInfo.Mode()&os.ModeSticky != 0) {
-		known = false
-	}
-	fileInfo, err := os.Stat(path)
+	uid, _, known := store.ServerUser(path)
+	server := uint32(uid)
+	_, err := os.Stat(path)
 	exists := err == nil
-	if !known && exists {
-		if uid, ok := ownerUID(fileInfo); ok && uid != 0 {
-			server, known = uid, true
-		}
-	}
 	switch {
-	case known && uint32(euid) != server:
+	case known && euid != 0 && uint32(euid) != server:
 		name := userName(server)
 		return fmt.Sprintf("warning: running as %s, but %s belongs to %s: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u %s counter.cgi ...",
 			userName(uint32(euid)), dir, name, sudoUser(server, name))
