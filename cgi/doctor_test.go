@@ -53,6 +53,23 @@ func TestDoctor(t *testing.T) {
 			os.Chown(store.LockPath(db), 65534, 65534)
 			os.Chmod(store.LockPath(db), 0o600)
 		}, []string{"-max", "10s"}, 1, []string{"lock file", "belongs to"}},
+		{"a runtime directory of another user", func(t *testing.T, db, run string) {
+			testenv.NeedRoot(t)
+			os.Chown(run, testenv.UIDNobody, testenv.UIDNobody)
+		}, []string{"-max", "10s"}, 1, []string{"PROBLEM: runtime directory: ", "belongs to nobody", "fix: sudo chown root: "}},
+		{"a runtime directory that is not the database owner's", func(t *testing.T, db, run string) {
+			testenv.NeedRoot(t)
+			os.Chown(db, testenv.UIDWWWData, testenv.UIDWWWData)
+		}, []string{"-max", "10s"}, 1, []string{"belongs to root but the database to www-data: hits cannot make files in it; sudo chown www-data: "}},
+		{"a link and another user's file in the runtime directory", func(t *testing.T, db, run string) {
+			testenv.NeedRoot(t)
+			os.Symlink(db, filepath.Join(run, "seen-2026-12-04"))
+			os.WriteFile(filepath.Join(run, "throttle"), nil, 0o600)
+			os.Chown(filepath.Join(run, "throttle"), testenv.UIDNobody, testenv.UIDNobody)
+		}, []string{"-max", "10s"}, 1, []string{"seen-2026-12-04 is a link (never followed)", "throttle belongs to nobody, not root", "sudo rm "}},
+		{"a link beside the database", func(t *testing.T, db, run string) {
+			os.Symlink("/etc/passwd", filepath.Join(filepath.Dir(db), "counter.db.bak"))
+		}, []string{"-max", "10s"}, 1, []string{"counter.db.bak, beside the database, is a link"}},
 		{"a lock file that is the database", func(t *testing.T, db, run string) {
 			os.Remove(store.LockPath(db))
 			if err := os.Symlink(db, store.LockPath(db)); err != nil {

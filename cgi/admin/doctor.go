@@ -184,6 +184,12 @@ func (d *doctor) runDir(dir, db string) {
 	want, ok := ownerUID(fi)
 	if dbInfo, err := os.Stat(db); err == nil {
 		want, ok = ownerUID(dbInfo)
+		// Run as root, doctor may write where the web server's user may
+		// not: the directory must be the database owner's.
+		if have, _ := ownerUID(fi); ok && have != want {
+			d.problem("runtime directory %s belongs to %s but the database to %s: hits cannot make files in it; sudo chown %s: %s",
+				dir, owner(fi), userName(want), userName(want), dir)
+		}
 	}
 	slices.Sort(names)
 	for _, name := range names {

@@ -282,6 +282,13 @@ func (d *Dir) unfit(fd int, openErr error, name string, forUser owner) (bad stri
 	case errors.Is(openErr, syscall.ELOOP):
 		return "is a link: not followed", nil
 	case errors.Is(openErr, syscall.EACCES), errors.Is(openErr, syscall.EPERM):
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			// Nothing there: it is the directory that lets this user make
+			// no file (one made by root by hand, say).
+			user := userName(os.Geteuid())
+			return "", &Problem{Path: d.path, What: fmt.Sprintf("%s, and %s may not make files in it", describe(d.path), user),
+				Fix: fmt.Sprintf("sudo chown %s: %s && sudo chmod 0750 %s", user, d.path, d.path)}
+		}
 		return describe(path) + ", which " + userName(os.Geteuid()) + " cannot open", nil
 	case errors.Is(openErr, syscall.ENXIO), errors.Is(openErr, syscall.EISDIR):
 		return "is not a regular file", nil

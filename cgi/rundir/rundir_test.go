@@ -3,8 +3,10 @@ package rundir
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -266,3 +268,42 @@ func TestNamesAndRemove(t *testing.T) {
 		t.Errorf("a name with a slash was opened")
 	}
 }
+
+// TestDirectoryThisUserCannotWrite: root's directory, which a web
+// server's user may read but not write, is a problem of the directory,
+// whose fix is to give it to that user.
+func TestDirectoryThisUserCannotWrite(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		d := New(os.Getenv(childEnv), "", nil)
+		_, err := d.OpenFile("throttle", true)
+		var p *Problem
+		if !errors.As(err, &p) || p.Path != d.Path() || !strings.HasPrefix(p.Fix, "sudo chown nobody: "+d.Path()) {
+			fmt.Printf("got %v, want a problem of the directory whose fix gives it to nobody\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	testenv.NeedRoot(t)
+	top := t.TempDir()
+	os.Chmod(filepath.Dir(top), 0o755)
+	os.Chmod(top, 0o755)
+	dir := filepath.Join(top, "run")
+	os.Mkdir(dir, 0o755) // root's, as a sudo mkdir makes it
+	self, _ := os.Executable()
+	b, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(top, "rundir.test") // where nobody may run it
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestDirectoryThisUserCannotWrite$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: testenv.UIDNobody, Gid: testenv.UIDNobody}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("as nobody: %v\n%s", err, out)
+	}
+}
+
+const childEnv = "RUNDIR_TEST_CHILD_DIR"
