@@ -200,7 +200,7 @@ func TestRootByHabit(t *testing.T) {
 		"create site": {"create", "docs", "-site", "-hosts", "example.org"},
 		"pages":       {"pages", "docs"},
 		"check":       {"check"},
-		"backup":      {"backup", filepath.Join(in.top, "backup.db")},
+		"backup":      {"backup", filepath.Join(filepath.Dir(in.db), "backup.db")}, // beside it
 		"costs":       {"costs"},
 		"doctor":      {"doctor", "-max", "10s", "-socket", filepath.Join(in.top, "none.sock")},
 		"version":     {"version"},

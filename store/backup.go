@@ -28,6 +28,13 @@ func Backup(path, dst string, wait time.Duration) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: backup: %w", err)
 	}
+	// A copy made with sudo beside the database is the web server's
+	// user's, as everything there is (handOver); elsewhere, root's own.
+	if err := handOver(tmp, dst); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return 0, fmt.Errorf("store: backup: %w", err)
+	}
 	n, err := copyTo(path, tmp, wait)
 	// The slow part, the sync, runs after the database is closed, so the
 	// hits wait only for the copy into memory.
