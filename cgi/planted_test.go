@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -168,23 +166,9 @@ func TestServeMakesItsOwnRunDir(t *testing.T) {
 	for p := range outside {
 		os.Symlink(p, filepath.Join(planted, strings.TrimPrefix(filepath.Base(p), "victim-")))
 	}
-	work := t.TempDir()
-	cmd := exec.Command(counterBinary(t), "serve", "-addr", "127.0.0.1:0")
-	cmd.Dir = work
-	cmd.Env = []string{"TMPDIR=" + tmp, "PATH=/usr/bin:/bin"}
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	_, url, ok := strings.Cut(line, "open ")
-	url, _, _ = strings.Cut(url, " ")
-	if err != nil || !ok {
-		t.Fatalf("serve said %q (%v); stderr %s", line, err, stderr.String())
-	}
+	counterBinary(t) // built before TMPDIR is serve's
+	t.Setenv("TMPDIR", tmp)
+	url, cmd, stderr := startServe(t, t.TempDir())
 	req, _ := http.NewRequest("GET", url+"demo.png", nil)
 	req.Header.Set("User-Agent", browsers[0])
 	for range 2 {
