@@ -482,36 +482,6 @@ func (db *DB) PageDays(name string, after counter.PageDay, n int) ([]counter.Pag
 	return list, nil
 }
 
-// EachPageDay calls fn with every page's every day of site name, by date
-// then page, within one read transaction.
-func (db *DB) EachPageDay(name string, fn func(counter.PageDay) error) error {
-	err := db.view(func(tx *bolt.Tx) error {
-		b, err := siteBucket(tx, name)
-		if err != nil {
-			return err
-		}
-		days := b.Bucket(bucketPageDays)
-		if days == nil {
-			return nil
-		}
-		return days.ForEach(func(k, v []byte) error {
-			date, page, err := splitPageDayKey(k)
-			if err != nil {
-				return err
-			}
-			views, visitors, err := decodePageDay(v)
-			if err != nil {
-				return err
-			}
-			return fn(counter.PageDay{Date: date, Page: page, Views: views, Visitors: visitors})
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("store: page days of %q: %w", name, err)
-	}
-	return nil
-}
-
 // MergePage folds page from of site name into page to, day by day, and
 // removes from; to is made if the site has no row for it. Both are made
 // keys by counter.PageKey with the site's settings first. It returns the
