@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -282,5 +284,44 @@ func TestExportCutWhenTheFileFailsHalfway(t *testing.T) {
 		if w := serve(a, "GET", target); w.Code != http.StatusNotFound {
 			t.Errorf("%s after the delete: %d, want 404", target, w.Code)
 		}
+	}
+}
+
+// TestPanicWhileStreamingCutsTheAnswer: a handler that panics after part
+// of a long answer went out has it cut, not ended with an error page as if
+// whole; one that panics with a short answer held back is a clean 500.
+func TestPanicWhileStreamingCutsTheAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		written int
+		status  int
+		body    string // "" for the written bytes, cut
+	}{
+		{"short answer held", 10, 500, "internal error\n"},
+		{"long answer streaming", 200 << 10, 200, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			a := newApp(config.Config{}, logline.New(&logs))
+			h := a.recoverPanics(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Write(bytes.Repeat([]byte("x"), tc.written))
+				panic("secret detail")
+			}))
+			var out bytes.Buffer
+			if err := gateway.ServeCGI(h, cgiEnviron("GET", "/x/stats.csv"), strings.NewReader(""), &out, gateway.Options{Log: a.log}); err != nil {
+				t.Fatal(err)
+			}
+			ans := fcgitest.MustParse(t, out.Bytes())
+			want := tc.body
+			if want == "" {
+				want = strings.Repeat("x", tc.written)
+			}
+			if ans.Status != tc.status || string(ans.Body) != want {
+				t.Errorf("status %d, %d bytes %.40q; want %d, %d bytes %.40q", ans.Status, len(ans.Body), ans.Body, tc.status, len(want), want)
+			}
+			if n := strings.Count(logs.String(), "\n"); n != 1 || strings.Contains(logs.String(), "secret") {
+				t.Errorf("log %q, want one line without the panic's text", logs.String())
+			}
+		})
 	}
 }
