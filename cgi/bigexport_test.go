@@ -126,8 +126,9 @@ func checkWholeExport(t *testing.T, ext string, body []byte) {
 }
 
 // TestBigExport makes a site of 110,000 page-days and fetches both of its
-// exports from the built binary, as a CGI process and from the FastCGI
-// service under the systemd unit's memory limit.
+// exports from the built binary, as a CGI process (with its statistics
+// page) and from the FastCGI service under the systemd unit's memory
+// limit.
 func TestBigExport(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "counter.db")
@@ -136,24 +137,29 @@ func TestBigExport(t *testing.T) {
 	t.Run("FastCGI under MemoryMax", func(t *testing.T) { bigExportFastCGI(t, db) })
 }
 
-// bigExportCGI fetches both exports of the big site in db from the binary
-// run as CGI: each is whole, and the process's peak RSS (wait4's
-// ru_maxrss) stays under exportPeak.
+// bigExportCGI fetches both exports of the big site in db, and its page
+// of statistics over the default 30 days, which adds up all its
+// page-days, from the binary run as CGI: each is whole, and the process's
+// peak RSS (wait4's ru_maxrss) stays under exportPeak.
 func bigExportCGI(t *testing.T, db string) {
 	bin := bigExportBinary(t)
-	for _, ext := range []string{"csv", "json"} {
-		t.Run(ext, func(t *testing.T) {
+	for _, file := range []string{"stats.csv", "stats.json", "stats"} {
+		t.Run(file, func(t *testing.T) {
 			start := time.Now()
-			out, peak, stderr := runMeasured(t, bin, append(hitEnv(t, db), "PATH_INFO=/big/stats."+ext, "REQUEST_METHOD=GET", "QUERY_STRING="))
+			out, peak, stderr := runMeasured(t, bin, append(hitEnv(t, db), "PATH_INFO=/big/"+file, "REQUEST_METHOD=GET", "QUERY_STRING="))
 			took := time.Since(start)
 			ans := parseCGI(t, out)
 			if ans.status != 200 {
 				t.Fatalf("status %d, want 200; stderr %s", ans.status, stderr)
 			}
-			checkWholeExport(t, ext, ans.body)
-			t.Logf("CGI stats.%s: %.1f MB in %v, peak RSS %.1f MB", ext, float64(len(ans.body))/1e6, took.Round(time.Millisecond), float64(peak)/(1<<20))
+			if _, ext, ok := strings.Cut(file, "."); ok {
+				checkWholeExport(t, ext, ans.body)
+			} else if want := fmt.Sprintf("and %d more pages", bigPages-100); !bytes.Contains(ans.body, []byte(want)) {
+				t.Errorf("the statistics page does not say %q", want)
+			}
+			t.Logf("CGI %s: %.1f MB in %v, peak RSS %.1f MB", file, float64(len(ans.body))/1e6, took.Round(time.Millisecond), float64(peak)/(1<<20))
 			if peak > exportPeak {
-				t.Errorf("peak RSS of the CGI export: %.1f MB, want at most %d MB", float64(peak)/(1<<20), exportPeak>>20)
+				t.Errorf("peak RSS of the CGI %s: %.1f MB, want at most %d MB", file, float64(peak)/(1<<20), exportPeak>>20)
 			}
 		})
 	}

@@ -441,8 +441,9 @@ func readPageDays(b *bolt.Bucket, page string, since time.Time) ([]counter.Day, 
 
 // PageDays returns, in one read transaction, up to n page-days of site
 // name in the order of the file, by date then page: the first ones when
-// after is the zero PageDay, else the ones after its date and page. Fewer
-// than n means there are no more. An export reads a site's history a
+// after is the zero PageDay, else the ones after its date and page (from
+// its date on when it has no page). Fewer than n means there are no more.
+// An export, or the statistics of a period, reads a site's history a
 // piece at a time this way, closing the file between pieces, so that
 // neither its memory nor the time it holds the lock grows with the
 // history; a piece read later sees the hits counted since.

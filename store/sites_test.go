@@ -359,6 +359,17 @@ func TestSitePageDaysInPieces(t *testing.T) {
 			}
 		})
 	}
+	t.Run("from a date", func(t *testing.T) {
+		with(t, path, Options{ReadOnly: true}, func(db *DB) {
+			got, err := db.PageDays("blog", counter.PageDay{Date: day2.Format(time.DateOnly)}, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 || got[0].Page != "/a" || got[0].Date != day2.Format(time.DateOnly) {
+				t.Errorf("from %s: %+v; want its /a first, and three in all", day2.Format(time.DateOnly), got)
+			}
+		})
+	})
 	t.Run("a hit between pieces", func(t *testing.T) {
 		var first []counter.PageDay
 		with(t, path, Options{}, func(db *DB) {

@@ -12,10 +12,11 @@ import (
 	"hitcounter/counter/costs"
 )
 
-// exportPiece is how many page-days of a site an export reads in one
-// open of the file: about 300 KB at the longest page keys, and the lock
-// held for a millisecond or two, whatever the history.
-const exportPiece = 1024
+// pageDaysPiece is how many page-days of a site an export, or the
+// statistics of a period, read in one open of the file: about 300 KB at
+// the longest page keys, and the lock held for a millisecond or two,
+// whatever the history.
+const pageDaysPiece = 1024
 
 // exportWrite is how many bytes of an export are gathered before they
 // are written. The transport holds the first 64 KiB to send a small
@@ -97,7 +98,7 @@ func (a *App) writeExport(e *exportWriter, h counter.History, first []counter.Pa
 		for i, d := range piece {
 			e.pageDay(d, n == 0 && i == 0)
 		}
-		if len(piece) < exportPiece {
+		if len(piece) < pageDaysPiece {
 			break
 		}
 		var err error
@@ -120,7 +121,7 @@ func (a *App) pageDays(name string, after counter.PageDay) ([]counter.PageDay, e
 		return nil, err
 	}
 	defer db.Close()
-	return db.PageDays(name, after, exportPiece)
+	return db.PageDays(name, after, pageDaysPiece)
 }
 
 // exportWriter gathers an export's rows and writes them out a piece of
