@@ -439,9 +439,16 @@ func readPageDays(b *bolt.Bucket, page string, since time.Time) ([]counter.Day, 
 	return days, nil
 }
 
-// EachPageDay calls fn with every page's every day of site name, by date
-// then page, within one read transaction.
-func (db *DB) EachPageDay(name string, fn func(counter.PageDay) error) error {
+// PageDays returns, in one read transaction, up to n page-days of site
+// name in the order of the file, by date then page: the first ones when
+// after is the zero PageDay, else the ones after its date and page (from
+// its date on when it has no page). Fewer than n means there are no more.
+// An export, or the statistics of a period, reads a site's history a
+// piece at a time this way, closing the file between pieces, so that
+// neither its memory nor the time it holds the lock grows with the
+// history; a piece read later sees the hits counted since.
+func (db *DB) PageDays(name string, after counter.PageDay, n int) ([]counter.PageDay, error) {
+	var list []counter.PageDay
 	err := db.view(func(tx *bolt.Tx) error {
 		b, err := siteBucket(tx, name)
 		if err != nil {
@@ -451,7 +458,13 @@ func (db *DB) EachPageDay(name string, fn func(counter.PageDay) error) error {
 		if days == nil {
 			return nil
 		}
-		return days.ForEach(func(k, v []byte) error {
+		c := days.Cursor()
+		k, v := c.First()
+		if after.Date != "" {
+			// The first key past after's: its own, then a zero byte.
+			k, v = c.Seek(append(pageDayKey([]byte(after.Date), after.Page), 0))
+		}
+		for ; k != nil && len(list) < n; k, v = c.Next() {
 			date, page, err := splitPageDayKey(k)
 			if err != nil {
 				return err
@@ -460,13 +473,14 @@ func (db *DB) EachPageDay(name string, fn func(counter.PageDay) error) error {
 			if err != nil {
 				return err
 			}
-			return fn(counter.PageDay{Date: date, Page: page, Views: views, Visitors: visitors})
-		})
+			list = append(list, counter.PageDay{Date: date, Page: page, Views: views, Visitors: visitors})
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: page days of %q: %w", name, err)
+		return nil, fmt.Errorf("store: page days of %q: %w", name, err)
 	}
-	return nil
+	return list, nil
 }
 
 // MergePage folds page from of site name into page to, day by day, and

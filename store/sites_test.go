@@ -285,15 +285,14 @@ func TestSiteMergePages(t *testing.T) {
 				if info.Pages != tc.wantPages || info.Count != 9 {
 					t.Errorf("site of %d pages, %d views; want %d, 9", info.Pages, info.Count, tc.wantPages)
 				}
-				n := 0
-				if err := db.EachPageDay("blog", func(d counter.PageDay) error {
+				all, err := db.PageDays("blog", counter.PageDay{}, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range all {
 					if d.Page == "/old" {
 						t.Errorf("a day of /old is left: %+v", d)
 					}
-					n++
-					return nil
-				}); err != nil {
-					t.Fatal(err)
 				}
 			})
 			if _, err := Check(path, time.Second); err != nil {
@@ -307,6 +306,96 @@ func TestSiteMergePages(t *testing.T) {
 		for _, c := range []struct{ from, to string }{{"/a", "/a/"}, {"/nowhere", "/a"}, {"/a", "/../x"}, {"a", "/b"}} {
 			if _, err := db.MergePage("blog", c.from, c.to); err == nil {
 				t.Errorf("merge %s into %s: no error", c.from, c.to)
+			}
+		}
+	})
+}
+
+// TestSitePageDaysInPieces reads a site's page-days a piece at a time,
+// each piece after the last one's last: together they are every page-day
+// once, by date then page, however the pieces are cut, and a page-day
+// counted between two pieces is in a later one when it sorts after.
+func TestSitePageDaysInPieces(t *testing.T) {
+	day2 := day1.Add(2 * time.Minute) // the next UTC day
+	day3 := day2.AddDate(0, 0, 1)
+	path := newSite(t)
+	with(t, path, Options{}, func(db *DB) {
+		if err := db.Create("plain", 0, day1); err != nil {
+			t.Fatal(err)
+		}
+		visitAll(t, db,
+			pageView("blog.example", "/b", day1, true), pageView("blog.example", "/a", day1, false),
+			pageView("blog.example", "/a/b", day1, true), pageView("blog.example", "/a", day2, true),
+			pageView("blog.example", "/c", day2, true), pageView("blog.example", "/a", day3, true),
+		)
+	})
+	want := fmt.Sprintf("%[1]s /a 1/0, %[1]s /a/b 1/1, %[1]s /b 1/1, %[2]s /a 1/1, %[2]s /c 1/1, %[3]s /a 1/1",
+		day1.Format(time.DateOnly), day2.Format(time.DateOnly), day3.Format(time.DateOnly))
+	for _, n := range []int{1, 2, 5, 6, 7, 100} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var got []string
+			var after counter.PageDay
+			for reads := 1; ; reads++ {
+				var piece []counter.PageDay
+				with(t, path, Options{ReadOnly: true}, func(db *DB) {
+					var err error
+					if piece, err = db.PageDays("blog", after, n); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if len(piece) > n {
+					t.Fatalf("read %d: %d page-days, asked for %d", reads, len(piece), n)
+				}
+				for _, d := range piece {
+					got = append(got, fmt.Sprintf("%s %s %d/%d", d.Date, d.Page, d.Views, d.Visitors))
+				}
+				if len(piece) < n {
+					break
+				}
+				after = piece[len(piece)-1]
+			}
+			if s := strings.Join(got, ", "); s != want {
+				t.Errorf("page-days\n%s\nwant\n%s", s, want)
+			}
+		})
+	}
+	t.Run("from a date", func(t *testing.T) {
+		with(t, path, Options{ReadOnly: true}, func(db *DB) {
+			got, err := db.PageDays("blog", counter.PageDay{Date: day2.Format(time.DateOnly)}, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 || got[0].Page != "/a" || got[0].Date != day2.Format(time.DateOnly) {
+				t.Errorf("from %s: %+v; want its /a first, and three in all", day2.Format(time.DateOnly), got)
+			}
+		})
+	})
+	t.Run("a hit between pieces", func(t *testing.T) {
+		var first []counter.PageDay
+		with(t, path, Options{}, func(db *DB) {
+			var err error
+			if first, err = db.PageDays("blog", counter.PageDay{}, 2); err != nil {
+				t.Fatal(err)
+			}
+			visitAll(t, db, pageView("blog.example", "/a", day1, true), pageView("blog.example", "/d", day3, true))
+		})
+		with(t, path, Options{ReadOnly: true}, func(db *DB) {
+			rest, err := db.PageDays("blog", first[1], 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rest) != 5 || rest[0].Page != "/b" || rest[4].Page != "/d" {
+				t.Errorf("after %+v: %+v; want /b to /d, the new day of /d last", first[1], rest)
+			}
+		})
+	})
+	with(t, path, Options{ReadOnly: true}, func(db *DB) {
+		for _, c := range []struct {
+			name string
+			want error
+		}{{"nosuch", counter.ErrNotFound}, {"plain", counter.ErrNotSite}} {
+			if _, err := db.PageDays(c.name, counter.PageDay{}, 10); !errors.Is(err, c.want) {
+				t.Errorf("page-days of %s: %v, want %v", c.name, err, c.want)
 			}
 		}
 	})

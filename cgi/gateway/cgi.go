@@ -32,9 +32,10 @@ type Options struct {
 
 // ServeCGI serves one request from a CGI environment.
 //
-// The whole answer is buffered and written once, with its length, after
-// the handler has finished, so nothing that matters happens after lighttpd
-// has read a complete response and sent SIGTERM.
+// The answer is held and written once, with its length, after the handler
+// has finished, so nothing that matters happens after lighttpd has read a
+// complete response and sent SIGTERM. Only a long answer, an export that
+// changes nothing, goes out as the handler writes it, without a length.
 func ServeCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Writer, o Options) error {
 	env := make(map[string]string, len(environ))
 	for _, kv := range environ {
@@ -42,29 +43,33 @@ func ServeCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Write
 			env[k] = v
 		}
 	}
-	rw, req := serveEnv(h, env, stdin, o)
+	rw := newResponse(cgiForm)
+	rw.out = stdout
+	req := serveEnv(rw, h, env, stdin, o)
 	// Apache resets the visitor's connection when a CGI exits without
 	// reading the body it was sent (a refused login, say), so read what
 	// is left, within a bound, before answering.
 	if req != nil && req.ContentLength > 0 {
 		io.Copy(io.Discard, io.LimitReader(stdin, min(req.ContentLength, maxDrain)))
 	}
-	return rw.writeCGI(stdout, req != nil && req.Method == http.MethodHead)
+	if rw.streaming {
+		return rw.end()
+	}
+	return rw.writeWhole(stdout)
 }
 
 // serveEnv runs h on the request that a CGI or FastCGI environment
-// describes, with body as its body, and returns the buffered answer and
-// the request (nil when the environment was refused).
+// describes, with body as its body, answering in rw, and returns the
+// request (nil when the environment was refused).
 //
 // It turns the environment into a request as net/http/cgi does
 // (requestFromEnv), but routes on PATH_INFO: behind an alias or a rewrite, REQUEST_URI names a
 // path the handler knows nothing of, while PATH_INFO is what follows the
 // script in every case.
-func serveEnv(h http.Handler, env map[string]string, body io.Reader, o Options) (*bufferedResponse, *http.Request) {
-	rw := newBufferedResponse()
+func serveEnv(rw *response, h http.Handler, env map[string]string, body io.Reader, o Options) *http.Request {
 	if err := checkCGIEnv(env); err != nil {
 		refuseBadCGI(rw, env, err, o)
-		return rw, nil
+		return nil
 	}
 	mount := cgiMount(env)
 	// REQUEST_URI is not used for routing (checkCGIEnv has refused one
@@ -76,7 +81,7 @@ func serveEnv(h http.Handler, env map[string]string, body io.Reader, o Options) 
 	}
 	if err != nil {
 		refuseBadCGI(rw, env, err, o)
-		return rw, nil
+		return nil
 	}
 	path := env["PATH_INFO"]
 	if !strings.HasPrefix(path, "/") {
@@ -89,6 +94,7 @@ func serveEnv(h http.Handler, env map[string]string, body io.Reader, o Options) 
 	if req.ContentLength > 0 {
 		req.Body = io.NopCloser(io.LimitReader(body, req.ContentLength))
 	}
+	rw.head = req.Method == http.MethodHead
 	h.ServeHTTP(rw, withMount(req, mount))
-	return rw, req
+	return req
 }

@@ -73,7 +73,8 @@ func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Option
 		defer conns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
-		if err := c.serve(h, o, bodies, kept); err != nil && !errors.Is(err, io.EOF) {
+		// A cut answer's cause is the handler's to log.
+		if err := c.serve(h, o, bodies, kept); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCut) {
 			o.Log.Printf("%v", err)
 		}
 	}, kept.evictOne)
@@ -94,6 +95,9 @@ type fcgiConn struct {
 	r    *bufio.Reader
 	w    *bufio.Writer
 	buf  [fcgiMaxContent + 255]byte // one record's content and padding
+	// stdout is where a streamed answer goes, kept here so that a hit
+	// makes no writer of its own.
+	stdout connWriter
 
 	id   uint16 // the request in hand, 0 between requests
 	keep bool   // keep the connection after it
@@ -148,18 +152,52 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots) (bool,
 		body.want, _ = strconv.ParseInt(env["CONTENT_LENGTH"], 10, 64)
 		c.conn.SetReadDeadline(time.Now().Add(bodyTimeout))
 	}
-	rw, req := serveEnv(h, env, body, o)
+	rw := newResponse(cgiForm)
+	c.stdout = connWriter{conn: c.conn, w: fcgiStdoutWriter{c}}
+	rw.out = &c.stdout
+	serveEnv(rw, h, env, body, o)
 	// Read what is left of the body, within a bound, so the next
 	// request on the connection starts at a record boundary.
 	if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
 		return false, err
 	}
-	var out bytes.Buffer
-	rw.writeCGI(&out, req != nil && req.Method == http.MethodHead)
-	if err := c.answer(out.Bytes()); err != nil {
+	switch {
+	case rw.cut:
+		// Closed without the request's end: the web server sees the
+		// answer broken off, and so does the client.
+		return false, errCut
+	case rw.err != nil:
+		return false, fmt.Errorf("fastcgi: %w", rw.err)
+	case rw.streaming:
+		err = c.answer(nil)
+	default:
+		var out bytes.Buffer
+		rw.writeWhole(&out)
+		err = c.answer(out.Bytes())
+	}
+	if err != nil {
 		return false, err
 	}
 	return c.keep && body.eof, nil
+}
+
+// fcgiStdoutWriter sends a streamed answer as the request's stdout
+// records, each write as it comes: the process holds no more of it than
+// the piece the handler wrote.
+type fcgiStdoutWriter struct{ c *fcgiConn }
+
+func (s fcgiStdoutWriter) Write(p []byte) (int, error) {
+	for rest := p; len(rest) > 0; {
+		n := min(len(rest), fcgiMaxContent)
+		if err := s.c.write(fcgiStdout, s.c.id, rest[:n]); err != nil {
+			return 0, err
+		}
+		rest = rest[n:]
+	}
+	if err := s.c.w.Flush(); err != nil {
+		return 0, fmt.Errorf("fastcgi: write: %w", err)
+	}
+	return len(p), nil
 }
 
 // bodySlots bounds the requests whose bodies are on their way, and logs
@@ -204,11 +242,11 @@ func hasBody(env map[string]string) bool {
 // busyAnswer is the CGI-form answer to a request refused for want of a
 // slot: the connection is closed after it, so its body need not be read.
 func busyAnswer() []byte {
-	rw := newBufferedResponse()
+	rw := newResponse(cgiForm)
 	rw.Header().Set("Retry-After", "5")
 	http.Error(rw, "server busy, try again", http.StatusServiceUnavailable)
 	var out bytes.Buffer
-	rw.writeCGI(&out, false)
+	rw.writeWhole(&out)
 	return out.Bytes()
 }
 

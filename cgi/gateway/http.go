@@ -103,16 +103,24 @@ func serveConn(conn net.Conn, h http.Handler, log *logline.Logger) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(connTimeout))
 	req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(conn, maxRequestSize)))
-	rw := newBufferedResponse()
+	rw := newResponse(httpForm)
 	if err != nil {
 		log.Printf("serve: bad request from %s: %v", conn.RemoteAddr(), err)
 		http.Error(rw, "bad request", http.StatusBadRequest)
-		rw.writeHTTP(conn, false)
+		rw.writeWhole(conn)
 		return
 	}
 	req.RemoteAddr = conn.RemoteAddr().String()
+	rw.out = &connWriter{conn: conn, w: conn}
+	rw.head = req.Method == http.MethodHead
+	rw.chunkable = req.ProtoAtLeast(1, 1)
 	h.ServeHTTP(rw, req)
-	if err := rw.writeHTTP(conn, req.Method == http.MethodHead); err != nil {
+	if rw.streaming {
+		err = rw.end()
+	} else {
+		err = rw.writeWhole(conn)
+	}
+	if err != nil {
 		log.Printf("serve: %v", err)
 	}
 }

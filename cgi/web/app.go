@@ -14,6 +14,7 @@ import (
 	"path"
 	"time"
 
+	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/rundir"
@@ -183,7 +184,14 @@ func (a *App) recoverPanics(h http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				a.Refuse(w, r, fmt.Errorf("panic: %s", panicSummary(v)))
+				err := fmt.Errorf("panic: %s", panicSummary(v))
+				// An answer that has begun to stream cannot become an
+				// error: it is cut short, so that it is not taken for whole.
+				if gateway.Cut(w) {
+					a.log.Printf("%s %q: cut short: %v", r.Method, r.URL.Path, err)
+					return
+				}
+				a.Refuse(w, r, err)
 			}
 		}()
 		h.ServeHTTP(w, r)

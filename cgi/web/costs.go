@@ -71,6 +71,10 @@ type metered struct {
 	set  bool
 }
 
+// Unwrap lets gateway.Cut and http.ResponseController reach the
+// transport's ResponseWriter.
+func (m *metered) Unwrap() http.ResponseWriter { return m.ResponseWriter }
+
 // tag says what kind of work the request is; the last tag counts.
 func tag(w http.ResponseWriter, k costs.Kind) {
 	if m, ok := w.(*metered); ok {

@@ -1,17 +1,34 @@
 package web
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	"hitcounter/cgi/gateway"
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
 )
 
+// pageDaysPiece is how many page-days of a site an export, or the
+// statistics of a period, read in one open of the file: about 300 KB at
+// the longest page keys, and the lock held for a millisecond or two,
+// whatever the history.
+const pageDaysPiece = 1024
+
+// exportWrite is how many bytes of an export are gathered before they
+// are written. The transport holds the first 64 KiB to send a small
+// export whole, with its length, and streams a longer one.
+const exportWrite = 32 << 10
+
 // serveExport answers /NAME/stats.csv and /NAME/stats.json with the whole
-// daily history, behind the same session as the page.
+// daily history, behind the same session as the page. The answer is
+// written a piece at a time as the history is read (issue 24): what it
+// costs in memory does not grow with the history, and a site's page-days
+// are read a piece to an open of the file, which is closed while the
+// client takes them, so that a slow reader never keeps a hit waiting.
 func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 	_, ext, _ := cutLast(r.URL.Path, ".")
 	name := r.PathValue("name")
@@ -26,23 +43,110 @@ func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := v.history
-	var b []byte
-	var err2 error
-	contentType := "text/csv; charset=utf-8"
-	if ext == "csv" {
-		b, err2 = a.appendSiteCSV(appendCSV(b, h), h)
-	} else {
-		contentType = "application/json"
-		b, err2 = a.appendSiteJSON(appendJSON(b, h), h)
+	var first []counter.PageDay
+	if h.Settings.IsSite() {
+		// Read before anything is written: a file busy past the wait is
+		// answered with a 503, not with an export cut short.
+		if first, err = a.pageDays(name, counter.PageDay{}); err != nil {
+			a.Refuse(w, r, err)
+			return
+		}
 	}
-	if err2 != nil {
-		a.Refuse(w, r, err2)
+	contentType := "text/csv; charset=utf-8"
+	if ext == "json" {
+		contentType = "application/json"
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", contentType)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Disposition", `attachment; filename="`+name+`-daily.`+ext+`"`)
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`-daily.`+ext+`"`)
-	writeBody(w, r, http.StatusOK, contentType, b)
+	e := &exportWriter{w: w, csv: ext == "csv"}
+	if err := a.writeExport(e, h, first); err != nil {
+		// The file failed between pieces: the client must not take what
+		// it got for the whole history.
+		if !gateway.Cut(w) {
+			a.Refuse(w, r, err)
+			return
+		}
+		a.log.Printf("%s %q: export cut short: %v", r.Method, r.URL.Path, err)
+	}
+}
+
+// writeExport writes the history h, and a site's page-days from first
+// on, reading them a piece at a time. It returns an error only for a
+// read of the file that failed after the export began: a client gone
+// away just ends it, and the transport says so.
+func (a *App) writeExport(e *exportWriter, h counter.History, first []counter.PageDay) error {
+	if e.csv {
+		csvHistory(e, h)
+	} else {
+		jsonHistory(e, h)
+	}
+	if !h.Settings.IsSite() {
+		e.flush()
+		return nil
+	}
+	if !e.csv {
+		e.b = append(e.b, `,"page_days":[`...)
+	}
+	for piece, n := first, 0; e.err == nil; n++ {
+		for i, d := range piece {
+			e.pageDay(d, n == 0 && i == 0)
+		}
+		if len(piece) < pageDaysPiece {
+			break
+		}
+		var err error
+		if piece, err = a.pageDays(h.Name, piece[len(piece)-1]); err != nil {
+			return err
+		}
+	}
+	if !e.csv {
+		e.b = append(e.b, "]}\n"...)
+	}
+	e.flush()
+	return nil
+}
+
+// pageDays reads one piece of the page-days of site name, those after
+// after, in one short open of the file.
+func (a *App) pageDays(name string, after counter.PageDay) ([]counter.PageDay, error) {
+	db, err := a.open(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return db.PageDays(name, after, pageDaysPiece)
+}
+
+// exportWriter gathers an export's rows and writes them out a piece of
+// exportWrite bytes at a time.
+type exportWriter struct {
+	w   io.Writer
+	csv bool
+	b   []byte
+	err error // the first write that failed: the client went away
+}
+
+// row ends a row, and writes out the rows gathered once they fill a
+// piece.
+func (e *exportWriter) row() {
+	if len(e.b) >= exportWrite {
+		e.flush()
+	}
+}
+
+// flush writes out the rows gathered.
+func (e *exportWriter) flush() {
+	if e.err == nil && len(e.b) > 0 {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
 }
 
 // exportColumns are the figures of a day in the exports, after its date,
@@ -65,38 +169,40 @@ func exportValues(t counter.Tally) [3 + len(counter.NotCountedKinds)]uint64 {
 	return vals
 }
 
-// appendCSV writes the daily history as CSV, a day a line. A site's has
+// csvHistory writes the daily history as CSV, a day a line. A site's has
 // a page column, empty on the lines of the whole site, which come first;
-// appendSiteCSV adds its pages' lines.
-func appendCSV(b []byte, h counter.History) []byte {
-	b = append(b, "date"...)
+// its pages' lines follow (pageDay).
+func csvHistory(e *exportWriter, h counter.History) {
+	e.b = append(e.b, "date"...)
 	if h.Settings.IsSite() {
-		b = append(b, ",page"...)
+		e.b = append(e.b, ",page"...)
 	}
 	for _, c := range exportColumns() {
-		b = append(b, ',')
-		b = append(b, c...)
+		e.b = append(e.b, ',')
+		e.b = append(e.b, c...)
 	}
-	b = append(b, "\r\n"...)
+	e.b = append(e.b, "\r\n"...)
 	for _, d := range h.Days {
-		b = append(b, d.Date...)
+		e.b = append(e.b, d.Date...)
 		if h.Settings.IsSite() {
-			b = append(b, ',')
+			e.b = append(e.b, ',')
 		}
 		for _, n := range exportValues(d.Tally) {
-			b = append(b, ',')
-			b = strconv.AppendUint(b, n, 10)
+			e.b = append(e.b, ',')
+			e.b = strconv.AppendUint(e.b, n, 10)
 		}
-		b = append(b, "\r\n"...)
+		e.b = append(e.b, "\r\n"...)
+		e.row()
 	}
-	return b
 }
 
-// appendJSON writes the counter, its daily history and its referring
+// jsonHistory writes the counter, its daily history and its referring
 // hosts as JSON, everything the statistics page shows, so that an import
-// of it elsewhere shows the same page. It is written by hand:
-// encoding/json is kept out of the binary (cgi/deps_test.go).
-func appendJSON(b []byte, h counter.History) []byte {
+// of it elsewhere shows the same page; a site's page-days follow
+// (pageDay). It is written by hand: encoding/json is kept out of the
+// binary (cgi/deps_test.go).
+func jsonHistory(e *exportWriter, h counter.History) {
+	b := e.b
 	b = append(b, `{"name":`...)
 	b = appendJSONString(b, h.Name)
 	b = append(b, `,"show":`...)
@@ -124,6 +230,9 @@ func appendJSON(b []byte, h counter.History) []byte {
 			b = strconv.AppendUint(b, n, 10)
 		}
 		b = append(b, '}')
+		e.b = b
+		e.row()
+		b = e.b
 	}
 	b = append(b, `],"referrers":[`...)
 	for i, r := range h.Referrers {
@@ -140,7 +249,7 @@ func appendJSON(b []byte, h counter.History) []byte {
 	if !h.Settings.IsSite() {
 		b = append(b, "}\n"...)
 	}
-	return b
+	e.b = b
 }
 
 // appendJSONTime writes t in RFC 3339, UTC, or null when it is zero.
@@ -151,15 +260,11 @@ func appendJSONTime(b []byte, t time.Time) []byte {
 	return appendJSONString(b, t.UTC().Format(time.RFC3339))
 }
 
-// appendSiteCSV adds a site's lines of each page and day to its CSV, read
-// in one pass of the file: the page's views and visitors, the columns a
-// page does not keep left empty.
-func (a *App) appendSiteCSV(b []byte, h counter.History) ([]byte, error) {
-	if !h.Settings.IsSite() {
-		return b, nil
-	}
-	empty := len(exportColumns()) - 2
-	err := a.eachPageDay(h.Name, func(d counter.PageDay) {
+// pageDay writes one day of one of a site's pages: in CSV, its views and
+// visitors, the columns a page does not keep left empty.
+func (e *exportWriter) pageDay(d counter.PageDay, first bool) {
+	b := e.b
+	if e.csv {
 		b = append(b, d.Date...)
 		b = append(b, ',')
 		b = appendCSVField(b, d.Page)
@@ -167,26 +272,14 @@ func (a *App) appendSiteCSV(b []byte, h counter.History) ([]byte, error) {
 		b = strconv.AppendUint(b, d.Views, 10)
 		b = append(b, ',')
 		b = strconv.AppendUint(b, d.Visitors, 10)
-		for range empty {
+		for range len(exportColumns()) - 2 {
 			b = append(b, ',')
 		}
 		b = append(b, "\r\n"...)
-	})
-	return b, err
-}
-
-// appendSiteJSON ends a site's JSON with its pages' days.
-func (a *App) appendSiteJSON(b []byte, h counter.History) ([]byte, error) {
-	if !h.Settings.IsSite() {
-		return b, nil
-	}
-	b = append(b, `,"page_days":[`...)
-	first := true
-	err := a.eachPageDay(h.Name, func(d counter.PageDay) {
+	} else {
 		if !first {
 			b = append(b, ',')
 		}
-		first = false
 		b = append(b, `{"date":`...)
 		b = appendJSONString(b, d.Date)
 		b = append(b, `,"page":`...)
@@ -196,22 +289,9 @@ func (a *App) appendSiteJSON(b []byte, h counter.History) ([]byte, error) {
 		b = append(b, `,"visitors":`...)
 		b = strconv.AppendUint(b, d.Visitors, 10)
 		b = append(b, '}')
-	})
-	return append(b, "]}\n"...), err
-}
-
-// eachPageDay calls fn with every day of every page of site name, by date
-// then page, in one read of the file.
-func (a *App) eachPageDay(name string, fn func(counter.PageDay)) error {
-	db, err := a.open(true)
-	if err != nil {
-		return err
 	}
-	defer db.Close()
-	return db.EachPageDay(name, func(d counter.PageDay) error {
-		fn(d)
-		return nil
-	})
+	e.b = b
+	e.row()
 }
 
 // appendCSVField writes s as a CSV field, quoted when it holds a comma,

@@ -24,6 +24,7 @@ var periods = [...]int{30, 7, 90, 0}
 // pages over a period, or one page's own history.
 type siteView struct {
 	period    int            // days, 0 for all time
+	from      time.Time      // the period's first day, zero for all time
 	pages     []counter.Page // the top pages, most viewed first
 	allPages  int            // how many rows the period has
 	restViews uint64         // the views of the rows not in pages
@@ -60,14 +61,65 @@ func (a *App) loadSite(r *http.Request, db *store.DB, h counter.History, since t
 		}
 		v.period = n
 	}
-	var from time.Time
 	if v.period > 0 {
-		from = a.now().UTC().AddDate(0, 0, 1-v.period)
+		// Added up once the file is closed (sumPages).
+		v.from = a.now().UTC().AddDate(0, 0, 1-v.period)
+		return v, nil
 	}
-	pages, err := db.Pages(h.Name, from)
+	// All time is in the pages' records, a row a page.
+	pages, err := db.Pages(h.Name, time.Time{})
 	if err != nil {
 		return nil, err
 	}
+	v.rank(pages)
+	return v, nil
+}
+
+// sumPages adds up the views and visitors of each of the site's pages
+// over v's period from their days, read a piece to an open of the file
+// as the exports read them: the days of a period are up to 90 for each
+// page, and neither the file's map nor the lock is held for all of them
+// at once. What it keeps is a row a page.
+func (a *App) sumPages(name string, v *siteView) error {
+	index := map[string]int{}
+	var pages []counter.Page
+	after := counter.PageDay{Date: v.from.Format(time.DateOnly)} // before the day's first page
+	for {
+		piece, err := a.pageDays(name, after)
+		if err != nil {
+			return err
+		}
+		for _, d := range piece {
+			i, ok := index[d.Page]
+			if !ok {
+				i = len(pages)
+				index[d.Page] = i
+				pages = append(pages, counter.Page{Page: d.Page})
+			}
+			pages[i].Views = addCount(pages[i].Views, d.Views)
+			pages[i].Visitors = addCount(pages[i].Visitors, d.Visitors)
+		}
+		if len(piece) < pageDaysPiece {
+			break
+		}
+		after = piece[len(piece)-1]
+	}
+	v.rank(pages)
+	return nil
+}
+
+// addCount adds, stopping at the largest count rather than wrapping, as
+// the store adds.
+func addCount(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return ^uint64(0)
+}
+
+// rank keeps the topPages most viewed of pages, and what the rest add up
+// to.
+func (v *siteView) rank(pages []counter.Page) {
 	slices.SortFunc(pages, func(a, b counter.Page) int {
 		if c := cmp.Compare(b.Views, a.Views); c != 0 {
 			return c
@@ -82,7 +134,6 @@ func (a *App) loadSite(r *http.Request, db *store.DB, h counter.History, since t
 		pages = pages[:topPages]
 	}
 	v.pages = pages
-	return v, nil
 }
 
 // writePages writes a site's table of pages, with the periods to choose.

@@ -22,8 +22,18 @@ type statsView struct {
 
 // loadStats reads the counter's history from since on, the session key
 // when the statistics are protected, and the owner key when r carries an
-// owner cookie, in one short read-only open.
+// owner cookie, in one short read-only open; then, for a site's page of
+// statistics over a period, its pages' figures (sumPages).
 func (a *App) loadStats(r *http.Request, name string, since time.Time) (statsView, error) {
+	v, err := a.readStats(r, name, since)
+	if err == nil && v.site != nil && !v.site.from.IsZero() {
+		err = a.sumPages(name, v.site)
+	}
+	return v, err
+}
+
+// readStats is loadStats's open of the file.
+func (a *App) readStats(r *http.Request, name string, since time.Time) (statsView, error) {
 	var v statsView
 	if err := counter.CheckName(name); err != nil {
 		return v, err

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -199,7 +200,11 @@ func TestExportWithoutTalliesSaysNull(t *testing.T) {
 		Days: []counter.Day{{Date: "2020-01-02", Tally: counter.Tally{Views: 7}}}}
 	want := `{"name":"old","show":"visitors","total":7,"visitors":0,"created":null,"tallied_since":null,"days":[` +
 		`{"date":"2020-01-02","views":7,"visitors":0,"github":0,"reloads":0,"bots":0,"prefetches":0,"owner":0,"foreign":0,"ignored":0}],"referrers":[]}` + "\n"
-	if got := string(appendJSON(nil, h)); got != want {
+	var out bytes.Buffer
+	e := &exportWriter{w: &out}
+	jsonHistory(e, h)
+	e.flush()
+	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
