@@ -408,7 +408,7 @@ func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o Imp
 		page := d.Page
 		if page != counter.OtherPages {
 			if page, err = counter.PageKey(d.Page, site.KeepQuery); err != nil {
-				return total, fmt.Errorf("page %q: %w", d.Page, err)
+				return total, fmt.Errorf("page %s: %w", counter.Excerpt(d.Page), err)
 			}
 		}
 		_, found, err := getPage(pages, page)

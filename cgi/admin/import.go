@@ -233,10 +233,10 @@ func (e *cmdEnv) readLog(lr *imports.LogReader, file string) error {
 	}
 	defer closeIn()
 	p := newProgress(e.stderr, file, in)
-	err = lr.Read(file, p)
+	err = lr.Read(p)
 	p.done()
 	if err != nil {
-		return fmt.Errorf("import: %w", err)
+		return fmt.Errorf("import: %s: %w", file, err)
 	}
 	return nil
 }

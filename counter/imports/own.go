@@ -59,7 +59,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 		switch key {
 		case "name":
 			if imp.Name, err = j.str(); err == nil && counter.CheckName(imp.Name) != nil {
-				err = j.fail("%q is not a counter name", imp.Name)
+				err = j.failQuoting(imp.Name, "the name is not a counter name")
 			}
 		case "show":
 			var show string
@@ -70,7 +70,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 					imp.Show = counter.ShowVisitors
 				case counter.ShowViews.String():
 				default:
-					err = j.fail("show is %q, not views or visitors", show)
+					err = j.failQuoting(show, "show is not views or visitors")
 				}
 			}
 		case "total":
@@ -106,6 +106,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 				return days.add(d, line)
 			})
 		case "referrers":
+			seen := map[string]int{} // the line of each host
 			err = j.array(func() error {
 				var ref counter.Referrer
 				line := j.nextLine()
@@ -127,6 +128,10 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 				if err == nil && len(imp.Referrers) >= counter.MaxReferrers+1 {
 					err = &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d referring hosts", counter.MaxReferrers+1)}
 				}
+				if first, ok := seen[ref.Host]; ok && err == nil {
+					err = &counter.ImportError{Line: line, Reason: fmt.Sprintf("a referring host given twice, first on line %d", first), Quote: counter.Excerpt(ref.Host)}
+				}
+				seen[ref.Host] = line
 				imp.Referrers = append(imp.Referrers, ref)
 				return err
 			})
@@ -170,13 +175,6 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 		return counter.Imported{}, &counter.ImportError{Reason: "the file names no counter: is it a stats.json export?"}
 	}
 	imp.Days, imp.PageDays = days.sorted(), pages.sorted()
-	seen := make(map[string]bool, len(imp.Referrers))
-	for _, ref := range imp.Referrers {
-		if seen[ref.Host] {
-			return counter.Imported{}, &counter.ImportError{Reason: fmt.Sprintf("referrer %q given twice", ref.Host)}
-		}
-		seen[ref.Host] = true
-	}
 	return imp, nil
 }
 
@@ -188,7 +186,7 @@ func (j *jsonReader) time(what string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return t, j.fail("%s %q is not a time like 2026-01-02T15:04:05Z", what, s)
+		return t, j.failQuoting(s, "%s is not a time like 2026-01-02T15:04:05Z", what)
 	}
 	return t.UTC(), nil
 }
@@ -200,10 +198,13 @@ func (j *jsonReader) date() (string, error) {
 		return "", err
 	}
 	if !isDate(s) {
-		return "", j.fail("date %q is not a day like 2026-01-02", s)
+		return "", j.failQuoting(s, notADay)
 	}
 	return s, nil
 }
+
+// notADay says what a date must be.
+const notADay = "the date is not a day like 2026-01-02"
 
 // isDate reports whether s is a real day written as 2006-01-02.
 func isDate(s string) bool {
@@ -251,7 +252,7 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		if !isDate(rec[date]) {
-			return imp, &counter.ImportError{Line: line, Reason: fmt.Sprintf("date %q is not a day like 2026-01-02", rec[date])}
+			return imp, &counter.ImportError{Line: line, Reason: notADay, Quote: counter.Excerpt(rec[date])}
 		}
 		var t counter.Tally
 		for i, field := range rec {
@@ -260,7 +261,7 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 			}
 			n, err := strconv.ParseUint(field, 10, 64)
 			if err != nil {
-				return imp, &counter.ImportError{Line: line, Reason: fmt.Sprintf("%s %q is not a whole number from 0 to 18446744073709551615", header[i], field)}
+				return imp, &counter.ImportError{Line: line, Reason: header[i] + " is " + notACount, Quote: counter.Excerpt(field)}
 			}
 			setColumn(&t, at[i], n)
 		}
@@ -301,7 +302,7 @@ func (b *dayBook) add(d counter.Day, line int) error {
 		return &counter.ImportError{Line: line, Reason: "a day without a date"}
 	}
 	if first, ok := b.line[d.Date]; ok {
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("day %s given twice, first on line %d", d.Date, first)}
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a day given twice, first on line %d", first), Quote: counter.Excerpt(d.Date)}
 	}
 	if len(b.days) >= MaxDays {
 		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d days", MaxDays)}
@@ -337,10 +338,12 @@ func (b *pageBook) add(d counter.PageDay, line int) error {
 		return &counter.ImportError{Line: line, Reason: "a page's day without a page"}
 	case len(d.Page) > counter.MaxPageLen:
 		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a page longer than %d bytes", counter.MaxPageLen)}
+	case !isPage(d.Page):
+		return &counter.ImportError{Line: line, Reason: "the page is no page's path, such as /posts/hello", Quote: counter.Excerpt(d.Page)}
 	}
 	key := [2]string{d.Date, d.Page}
 	if first, ok := b.line[key]; ok {
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("page %q on %s given twice, first on line %d", d.Page, d.Date, first)}
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a page's day given twice, first on line %d", first), Quote: counter.Excerpt(d.Page) + " on " + d.Date}
 	}
 	if len(b.days) >= MaxPageDays {
 		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d days of pages", MaxPageDays)}
@@ -351,6 +354,13 @@ func (b *pageBook) add(d counter.PageDay, line int) error {
 	b.line[key] = line
 	b.days = append(b.days, d)
 	return nil
+}
+
+// isPage reports whether a site can key page, as the import does: the
+// refusal names its line here rather than comes from the store.
+func isPage(page string) bool {
+	_, err := counter.PageKey(page, nil)
+	return err == nil || page == counter.OtherPages
 }
 
 func (b *pageBook) sorted() []counter.PageDay {
