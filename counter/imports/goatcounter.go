@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"encoding/csv"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -28,8 +27,8 @@ import (
 // from, not which pages showed a counter, so they are not imported.
 func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 	var imp counter.Imported
-	cr := csv.NewReader(skipBOM(r))
-	cr.FieldsPerRecord = -1
+	cr := newCSVReader(r)
+	cr.cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
 		return imp, csvError(err)
@@ -47,9 +46,9 @@ func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 			break
 		}
 		if err != nil {
-			return imp, csvError(err)
+			return imp, err
 		}
-		line, _ := cr.FieldPos(0)
+		line := cr.line()
 		fail := func(field, format string, args ...any) error {
 			return &counter.ImportError{Line: line, Reason: fmt.Sprintf(format, args...), Quote: field}
 		}

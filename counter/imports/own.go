@@ -1,8 +1,6 @@
 package imports
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -218,8 +216,8 @@ func isDate(s string) bool {
 // export of an older version, with fewer, reads too.
 func OwnCSV(r io.Reader) (counter.Imported, error) {
 	var imp counter.Imported
-	cr := csv.NewReader(skipBOM(r))
-	cr.ReuseRecord = true
+	cr := newCSVReader(r)
+	cr.cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
 		return imp, csvError(err)
@@ -248,9 +246,9 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 			break
 		}
 		if err != nil {
-			return imp, csvError(err)
+			return imp, err
 		}
-		line, _ := cr.FieldPos(0)
+		line := cr.line()
 		if !isDate(rec[date]) {
 			return imp, &counter.ImportError{Line: line, Reason: notADay, Quote: counter.Excerpt(rec[date])}
 		}
@@ -278,13 +276,9 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 	return imp, nil
 }
 
-// csvError turns an error of encoding/csv into an ImportError at its line.
+// csvError is the refusal of a CSV file whose header cannot be read.
 func csvError(err error) error {
-	var pe *csv.ParseError
-	switch {
-	case errors.As(err, &pe):
-		return &counter.ImportError{Line: pe.Line, Reason: pe.Err.Error()}
-	case err == io.EOF:
+	if err == io.EOF {
 		return &counter.ImportError{Reason: "the file is empty"}
 	}
 	return err
