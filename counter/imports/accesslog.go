@@ -59,10 +59,10 @@ type LogReader struct {
 	seed   maphash.Seed
 
 	days     map[string]*counter.Tally
-	pageDays map[[2]string]*counter.Page // on a site: date and page
-	pages    map[string]bool             // on a site: the pages made
-	known    [2]visitorDay               // the most recent day first
-	agents   map[string]bool             // User-Agents judged: bot or not
+	pageDays *pageDays       // on a site, nil on a plain counter
+	made     int             // on a site: the pages made, OtherPages not among them
+	known    [2]visitorDay   // the most recent day first
+	agents   map[string]bool // User-Agents judged: bot or not
 
 	lastStamp string // the last timestamp read, and its time
 	lastTime  time.Time
@@ -82,7 +82,7 @@ func NewLogReader(o LogOptions) (*LogReader, error) {
 		if o.Settings.Site == nil {
 			return nil, fmt.Errorf("%w: no page path given: which page's requests count?", counter.ErrImport)
 		}
-		lr.pageDays, lr.pages = map[[2]string]*counter.Page{}, map[string]bool{}
+		lr.pageDays = newPageDays()
 		return lr, nil
 	}
 	var keep []string
@@ -185,7 +185,7 @@ func (lr *LogReader) page(req request) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	if lr.pages == nil {
+	if lr.pageDays == nil {
 		return "", key == lr.target
 	}
 	if req.vhost != "" && !site.IsSiteHost(req.vhost) || !isPagePath(key) {
@@ -255,25 +255,15 @@ func (lr *LogReader) count(req request, at time.Time, page string) *counter.Impo
 	if page == "" || !o.Kind.Counts() {
 		return nil
 	}
-	if !lr.pages[page] {
-		if len(lr.pages) >= s.Site.MaxPages {
+	if !lr.pageDays.known(page) {
+		if lr.made >= s.Site.MaxPages {
 			page = counter.OtherPages
 		} else {
-			lr.pages[page] = true
+			lr.made++
 		}
 	}
-	k := [2]string{date, page}
-	p := lr.pageDays[k]
-	if p == nil {
-		if len(lr.pageDays) >= MaxPageDays {
-			return &counter.ImportError{Reason: fmt.Sprintf("more than %d days of pages", MaxPageDays)}
-		}
-		p = &counter.Page{}
-		lr.pageDays[k] = p
-	}
-	p.Views++
-	if o.PageVisitor {
-		p.Visitors++
+	if err := lr.pageDays.add(at, page, o.PageVisitor); err != nil {
+		return &counter.ImportError{Reason: err.Error()}
 	}
 	return nil
 }
@@ -490,9 +480,9 @@ func (lr *LogReader) Result() counter.Imported {
 			days.days = append(days.days, counter.Day{Date: date, Tally: *t})
 		}
 	}
-	var pages pageBook
-	for k, p := range lr.pageDays {
-		pages.days = append(pages.days, counter.PageDay{Date: k[0], Page: k[1], Views: p.Views, Visitors: p.Visitors})
+	imp := counter.Imported{Days: days.sorted()}
+	if lr.pageDays != nil {
+		imp.PageDays = lr.pageDays.list()
 	}
-	return counter.Imported{Days: days.sorted(), PageDays: pages.sorted()}
+	return imp
 }

@@ -38,7 +38,7 @@ func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 		return imp, err
 	}
 	days := map[string]*counter.Tally{}
-	pages := map[[2]string]*counter.Page{}
+	pages := newPageDays()
 	sessions := sessionDays{seed: maphash.MakeSeed()}
 	for {
 		rec, err := cr.Read()
@@ -95,29 +95,15 @@ func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 		if err != nil {
 			continue // a path no page can have: the site's view alone
 		}
-		k := [2]string{date, page}
-		p := pages[k]
-		if p == nil {
-			if len(pages) >= MaxPageDays {
-				return imp, fail("", "more than %d days of pages", MaxPageDays)
-			}
-			p = &counter.Page{}
-			pages[k] = p
-		}
-		p.Views++
-		if first {
-			p.Visitors++
+		if err := pages.add(at, page, first); err != nil {
+			return imp, fail("", "%v", err)
 		}
 	}
 	var dayBook dayBook
 	for date, t := range days {
 		dayBook.add(counter.Day{Date: date, Tally: *t}, 0)
 	}
-	var pageBook pageBook
-	for k, p := range pages {
-		pageBook.add(counter.PageDay{Date: k[0], Page: k[1], Views: p.Views, Visitors: p.Visitors}, 0)
-	}
-	imp.Days, imp.PageDays = dayBook.sorted(), pageBook.sorted()
+	imp.Days, imp.PageDays = dayBook.sorted(), pages.list()
 	return imp, nil
 }
 
