@@ -172,7 +172,10 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 	if imp.Name == "" {
 		return counter.Imported{}, &counter.ImportError{Reason: "the file names no counter: is it a stats.json export?"}
 	}
-	imp.Days, imp.PageDays = days.sorted(), pages.sorted()
+	imp.Days = days.sorted()
+	if imp.PageDays, err = pages.sorted(); err != nil {
+		return counter.Imported{}, err
+	}
 	return imp, nil
 }
 
@@ -272,7 +275,10 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 			return imp, err
 		}
 	}
-	imp.Days, imp.PageDays = days.sorted(), pages.sorted()
+	imp.Days = days.sorted()
+	if imp.PageDays, err = pages.sorted(); err != nil {
+		return counter.Imported{}, err
+	}
 	return imp, nil
 }
 
@@ -314,54 +320,6 @@ func (b *dayBook) sorted() []counter.Day {
 	// where slices.SortFunc would add one for this type: each hit maps
 	// the whole binary.
 	sort.Slice(b.days, func(i, j int) bool { return b.days[i].Date < b.days[j].Date })
-	return b.days
-}
-
-// pageBook gathers a site's page days, refusing a page's day given twice
-// and more than MaxPageDays.
-type pageBook struct {
-	days []counter.PageDay
-	line map[[2]string]int
-}
-
-func (b *pageBook) add(d counter.PageDay, line int) error {
-	switch {
-	case d.Date == "":
-		return &counter.ImportError{Line: line, Reason: "a page's day without a date"}
-	case d.Page == "":
-		return &counter.ImportError{Line: line, Reason: "a page's day without a page"}
-	case len(d.Page) > counter.MaxPageLen:
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a page longer than %d bytes", counter.MaxPageLen)}
-	case !isPage(d.Page):
-		return &counter.ImportError{Line: line, Reason: "the page is no page's path, such as /posts/hello", Quote: counter.Excerpt(d.Page)}
-	}
-	key := [2]string{d.Date, d.Page}
-	if first, ok := b.line[key]; ok {
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a page's day given twice, first on line %d", first), Quote: counter.Excerpt(d.Page) + " on " + d.Date}
-	}
-	if len(b.days) >= MaxPageDays {
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d days of pages", MaxPageDays)}
-	}
-	if b.line == nil {
-		b.line = map[[2]string]int{}
-	}
-	b.line[key] = line
-	b.days = append(b.days, d)
-	return nil
-}
-
-// isPage reports whether a site can key page, as the import does: the
-// refusal names its line here rather than comes from the store.
-func isPage(page string) bool {
-	_, err := counter.PageKey(page, nil)
-	return err == nil || page == counter.OtherPages
-}
-
-func (b *pageBook) sorted() []counter.PageDay {
-	sort.Slice(b.days, func(i, j int) bool {
-		x, y := b.days[i], b.days[j]
-		return x.Date < y.Date || x.Date == y.Date && x.Page < y.Page
-	})
 	return b.days
 }
 

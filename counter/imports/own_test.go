@@ -96,7 +96,10 @@ func referenceImport(t *testing.T, data []byte) counter.Imported {
 	for _, d := range e.PageDays {
 		pages.add(counter.PageDay{Date: d.Date, Page: d.Page, Views: number(t, d.Views), Visitors: number(t, d.Visitors)}, 0)
 	}
-	imp.PageDays = pages.sorted()
+	var err error
+	if imp.PageDays, err = pages.sorted(); err != nil {
+		t.Fatal(err)
+	}
 	return imp
 }
 
@@ -205,6 +208,7 @@ func TestOwnCSV(t *testing.T) {
 
 func TestOwnCSVRefusals(t *testing.T) {
 	const header = "date,views,visitors\r\n"
+	const pages = "date,page,views,visitors\n"
 	for _, tc := range []struct {
 		name, in string
 		line     int
@@ -219,6 +223,9 @@ func TestOwnCSVRefusals(t *testing.T) {
 		{"bad date", header + "2026-1-1,1,1\r\n", 2, "not a day"},
 		{"duplicate day", header + "2026-01-01,1,1\r\n2026-01-02,1,1\r\n2026-01-01,2,2\r\n", 4, `a day given twice, first on line 2: "2026-01-01"`},
 		{"bad quote", header + "2026-01-01,\"1,1\r\n", 2, "quote"},
+		{"page days given twice", pages + "2026-01-01,/b,1,1\n2026-01-01,/a,1,1\n2026-01-01,/a,2,2\n2026-01-01,/b,1,1\n", 4, `a page's day given twice, first on line 3: "/a" on 2026-01-01`},
+		{"a page day three times", pages + "2026-01-01,/a,1,1\n2026-01-02,/a,1,1\n2026-01-01,/a,1,1\n2026-01-01,/a,1,1\n", 4, `given twice, first on line 2: "/a" on 2026-01-01`},
+		{"no page's path", pages + "2026-01-01,/a/../b,1,1\n", 2, `no page's path, such as /posts/hello: "/a/../b"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := OwnCSV(strings.NewReader(tc.in))

@@ -70,7 +70,7 @@ func (p *pageDays) list() []counter.PageDay {
 		return nil
 	}
 	dates := map[int32]string{}
-	b := pageBook{days: make([]counter.PageDay, 0, len(p.counts))}
+	days := make([]counter.PageDay, 0, len(p.counts))
 	for k, c := range p.counts {
 		day := int32(k >> 32)
 		date, ok := dates[day]
@@ -78,7 +78,8 @@ func (p *pageDays) list() []counter.PageDay {
 			date = time.Unix(int64(day)*86400, 0).UTC().Format(time.DateOnly)
 			dates[day] = date
 		}
-		b.days = append(b.days, counter.PageDay{Date: date, Page: p.pages[uint32(k)], Views: c.views, Visitors: c.visitors})
+		days = append(days, counter.PageDay{Date: date, Page: p.pages[uint32(k)], Views: c.views, Visitors: c.visitors})
 	}
-	return b.sorted()
+	sortPageDays(days)
+	return days
 }
