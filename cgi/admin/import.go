@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -42,9 +43,18 @@ func importCommand() command {
 		}, runImport}
 }
 
+// importGCPercent is the garbage collector's GOGC while an import runs.
+// What an import keeps grows with the page days it reads, to a few
+// hundred MB at the most it takes, and it makes garbage of every line:
+// at Go's default of 100 the heap grows to twice what it keeps before a
+// collection. At 25 it stays within a quarter more, for a quarter more
+// CPU time; on a Pi of 512 MB that is the difference.
+const importGCPercent = 25
+
 // runImport brings a history from a file into the database, all of it or
 // nothing, never lowering a figure unless told to replace.
 func runImport(e *cmdEnv, args []string) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(importGCPercent))
 	f := e.imp
 	var imps []counter.Imported
 	var from string
