@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -168,5 +169,72 @@ func TestImportCommand(t *testing.T) {
 	// A refused file changes nothing: blog is not 800 and shop not made.
 	if strings.Contains(out, "800") || strings.Contains(out, "shop") {
 		t.Errorf("a refused file changed the database:\n%s", out)
+	}
+}
+
+// TestImportQuotesNoUnreadableFile imports files with a bad line whose
+// field starts with a terminal's escape sequences: the refusal names the
+// line and quotes an escaped excerpt of the field, or, when the person
+// who ran the command with sudo may not read the file, nothing of it.
+func TestImportQuotesNoUnreadableFile(t *testing.T) {
+	if os.Getuid() == 33 || os.Getgid() == 33 {
+		t.Skip("the test runs as the user that stands for another, 33")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "counter.db")
+	if out, err := adminRun(t, db, "create", "blog"); err != nil {
+		t.Fatalf("create: %v %s", err, out)
+	}
+	field := "\x1b]0;owned\x07\x1b[2J" + strings.Repeat("x", 500)
+	write := func(name, content string, mode os.FileMode) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	counts := "blog 1\nshop " + field + "\n"
+	log := `198.51.100.1 - - [` + field + `] "GET / HTTP/1.1" 200 5 "-" "Mozilla/5.0"` + "\n"
+	sudo := []string{"SUDO_UID=33", "SUDO_GID=33"} // www-data, who may not read a file of 0600
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		env   []string
+		stdin string
+		line  string
+		quote bool
+	}{
+		{"private, run with sudo", []string{"import", write("private.txt", counts, 0o600)}, sudo, "", "line 2: the count is not a whole number", false},
+		{"private to another group", []string{"import", write("group.txt", counts, 0o640)}, sudo, "", "line 2: the count is not a whole number", false},
+		{"private, run by its owner", []string{"import", write("own.txt", counts, 0o600)}, nil, "", "line 2: the count is not a whole number", true},
+		{"for all, run with sudo", []string{"import", write("public.txt", counts, 0o644)}, sudo, "", "line 2: the count is not a whole number", true},
+		{"stdin, run with sudo", []string{"import", "-"}, sudo, counts, "line 2: the count is not a whole number", true},
+		{"a private log, run with sudo", []string{"import", "-log", write("access.log", log, 0o600), "-path", "/", "blog"}, sudo, "", "line 1: the time is not one like", false},
+		{"a log for all, run with sudo", []string{"import", "-log", write("public.log", log, 0o644), "-path", "/", "blog"}, sudo, "", "line 1: the time is not one like", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(counterBinary(t), tc.args...)
+			cmd.Env = append([]string{"COUNTER_DB=" + db}, tc.env...)
+			cmd.Stdin = strings.NewReader(tc.stdin)
+			b, err := cmd.CombinedOutput()
+			out := string(b)
+			if err == nil || !strings.Contains(out, tc.line) {
+				t.Fatalf("%v\n%q\nwant a refusal of %s", err, out, tc.line)
+			}
+			if strings.ContainsAny(out, "\x1b\x07") {
+				t.Errorf("the control characters of the file reached the output: %q", out)
+			}
+			// The excerpt: escaped, and cut at 40 bytes.
+			excerpt := strings.Contains(out, `\x1b]0;owned\a\x1b[2Jxxx`) && strings.Contains(out, `xxx"...`)
+			if excerpt != tc.quote || strings.Contains(out, strings.Repeat("x", 27)) {
+				t.Errorf("quotes the excerpt: %v, want %v\n%s", excerpt, tc.quote, out)
+			}
+			if !tc.quote && (strings.Contains(out, "owned") || strings.Contains(out, "shop") || strings.Contains(out, "xxx")) {
+				t.Errorf("quotes the file:\n%s", out)
+			}
+		})
 	}
 }

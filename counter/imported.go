@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Imported is one counter's history as a file brought it from another
@@ -43,16 +44,50 @@ type Imported struct {
 var ErrImport = errors.New("cannot import")
 
 // ImportError is a refusal of a file to import at one line.
+//
+// Its Reason says what is wrong in words of its own; what the file holds
+// there goes in Quote alone, so that a refusal of a file whose reader may
+// not see it can leave it out (the import command is run with sudo).
 type ImportError struct {
 	Line   int // from 1; 0 when the trouble is with the file as a whole
 	Reason string
+	// Quote is what the file holds where the trouble is, as Excerpt
+	// writes it (several excerpts, or one with words around it), shown
+	// after the reason; "" for none.
+	Quote string
 }
 
 func (e *ImportError) Error() string {
-	if e.Line == 0 {
-		return e.Reason
+	msg := e.Reason
+	if e.Quote != "" {
+		msg += ": " + e.Quote
 	}
-	return "line " + strconv.Itoa(e.Line) + ": " + e.Reason
+	if e.Line == 0 {
+		return msg
+	}
+	return "line " + strconv.Itoa(e.Line) + ": " + msg
+}
+
+// MaxExcerpt bounds the bytes of a file that an excerpt quotes.
+const MaxExcerpt = 40
+
+// Excerpt is s as a refusal quotes it: its first MaxExcerpt bytes at
+// most, cut before a character rather than inside one, quoted and escaped
+// as %q does, so that no control character of the file reaches the
+// terminal, and followed by "..." when cut.
+func Excerpt(s string) string {
+	if len(s) <= MaxExcerpt {
+		return strconv.Quote(s)
+	}
+	cut := MaxExcerpt
+	j := cut - 1 // where the character that the cut may split starts
+	for j > cut-utf8.UTFMax && !utf8.RuneStart(s[j]) {
+		j--
+	}
+	if r, size := utf8.DecodeRuneInString(s[j:]); (r != utf8.RuneError || size > 1) && j+size > cut {
+		cut = j
+	}
+	return strconv.Quote(s[:cut]) + "..."
 }
 
 func (e *ImportError) Unwrap() error { return ErrImport }

@@ -142,19 +142,27 @@ func importCounter(tx *bolt.Tx, imp counter.Imported, o ImportOptions) (ImportCh
 		return c, err
 	}
 	tomorrow := string(dayKey(o.Now.AddDate(0, 0, 1)))
-	dates := make([]string, 0, len(imp.Days)+len(imp.PageDays))
-	for _, d := range imp.Days {
-		dates = append(dates, d.Date)
-	}
-	for _, d := range imp.PageDays {
-		dates = append(dates, d.Date)
-	}
-	for _, d := range dates {
+	checkDate := func(d string) error {
 		if t, err := time.Parse(time.DateOnly, d); err != nil || t.Format(time.DateOnly) != d {
-			return c, fmt.Errorf("%q is not a day like 2026-01-02", d)
+			return fmt.Errorf("%s is not a day like 2026-01-02", counter.Excerpt(d))
 		}
 		if d > tomorrow {
-			return c, fmt.Errorf("day %s is after tomorrow: is the clock of the machine that wrote it right?", d)
+			return fmt.Errorf("day %s is after tomorrow: is the clock of the machine that wrote it right?", d)
+		}
+		return nil
+	}
+	for _, d := range imp.Days {
+		if err := checkDate(d.Date); err != nil {
+			return c, err
+		}
+	}
+	for i, d := range imp.PageDays {
+		// A site's days come by date: one check a date.
+		if i > 0 && d.Date == imp.PageDays[i-1].Date {
+			continue
+		}
+		if err := checkDate(d.Date); err != nil {
+			return c, err
 		}
 	}
 	b := tx.Bucket(bucketCounters).Bucket([]byte(imp.Name))
@@ -381,122 +389,4 @@ func importReferrers(b *bolt.Bucket, refs []counter.Referrer, replace bool) (int
 		}
 	}
 	return changed, nil
-}
-
-// importPages merges a site's page days, making the pages it has room
-// for, and returns the site's total, raised where a day's pages add up to
-// more than the site's day.
-func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o ImportOptions, total uint64, c *ImportChange) (uint64, error) {
-	pages, err := b.CreateBucketIfNotExists(bucketPages)
-	if err != nil {
-		return total, err
-	}
-	days, err := b.CreateBucketIfNotExists(bucketPageDays)
-	if err != nil {
-		return total, err
-	}
-	// The file's pages as the site keys them, several of its pages making
-	// one of the site's adding up.
-	type pageDay struct{ date, page string }
-	sums := map[pageDay]counter.Page{}
-	var order []pageDay
-	made, err := decodeUint64(b.Get(keyPageCount))
-	if err != nil {
-		return total, err
-	}
-	for _, d := range in {
-		page := d.Page
-		if page != counter.OtherPages {
-			if page, err = counter.PageKey(d.Page, site.KeepQuery); err != nil {
-				return total, fmt.Errorf("page %q: %w", d.Page, err)
-			}
-		}
-		_, found, err := getPage(pages, page)
-		if err != nil {
-			return total, err
-		}
-		if !found && page != counter.OtherPages {
-			if made < uint64(site.MaxPages) {
-				made++
-				c.PagesNew++
-			} else {
-				page = counter.OtherPages
-				c.PagesOther++
-				if _, found, err = getPage(pages, page); err != nil {
-					return total, err
-				}
-			}
-		}
-		if !found {
-			if err := pages.Put([]byte(page), encodePage(counter.Page{Page: page, FirstSeen: mustDay([]byte(d.Date))})); err != nil {
-				return total, err
-			}
-		}
-		k := pageDay{d.Date, page}
-		if _, ok := sums[k]; !ok {
-			order = append(order, k)
-		}
-		sums[k] = plus(sums[k], counter.Page{Views: d.Views, Visitors: d.Visitors})
-	}
-	if err := b.Put(keyPageCount, encodeUint64(made)); err != nil {
-		return total, err
-	}
-	folded := b.Get(keyPagesFolded)
-	siteDays, err := b.CreateBucketIfNotExists(bucketDays)
-	if err != nil {
-		return total, err
-	}
-	for _, k := range order {
-		key := pageDayKey([]byte(k.date), k.page)
-		var old counter.Page
-		if v := days.Get(key); v != nil {
-			if old.Views, old.Visitors, err = decodePageDay(v); err != nil {
-				return total, err
-			}
-		}
-		in := sums[k]
-		now := in
-		if !o.Replace {
-			now = counter.Page{Views: max(old.Views, in.Views), Visitors: max(old.Visitors, in.Visitors)}
-		}
-		if now == old && days.Get(key) != nil {
-			continue
-		}
-		c.PageDays++
-		if err := days.Put(key, encodePageDay(now.Views, now.Visitors)); err != nil {
-			return total, err
-		}
-		p, _, err := getPage(pages, k.page)
-		if err != nil {
-			return total, err
-		}
-		if day := mustDay([]byte(k.date)); day.Before(p.FirstSeen) {
-			p.FirstSeen = day
-		}
-		// A day already folded is in the page's record too.
-		if folded != nil && k.date <= string(folded) {
-			p.Views = moveBy(p.Views, old.Views, now.Views)
-			p.Visitors = moveBy(p.Visitors, old.Visitors, now.Visitors)
-		}
-		if err := pages.Put([]byte(k.page), encodePage(p)); err != nil {
-			return total, err
-		}
-		// Every day a page counts on, its site counts on: the readers
-		// find a page's days through the site's.
-		siteViews, err := decodeUint64(siteDays.Get([]byte(k.date)))
-		if err != nil {
-			return total, err
-		}
-		if siteViews < now.Views {
-			total = moveBy(total, siteViews, now.Views)
-			if err := siteDays.Put([]byte(k.date), encodeUint64(now.Views)); err != nil {
-				return total, err
-			}
-		}
-	}
-	// Fold the days before today now, so that the next hit does not.
-	if _, err := foldPages(b, pages, days, dayKey(o.Now)); err != nil {
-		return total, err
-	}
-	return total, nil
 }

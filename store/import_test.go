@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,10 +171,10 @@ func TestImportSitePages(t *testing.T) {
 		visitAll(t, db, pageView("blog.example", "/a", day1.Add(time.Hour), true))
 		imp := counter.Imported{Name: "blog", PageDays: []counter.PageDay{
 			{Date: "2026-02-20", Page: "/a/index.html", Views: 5, Visitors: 2}, // an old day of /a
-			{Date: "2026-03-01", Page: "/a", Views: 3, Visitors: 1},            // a folded day of /a: 1 → 3
 			{Date: "2026-02-20", Page: "/b", Views: 2, Visitors: 1},            // a new page
 			{Date: "2026-02-20", Page: "/c", Views: 4, Visitors: 4},            // past max-pages
 			{Date: "2026-02-21", Page: "/d", Views: 1, Visitors: 1},            // past max-pages too
+			{Date: "2026-03-01", Page: "/a", Views: 3, Visitors: 1},            // a folded day of /a: 1 → 3
 		}}
 		o := ImportOptions{Now: day1.Add(time.Hour)}
 		c, err := db.Import([]counter.Imported{imp}, o)
@@ -205,6 +206,11 @@ func TestImportSitePages(t *testing.T) {
 		again, err := db.Import([]counter.Imported{imp}, o)
 		if err != nil || again[0].Changed() {
 			t.Errorf("second import: %+v, %v", again, err)
+		}
+		// Page days come by date, as counter.Imported says.
+		backwards := counter.Imported{Name: "blog", PageDays: []counter.PageDay{imp.PageDays[4], imp.PageDays[0]}}
+		if _, err := db.Import([]counter.Imported{backwards}, o); err == nil || !strings.Contains(err.Error(), "out of order") {
+			t.Errorf("page days out of order: %v", err)
 		}
 	})
 	if _, err := Check(path, time.Second); err != nil {

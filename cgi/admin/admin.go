@@ -26,6 +26,7 @@ import (
 // cmdEnv is what an admin command works with.
 type cmdEnv struct {
 	cfg               *config.Config
+	getenv            func(string) string
 	stdin             io.Reader
 	stdout, stderr    io.Writer
 	log               *logline.Logger

@@ -64,7 +64,7 @@ func Run(cfg config.Config, getenv func(string) string, args []string, env Env) 
 		fmt.Fprintf(env.Stderr, "usage: counter.cgi %s %s\n", cmd, c.args)
 		fs.PrintDefaults()
 	}
-	e := &cmdEnv{cfg: &cfg, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve, fastCGI: env.FastCGI,
+	e := &cmdEnv{cfg: &cfg, getenv: getenv, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve, fastCGI: env.FastCGI,
 		privateRunDir: privateRunDir}
 	c.flags(fs, e)
 	pos, err := parseInterspersed(fs, rest)

@@ -59,10 +59,10 @@ type LogReader struct {
 	seed   maphash.Seed
 
 	days     map[string]*counter.Tally
-	pageDays map[[2]string]*counter.Page // on a site: date and page
-	pages    map[string]bool             // on a site: the pages made
-	known    [2]visitorDay               // the most recent day first
-	agents   map[string]bool             // User-Agents judged: bot or not
+	pageDays *pageDays       // on a site, nil on a plain counter
+	made     int             // on a site: the pages made, OtherPages not among them
+	known    [2]visitorDay   // the most recent day first
+	agents   map[string]bool // User-Agents judged: bot or not
 
 	lastStamp string // the last timestamp read, and its time
 	lastTime  time.Time
@@ -82,7 +82,7 @@ func NewLogReader(o LogOptions) (*LogReader, error) {
 		if o.Settings.Site == nil {
 			return nil, fmt.Errorf("%w: no page path given: which page's requests count?", counter.ErrImport)
 		}
-		lr.pageDays, lr.pages = map[[2]string]*counter.Page{}, map[string]bool{}
+		lr.pageDays = newPageDays()
 		return lr, nil
 	}
 	var keep []string
@@ -97,14 +97,15 @@ func NewLogReader(o LogOptions) (*LogReader, error) {
 	return lr, nil
 }
 
-// Read reads one log, gzip'd or not; name says which in its errors. A
-// line that is not in the combined or common format refuses the log.
-func (lr *LogReader) Read(name string, r io.Reader) error {
+// Read reads one log, gzip'd or not. A line that is not in the combined
+// or common format refuses the log with an *counter.ImportError, which
+// the caller names the log in.
+func (lr *LogReader) Read(r io.Reader) error {
 	br := bufio.NewReaderSize(r, maxLogLine)
 	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, &counter.ImportError{Reason: "a damaged gzip file: " + err.Error()})
+			return &counter.ImportError{Reason: "a damaged gzip file: " + err.Error()}
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, maxLogLine)
@@ -112,11 +113,12 @@ func (lr *LogReader) Read(name string, r io.Reader) error {
 	for line := 1; ; line++ {
 		text, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			return fmt.Errorf("%s: %w", name, &counter.ImportError{Line: line, Reason: fmt.Sprintf("a line longer than %d bytes", maxLogLine)})
+			return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a line longer than %d bytes", maxLogLine)}
 		}
 		if len(text) > 0 {
-			if perr := lr.line(text); perr != nil {
-				return fmt.Errorf("%s: %w", name, &counter.ImportError{Line: line, Reason: perr.Error()})
+			if ie := lr.line(text); ie != nil {
+				ie.Line = line
+				return ie
 			}
 		}
 		if err == io.EOF {
@@ -125,7 +127,7 @@ func (lr *LogReader) Read(name string, r io.Reader) error {
 		if err != nil {
 			// A gzip'd log damaged after its start (a read error of the
 			// file itself would be no better reported another way).
-			return fmt.Errorf("%s: %w", name, &counter.ImportError{Line: line, Reason: "cannot read on: " + err.Error()})
+			return &counter.ImportError{Line: line, Reason: "cannot read on: " + err.Error()}
 		}
 	}
 }
@@ -138,22 +140,23 @@ type request struct {
 	common bool
 }
 
-// line reads one line and counts its request.
-func (lr *LogReader) line(text []byte) error {
+// line reads one line and counts its request; a refusal leaves its Line
+// to the caller.
+func (lr *LogReader) line(text []byte) *counter.ImportError {
 	text = bytes.TrimRight(text, "\r\n")
 	if len(bytes.TrimSpace(text)) == 0 {
 		return nil
 	}
-	req, err := parseLine(string(text))
-	if err != nil {
-		return err
+	req, ok := parseLine(string(text))
+	if !ok {
+		return &counter.ImportError{Reason: notCombined}
 	}
 	if req.method != "GET" || (req.status != "200" && req.status != "304") {
 		return nil
 	}
-	at, err := lr.time(req.stamp)
-	if err != nil {
-		return err
+	at, ok := lr.time(req.stamp)
+	if !ok {
+		return &counter.ImportError{Reason: "the time is not one like [10/Oct/2000:13:55:36 -0700]", Quote: counter.Excerpt(req.stamp)}
 	}
 	page, ok := lr.page(req)
 	if !ok {
@@ -182,7 +185,7 @@ func (lr *LogReader) page(req request) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	if lr.pages == nil {
+	if lr.pageDays == nil {
 		return "", key == lr.target
 	}
 	if req.vhost != "" && !site.IsSiteHost(req.vhost) || !isPagePath(key) {
@@ -206,12 +209,12 @@ func isPagePath(key string) bool {
 }
 
 // count judges a request for a page at time at, and tallies it.
-func (lr *LogReader) count(req request, at time.Time, page string) error {
+func (lr *LogReader) count(req request, at time.Time, page string) *counter.ImportError {
 	date := at.Format(time.DateOnly)
 	t := lr.days[date]
 	if t == nil {
 		if len(lr.days) >= MaxDays {
-			return fmt.Errorf("more than %d days", MaxDays)
+			return &counter.ImportError{Reason: fmt.Sprintf("more than %d days", MaxDays)}
 		}
 		t = &counter.Tally{}
 		lr.days[date] = t
@@ -252,25 +255,15 @@ func (lr *LogReader) count(req request, at time.Time, page string) error {
 	if page == "" || !o.Kind.Counts() {
 		return nil
 	}
-	if !lr.pages[page] {
-		if len(lr.pages) >= s.Site.MaxPages {
+	if !lr.pageDays.known(page) {
+		if lr.made >= s.Site.MaxPages {
 			page = counter.OtherPages
 		} else {
-			lr.pages[page] = true
+			lr.made++
 		}
 	}
-	k := [2]string{date, page}
-	p := lr.pageDays[k]
-	if p == nil {
-		if len(lr.pageDays) >= MaxPageDays {
-			return fmt.Errorf("more than %d days of pages", MaxPageDays)
-		}
-		p = &counter.Page{}
-		lr.pageDays[k] = p
-	}
-	p.Views++
-	if o.PageVisitor {
-		p.Visitors++
+	if err := lr.pageDays.add(at, page, o.PageVisitor); err != nil {
+		return &counter.ImportError{Reason: err.Error()}
 	}
 	return nil
 }
@@ -353,16 +346,16 @@ func yesterday(date string) string {
 }
 
 // time reads a log's timestamp, 10/Oct/2000:13:55:36 -0700, as UTC.
-func (lr *LogReader) time(stamp string) (time.Time, error) {
+func (lr *LogReader) time(stamp string) (time.Time, bool) {
 	if stamp == lr.lastStamp {
-		return lr.lastTime, nil
+		return lr.lastTime, true
 	}
 	t, err := time.Parse("02/Jan/2006:15:04:05 -0700", stamp)
 	if err != nil {
-		return t, fmt.Errorf("[%s] is not a time like [10/Oct/2000:13:55:36 -0700]", stamp)
+		return t, false
 	}
 	lr.lastStamp, lr.lastTime = stamp, t.UTC()
-	return lr.lastTime, nil
+	return lr.lastTime, true
 }
 
 // parseLine reads a line of the combined format,
@@ -372,16 +365,16 @@ func (lr *LogReader) time(stamp string) (time.Time, error) {
 // as Apache writes it, or as lighttpd does with the host asked for (%V)
 // in place of %l; or of the common format, which stops after %b. Fields
 // may follow; they are not read.
-func parseLine(line string) (request, error) {
+func parseLine(line string) (request, bool) {
 	var req request
 	var ident string
 	var ok bool
 	rest := line
 	if req.addr, rest, ok = strings.Cut(rest, " "); !ok || req.addr == "" {
-		return req, errNotCombined
+		return req, false
 	}
 	if ident, rest, ok = strings.Cut(rest, " "); !ok {
-		return req, errNotCombined
+		return req, false
 	}
 	if ident != "-" {
 		req.vhost = strings.ToLower(ident) // lighttpd's %V
@@ -391,53 +384,54 @@ func parseLine(line string) (request, error) {
 	}
 	// The user may be anything but holds no space in either server's logs.
 	if _, rest, ok = strings.Cut(rest, " ["); !ok {
-		return req, errNotCombined
+		return req, false
 	}
 	if req.stamp, rest, ok = strings.Cut(rest, "] \""); !ok {
-		return req, errNotCombined
+		return req, false
 	}
 	var r string
 	if r, rest, ok = quoted(rest); !ok {
-		return req, errNotCombined
+		return req, false
 	}
 	if req.method, req.target, ok = strings.Cut(r, " "); ok {
 		req.target, _, _ = strings.Cut(req.target, " ")
 	}
 	rest = strings.TrimPrefix(rest, " ")
 	if req.status, rest, _ = strings.Cut(rest, " "); !isDigits(req.status) {
-		return req, errNotCombined
+		return req, false
 	}
 	var size string
 	size, rest, _ = strings.Cut(rest, " ")
 	if size != "-" && !isDigits(size) {
-		return req, errNotCombined
+		return req, false
 	}
 	if rest == "" {
 		req.common = true
-		return req, nil
+		return req, true
 	}
 	if !strings.HasPrefix(rest, "\"") {
-		return req, errNotCombined
+		return req, false
 	}
 	if req.referer, rest, ok = quoted(rest[1:]); !ok {
-		return req, errNotCombined
+		return req, false
 	}
 	if req.referer == "-" {
 		req.referer = ""
 	}
 	if !strings.HasPrefix(rest, " \"") {
-		return req, errNotCombined
+		return req, false
 	}
 	if req.agent, _, ok = quoted(rest[2:]); !ok {
-		return req, errNotCombined
+		return req, false
 	}
 	if req.agent == "-" {
 		req.agent = ""
 	}
-	return req, nil
+	return req, true
 }
 
-var errNotCombined = fmt.Errorf("not a line of Apache's or lighttpd's combined log format: %s", `HOST - USER [TIME] "REQUEST" STATUS BYTES "REFERER" "USER-AGENT"`)
+// notCombined refuses a line that parseLine cannot read.
+const notCombined = `not a line of Apache's or lighttpd's combined log format: HOST - USER [TIME] "REQUEST" STATUS BYTES "REFERER" "USER-AGENT"`
 
 // quoted reads a quoted field up to its closing quote, which s starts
 // after, undoing the \" and \\ escapes Apache and lighttpd write; other
@@ -486,9 +480,9 @@ func (lr *LogReader) Result() counter.Imported {
 			days.days = append(days.days, counter.Day{Date: date, Tally: *t})
 		}
 	}
-	var pages pageBook
-	for k, p := range lr.pageDays {
-		pages.days = append(pages.days, counter.PageDay{Date: k[0], Page: k[1], Views: p.Views, Visitors: p.Visitors})
+	imp := counter.Imported{Days: days.sorted()}
+	if lr.pageDays != nil {
+		imp.PageDays = lr.pageDays.list()
 	}
-	return counter.Imported{Days: days.sorted(), PageDays: pages.sorted()}
+	return imp
 }

@@ -38,9 +38,9 @@ func Counts(r io.Reader) ([]counter.Imported, error) {
 		fields := strings.Fields(text)
 		switch {
 		case len(fields) == 1 && len(imps) == 0 && bare == 0:
-			n, err := parseCount(fields[0])
-			if err != nil {
-				return nil, &counter.ImportError{Line: line, Reason: err.Error() + ": want NAME COUNT lines, or a file holding one number"}
+			n, ok := parseCount(fields[0])
+			if !ok {
+				return nil, &counter.ImportError{Line: line, Reason: "want NAME COUNT lines, or a file holding one number: the count is " + notACount, Quote: counter.Excerpt(fields[0])}
 			}
 			bare = line
 			imps = append(imps, counter.Imported{Total: n, HasTotal: true})
@@ -51,14 +51,14 @@ func Counts(r io.Reader) ([]counter.Imported, error) {
 		default:
 			name := fields[0]
 			if counter.CheckName(name) != nil {
-				return nil, &counter.ImportError{Line: line, Reason: fmt.Sprintf("%q is not a counter name", name)}
+				return nil, &counter.ImportError{Line: line, Reason: "not a counter name", Quote: counter.Excerpt(name)}
 			}
 			if first, ok := lines[name]; ok {
-				return nil, &counter.ImportError{Line: line, Reason: fmt.Sprintf("%s given twice, first on line %d", name, first)}
+				return nil, &counter.ImportError{Line: line, Reason: fmt.Sprintf("a counter given twice, first on line %d", first), Quote: counter.Excerpt(name)}
 			}
-			n, err := parseCount(fields[1])
-			if err != nil {
-				return nil, &counter.ImportError{Line: line, Reason: name + ": " + err.Error()}
+			n, ok := parseCount(fields[1])
+			if !ok {
+				return nil, &counter.ImportError{Line: line, Reason: "the count is " + notACount, Quote: counter.Excerpt(name + " " + fields[1])}
 			}
 			if len(imps) >= MaxCounters {
 				return nil, &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d counters", MaxCounters)}
@@ -79,11 +79,11 @@ func Counts(r io.Reader) ([]counter.Imported, error) {
 	return imps, nil
 }
 
+// notACount says what a count must be.
+const notACount = "not a whole number from 0 to 18446744073709551615"
+
 // parseCount reads a count: plain decimal digits, exactly, up to 2^64-1.
-func parseCount(s string) (uint64, error) {
+func parseCount(s string) (uint64, bool) {
 	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a whole number from 0 to 18446744073709551615", s)
-	}
-	return n, nil
+	return n, err == nil
 }

@@ -47,8 +47,8 @@ func TestCountsRefusals(t *testing.T) {
 		{"number then more", "5\nblog 6\n", 2, "more after the number on line 1"},
 		{"bad name", "blog 1\n../x 2\n", 2, "not a counter name"},
 		{"three fields", "blog 1 2\n", 1, "want NAME COUNT"},
-		{"bad count", "blog 1\nnews x\n", 2, "news: \"x\""},
-		{"name twice", "blog 1\r\nnews 2\r\nblog 3\r\n", 3, "blog given twice, first on line 1"},
+		{"bad count", "blog 1\nnews x\n", 2, `not a whole number from 0 to 18446744073709551615: "news x"`},
+		{"name twice", "blog 1\r\nnews 2\r\nblog 3\r\n", 3, `a counter given twice, first on line 1: "blog"`},
 		{"lone name among lines", "blog 1\nnews\n", 2, "want NAME COUNT"},
 		{"long line", strings.Repeat("a", 5000), 1, "longer than"},
 	} {

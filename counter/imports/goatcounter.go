@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"encoding/csv"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -28,8 +27,8 @@ import (
 // from, not which pages showed a counter, so they are not imported.
 func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 	var imp counter.Imported
-	cr := csv.NewReader(skipBOM(r))
-	cr.FieldsPerRecord = -1
+	cr := newCSVReader(r)
+	cr.cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
 		return imp, csvError(err)
@@ -39,7 +38,7 @@ func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 		return imp, err
 	}
 	days := map[string]*counter.Tally{}
-	pages := map[[2]string]*counter.Page{}
+	pages := newPageDays()
 	sessions := sessionDays{seed: maphash.MakeSeed()}
 	for {
 		rec, err := cr.Read()
@@ -47,39 +46,39 @@ func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 			break
 		}
 		if err != nil {
-			return imp, csvError(err)
+			return imp, err
 		}
-		line, _ := cr.FieldPos(0)
-		fail := func(format string, args ...any) error {
-			return &counter.ImportError{Line: line, Reason: fmt.Sprintf(format, args...)}
+		line := cr.line()
+		fail := func(field, format string, args ...any) error {
+			return &counter.ImportError{Line: line, Reason: fmt.Sprintf(format, args...), Quote: field}
 		}
 		if len(rec) != cols.n {
-			return imp, fail("%d fields, but the header names %d", len(rec), cols.n)
+			return imp, fail("", "%d fields, but the header names %d", len(rec), cols.n)
 		}
 		event, ok := parseBool(rec[cols.event])
 		if !ok {
-			return imp, fail("Event %q is neither true nor false", rec[cols.event])
+			return imp, fail(counter.Excerpt(rec[cols.event]), "Event is neither true nor false")
 		}
 		if event {
 			continue // an event is no pageview
 		}
 		at, err := time.Parse(time.RFC3339, rec[cols.date])
 		if err != nil {
-			return imp, fail("Date %q is not a time like 2026-01-02T15:04:05Z", rec[cols.date])
+			return imp, fail(counter.Excerpt(rec[cols.date]), "Date is not a time like 2026-01-02T15:04:05Z")
 		}
 		bot, err := strconv.ParseUint(rec[cols.bot], 10, 16)
 		if err != nil {
-			return imp, fail("Bot %q is not a number", rec[cols.bot])
+			return imp, fail(counter.Excerpt(rec[cols.bot]), "Bot is not a number")
 		}
 		first, ok := parseBool(rec[cols.firstVisit])
 		if !ok {
-			return imp, fail("FirstVisit %q is neither true nor false", rec[cols.firstVisit])
+			return imp, fail(counter.Excerpt(rec[cols.firstVisit]), "FirstVisit is neither true nor false")
 		}
 		date := at.UTC().Format(time.DateOnly)
 		t := days[date]
 		if t == nil {
 			if len(days) >= MaxDays {
-				return imp, fail("more than %d days", MaxDays)
+				return imp, fail("", "more than %d days", MaxDays)
 			}
 			t = &counter.Tally{}
 			days[date] = t
@@ -96,29 +95,15 @@ func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 		if err != nil {
 			continue // a path no page can have: the site's view alone
 		}
-		k := [2]string{date, page}
-		p := pages[k]
-		if p == nil {
-			if len(pages) >= MaxPageDays {
-				return imp, fail("more than %d days of pages", MaxPageDays)
-			}
-			p = &counter.Page{}
-			pages[k] = p
-		}
-		p.Views++
-		if first {
-			p.Visitors++
+		if err := pages.add(at, page, first); err != nil {
+			return imp, fail("", "%v", err)
 		}
 	}
 	var dayBook dayBook
 	for date, t := range days {
 		dayBook.add(counter.Day{Date: date, Tally: *t}, 0)
 	}
-	var pageBook pageBook
-	for k, p := range pages {
-		pageBook.add(counter.PageDay{Date: k[0], Page: k[1], Views: p.Views, Visitors: p.Visitors}, 0)
-	}
-	imp.Days, imp.PageDays = dayBook.sorted(), pageBook.sorted()
+	imp.Days, imp.PageDays = dayBook.sorted(), pages.list()
 	return imp, nil
 }
 
@@ -148,7 +133,7 @@ func goatColumns(header []string) (goatCols, error) {
 		return bad("not GoatCounter's export: its header starts with a version and Path, as 2Path")
 	}
 	if version != "1" && version != "2" {
-		return bad(fmt.Sprintf("GoatCounter's export format %s; this reads versions 1 and 2", version))
+		return c, &counter.ImportError{Line: 1, Reason: "GoatCounter's export of a format this does not read (it reads versions 1 and 2)", Quote: counter.Excerpt(version)}
 	}
 	for _, col := range []struct {
 		name string

@@ -71,9 +71,9 @@ func TestGoatCounterRefusals(t *testing.T) {
 	}{
 		{"empty", "", 0, "empty"},
 		{"not GoatCounter", "date,views\n", 1, "not GoatCounter's export"},
-		{"version 3", "3Path,Event,Bot,Session,FirstVisit,Date\n", 1, "format 3"},
+		{"version 3", "3Path,Event,Bot,Session,FirstVisit,Date\n", 1, `a format this does not read (it reads versions 1 and 2): "3"`},
 		{"no Date", "2Path,Event,Bot,Session,FirstVisit\n", 1, "without its Date column"},
-		{"bad date", header + "/a,false,0,s,true,2026-01-02T09:15:00Z\n/a,false,0,s,true,yesterday\n", 3, `Date "yesterday"`},
+		{"bad date", header + "/a,false,0,s,true,2026-01-02T09:15:00Z\n/a,false,0,s,true,yesterday\n", 3, `Date is not a time like 2026-01-02T15:04:05Z: "yesterday"`},
 		{"bad event", header + "/a,maybe,0,s,true,2026-01-02T09:15:00Z\n", 2, "Event"},
 		{"bad bot", header + "/a,false,x,s,true,2026-01-02T09:15:00Z\n", 2, "Bot"},
 		{"short row", header + "/a,false,0,s,true\n", 2, "5 fields"},

@@ -39,6 +39,21 @@ func (j *jsonReader) fail(format string, args ...any) error {
 	return &counter.ImportError{Line: j.line, Reason: fmt.Sprintf(format, args...)}
 }
 
+// failQuoting refuses the file at the current line for a reason, quoting
+// what the file holds there, s.
+func (j *jsonReader) failQuoting(s, format string, args ...any) error {
+	return &counter.ImportError{Line: j.line, Reason: fmt.Sprintf(format, args...), Quote: counter.Excerpt(s)}
+}
+
+// found refuses the file for a reason that byte c, read where something
+// else was expected, gives; c is 0 at the end of the file.
+func (j *jsonReader) found(c byte, reason string) error {
+	if c == 0 {
+		return j.fail("%s, found the end of the file", reason)
+	}
+	return j.failQuoting(string([]byte{c}), "%s, found another character", reason)
+}
+
 // peek returns the next byte that is not white space, without reading it;
 // 0 at the end.
 func (j *jsonReader) peek() (byte, error) {
@@ -74,17 +89,10 @@ func (j *jsonReader) expect(c byte) error {
 		return err
 	}
 	if got != c {
-		return j.fail("expected %q, found %s", string(c), describe(got))
+		return j.found(got, fmt.Sprintf("expected %q", string(c)))
 	}
 	j.r.ReadByte()
 	return nil
-}
-
-func describe(c byte) string {
-	if c == 0 {
-		return "the end of the file"
-	}
-	return strconv.QuoteRune(rune(c))
 }
 
 // object reads an object, calling fn with each key; fn reads its value.
@@ -212,7 +220,7 @@ func (j *jsonReader) escape(b *strings.Builder) error {
 		}
 		b.WriteRune(r)
 	default:
-		return j.fail("a bad escape \\%s in a string", string(c))
+		return j.failQuoting(string([]byte{'\\', c}), "a bad escape in a string")
 	}
 	return nil
 }
@@ -236,7 +244,7 @@ func (j *jsonReader) count(what string) (uint64, error) {
 		return 0, err
 	}
 	if c != '-' && (c < '0' || c > '9') {
-		return 0, j.fail("%s must be a number, found %s", what, describe(c))
+		return 0, j.found(c, what+" must be a number")
 	}
 	lit, err := j.number()
 	if err != nil {
@@ -245,9 +253,9 @@ func (j *jsonReader) count(what string) (uint64, error) {
 	n, err := strconv.ParseUint(lit, 10, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, j.fail("%s %s is more than 18446744073709551615", what, lit)
+			return 0, j.failQuoting(lit, "%s is more than 18446744073709551615", what)
 		}
-		return 0, j.fail("%s %s is not a whole number from 0 up", what, lit)
+		return 0, j.failQuoting(lit, "%s is not a whole number from 0 up", what)
 	}
 	return n, nil
 }
@@ -272,9 +280,9 @@ func (j *jsonReader) number() (string, error) {
 	}
 	if !validNumber(lit) {
 		if len(lit) > 1 && lit[0] == '0' && '0' <= lit[1] && lit[1] <= '9' {
-			return "", j.fail("a number with a leading zero: %s", lit)
+			return "", j.failQuoting(string(lit), "a number with a leading zero")
 		}
-		return "", j.fail("%q is not a number", lit)
+		return "", j.failQuoting(string(lit), "not a number")
 	}
 	return string(lit), nil
 }
@@ -360,7 +368,7 @@ func (j *jsonReader) skip() error {
 		_, err := j.number()
 		return err
 	}
-	return j.fail("expected a value, found %s", describe(c))
+	return j.found(c, "expected a value")
 }
 
 // end checks that nothing but white space follows the value read.

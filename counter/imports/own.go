@@ -1,8 +1,6 @@
 package imports
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -59,7 +57,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 		switch key {
 		case "name":
 			if imp.Name, err = j.str(); err == nil && counter.CheckName(imp.Name) != nil {
-				err = j.fail("%q is not a counter name", imp.Name)
+				err = j.failQuoting(imp.Name, "the name is not a counter name")
 			}
 		case "show":
 			var show string
@@ -70,7 +68,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 					imp.Show = counter.ShowVisitors
 				case counter.ShowViews.String():
 				default:
-					err = j.fail("show is %q, not views or visitors", show)
+					err = j.failQuoting(show, "show is not views or visitors")
 				}
 			}
 		case "total":
@@ -106,6 +104,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 				return days.add(d, line)
 			})
 		case "referrers":
+			seen := map[string]int{} // the line of each host
 			err = j.array(func() error {
 				var ref counter.Referrer
 				line := j.nextLine()
@@ -127,6 +126,10 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 				if err == nil && len(imp.Referrers) >= counter.MaxReferrers+1 {
 					err = &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d referring hosts", counter.MaxReferrers+1)}
 				}
+				if first, ok := seen[ref.Host]; ok && err == nil {
+					err = &counter.ImportError{Line: line, Reason: fmt.Sprintf("a referring host given twice, first on line %d", first), Quote: counter.Excerpt(ref.Host)}
+				}
+				seen[ref.Host] = line
 				imp.Referrers = append(imp.Referrers, ref)
 				return err
 			})
@@ -169,13 +172,9 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 	if imp.Name == "" {
 		return counter.Imported{}, &counter.ImportError{Reason: "the file names no counter: is it a stats.json export?"}
 	}
-	imp.Days, imp.PageDays = days.sorted(), pages.sorted()
-	seen := make(map[string]bool, len(imp.Referrers))
-	for _, ref := range imp.Referrers {
-		if seen[ref.Host] {
-			return counter.Imported{}, &counter.ImportError{Reason: fmt.Sprintf("referrer %q given twice", ref.Host)}
-		}
-		seen[ref.Host] = true
+	imp.Days = days.sorted()
+	if imp.PageDays, err = pages.sorted(); err != nil {
+		return counter.Imported{}, err
 	}
 	return imp, nil
 }
@@ -188,7 +187,7 @@ func (j *jsonReader) time(what string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return t, j.fail("%s %q is not a time like 2026-01-02T15:04:05Z", what, s)
+		return t, j.failQuoting(s, "%s is not a time like 2026-01-02T15:04:05Z", what)
 	}
 	return t.UTC(), nil
 }
@@ -200,10 +199,13 @@ func (j *jsonReader) date() (string, error) {
 		return "", err
 	}
 	if !isDate(s) {
-		return "", j.fail("date %q is not a day like 2026-01-02", s)
+		return "", j.failQuoting(s, notADay)
 	}
 	return s, nil
 }
+
+// notADay says what a date must be.
+const notADay = "the date is not a day like 2026-01-02"
 
 // isDate reports whether s is a real day written as 2006-01-02.
 func isDate(s string) bool {
@@ -217,8 +219,8 @@ func isDate(s string) bool {
 // export of an older version, with fewer, reads too.
 func OwnCSV(r io.Reader) (counter.Imported, error) {
 	var imp counter.Imported
-	cr := csv.NewReader(skipBOM(r))
-	cr.ReuseRecord = true
+	cr := newCSVReader(r)
+	cr.cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
 		return imp, csvError(err)
@@ -247,11 +249,11 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 			break
 		}
 		if err != nil {
-			return imp, csvError(err)
+			return imp, err
 		}
-		line, _ := cr.FieldPos(0)
+		line := cr.line()
 		if !isDate(rec[date]) {
-			return imp, &counter.ImportError{Line: line, Reason: fmt.Sprintf("date %q is not a day like 2026-01-02", rec[date])}
+			return imp, &counter.ImportError{Line: line, Reason: notADay, Quote: counter.Excerpt(rec[date])}
 		}
 		var t counter.Tally
 		for i, field := range rec {
@@ -260,7 +262,7 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 			}
 			n, err := strconv.ParseUint(field, 10, 64)
 			if err != nil {
-				return imp, &counter.ImportError{Line: line, Reason: fmt.Sprintf("%s %q is not a whole number from 0 to 18446744073709551615", header[i], field)}
+				return imp, &counter.ImportError{Line: line, Reason: header[i] + " is " + notACount, Quote: counter.Excerpt(field)}
 			}
 			setColumn(&t, at[i], n)
 		}
@@ -273,17 +275,16 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 			return imp, err
 		}
 	}
-	imp.Days, imp.PageDays = days.sorted(), pages.sorted()
+	imp.Days = days.sorted()
+	if imp.PageDays, err = pages.sorted(); err != nil {
+		return counter.Imported{}, err
+	}
 	return imp, nil
 }
 
-// csvError turns an error of encoding/csv into an ImportError at its line.
+// csvError is the refusal of a CSV file whose header cannot be read.
 func csvError(err error) error {
-	var pe *csv.ParseError
-	switch {
-	case errors.As(err, &pe):
-		return &counter.ImportError{Line: pe.Line, Reason: pe.Err.Error()}
-	case err == io.EOF:
+	if err == io.EOF {
 		return &counter.ImportError{Reason: "the file is empty"}
 	}
 	return err
@@ -301,7 +302,7 @@ func (b *dayBook) add(d counter.Day, line int) error {
 		return &counter.ImportError{Line: line, Reason: "a day without a date"}
 	}
 	if first, ok := b.line[d.Date]; ok {
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("day %s given twice, first on line %d", d.Date, first)}
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a day given twice, first on line %d", first), Quote: counter.Excerpt(d.Date)}
 	}
 	if len(b.days) >= MaxDays {
 		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d days", MaxDays)}
@@ -319,45 +320,6 @@ func (b *dayBook) sorted() []counter.Day {
 	// where slices.SortFunc would add one for this type: each hit maps
 	// the whole binary.
 	sort.Slice(b.days, func(i, j int) bool { return b.days[i].Date < b.days[j].Date })
-	return b.days
-}
-
-// pageBook gathers a site's page days, refusing a page's day given twice
-// and more than MaxPageDays.
-type pageBook struct {
-	days []counter.PageDay
-	line map[[2]string]int
-}
-
-func (b *pageBook) add(d counter.PageDay, line int) error {
-	switch {
-	case d.Date == "":
-		return &counter.ImportError{Line: line, Reason: "a page's day without a date"}
-	case d.Page == "":
-		return &counter.ImportError{Line: line, Reason: "a page's day without a page"}
-	case len(d.Page) > counter.MaxPageLen:
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a page longer than %d bytes", counter.MaxPageLen)}
-	}
-	key := [2]string{d.Date, d.Page}
-	if first, ok := b.line[key]; ok {
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("page %q on %s given twice, first on line %d", d.Page, d.Date, first)}
-	}
-	if len(b.days) >= MaxPageDays {
-		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d days of pages", MaxPageDays)}
-	}
-	if b.line == nil {
-		b.line = map[[2]string]int{}
-	}
-	b.line[key] = line
-	b.days = append(b.days, d)
-	return nil
-}
-
-func (b *pageBook) sorted() []counter.PageDay {
-	sort.Slice(b.days, func(i, j int) bool {
-		x, y := b.days[i], b.days[j]
-		return x.Date < y.Date || x.Date == y.Date && x.Page < y.Page
-	})
 	return b.days
 }
 

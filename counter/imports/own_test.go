@@ -96,7 +96,10 @@ func referenceImport(t *testing.T, data []byte) counter.Imported {
 	for _, d := range e.PageDays {
 		pages.add(counter.PageDay{Date: d.Date, Page: d.Page, Views: number(t, d.Views), Visitors: number(t, d.Visitors)}, 0)
 	}
-	imp.PageDays = pages.sorted()
+	var err error
+	if imp.PageDays, err = pages.sorted(); err != nil {
+		t.Fatal(err)
+	}
 	return imp
 }
 
@@ -147,7 +150,7 @@ func TestOwnJSONRefusals(t *testing.T) {
 		{"not an object", `[1]`, 1, "expected \"{\""},
 		{"no name", `{"days":[]}`, 0, "names no counter"},
 		{"bad name", `{"name":"../x"}`, 1, "not a counter name"},
-		{"bad show", `{"name":"a","show":"all"}`, 1, "show is \"all\""},
+		{"bad show", `{"name":"a","show":"all"}`, 1, `show is not views or visitors: "all"`},
 		{"negative", "{\"name\":\"a\",\n\"total\":-1}", 2, "not a whole number"},
 		{"fraction", `{"name":"a","total":1.5}`, 1, "not a whole number"},
 		{"negative zero", `{"name":"a","total":-0}`, 1, "not a whole number"},
@@ -159,9 +162,9 @@ func TestOwnJSONRefusals(t *testing.T) {
 		{"minus alone", `{"name":"a","x":-}`, 1, "not a number"},
 		{"string count", `{"name":"a","total":"1"}`, 1, "must be a number"},
 		{"bad date", `{"name":"a","days":[{"date":"2026-02-30","views":1}]}`, 1, "not a day"},
-		{"duplicate day", "{\"name\":\"a\",\"days\":[\n" + day + ",\n" + day + "]}", 3, "day 2026-01-01 given twice, first on line 2"},
+		{"duplicate day", "{\"name\":\"a\",\"days\":[\n" + day + ",\n" + day + "]}", 3, `a day given twice, first on line 2: "2026-01-01"`},
 		{"duplicate page day", "{\"name\":\"a\",\"page_days\":[\n" + `{"date":"2026-01-01","page":"/a"},` + "\n" + `{"date":"2026-01-01","page":"/a"}]}`, 3, "given twice"},
-		{"trailing comma", `{"name":"a","days":[` + day + `,]}`, 1, "expected \"{\", found ']'"},
+		{"trailing comma", `{"name":"a","days":[` + day + `,]}`, 1, `expected "{", found another character: "]"`},
 		{"unended", `{"name":"a","days":[` + day, 1, "the end of the file"},
 		{"garbage after", `{"name":"a"} x`, 1, "more after the end"},
 		{"deep", `{"name":"a","x":` + strings.Repeat("[", 20) + strings.Repeat("]", 20) + `}`, 1, "nested deeper"},
@@ -205,6 +208,7 @@ func TestOwnCSV(t *testing.T) {
 
 func TestOwnCSVRefusals(t *testing.T) {
 	const header = "date,views,visitors\r\n"
+	const pages = "date,page,views,visitors\n"
 	for _, tc := range []struct {
 		name, in string
 		line     int
@@ -213,12 +217,15 @@ func TestOwnCSVRefusals(t *testing.T) {
 		{"empty", "", 0, "empty"},
 		{"no views", "date,hits\r\n", 1, "no date or no views"},
 		{"short line", header + "2026-01-01,1\r\n", 2, "wrong number of fields"},
-		{"bad number", header + "2026-01-01,1,x\r\n", 2, `visitors "x"`},
-		{"negative", header + "2026-01-01,-1,0\r\n", 2, `views "-1"`},
+		{"bad number", header + "2026-01-01,1,x\r\n", 2, `visitors is not a whole number from 0 to 18446744073709551615: "x"`},
+		{"negative", header + "2026-01-01,-1,0\r\n", 2, `views is not a whole number from 0 to 18446744073709551615: "-1"`},
 		{"past 2^64", header + "2026-01-01,18446744073709551616,0\r\n", 2, "18446744073709551616"},
 		{"bad date", header + "2026-1-1,1,1\r\n", 2, "not a day"},
-		{"duplicate day", header + "2026-01-01,1,1\r\n2026-01-02,1,1\r\n2026-01-01,2,2\r\n", 4, "day 2026-01-01 given twice, first on line 2"},
+		{"duplicate day", header + "2026-01-01,1,1\r\n2026-01-02,1,1\r\n2026-01-01,2,2\r\n", 4, `a day given twice, first on line 2: "2026-01-01"`},
 		{"bad quote", header + "2026-01-01,\"1,1\r\n", 2, "quote"},
+		{"page days given twice", pages + "2026-01-01,/b,1,1\n2026-01-01,/a,1,1\n2026-01-01,/a,2,2\n2026-01-01,/b,1,1\n", 4, `a page's day given twice, first on line 3: "/a" on 2026-01-01`},
+		{"a page day three times", pages + "2026-01-01,/a,1,1\n2026-01-02,/a,1,1\n2026-01-01,/a,1,1\n2026-01-01,/a,1,1\n", 4, `given twice, first on line 2: "/a" on 2026-01-01`},
+		{"no page's path", pages + "2026-01-01,/a/../b,1,1\n", 2, `no page's path, such as /posts/hello: "/a/../b"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := OwnCSV(strings.NewReader(tc.in))
@@ -234,7 +241,7 @@ func wantRefusal(t *testing.T, err error, line int, reason string) {
 	if !errors.As(err, &ie) || !errors.Is(err, counter.ErrImport) {
 		t.Fatalf("error %v; want an ImportError", err)
 	}
-	if ie.Line != line || !strings.Contains(ie.Reason, reason) {
-		t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Reason, line, reason)
+	if ie.Line != line || !strings.Contains(ie.Error(), reason) {
+		t.Errorf("line %d %q; want line %d, %q", ie.Line, ie.Error(), line, reason)
 	}
 }

@@ -1,0 +1,184 @@
+package store
+
+import (
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+)
+
+// importFill is how full the page-days bucket's pages are made as an
+// import writes them. Its keys go in in order, the date first, so that a
+// page filled splits nearly full rather than in halves (bbolt's default,
+// for keys that come in any order): the file and the transaction, which
+// holds every page it writes in memory, are smaller by almost half.
+const importFill = 0.9
+
+// pageImport is an import of one site's page days within a transaction.
+type pageImport struct {
+	b, pages, days, siteDays *bolt.Bucket
+	site                     *counter.Site
+	o                        ImportOptions
+	folded                   []byte
+	made                     uint64 // the pages the site has made
+	total                    uint64 // the site's total
+	c                        *ImportChange
+}
+
+// importPages merges a site's page days, by date then page as
+// counter.Imported has them, making the pages it has room for, and
+// returns the site's total, raised where a day's pages add up to more
+// than the site's day. It works a day at a time, so that what it keeps
+// in memory beside the transaction is one day's pages.
+func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o ImportOptions, total uint64, c *ImportChange) (uint64, error) {
+	im := pageImport{b: b, site: site, o: o, total: total, c: c}
+	var err error
+	if im.pages, err = b.CreateBucketIfNotExists(bucketPages); err != nil {
+		return total, err
+	}
+	if im.days, err = b.CreateBucketIfNotExists(bucketPageDays); err != nil {
+		return total, err
+	}
+	im.days.FillPercent = importFill
+	if im.siteDays, err = b.CreateBucketIfNotExists(bucketDays); err != nil {
+		return total, err
+	}
+	if im.made, err = decodeUint64(b.Get(keyPageCount)); err != nil {
+		return total, err
+	}
+	im.folded = b.Get(keyPagesFolded)
+	for len(in) > 0 {
+		n := 1
+		for n < len(in) && in[n].Date == in[0].Date {
+			n++
+		}
+		if n < len(in) && in[n].Date < in[0].Date {
+			return im.total, fmt.Errorf("page days out of order: %s after %s", in[n].Date, in[0].Date)
+		}
+		if err := im.day(in[:n]); err != nil {
+			return im.total, err
+		}
+		in = in[n:]
+	}
+	if err := b.Put(keyPageCount, encodeUint64(im.made)); err != nil {
+		return im.total, err
+	}
+	// Fold the days before today now, so that the next hit does not.
+	if _, err := foldPages(b, im.pages, im.days, dayKey(o.Now)); err != nil {
+		return im.total, err
+	}
+	return im.total, nil
+}
+
+// day merges the page days of one date.
+func (im *pageImport) day(in []counter.PageDay) error {
+	// The file's pages as the site keys them, several of its pages making
+	// one of the site's adding up.
+	sums := map[string]counter.Page{}
+	var order []string
+	date := []byte(in[0].Date)
+	for _, d := range in {
+		page, err := im.page(d)
+		if err != nil {
+			return err
+		}
+		if _, ok := sums[page]; !ok {
+			order = append(order, page)
+		}
+		sums[page] = plus(sums[page], counter.Page{Views: d.Views, Visitors: d.Visitors})
+	}
+	for _, page := range order {
+		if err := im.put(date, page, sums[page]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// page returns the site's page that a page day of the file counts for,
+// making it when the site has room for it, and counts it in the change.
+func (im *pageImport) page(d counter.PageDay) (string, error) {
+	page := d.Page
+	if page != counter.OtherPages {
+		var err error
+		if page, err = counter.PageKey(d.Page, im.site.KeepQuery); err != nil {
+			return "", fmt.Errorf("page %s: %w", counter.Excerpt(d.Page), err)
+		}
+	}
+	_, found, err := getPage(im.pages, page)
+	if err != nil {
+		return "", err
+	}
+	if !found && page != counter.OtherPages {
+		if im.made < uint64(im.site.MaxPages) {
+			im.made++
+			im.c.PagesNew++
+		} else {
+			page = counter.OtherPages
+			im.c.PagesOther++
+			if _, found, err = getPage(im.pages, page); err != nil {
+				return "", err
+			}
+		}
+	}
+	if !found {
+		if err := im.pages.Put([]byte(page), encodePage(counter.Page{Page: page, FirstSeen: mustDay([]byte(d.Date))})); err != nil {
+			return "", err
+		}
+	}
+	return page, nil
+}
+
+// put merges what page got on date, in, into the page's day, its record
+// and the site's day.
+func (im *pageImport) put(date []byte, page string, in counter.Page) error {
+	key := pageDayKey(date, page)
+	var old counter.Page
+	v := im.days.Get(key)
+	if v != nil {
+		var err error
+		if old.Views, old.Visitors, err = decodePageDay(v); err != nil {
+			return err
+		}
+	}
+	now := in
+	if !im.o.Replace {
+		now = counter.Page{Views: max(old.Views, in.Views), Visitors: max(old.Visitors, in.Visitors)}
+	}
+	if now == old && v != nil {
+		return nil
+	}
+	im.c.PageDays++
+	if err := im.days.Put(key, encodePageDay(now.Views, now.Visitors)); err != nil {
+		return err
+	}
+	p, _, err := getPage(im.pages, page)
+	if err != nil {
+		return err
+	}
+	if day := mustDay(date); day.Before(p.FirstSeen) {
+		p.FirstSeen = day
+	}
+	// A day already folded is in the page's record too.
+	if im.folded != nil && string(date) <= string(im.folded) {
+		p.Views = moveBy(p.Views, old.Views, now.Views)
+		p.Visitors = moveBy(p.Visitors, old.Visitors, now.Visitors)
+	}
+	if err := im.pages.Put([]byte(page), encodePage(p)); err != nil {
+		return err
+	}
+	// Every day a page counts on, its site counts on: the readers
+	// find a page's days through the site's.
+	siteViews, err := decodeUint64(im.siteDays.Get(date))
+	if err != nil {
+		return err
+	}
+	if siteViews < now.Views {
+		im.total = moveBy(im.total, siteViews, now.Views)
+		if err := im.siteDays.Put(date, encodeUint64(now.Views)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
