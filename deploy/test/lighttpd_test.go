@@ -73,25 +73,27 @@ func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, r
 	return srv
 }
 
-// mainConfig is a minimal lighttpd.conf around the shipped snippet,
-// plus the rewrite that the README documents and hits, the /hits/ alias.
+// mainConfig is a minimal lighttpd.conf around the shipped snippet and
+// the shipped rewrite (deploy/lighttpd/counter-rewrite.conf), plus the
+// /hits/ alias that deploy/lighttpd/counter-rewrite.conf describes.
 func mainConfig(dir, htdocs, snippet, hits string, port int) string {
-	return fmt.Sprintf(`server.modules       = ( "mod_rewrite" )
-server.document-root = "%[2]s"
+	shippedRewrite, err := filepath.Abs(filepath.Join(kitDir, "lighttpd", "counter-rewrite.conf"))
+	if err != nil {
+		panic(err) // only when the working directory is gone
+	}
+	return fmt.Sprintf(`server.document-root = "%[2]s"
 server.errorlog      = "%[1]s/error.log"
 server.pid-file      = "%[1]s/lighttpd.pid"
 server.bind          = "127.0.0.1"
 server.port          = %[5]d
 
-# lighttpd matches path and query, so $1 carries the query string along
-url.rewrite-once = ( "^/counter/(.*)$" => "/cgi-bin/counter.cgi/$1" )
-
+include "%[6]s"
 include "%[3]s"
 
 $HTTP["url"] =~ "^/hits/counter\.cgi(/|$)" {
 %[4]s
 }
-`, dir, htdocs, snippet, hits, port)
+`, dir, htdocs, snippet, hits, port, shippedRewrite)
 }
 
 // lighttpdHitsCGI maps the README's alias, /hits/counter.cgi, to the CGI.
