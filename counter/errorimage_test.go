@@ -132,3 +132,23 @@ func TestQuerySize(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkErrorImage is what a refused image costs to draw: once per
+// refusal, never on a hit that counts.
+func BenchmarkErrorImage(b *testing.B) {
+	for _, f := range []Format{PNG, GIF, SVG} {
+		b.Run(f.ContentType(), func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				d, err := NewErrorDrawing("no counter blgo", 20)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := d.Encode(&buf, f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
