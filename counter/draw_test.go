@@ -90,9 +90,16 @@ func testGolden(t *testing.T, file, text, query string, cache *GlyphCache, draws
 			t.Fatal(err)
 		}
 	}
+	checkGolden(t, file, got.Bytes())
+}
+
+// checkGolden compares got with the golden file, or with -update writes
+// it; on a mismatch it writes got to a temporary file and says where.
+func checkGolden(t *testing.T, file string, got []byte) {
+	t.Helper()
 	path := filepath.Join(goldenDir, file)
 	if *update {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -101,11 +108,11 @@ func testGolden(t *testing.T, file, text, query string, cache *GlyphCache, draws
 	if err != nil {
 		t.Fatalf("%v (run go test ./counter -update to make it)", err)
 	}
-	if msg := compareImages(t, file, got.Bytes(), want); msg != "" {
+	if msg := compareImages(t, file, got, want); msg != "" {
 		// Outside t.TempDir, which is gone when the test ends.
 		out, err := os.CreateTemp("", "golden-*-"+file)
 		if err == nil {
-			out.Write(got.Bytes())
+			out.Write(got)
 			out.Close()
 		}
 		t.Errorf("%s: %s; drawn image written to %s", file, msg, out.Name())

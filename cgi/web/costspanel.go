@@ -35,6 +35,9 @@ func (a *App) loadCosts(db *store.DB) *costView {
 	return v
 }
 
+// costsAreFor is the panel's first line: what its figures are for.
+const costsAreFor = `What these are for: to see that this machine keeps up, and to hear of it when an upgrade, an ageing SD card or a busy CPU makes a hit, a commit or a login check slower (a warning then shows here).`
+
 // Geometry of a sparkline, in SVG user units.
 const sparkW, sparkH = 120, 24
 
@@ -46,6 +49,7 @@ func writeCosts(p *htmlPage, v *costView) {
 		return
 	}
 	p.raw(`<section class="costs"><h2>What this counter costs on this machine</h2>`, "\n")
+	p.raw(`<p class="sub">`, costsAreFor, "</p>\n")
 	p.raw(`<p class="sub">Measured on every request here, per UTC day: the last `, itoa(len(v.days)), ` day(s), today so far on the right.</p>`, "\n")
 	for _, w := range v.warnings {
 		p.raw(`<p class="msg warn">`)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -99,7 +100,26 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	if format == counter.SVG {
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	}
+	if typo, ok := counter.FindTypo(r.URL.RawQuery); ok {
+		// Unknown keys are allowed (a cache-buster), so the image is
+		// drawn and the hit counted as ever: a page that worked before
+		// keeps working. But this one is likely a mistake in the tag.
+		w.Header().Set(errorHeader, typo.Message())
+		a.warnTypo(r, name, typo)
+	}
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
+}
+
+// warnTypo tells the owner of a key that looks misspelt, once a day per
+// counter, whatever process serves the hit: the visitor table, which
+// says when it sees a visitor first that day, is asked about a visitor
+// that no hit can be (a counter name has no '?', a page starts with '/').
+// When the table cannot tell, nothing is said: the header still says it.
+func (a *App) warnTypo(r *http.Request, name string, typo counter.Typo) {
+	v, err := a.visitors.See(seen.Visit{Counter: name + "?typo", Now: a.now()})
+	if err == nil && v.NewToday {
+		a.log.Printf("%s %q: %s (said once a day per counter)", r.Method, r.URL.Path, typo.Message())
+	}
 }
 
 // countParam reads whether an image counts its hit: count=0 shows the
@@ -318,16 +338,53 @@ func (a *App) glance(name string, site siteHit) (store.Glance, error) {
 	return db.Glance(name, site.target, site.image, a.now())
 }
 
-// refuseImage answers an <img> that cannot show a count with a tiny valid
-// image, the status, and the reason in a header.
+// refuseImage answers an <img> that cannot show a count with the status,
+// the reason in a header, and a small image that says in a few words
+// what is wrong, at the size the tag asked for, so that the owner sees
+// the mistake on his page; or, with COUNTER_ERRORS=blank, a 1x1
+// transparent image. It is drawn only here, on an error.
 func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter.Format, err error) {
 	status, msg := publicError(err)
 	a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
 	var body bytes.Buffer
-	counter.EncodeBlank(&body, format)
+	if a.cfg.BlankErrors || drawError(&body, format, errorText(err, r), counter.QuerySize(r.URL.RawQuery)) != nil {
+		body.Reset()
+		counter.EncodeBlank(&body, format)
+	}
 	noCache(w.Header())
+	if format == counter.SVG {
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	}
 	w.Header().Set(errorHeader, msg)
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
+}
+
+// drawError writes the image of an error that says text.
+func drawError(body *bytes.Buffer, format counter.Format, text string, size int) error {
+	d, err := counter.NewErrorDrawing(text, size)
+	if err != nil {
+		return err
+	}
+	return d.Encode(body, format)
+}
+
+// errorText is what an error image says, in the fewest words that point
+// at the mistake: "no counter blgo", "bad fg"; else the public message.
+// The name is drawn only once CheckName has passed it, which it has for
+// a counter not found; counter.ErrorText bounds it all the same.
+func errorText(err error, r *http.Request) string {
+	var pe *counter.ParamError
+	switch {
+	case errors.As(err, &pe):
+		return "bad " + pe.Param
+	case errors.Is(err, counter.ErrNotFound):
+		name, _, _ := cutLast(path.Base(r.URL.Path), ".")
+		if counter.CheckName(name) == nil {
+			return "no counter " + name
+		}
+	}
+	_, msg := publicError(err)
+	return msg
 }
 
 // serveCount answers /NAME.json, counting nothing: the figure the image

@@ -58,6 +58,7 @@ button{font:inherit;padding:.4rem .9rem;border:1px solid var(--bar);background:v
 .fig.shown .card{border-color:var(--soft)}
 .tag{font-size:.75rem;font-weight:normal;color:var(--vis);background:#e7f0fc;border-radius:1rem;padding:.1rem .5rem;vertical-align:middle;white-space:nowrap}
 .note{background:#fff8e1;border:1px solid #f1dfa0;border-radius:6px;padding:.5rem .75rem;font-size:.9rem}
+.note code{display:inline-block}
 .legend{margin:0 0 .4rem;color:var(--mute);font-size:.9rem}
 .key{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;vertical-align:-.05rem;margin:0 .3rem 0 0}
 .key.views{background:var(--soft)}.key.visitors{background:var(--vis);margin-left:.8rem}

@@ -26,9 +26,10 @@ func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	var b strings.Builder
 	b.WriteString(indexHead)
+	here := counter.ReferrerHost("http://" + r.Host + "/")
 	for _, c := range list {
 		n := html.EscapeString(c.Name) // names are plain already; escape all the same
-		b.WriteString(strings.NewReplacer("NAME", n).Replace(indexCounter))
+		b.WriteString(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here)).Replace(indexCounter))
 	}
 	if len(list) == 0 {
 		b.WriteString("<p>No counters yet: make one with <code>counter.cgi create NAME</code>.</p>\n")
@@ -48,10 +49,18 @@ code,pre{background:#f3f3f3;border-radius:4px}pre{padding:.6rem;overflow-x:auto}
 .row{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;margin:.5rem 0}
 </style></head><body>
 <h1>Hit counter</h1>
-<p>Every reload of this page counts one more hit on each counter below.</p>
+<p>The counters below count as they will on your pages: a <b>view</b> when a
+browser loads the image, and a <b>visitor</b> the first time that browser
+comes that day (UTC). Not counted: the same browser again within the
+counter's reload window (30 minutes unless set otherwise), bots and scripts
+(curl too), prefetches, your own browser once marked on the statistics page,
+pages of sites not on the counter's list, and ignored addresses. Each of
+those is still on the statistics page, under "Hits not counted", with its
+reason.</p>
 `
 
 const indexCounter = `<h2>NAME</h2>
+<p>COUNTS</p>
 <div class="row">
 <img src="NAME.png" alt="NAME visits">
 <img src="NAME.svg?digits=8&amp;fg=0f0&amp;bg=000&amp;size=32" alt="NAME visits">
@@ -62,3 +71,22 @@ const indexCounter = `<h2>NAME</h2>
 <p>The count as JSON, without counting: <a href="NAME.json">NAME.json</a>.
 Its statistics: <a href="NAME/stats">NAME/stats</a>.</p>
 `
+
+// whatCounts says what a load of the demo page adds to a counter of
+// settings s, for its three images: plain text, with nothing from the
+// request but the page's own host (here).
+func whatCounts(s counter.Settings, here string) string {
+	var b strings.Builder
+	switch {
+	case s.LimitsReferrers() && !s.AllowsReferrer(here):
+		return "This counter counts only on the sites on its list (referrers=), and this page is not one: loading it counts nothing; the statistics page lists its hits as foreign."
+	case s.Reload > 0:
+		b.WriteString("The three images below are one counter: a browser's first load of this page counts one view, not three (the second and third images are its reloads), and loading the page again within " + plainDuration(s.Reload) + " counts nothing.")
+	default:
+		b.WriteString("This counter counts every hit (reload=off): each load of this page adds three views, one per image.")
+	}
+	if s.Show == counter.ShowVisitors {
+		b.WriteString(" Its images show unique visitors: this browser adds one a day.")
+	}
+	return b.String()
+}

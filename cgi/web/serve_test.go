@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"hitcounter/cgi/gateway"
 	"html"
 	"image/gif"
 	"image/png"
@@ -17,6 +16,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/gateway"
+	"hitcounter/counter"
+	"hitcounter/store"
 )
 
 // startServer runs gateway.ServeHTTP on a loopback port until the test ends.
@@ -172,5 +175,58 @@ func TestLocalServerRefusesGarbage(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "bad request") {
 		t.Errorf("log %q", logs.String())
+	}
+}
+
+// TestDemoPageSaysWhatCounts: the demo page says what a load of it
+// counts, counter by counter, and it is so: under the default settings
+// a first load of its images counts one view and a second none.
+func TestDemoPageSaysWhatCounts(t *testing.T) {
+	a, _ := testApp(t)
+	a.demo = true
+	db, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	visitors := counter.DefaultSettings()
+	visitors.Show = counter.ShowVisitors
+	elsewhere := counter.DefaultSettings()
+	elsewhere.Referrers = []string{"example.org"}
+	for name, s := range map[string]counter.Settings{"plain": counter.DefaultSettings(), "every": {}, "people": visitors, "theirs": elsewhere} {
+		if err := db.CreateWith(name, 0, testNow, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	base := startServer(t, a) + "/"
+	client := &http.Client{Timeout: 5 * time.Second}
+	page := string(fetch(t, client, base))
+	if strings.Contains(page, "Every reload") {
+		t.Errorf("the page still says every reload counts")
+	}
+	for _, want := range []string{
+		"within the\ncounter's reload window",
+		"bots and scripts",
+		"<h2>plain</h2>\n<p>The three images below are one counter: a browser's first load of this page counts one view, not three (the second and third images are its reloads), and loading the page again within 30 minutes counts nothing.</p>",
+		"<h2>every</h2>\n<p>This counter counts every hit (reload=off): each load of this page adds three views, one per image.</p>",
+		"<h2>people</h2>\n<p>The three images below are one counter: a browser's first load of this page counts one view, not three (the second and third images are its reloads), and loading the page again within 30 minutes counts nothing. Its images show unique visitors: this browser adds one a day.</p>",
+		"<h2>theirs</h2>\n<p>This counter counts only on the sites on its list (referrers=), and this page is not one: loading it counts nothing; the statistics page lists its hits as foreign.</p>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %q:\n%s", want, page)
+		}
+	}
+	// What it says of the default settings is what happens.
+	srcs := regexp.MustCompile(`<img src="(plain\.[^"]*)"`).FindAllStringSubmatch(page, -1)
+	if len(srcs) != 3 {
+		t.Fatalf("%d images of plain, want 3", len(srcs))
+	}
+	for load := 1; load <= 2; load++ {
+		for _, m := range srcs {
+			fetch(t, client, base+html.UnescapeString(m[1]))
+		}
+		if got := total(t, a, "plain"); got != 1 {
+			t.Errorf("after load %d of the page, plain counted %d, want 1", load, got)
+		}
 	}
 }

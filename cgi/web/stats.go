@@ -122,6 +122,9 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htm
 		p.raw(". No hits yet")
 	}
 	p.raw(".</p>\n")
+	if !s.Protected {
+		publicNote(p, s.Name)
+	}
 	if t := s.TalliedSince; !t.IsZero() && t.After(s.Created) {
 		p.raw(`<p class="note">Visitors and hits not counted are kept since `)
 		p.text(t.UTC().Format(time.DateOnly))
@@ -148,6 +151,15 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htm
 	p.raw("</div>\n")
 	p.end()
 	return p
+}
+
+// publicNote says that the statistics of counter name have no password,
+// and the command that gives them one, as the README has it.
+func publicNote(p *htmlPage, name string) {
+	p.raw(`<p class="note public">This page is public: anyone who has its address can see these figures. `,
+		`To protect it with a password, run on the server: <code>sudo -u www-data counter.cgi passwd `)
+	p.text(name)
+	p.raw("</code></p>\n")
 }
 
 // figures writes one group of cards: today, the last 7 and 30 days and

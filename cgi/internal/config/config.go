@@ -42,6 +42,13 @@ type Config struct {
 	// the counter costs on this machine, kept per day in RunDir and in the
 	// database.
 	NoCosts bool
+	// BlankErrors answers an image request that cannot show a count
+	// (an unknown counter, a bad parameter) with a 1x1 transparent image,
+	// as releases before did, instead of one that says what is wrong
+	// (COUNTER_ERRORS=blank; image, the default, draws it). The status
+	// and X-Counter-Error are the same either way. It is no counter's
+	// setting: the counter asked for may not exist.
+	BlankErrors bool
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 }
@@ -111,6 +118,13 @@ func FromEnv(getenv func(string) string) (Config, []error) {
 		cfg.NoCosts = true
 	default:
 		errs = append(errs, fmt.Errorf("COUNTER_COSTS=%q: want on or off, using on", v))
+	}
+	switch v := strings.TrimSpace(getenv("COUNTER_ERRORS")); v {
+	case "", "image":
+	case "blank":
+		cfg.BlankErrors = true
+	default:
+		errs = append(errs, fmt.Errorf("COUNTER_ERRORS=%q: want image or blank, using image", v))
 	}
 	return cfg, errs
 }

@@ -67,3 +67,29 @@ func TestFormatSize(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorsFromEnv(t *testing.T) {
+	tests := []struct {
+		value string
+		blank bool
+		bad   bool
+	}{
+		{"", false, false},
+		{"image", false, false},
+		{"blank", true, false},
+		{" blank ", true, false},
+		{"Blank", false, true},
+		{"off", false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.value, func(t *testing.T) {
+			cfg, errs := FromEnv(Lookup([]string{"COUNTER_ERRORS=" + tc.value}))
+			if cfg.BlankErrors != tc.blank || (len(errs) > 0) != tc.bad {
+				t.Errorf("BlankErrors %v, errors %v; want %v, error %v", cfg.BlankErrors, errs, tc.blank, tc.bad)
+			}
+			if tc.bad && !strings.Contains(errs[0].Error(), "using image") {
+				t.Errorf("error %q does not say what is used instead", errs[0])
+			}
+		})
+	}
+}
