@@ -137,9 +137,3 @@ func hasToken(v, token string) bool {
 	}
 	return false
 }
-
-// IsGitHubCamo reports whether userAgent is GitHub's image proxy, which
-// fetches README images on behalf of their readers.
-func IsGitHubCamo(userAgent string) bool {
-	return strings.HasPrefix(userAgent, "github-camo")
-}

@@ -226,7 +226,7 @@ func (lr *LogReader) count(req request, at time.Time, page string) *counter.Impo
 		addr = addr.Unmap().WithZone("")
 	}
 	switch {
-	case counter.IsGitHubCamo(req.agent):
+	case counter.IsGitHubCamo(req.agent, addr): // the zero Addr when it is none
 		kind = counter.GitHub
 	case !req.common && lr.isBot(req.agent):
 		kind = counter.Bot
