@@ -174,7 +174,8 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 			a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
 		}
 	case c.FirstToday:
-		a.log.Printf("hit %q counted as a view, visitor not known, and so will every hit be, reloads too, until this is mended (said on a counter's first view of each day): %v", name, unknown)
+		// Short, for the problem and its fix to fit a log line.
+		a.log.Printf("hit %q: visitor not known until mended (said once a day): %v", name, unknown)
 	}
 	if err == nil && c.PageErr != nil {
 		// Not the path itself: it is the visitor's, and may be long.
