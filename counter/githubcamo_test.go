@@ -351,3 +351,20 @@ func TestCamoTableMerges(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The proxy's check on the hit path: a browser pays a prefix test, the
+// proxy a binary search.
+func BenchmarkIsGitHubCamo(b *testing.B) {
+	browser := "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+	addr := netip.MustParseAddr("140.82.115.88")
+	b.Run("browser", func(b *testing.B) {
+		for b.Loop() {
+			IsGitHubCamo(browser, addr)
+		}
+	})
+	b.Run("proxy", func(b *testing.B) {
+		for b.Loop() {
+			IsGitHubCamo("github-camo (876de43e)", addr)
+		}
+	})
+}
