@@ -82,7 +82,7 @@ func Summarise(h History, now time.Time) Stats {
 		if len(s.Referrers) < TopReferrers && r.Host != OtherReferrers {
 			s.Referrers = append(s.Referrers, r)
 		} else {
-			s.OtherReferrers += r.Hits
+			s.OtherReferrers = AddCount(s.OtherReferrers, r.Hits)
 		}
 	}
 	return s

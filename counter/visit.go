@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"math"
 	"strings"
 )
 
@@ -75,25 +76,26 @@ type Tally struct {
 func (t *Tally) Add(o Outcome) {
 	switch {
 	case o.Kind.Counts():
-		t.Views++
+		t.Views = AddCount(t.Views, 1)
 		if o.Kind == GitHub {
-			t.GitHub++
+			t.GitHub = AddCount(t.GitHub, 1)
 		}
 		if o.NewVisitor {
-			t.Visitors++
+			t.Visitors = AddCount(t.Visitors, 1)
 		}
 	case o.Kind < numKinds:
-		t.NotCounted[o.Kind]++
+		t.NotCounted[o.Kind] = AddCount(t.NotCounted[o.Kind], 1)
 	}
 }
 
-// Plus returns the sum of two tallies.
+// Plus returns the sum of two tallies, each figure stopping at the
+// largest count rather than wrapping.
 func (t Tally) Plus(u Tally) Tally {
-	t.Views += u.Views
-	t.Visitors += u.Visitors
-	t.GitHub += u.GitHub
+	t.Views = AddCount(t.Views, u.Views)
+	t.Visitors = AddCount(t.Visitors, u.Visitors)
+	t.GitHub = AddCount(t.GitHub, u.GitHub)
 	for i := range t.NotCounted {
-		t.NotCounted[i] += u.NotCounted[i]
+		t.NotCounted[i] = AddCount(t.NotCounted[i], u.NotCounted[i])
 	}
 	return t
 }
@@ -102,9 +104,19 @@ func (t Tally) Plus(u Tally) Tally {
 func (t Tally) AllNotCounted() uint64 {
 	var n uint64
 	for _, k := range NotCountedKinds {
-		n += t.NotCounted[k]
+		n = AddCount(n, t.NotCounted[k])
 	}
 	return n
+}
+
+// AddCount adds two counts, stopping at the largest count rather than
+// wrapping: a file may hold any figure (an import, a damaged day), and a
+// sum of them must not show less than its parts.
+func AddCount(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxUint64
 }
 
 // prefetchHeaders are the request headers by which browsers announce a
@@ -136,10 +148,4 @@ func hasToken(v, token string) bool {
 		}
 	}
 	return false
-}
-
-// IsGitHubCamo reports whether userAgent is GitHub's image proxy, which
-// fetches README images on behalf of their readers.
-func IsGitHubCamo(userAgent string) bool {
-	return strings.HasPrefix(userAgent, "github-camo")
 }

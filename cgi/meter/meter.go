@@ -49,6 +49,7 @@ import (
 	"time"
 	"unsafe"
 
+	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/rundir"
 	"hitcounter/counter/costs"
 )
@@ -296,36 +297,52 @@ func (m *Meter) fold(date string) {
 	for _, name := range paths {
 		m.dir.Remove(name)
 	}
-	if line := oneLine(warnings); line != "" {
+	for _, line := range warnLines(warnings, logline.MaxLine-len("counter: \n")) {
 		m.warn(line)
 	}
 }
 
-// oneLine is the day's warnings as the one line the error log gets: each
-// "DATE: what" once, the date said once for each day.
-func oneLine(warnings []string) string {
+// warnLines are the day's warnings as the error log gets them: each
+// "DATE: what" once, the date said once on each line, in as few lines of
+// at most max bytes as hold them whole (a warning too long for a line of
+// its own goes alone, and the log cuts it).
+func warnLines(warnings []string, max int) []string {
+	const head, tail = "costs: ", " (counter.cgi doctor)"
+	var lines []string
 	var b strings.Builder
 	last := ""
+	end := func() {
+		if b.Len() > 0 {
+			lines = append(lines, head+b.String()+tail)
+			b.Reset()
+		}
+	}
 	for _, w := range warnings {
 		date, what, ok := strings.Cut(w, ": ")
-		switch {
-		case !ok:
+		if !ok {
 			date, what = "", w
-		case date == last:
-			b.WriteString("; ")
-		default:
-			if b.Len() > 0 {
-				b.WriteString("; ")
-			}
-			b.WriteString(date + ": ")
 		}
-		b.WriteString(what)
+		dated := what // the warning as a line, or a new day on one, starts
+		if date != "" {
+			dated = date + ": " + what
+		}
+		add := dated
+		switch {
+		case b.Len() == 0:
+		case date == last:
+			add = "; " + what
+		default:
+			add = "; " + dated
+		}
+		if b.Len() > 0 && len(head)+b.Len()+len(add)+len(tail) > max {
+			end()
+			add = dated
+		}
+		b.WriteString(add)
 		last = date
 	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "costs: " + b.String() + " (counter.cgi doctor)"
+	end()
+	return lines
 }
 
 // add counts one request in c.

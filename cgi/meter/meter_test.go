@@ -6,6 +6,7 @@ import (
 	"hitcounter/cgi/rundir"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -235,14 +236,33 @@ func TestNoDirectoryFailsNothing(t *testing.T) {
 	}
 }
 
-func TestOneLine(t *testing.T) {
-	got := oneLine([]string{"2026-12-03: hit p50 was 9ms", "2026-12-03: commit p99 was 90ms", "2026-12-04: hit p99 was 1s"})
-	want := "costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms; 2026-12-04: hit p99 was 1s (counter.cgi doctor)"
-	if got != want {
-		t.Errorf("oneLine = %q, want %q", got, want)
+func TestWarnLines(t *testing.T) {
+	warnings := []string{"2026-12-03: hit p50 was 9ms", "2026-12-03: commit p99 was 90ms", "2026-12-04: hit p99 was 1s"}
+	got := warnLines(warnings, 200)
+	want := []string{"costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms; 2026-12-04: hit p99 was 1s (counter.cgi doctor)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnLines = %q, want %q", got, want)
 	}
-	if oneLine(nil) != "" {
-		t.Error("a line for no warning")
+	// Lines no longer than the log's: a new line says its date again.
+	got = warnLines(warnings, 80)
+	want = []string{
+		"costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms (counter.cgi doctor)",
+		"costs: 2026-12-04: hit p99 was 1s (counter.cgi doctor)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnLines, 80 bytes = %q, want %q", got, want)
+	}
+	got = warnLines(warnings, 50)
+	want = []string{
+		"costs: 2026-12-03: hit p50 was 9ms (counter.cgi doctor)",
+		"costs: 2026-12-03: commit p99 was 90ms (counter.cgi doctor)",
+		"costs: 2026-12-04: hit p99 was 1s (counter.cgi doctor)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnLines, 50 bytes = %q, want %q", got, want)
+	}
+	if got := warnLines(nil, 200); len(got) != 0 {
+		t.Errorf("lines for no warning: %q", got)
 	}
 }
 

@@ -140,27 +140,29 @@ func countParam(rawQuery string) (bool, error) {
 // image shows. The database is closed before the image is drawn.
 //
 // The cheap checks come first, on the request alone: a prefetch, GitHub's
-// image proxy, a bot. The rest need the counter's settings and run within
-// the hit's transaction: an ignored address, the owner's browser, a page
-// on a host not allowed, then the visitor table on tmpfs, which tells a
-// reload from a view and a new visitor from a known one.
+// image proxy (its User-Agent from its addresses), a bot. The rest need
+// the counter's settings and run within the hit's transaction: an ignored
+// address, the owner's browser, a page on a host not allowed, then the
+// visitor table on tmpfs, which tells a reload from a view and a new
+// visitor from a known one.
 func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, error) {
 	referer := r.Referer()
 	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer), Target: site.target, Image: site.image}
-	kind := requestKind(r)
+	client := a.clientAddr(r)
+	addr, err := netip.ParseAddr(client)
+	if err == nil {
+		// One visitor however a front end spells his address.
+		addr = addr.Unmap().WithZone("")
+		client = addr.String()
+	}
+	kind := requestKind(r, addr)
 	var unknown error // why the visitor could not be told apart
 	v.Judge = func(s counter.Settings, ownerKey []byte, page string) counter.Outcome {
 		if kind != counter.View {
 			return counter.Outcome{Kind: kind}
 		}
-		client := a.clientAddr(r)
-		if addr, err := netip.ParseAddr(client); err == nil {
-			// One visitor however a front end spells his address.
-			addr = addr.Unmap().WithZone("")
-			if s.Ignores(addr) {
-				return counter.Outcome{Kind: counter.Ignored}
-			}
-			client = addr.String()
+		if addr.IsValid() && s.Ignores(addr) {
+			return counter.Outcome{Kind: counter.Ignored}
 		}
 		if ownerMarked(r, name, ownerKey) {
 			return counter.Outcome{Kind: counter.Owner}
@@ -192,7 +194,8 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 			a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
 		}
 	case c.FirstToday:
-		a.log.Printf("hit %q counted as a view, visitor not known, and so will every hit be, reloads too, until this is mended (said on a counter's first view of each day): %v", name, unknown)
+		// Short, for the problem and its fix to fit a log line.
+		a.log.Printf("hit %q: visitor not known until mended (said once a day): %v", name, unknown)
 	}
 	if err == nil && c.PageErr != nil {
 		// Not the path itself: it is the visitor's, and may be long.
@@ -291,14 +294,17 @@ func queryValue(rawQuery, key string) (string, bool, error) {
 // crawler patterns work hard, is judged a bot without asking them.
 const maxUserAgent = 1024
 
-// requestKind judges a hit on the request alone: a prefetch, a view
-// through GitHub's image proxy, a bot, or, for all it says, a view.
-func requestKind(r *http.Request) counter.Kind {
+// requestKind judges a hit from client address addr (the zero Addr when
+// it is not one) on the request alone: a prefetch, a view through GitHub's
+// image proxy, a bot, or, for all it says, a view. GitHub's User-Agent
+// from any other address is judged as any other: the crawler list holds
+// it, so it is a bot's.
+func requestKind(r *http.Request, addr netip.Addr) counter.Kind {
 	ua := r.UserAgent()
 	switch {
 	case counter.IsPrefetch(r.Header.Get):
 		return counter.Prefetch
-	case counter.IsGitHubCamo(ua):
+	case counter.IsGitHubCamo(ua, addr):
 		return counter.GitHub
 	case strings.TrimSpace(ua) == "" || len(ua) > maxUserAgent || crawler.IsCrawler(ua):
 		return counter.Bot

@@ -97,7 +97,7 @@ func (fa fuzzApp) run(t *testing.T, serve func() int) {
 		t.Fatalf("%d log lines for one request: %q", len(lines), lines)
 	}
 	for _, l := range lines {
-		if len(l) > len("counter: ")+logline.MaxLine+len("...") {
+		if len(l)+len("\n") > logline.MaxLine {
 			t.Fatalf("log line of %d bytes", len(l))
 		}
 		for _, c := range []byte(l) {

@@ -26,6 +26,9 @@ const (
 	googlebotUA = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
 	bingbotUA   = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36"
 	camoUA      = "github-camo (876de43e)"
+	// camoAddr is an address GitHub's image proxy fetched from, in one of
+	// the networks of counter/githubcamo.txt.
+	camoAddr = "140.82.115.88"
 )
 
 // clockApp is an App of the given mode on a fresh database holding the
@@ -174,10 +177,16 @@ func TestCountingRules(t *testing.T) {
 			// The prefetches did not make the visitor known: his view counts.
 			{addr: a1, ua: chromeUA, want: v, newVisitor: true},
 		}},
-		{"GitHub's image proxy counts, never as a visitor", nil, []hit{
-			{addr: a1, ua: camoUA, want: counter.GitHub},
-			{addr: a1, ua: camoUA, want: counter.GitHub},
-			{addr: a1, ua: camoUA, want: counter.GitHub},
+		{"GitHub's image proxy counts from its addresses, never as a visitor", nil, []hit{
+			{addr: camoAddr, ua: camoUA, want: counter.GitHub},
+			{addr: camoAddr, ua: camoUA, want: counter.GitHub}, // no reload window: every reader comes from here
+			{addr: camoAddr, ua: camoUA, want: counter.GitHub},
+			{addr: "2606:50c0:8000::153", ua: camoUA, want: counter.GitHub},
+		}},
+		{"GitHub's User-Agent from elsewhere is an ordinary hit: a bot's", nil, []hit{
+			{addr: a1, ua: camoUA, want: counter.Bot},
+			{addr: a1, ua: camoUA, want: counter.Bot},
+			{addr: "9.234.106.63", ua: camoUA, want: counter.Bot}, // Actions runners' space, where anyone's code runs
 		}},
 		{"ignored addresses and networks", []string{"ignore=198.51.100.0/24,2001:db8::/32,203.0.113.77"}, []hit{
 			{addr: a1, ua: chromeUA, want: counter.Ignored},

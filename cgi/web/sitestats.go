@@ -129,7 +129,7 @@ func (v *siteView) rank(pages []counter.Page) {
 	v.allPages = len(pages)
 	if len(pages) > topPages {
 		for _, p := range pages[topPages:] {
-			v.restViews += p.Views
+			v.restViews = addCount(v.restViews, p.Views)
 		}
 		pages = pages[:topPages]
 	}

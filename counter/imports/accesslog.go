@@ -38,6 +38,9 @@ type LogOptions struct {
 	// Settings are the counter's: its ignored networks, reload window,
 	// allowed hosts and, on a site, its hosts, max-pages and keep-query.
 	Settings counter.Settings
+	// Now is the clock that says which day is tomorrow, the last a log
+	// line may have; nil is time.Now.
+	Now func() time.Time
 }
 
 // LogReader makes the days of a counter's history from web servers'
@@ -48,6 +51,8 @@ type LogOptions struct {
 // request for the page as the counter would have judged a hit on its
 // image: bots, reloads and ignored networks are tallied and not counted,
 // and a visitor is an address with a User-Agent, once a UTC day.
+//
+// A line of a day before FirstDay or after tomorrow refuses the log.
 //
 // Visitors are kept for the two most recent days read, so logs are best
 // read oldest first; a line of an older day than those counts its view as
@@ -66,6 +71,9 @@ type LogReader struct {
 
 	lastStamp string // the last timestamp read, and its time
 	lastTime  time.Time
+
+	now           time.Time // when the reading began
+	first, beyond time.Time // the first time a line may have, and the first it may not
 }
 
 // visitorDay is what is known of the visitors of one day: each key's
@@ -77,7 +85,12 @@ type visitorDay struct {
 
 // NewLogReader returns a reader for a counter with options o.
 func NewLogReader(o LogOptions) (*LogReader, error) {
-	lr := &LogReader{o: o, seed: maphash.MakeSeed(), days: map[string]*counter.Tally{}, agents: map[string]bool{}}
+	lr := &LogReader{o: o, seed: maphash.MakeSeed(), days: map[string]*counter.Tally{}, agents: map[string]bool{}, now: time.Now()}
+	if o.Now != nil {
+		lr.now = o.Now()
+	}
+	lr.first, _ = time.Parse(time.DateOnly, FirstDay)
+	lr.beyond = lr.now.UTC().Truncate(24*time.Hour).AddDate(0, 0, 2)
 	if o.Path == "" {
 		if o.Settings.Site == nil {
 			return nil, fmt.Errorf("%w: no page path given: which page's requests count?", counter.ErrImport)
@@ -158,6 +171,12 @@ func (lr *LogReader) line(text []byte) *counter.ImportError {
 	if !ok {
 		return &counter.ImportError{Reason: "the time is not one like [10/Oct/2000:13:55:36 -0700]", Quote: counter.Excerpt(req.stamp)}
 	}
+	if at.Before(lr.first) || !at.Before(lr.beyond) {
+		if ie := checkTime(at, lr.now); ie != nil {
+			ie.Quote = counter.Excerpt(req.stamp)
+			return ie
+		}
+	}
 	page, ok := lr.page(req)
 	if !ok {
 		return nil
@@ -226,7 +245,7 @@ func (lr *LogReader) count(req request, at time.Time, page string) *counter.Impo
 		addr = addr.Unmap().WithZone("")
 	}
 	switch {
-	case counter.IsGitHubCamo(req.agent):
+	case counter.IsGitHubCamo(req.agent, addr): // the zero Addr when it is none
 		kind = counter.GitHub
 	case !req.common && lr.isBot(req.agent):
 		kind = counter.Bot

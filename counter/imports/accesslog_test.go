@@ -62,6 +62,8 @@ func TestLogJudgesAsALiveHit(t *testing.T) {
 		apache("198.51.100.3", "02/Jan/2026:11:03:00 +0000", "GET / HTTP/1.1", "200", "-", "-") + // no User-Agent: a bot
 		apache("192.0.2.7", "02/Jan/2026:11:04:00 +0000", "GET / HTTP/1.1", "200", "-", firefox) + // ignored
 		apache("140.82.115.1", "02/Jan/2026:11:05:00 +0000", "GET / HTTP/1.1", "200", "-", "github-camo (876de43e)") + // GitHub
+		apache("192.0.2.8", "02/Jan/2026:11:05:10 +0000", "GET / HTTP/1.1", "200", "-", "github-camo (876de43e)") + // GitHub's User-Agent from an ignored address: a bot
+		apache("198.51.100.5", "02/Jan/2026:11:05:20 +0000", "GET / HTTP/1.1", "200", "-", "github-camo (876de43e)") + // and from anywhere not GitHub's
 		apache("198.51.100.4", "02/Jan/2026:11:06:00 +0000", "HEAD / HTTP/1.1", "200", "-", firefox) + // not a GET
 		apache("198.51.100.4", "02/Jan/2026:11:07:00 +0000", "GET / HTTP/1.1", "404", "-", firefox) + // not found
 		apache("198.51.100.4", "02/Jan/2026:11:08:00 +0000", "GET /about/ HTTP/1.1", "200", "-", firefox) + // another page
@@ -70,7 +72,7 @@ func TestLogJudgesAsALiveHit(t *testing.T) {
 		apache("198.51.100.1", "03/Jan/2026:01:00:00 +0000", "GET / HTTP/1.1", "200", "-", firefox) // a reload across midnight
 	imp := readLog(t, LogOptions{Path: "/index.html", Settings: s}, log)
 	want := []counter.Day{
-		{Date: "2026-01-02", Tally: tally(4, 2, counter.Reload, 1, counter.Bot, 2, counter.Ignored, 1, counter.GitHub, 1)},
+		{Date: "2026-01-02", Tally: tally(4, 2, counter.Reload, 1, counter.Bot, 4, counter.Ignored, 1, counter.GitHub, 1)},
 		{Date: "2026-01-03", Tally: tally(1, 1, counter.Reload, 1)},
 	}
 	if !reflect.DeepEqual(imp.Days, want) {

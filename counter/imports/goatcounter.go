@@ -24,8 +24,12 @@ import (
 // GoatCounter sets on a session's first view of a path; the day's visitors
 // are its distinct sessions, remembered for the two most recent days, as
 // the access logs' are. GoatCounter's referrers say where readers came
-// from, not which pages showed a counter, so they are not imported.
-func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
+// from, not which pages showed a counter, so they are not imported. Its
+// times must lie between FirstDay and tomorrow.
+func GoatCounterCSV(r io.Reader) (counter.Imported, error) { return goatCounterCSV(r, time.Now()) }
+
+// goatCounterCSV is GoatCounterCSV with its clock.
+func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
 	cr := newCSVReader(r)
 	cr.cr.FieldsPerRecord = -1
@@ -65,6 +69,9 @@ func GoatCounterCSV(r io.Reader) (counter.Imported, error) {
 		at, err := time.Parse(time.RFC3339, rec[cols.date])
 		if err != nil {
 			return imp, fail(counter.Excerpt(rec[cols.date]), "Date is not a time like 2026-01-02T15:04:05Z")
+		}
+		if ie := checkTime(at, now); ie != nil {
+			return imp, fail(counter.Excerpt(rec[cols.date]), "Date: %s", ie.Reason)
 		}
 		bot, err := strconv.ParseUint(rec[cols.bot], 10, 16)
 		if err != nil {

@@ -45,8 +45,12 @@ func setColumn(t *counter.Tally, col int, n uint64) {
 	}
 }
 
-// OwnJSON reads this counter's stats.json export.
-func OwnJSON(r io.Reader) (counter.Imported, error) {
+// OwnJSON reads this counter's stats.json export, whose days must lie
+// between FirstDay and tomorrow.
+func OwnJSON(r io.Reader) (counter.Imported, error) { return ownJSON(r, time.Now()) }
+
+// ownJSON is OwnJSON with its clock.
+func ownJSON(r io.Reader, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
 	j := newJSONReader(skipBOM(r))
 	cols := exportColumns()
@@ -78,9 +82,9 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 			imp.Visitors, err = j.count("visitors")
 			imp.HasVisitors = true
 		case "created":
-			imp.Created, err = j.time("created")
+			imp.Created, err = j.time("created", now)
 		case "tallied_since":
-			imp.TalliedSince, err = j.time("tallied_since")
+			imp.TalliedSince, err = j.time("tallied_since", now)
 		case "days":
 			err = j.array(func() error {
 				var d counter.Day
@@ -88,7 +92,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 				err := j.object(func(key string) error {
 					if key == "date" {
 						var err error
-						d.Date, err = j.date()
+						d.Date, err = j.date(now)
 						return err
 					}
 					if col := slices.Index(cols, key); col >= 0 {
@@ -141,7 +145,7 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 					var err error
 					switch key {
 					case "date":
-						d.Date, err = j.date()
+						d.Date, err = j.date(now)
 					case "page":
 						d.Page, err = j.str()
 					case "views":
@@ -179,8 +183,9 @@ func OwnJSON(r io.Reader) (counter.Imported, error) {
 	return imp, nil
 }
 
-// time reads a time in RFC 3339, or null as the zero time.
-func (j *jsonReader) time(what string) (time.Time, error) {
+// time reads a time in RFC 3339, or null as the zero time; one on a day
+// checkDay refuses as of now is refused.
+func (j *jsonReader) time(what string, now time.Time) (time.Time, error) {
 	s, err := j.optionalStr()
 	if err != nil || s == "" {
 		return time.Time{}, err
@@ -189,17 +194,24 @@ func (j *jsonReader) time(what string) (time.Time, error) {
 	if err != nil {
 		return t, j.failQuoting(s, "%s is not a time like 2026-01-02T15:04:05Z", what)
 	}
+	if ie := checkTime(t, now); ie != nil {
+		return t, j.failQuoting(s, "%s: %s", what, ie.Reason)
+	}
 	return t.UTC(), nil
 }
 
-// date reads a day as 2006-01-02.
-func (j *jsonReader) date() (string, error) {
+// date reads a day as 2006-01-02, refusing one checkDay refuses as of
+// now.
+func (j *jsonReader) date(now time.Time) (string, error) {
 	s, err := j.str()
 	if err != nil {
 		return "", err
 	}
 	if !isDate(s) {
 		return "", j.failQuoting(s, notADay)
+	}
+	if ie := checkDay(s, now); ie != nil {
+		return "", j.failQuoting(s, "%s", ie.Reason)
 	}
 	return s, nil
 }
@@ -216,8 +228,12 @@ func isDate(s string) bool {
 // OwnCSV reads this counter's stats.csv export: a header naming its
 // columns, then a day a line; a site's has a page column, empty on the
 // lines of the whole site. Columns are found by their names, so that an
-// export of an older version, with fewer, reads too.
-func OwnCSV(r io.Reader) (counter.Imported, error) {
+// export of an older version, with fewer, reads too. Its days must lie
+// between FirstDay and tomorrow.
+func OwnCSV(r io.Reader) (counter.Imported, error) { return ownCSV(r, time.Now()) }
+
+// ownCSV is OwnCSV with its clock.
+func ownCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
 	cr := newCSVReader(r)
 	cr.cr.ReuseRecord = true
@@ -254,6 +270,10 @@ func OwnCSV(r io.Reader) (counter.Imported, error) {
 		line := cr.line()
 		if !isDate(rec[date]) {
 			return imp, &counter.ImportError{Line: line, Reason: notADay, Quote: counter.Excerpt(rec[date])}
+		}
+		if ie := checkDay(rec[date], now); ie != nil {
+			ie.Line = line
+			return imp, ie
 		}
 		var t counter.Tally
 		for i, field := range rec {
