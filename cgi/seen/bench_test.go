@@ -52,7 +52,7 @@ func BenchmarkSee(b *testing.B) {
 			}
 		})
 		b.Run("kept/"+mode.name, func(b *testing.B) {
-			tab, _ := newTable(b, defaultSlots)
+			tab, _ := newTable(b, defaultShareSlots)
 			vs := benchVisits(mode.window)
 			for _, v := range vs {
 				tab.See(v)
