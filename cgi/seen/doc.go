@@ -44,20 +44,31 @@
 // seconds (uint32) of the visitor's last counted view; a time of 0 marks
 // an empty slot. A visitor lives in the bucket of his counter's share
 // that his hash picks (its first 4 bytes, modulo 64). Slots fill in order
-// and are never emptied during a day, only overwritten, so a lookup stops
-// at the first empty slot.
+// and are never emptied during a day, so a lookup stops at the first
+// empty slot; and a bucket's slots are kept in the order their views
+// were counted: a visitor whose view is counted again moves to the end
+// of the taken slots (the slots after his move up one).
 //
-// When a new visitor's bucket is full, the visitor of that bucket whose
-// last counted view is the oldest is forgotten, and the new one takes his
-// slot. So a full share never turns reloads into views: what a flood of
-// made-up visitors on a counter costs is the uniqueness of that counter's
-// visitors seen longest ago (one who comes back after being forgotten is
-// counted as a new visitor again), and nothing on any other counter. A
-// counter's share holds its last 4,096 or so visitors (and visitors of
-// its pages): at the default reload window of 30 minutes, reloads stay
-// known up to about 200,000 new visitors a day on one counter. The first
-// hit that forgets a visitor in a share says so once a day (the share's
-// flag), for the owner's log.
+// When a new visitor's bucket is full, its first slot, the visitor whose
+// view was counted longest ago, is forgotten: the others move up one and
+// the new visitor takes the last slot. (The order, not the times, which
+// are to the second, says who is oldest: a flood writes a bucket's 64 in
+// a second or two.) So a full share never turns reloads into views: what
+// a flood of made-up visitors on a counter costs is the uniqueness of
+// that counter's visitors seen longest ago (one who comes back after
+// being forgotten is counted as a new visitor again), and nothing on any
+// other counter. A counter's share holds its last 4,096 or so visitors
+// (and visitors of its pages): at the default reload window of 30
+// minutes, reloads stay known up to about 200,000 new visitors a day on
+// one counter; under a flood, for as long as the flood takes to write
+// 4,096 others (2 seconds at the 2,400 hits a second a FastCGI process
+// takes here). The first hit that forgets a visitor in a share says so
+// once a day (the share's flag), for the owner's log.
+//
+// A long-lived process answers some hits from its memory of the views it
+// counted itself, without the file (Table.known); those do not move the
+// visitor's slot, which costs nothing but, in a full bucket, the order
+// of a visitor seen again with no reload window.
 //
 // # Guarantees
 //
@@ -70,9 +81,10 @@
 //     disk. A reboot forgets who was seen, which costs at most a day's
 //     uniqueness, never a count.
 //   - Each See reads the header, the directory (a long-lived process
-//     keeps the shares it looked up) and one bucket, and writes one slot
-//     (pread, pwrite), under an exclusive flock of the day's file, so
-//     every process agrees.
+//     keeps the shares it looked up) and one bucket, and writes the slots
+//     that change, one for a new visitor in a bucket with room, the
+//     bucket's 1 KiB at most (pread, pwrite), under an exclusive flock of
+//     the day's file, so every process agrees.
 //   - Salt lifetime: a day's salt is made with its table on the day's
 //     first hit, is kept through the next day (a reload just after
 //     midnight is still known as one), and is deleted with its table when

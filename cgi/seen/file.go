@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io/fs"
-	"math"
 	"os"
 	"strings"
 	"syscall"
@@ -184,39 +183,65 @@ func (d *dayFile) share(name string, take bool, buf []byte) (s int, _ []byte, ok
 
 // spot is where a visitor is in a table, or would go.
 type spot struct {
-	off   int64 // of its slot in the file
-	found bool
-	last  uint32 // time of its last counted view, when found
-	// evict is set when the bucket is full: off is then the slot of the
-	// visitor whose last counted view is the oldest, to be forgotten.
-	evict bool
+	bucket int64  // the offset of its bucket in the file
+	filled int    // how many of the bucket's slots are taken
+	at     int    // its slot in the bucket; -1 when not found
+	last   uint32 // time of its last counted view, when found
 }
 
-// find looks k up in its bucket, at off in the locked file. buf holds a
-// bucket.
+func (s spot) found() bool { return s.at >= 0 }
+
+// evict reports that the bucket is full and k not in it: to make room,
+// its first slot is forgotten.
+func (s spot) evict() bool { return s.at < 0 && s.filled == bucketSlots }
+
+// find looks k up in its bucket, at off in the locked file, which it
+// reads into buf.
 func (d *dayFile) find(k key, off int64, buf []byte) (spot, error) {
 	if _, err := d.f.ReadAt(buf[:bucketSize], off); err != nil {
 		return spot{}, fmt.Errorf("seen: read: %w", err)
 	}
-	oldest := spot{evict: true, last: math.MaxUint32}
 	for i := range bucketSlots {
 		s := buf[i*slotSize : (i+1)*slotSize]
 		last := binary.BigEndian.Uint32(s[keySize:])
-		at := off + int64(i*slotSize)
 		if last == 0 {
-			// Slots fill in order and are never emptied, only
-			// overwritten: k is not further on.
-			return spot{off: at}, nil
+			// Slots fill in order and are never emptied: k is not
+			// further on.
+			return spot{bucket: off, filled: i, at: -1}, nil
 		}
 		if key(s) == k {
-			return spot{off: at, found: true, last: last}, nil
-		}
-		if last < oldest.last {
-			oldest.off, oldest.last = at, last
+			filled := i + 1
+			for filled < bucketSlots && binary.BigEndian.Uint32(buf[filled*slotSize+keySize:]) != 0 {
+				filled++
+			}
+			return spot{bucket: off, filled: filled, at: i, last: last}, nil
 		}
 	}
-	oldest.last = 0
-	return oldest, nil
+	return spot{bucket: off, filled: bucketSlots, at: -1}, nil
+}
+
+// write records k's counted view in the bucket of s, which find read
+// into buf, keeping its slots in the order they were written: k's slot
+// moves to the end of the taken ones, and in a full bucket the first,
+// that of the visitor whose last counted view is the oldest, is
+// forgotten. Only the slots that change are written.
+func (d *dayFile) write(s spot, k key, last uint32, buf []byte) error {
+	from, end := s.at, s.filled
+	switch {
+	case s.found():
+	case s.filled < bucketSlots:
+		from, end = s.filled, s.filled+1
+	default:
+		from = 0
+	}
+	copy(buf[from*slotSize:end*slotSize], buf[(from+1)*slotSize:end*slotSize])
+	slot := buf[(end-1)*slotSize : end*slotSize]
+	copy(slot, k[:])
+	binary.BigEndian.PutUint32(slot[keySize:], last)
+	if _, err := d.f.WriteAt(buf[from*slotSize:end*slotSize], s.bucket+int64(from*slotSize)); err != nil {
+		return fmt.Errorf("seen: write: %w", err)
+	}
+	return nil
 }
 
 // crowded records that share s forgot a visitor, and reports whether it
@@ -237,14 +262,6 @@ func (d *dayFile) crowded(s int) (bool, error) {
 	}
 	d.said |= 1 << s
 	return b[0] == 0, nil
-}
-
-// write records k's counted view at s, a spot that find returned.
-func (d *dayFile) write(s spot, k key, last uint32, buf []byte) error {
-	if _, err := d.f.WriteAt(encodeSlot(buf, k, last), s.off); err != nil {
-		return fmt.Errorf("seen: write: %w", err)
-	}
-	return nil
 }
 
 func (d *dayFile) unlock() { flock(d.f, syscall.LOCK_UN) }

@@ -121,12 +121,6 @@ func bucketAt(k key, s, shareSlots int) int64 {
 	return dataAt + int64(s)*int64(shareSlots)*slotSize + int64(b)*bucketSize
 }
 
-// encodeSlot writes a visitor and the time of its counted view.
-func encodeSlot(b []byte, k key, last uint32) []byte {
-	b = append(b[:0], k[:]...)
-	return binary.BigEndian.AppendUint32(b, last)
-}
-
 // unixSeconds is t as a slot's time: never 0, which marks an empty slot.
 func unixSeconds(t time.Time) uint32 {
 	return uint32(min(max(t.Unix(), 1), math.MaxUint32))

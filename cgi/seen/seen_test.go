@@ -241,6 +241,46 @@ func TestCrowded(t *testing.T) {
 	}
 }
 
+// A full bucket forgets the visitor whose view was counted longest ago,
+// by the order the views were written, not by their times, which are to
+// the second: a flood writes many in the same second.
+func TestForgetsInTheOrderWritten(t *testing.T) {
+	tab, dir := newTable(t, bucketSlots)
+	visitor := func(i int, now time.Time) Visit {
+		return Visit{Counter: "blog", Addr: "192.0.2." + strconv.Itoa(i), Now: now, Window: 10 * time.Minute}
+	}
+	// 66 visitors in the same second: the first two are forgotten.
+	for i := range bucketSlots + 2 {
+		if got := see(t, tab, visitor(i, at(12, 0))); !got.NewToday {
+			t.Fatalf("visitor %d: got %+v, want a new visitor", i, got)
+		}
+	}
+	// Visitor 2's view counted again puts him after the others: the
+	// next to go is visitor 3.
+	if got := see(t, tab, visitor(2, at(12, 20))); got != counted {
+		t.Fatalf("visitor 2 past the window: got %+v, want %+v", got, counted)
+	}
+	see(t, tab, visitor(bucketSlots+2, at(12, 20)))
+
+	fresh := open(rundir.New(dir, "", nil), bucketSlots)
+	defer fresh.Close()
+	want := map[int]Verdict{2: reload, bucketSlots + 2: reload}
+	order := []int{2, bucketSlots + 2}
+	for i := 4; i < bucketSlots+2; i++ {
+		want[i] = counted
+		order = append(order, i)
+	}
+	for _, i := range []int{0, 1, 3} {
+		want[i] = newToday
+		order = append(order, i)
+	}
+	for _, i := range order {
+		if got := see(t, fresh, visitor(i, at(12, 25))); got != want[i] {
+			t.Errorf("visitor %d at 12:25: got %+v, want %+v", i, got, want[i])
+		}
+	}
+}
+
 // A flood of made-up visitors on one counter, ten times its share, does
 // not change what another counter's visitors are, nor what a site's
 // pages and the site itself are told apart as.

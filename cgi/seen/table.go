@@ -19,7 +19,10 @@ type Table struct {
 	mu        sync.Mutex
 	today     dayFile
 	yesterday dayFile
-	buf       []byte // a bucket, or the text of a visitor to hash
+	buf       []byte // the text of a visitor, or of a counter, to hash
+	// bucket is today's bucket of the visitor being seen, as read and
+	// to be written; ybucket is yesterday's.
+	bucket, ybucket [bucketSize]byte
 	// mine holds the counted views this Table itself wrote today, by
 	// visitor key: see known.
 	mine map[key]uint32
@@ -34,7 +37,7 @@ func Open(dir *rundir.Dir) *Table { return open(dir, defaultShareSlots) }
 
 // open is Open with shares of so many slots, a multiple of a bucket's.
 func open(dir *rundir.Dir, shareSlots int) *Table {
-	return &Table{dir: dir, shareSlots: shareSlots, buf: make([]byte, 0, bucketSize)}
+	return &Table{dir: dir, shareSlots: shareSlots, buf: make([]byte, 0, 256)}
 }
 
 // Close closes the files that t keeps open. A See after Close opens them
@@ -120,14 +123,14 @@ func (t *Table) See(v Visit) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
-	here, err := today.find(k, bucketAt(k, share, t.shareSlots), t.buf[:bucketSize])
+	here, err := today.find(k, bucketAt(k, share, t.shareSlots), t.bucket[:])
 	if err != nil {
 		return Verdict{}, err
 	}
-	if here.found && reload(here.last) {
+	if here.found() && reload(here.last) {
 		return Verdict{Reload: true}, nil
 	}
-	if !here.found && now.Sub(day) < v.Window {
+	if !here.found() && now.Sub(day) < v.Window {
 		last, err := t.lookYesterday(&v)
 		if err != nil {
 			return Verdict{}, err
@@ -137,19 +140,19 @@ func (t *Table) See(v Visit) (Verdict, error) {
 		}
 	}
 	var crowded bool
-	if here.evict {
+	if here.evict() {
 		if crowded, err = today.crowded(share); err != nil {
 			return Verdict{}, err
 		}
 	}
-	if err := today.write(here, k, sec, t.buf); err != nil {
+	if err := today.write(here, k, sec, t.bucket[:]); err != nil {
 		return Verdict{}, err
 	}
 	if len(t.mine) >= maxMine {
 		clear(t.mine)
 	}
 	t.mine[k] = sec
-	return Verdict{NewToday: !here.found, Crowded: crowded}, nil
+	return Verdict{NewToday: !here.found(), Crowded: crowded}, nil
 }
 
 // known answers, without touching the file, a visit by a visitor whose
@@ -193,8 +196,8 @@ func (t *Table) lookYesterday(v *Visit) (uint32, error) {
 	}
 	var k key
 	k, t.buf = visitorKey(yd.mac, t.buf, v)
-	s, err := yd.find(k, bucketAt(k, share, t.shareSlots), t.buf[:bucketSize])
-	if !s.found || err != nil {
+	s, err := yd.find(k, bucketAt(k, share, t.shareSlots), t.ybucket[:])
+	if !s.found() || err != nil {
 		return 0, err
 	}
 	return s.last, nil
