@@ -67,3 +67,24 @@ func BenchmarkSee(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSeeCrowded measures a flood's hit in a long-lived process: a
+// new visitor each time, in a counter's share whose buckets are full, so
+// that each See forgets the oldest of its bucket and writes the bucket
+// anew.
+func BenchmarkSeeCrowded(b *testing.B) {
+	tab, _ := newTable(b, defaultShareSlots)
+	v := Visit{Counter: "blog", UserAgent: "Mozilla/5.0", Now: at(12, 0), Window: time.Hour}
+	i := 0
+	for ; i < 4*defaultShareSlots; i++ {
+		v.Addr = "2001:db8::" + strconv.Itoa(i)
+		tab.See(v)
+	}
+	for b.Loop() {
+		v.Addr = "2001:db8::" + strconv.Itoa(i)
+		if _, err := tab.See(v); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
