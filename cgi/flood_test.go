@@ -158,8 +158,18 @@ func TestFloodBlindsNoOtherCounter(t *testing.T) {
 	if strings.Count(logged, "\n") != 1 || !strings.Contains(logged, wantLine) {
 		t.Errorf("FastCGI stderr after its start line:\n%s\nwant one line with %q", logged, wantLine)
 	}
-	t.Logf("%d flood hits on one counter over FastCGI in %v (%.0f/s); then 10 real visitors on another: %d views, %d visitors, %d reloads",
-		floodHits, took.Round(time.Millisecond), floodHits/took.Seconds(), got.Views, got.Visitors, got.NotCounted[counter.Reload])
+	// What the table takes: the pages written (tmpfs keeps no others),
+	// the flood's share and a few of the other's, not the whole file.
+	var st syscall.Stat_t
+	table := filepath.Join(runDir, "seen-"+day)
+	if err := syscall.Stat(table, &st); err != nil {
+		t.Fatal(err)
+	}
+	if used := st.Blocks * 512; used > 1<<20 {
+		t.Errorf("%s: %d bytes written of %d, want 1 MiB at most (8 KiB and a share of 64 KiB a counter)", table, used, st.Size)
+	}
+	t.Logf("%d flood hits on one counter over FastCGI in %v (%.0f/s); then 10 real visitors on another: %d views, %d visitors, %d reloads; the table file: %d KiB written of %d KiB",
+		floodHits, took.Round(time.Millisecond), floodHits/took.Seconds(), got.Views, got.Visitors, got.NotCounted[counter.Reload], st.Blocks/2, st.Size>>10)
 }
 
 // waitPastMidnight waits, when midnight UTC is less than d away, until it
