@@ -7,8 +7,8 @@
 // random salt of the day, of the counter name, the page of a site (empty
 // for a counter, or the site itself), the client address and the
 // User-Agent, each prefixed by its length (a uvarint) so that fields
-// cannot run into each other. Only that hash and the time of the visitor's last
-// counted view are kept.
+// cannot run into each other. Only that hash and the time of the
+// visitor's last counted view are kept.
 //
 // # Files
 //
@@ -61,8 +61,8 @@
 // (and visitors of its pages): at the default reload window of 30
 // minutes, reloads stay known up to about 200,000 new visitors a day on
 // one counter; under a flood, for as long as the flood takes to write
-// 4,096 others (2 seconds at the 2,400 hits a second a FastCGI process
-// takes here). The first hit that forgets a visitor in a share says so
+// 4,096 others (2 seconds at the 2,400 hits a second one FastCGI
+// process took on a test machine). The first hit that forgets a visitor in a share says so
 // once a day (the share's flag), for the owner's log.
 //
 // A long-lived process answers some hits from its memory of the views it
