@@ -40,16 +40,19 @@ func BenchmarkSee(b *testing.B) {
 			warm.Close()
 			i := 0
 			for b.Loop() {
-				tab := Open(rundir.New(dir, "", nil))
+				// The directory too, as the process's exit does.
+				run := rundir.New(dir, "", nil)
+				tab := Open(run)
 				if _, err := tab.See(vs[i%len(vs)]); err != nil {
 					b.Fatal(err)
 				}
 				tab.Close()
+				run.Close()
 				i++
 			}
 		})
 		b.Run("kept/"+mode.name, func(b *testing.B) {
-			tab, _ := newTable(b, defaultSlots)
+			tab, _ := newTable(b, defaultShareSlots)
 			vs := benchVisits(mode.window)
 			for _, v := range vs {
 				tab.See(v)
@@ -62,5 +65,26 @@ func BenchmarkSee(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// BenchmarkSeeCrowded measures a flood's hit in a long-lived process: a
+// new visitor each time, in a counter's share whose buckets are full, so
+// that each See forgets the oldest of its bucket and writes the bucket
+// anew.
+func BenchmarkSeeCrowded(b *testing.B) {
+	tab, _ := newTable(b, defaultShareSlots)
+	v := Visit{Counter: "blog", UserAgent: "Mozilla/5.0", Now: at(12, 0), Window: time.Hour}
+	i := 0
+	for ; i < 4*defaultShareSlots; i++ {
+		v.Addr = "2001:db8::" + strconv.Itoa(i)
+		tab.See(v)
+	}
+	for b.Loop() {
+		v.Addr = "2001:db8::" + strconv.Itoa(i)
+		if _, err := tab.See(v); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

@@ -25,6 +25,12 @@ type dayFile struct {
 	f    *os.File // nil until opened
 	salt [saltSize]byte
 	mac  hash.Hash // keyed with salt; nil until the header is read
+	// shareOf holds the shares of the counters looked up in the file of
+	// this salt: a share, once given, is kept all day.
+	shareOf map[string]int
+	// said has bit s set once share s is known to have said it forgot a
+	// visitor today (Verdict.Crowded).
+	said uint64
 }
 
 func newDayFile(dir *rundir.Dir, day time.Time) dayFile {
@@ -35,7 +41,7 @@ func newDayFile(dir *rundir.Dir, day time.Time) dayFile {
 // create is set, and then a missing, short or damaged file is made anew
 // (made reports that); shared to read otherwise, and then ok is false for
 // a missing or damaged file. The caller unlocks when ok.
-func (d *dayFile) lock(slots int, create bool) (ok, made bool, err error) {
+func (d *dayFile) lock(shareSlots int, create bool) (ok, made bool, err error) {
 	how := syscall.LOCK_SH
 	if create {
 		how = syscall.LOCK_EX
@@ -68,14 +74,14 @@ func (d *dayFile) lock(slots int, create bool) (ok, made bool, err error) {
 			d.close()
 			continue
 		}
-		if st.Size == fileSize(slots) && d.readHeader(slots) {
+		if st.Size == fileSize(shareSlots) && d.readHeader(shareSlots) {
 			return true, false, nil
 		}
 		if !create {
 			d.unlock()
 			return false, false, nil
 		}
-		if err := d.make(slots); err != nil {
+		if err := d.make(shareSlots); err != nil {
 			d.unlock()
 			return false, false, err
 		}
@@ -85,79 +91,177 @@ func (d *dayFile) lock(slots int, create bool) (ok, made bool, err error) {
 }
 
 // readHeader reads the salt, and reports whether the header is good.
-func (d *dayFile) readHeader(slots int) bool {
+func (d *dayFile) readHeader(shareSlots int) bool {
 	var b [headerSize]byte
 	if _, err := d.f.ReadAt(b[:], 0); err != nil {
 		return false
 	}
-	salt, ok := decodeHeader(b[:], slots)
+	salt, ok := decodeHeader(b[:], shareSlots)
 	if !ok {
 		return false
 	}
 	if d.mac == nil || salt != d.salt {
-		d.salt, d.mac = salt, hmac.New(sha256.New, salt[:])
+		d.newSalt(salt)
 	}
 	return true
+}
+
+// newSalt makes salt the file's, forgetting what was known of the file
+// of another.
+func (d *dayFile) newSalt(salt [saltSize]byte) {
+	d.salt, d.mac = salt, hmac.New(sha256.New, salt[:])
+	d.shareOf, d.said = nil, 0
 }
 
 // make writes a new header with a fresh salt and empties every slot. It
 // works in place, under the lock, so that every process that has the
 // file open sees the new table.
-func (d *dayFile) make(slots int) error {
+func (d *dayFile) make(shareSlots int) error {
 	salt := newSalt()
 	if err := d.f.Truncate(0); err != nil {
 		return fmt.Errorf("seen: make table: %w", err)
 	}
-	if _, err := d.f.WriteAt(encodeHeader(slots, salt), 0); err != nil {
+	if _, err := d.f.WriteAt(encodeHeader(shareSlots, salt), 0); err != nil {
 		return fmt.Errorf("seen: make table: %w", err)
 	}
-	if err := d.f.Truncate(fileSize(slots)); err != nil {
+	if err := d.f.Truncate(fileSize(shareSlots)); err != nil {
 		return fmt.Errorf("seen: make table: %w", err)
 	}
-	d.salt, d.mac = salt, hmac.New(sha256.New, salt[:])
+	d.newSalt(salt)
 	return nil
+}
+
+// maxShareOf bounds dayFile.shareOf, which holds the owner's counter
+// names alone; past it, it starts again empty.
+const maxShareOf = 1 << 12
+
+// share returns the share of counter name in the locked file, and buf,
+// scratch space, for reuse. With take, a counter not in the directory
+// takes the next free entry; without, it has no share that day (ok is
+// false) unless the directory is full. A counter that comes when the
+// directory is full, or whose name cannot be stored, gets a share picked
+// by a keyed hash of its name.
+func (d *dayFile) share(name string, take bool, buf []byte) (s int, _ []byte, ok bool, err error) {
+	if s, ok := d.shareOf[name]; ok {
+		return s, buf, true, nil
+	}
+	s = -1
+	if e, ok := dirEntry(name); ok {
+		var dir [dirSize]byte
+		if _, err := d.f.ReadAt(dir[:], dirAt); err != nil {
+			return 0, buf, false, fmt.Errorf("seen: read the directory: %w", err)
+		}
+		for i := range shares {
+			got := dir[i*nameSize : (i+1)*nameSize]
+			if [nameSize]byte(got) == e {
+				s = i
+				break
+			}
+			if got[0] != 0 {
+				continue
+			}
+			// Entries fill in order: name is not further on.
+			if !take {
+				return 0, buf, false, nil
+			}
+			if _, err := d.f.WriteAt(e[:], dirAt+int64(i*nameSize)); err != nil {
+				return 0, buf, false, fmt.Errorf("seen: write the directory: %w", err)
+			}
+			s = i
+			break
+		}
+	}
+	if s < 0 {
+		s, buf = hashedShare(d.mac, buf, name)
+	}
+	if d.shareOf == nil || len(d.shareOf) >= maxShareOf {
+		d.shareOf = make(map[string]int)
+	}
+	d.shareOf[name] = s
+	return s, buf, true, nil
 }
 
 // spot is where a visitor is in a table, or would go.
 type spot struct {
-	off   int64 // of its slot in the file; -1 when there is no room
-	found bool
-	last  uint32 // time of its last counted view, when found
+	bucket int64  // the offset of its bucket in the file
+	filled int    // how many of the bucket's slots are taken
+	at     int    // its slot in the bucket; -1 when not found
+	last   uint32 // time of its last counted view, when found
 }
 
-// find looks k up in the locked file, one bucket at a time. buf holds a
-// bucket.
-func (d *dayFile) find(k key, slots int, buf []byte) (spot, error) {
-	buckets := slots / bucketSlots
-	first := bucketOf(k, slots)
-	for p := range min(probes, buckets) {
-		off := headerSize + int64((first+p)%buckets)*bucketSize
-		if _, err := d.f.ReadAt(buf[:bucketSize], off); err != nil {
-			return spot{}, fmt.Errorf("seen: read: %w", err)
+func (s spot) found() bool { return s.at >= 0 }
+
+// evict reports that the bucket is full and k not in it: to make room,
+// its first slot is forgotten.
+func (s spot) evict() bool { return s.at < 0 && s.filled == bucketSlots }
+
+// find looks k up in its bucket, at off in the locked file, which it
+// reads into buf.
+func (d *dayFile) find(k key, off int64, buf []byte) (spot, error) {
+	if _, err := d.f.ReadAt(buf[:bucketSize], off); err != nil {
+		return spot{}, fmt.Errorf("seen: read: %w", err)
+	}
+	for i := range bucketSlots {
+		s := buf[i*slotSize : (i+1)*slotSize]
+		last := binary.BigEndian.Uint32(s[keySize:])
+		if last == 0 {
+			// Slots fill in order and are never emptied: k is not
+			// further on.
+			return spot{bucket: off, filled: i, at: -1}, nil
 		}
-		for i := range bucketSlots {
-			s := buf[i*slotSize : (i+1)*slotSize]
-			last := binary.BigEndian.Uint32(s[keySize:])
-			at := off + int64(i*slotSize)
-			if last == 0 {
-				// Slots fill in order and empty only with the whole
-				// table: k is not further on.
-				return spot{off: at}, nil
+		if key(s) == k {
+			filled := i + 1
+			for filled < bucketSlots && binary.BigEndian.Uint32(buf[filled*slotSize+keySize:]) != 0 {
+				filled++
 			}
-			if key(s) == k {
-				return spot{off: at, found: true, last: last}, nil
-			}
+			return spot{bucket: off, filled: filled, at: i, last: last}, nil
 		}
 	}
-	return spot{off: -1}, nil
+	return spot{bucket: off, filled: bucketSlots, at: -1}, nil
 }
 
-// write records k's counted view at s, a spot that find returned.
+// write records k's counted view in the bucket of s, which find read
+// into buf, keeping its slots in the order they were written: k's slot
+// moves to the end of the taken ones, and in a full bucket the first,
+// that of the visitor whose last counted view is the oldest, is
+// forgotten. Only the slots that change are written.
 func (d *dayFile) write(s spot, k key, last uint32, buf []byte) error {
-	if _, err := d.f.WriteAt(encodeSlot(buf, k, last), s.off); err != nil {
+	from, end := s.at, s.filled
+	switch {
+	case s.found():
+	case s.filled < bucketSlots:
+		from, end = s.filled, s.filled+1
+	default:
+		from = 0
+	}
+	copy(buf[from*slotSize:end*slotSize], buf[(from+1)*slotSize:end*slotSize])
+	slot := buf[(end-1)*slotSize : end*slotSize]
+	copy(slot, k[:])
+	binary.BigEndian.PutUint32(slot[keySize:], last)
+	if _, err := d.f.WriteAt(buf[from*slotSize:end*slotSize], s.bucket+int64(from*slotSize)); err != nil {
 		return fmt.Errorf("seen: write: %w", err)
 	}
 	return nil
+}
+
+// crowded records that share s forgot a visitor, and reports whether it
+// is the first time today, in any process: a flag in the file
+// (flagsAt) remembers it. The caller holds the file's lock.
+func (d *dayFile) crowded(s int) (bool, error) {
+	if d.said&(1<<s) != 0 {
+		return false, nil
+	}
+	var b [1]byte
+	if _, err := d.f.ReadAt(b[:], flagsAt+int64(s)); err != nil {
+		return false, fmt.Errorf("seen: read the flags: %w", err)
+	}
+	if b[0] == 0 {
+		if _, err := d.f.WriteAt([]byte{1}, flagsAt+int64(s)); err != nil {
+			return false, fmt.Errorf("seen: write the flags: %w", err)
+		}
+	}
+	d.said |= 1 << s
+	return b[0] == 0, nil
 }
 
 func (d *dayFile) unlock() { flock(d.f, syscall.LOCK_UN) }
@@ -203,21 +307,4 @@ func flock(f *os.File, how int) error {
 			return err
 		}
 	}
-}
-
-// full returns ErrFull the first time today's table is found full, in
-// any process, and ErrStillFull after: a flag in the header (fullFlag)
-// remembers it. The caller holds the file's lock.
-func (d *dayFile) full() error {
-	var b [1]byte
-	if _, err := d.f.ReadAt(b[:], fullFlag); err != nil {
-		return fmt.Errorf("seen: read the header: %w", err)
-	}
-	if b[0] != 0 {
-		return ErrStillFull
-	}
-	if _, err := d.f.WriteAt([]byte{1}, fullFlag); err != nil {
-		return fmt.Errorf("seen: write the header: %w", err)
-	}
-	return ErrFull
 }

@@ -12,30 +12,38 @@ import (
 // new version (an old table is then simply made anew).
 const (
 	magic      = "counter-seen"
-	version    = 1
+	version    = 2
 	headerSize = 64
-	// fullFlag is the header's byte that says the table was found full
-	// (ErrFull) today; zero when made.
-	fullFlag    = 20
+	// flagsAt is where the shares' flags start, one byte a share: 1 once
+	// that share has forgotten a visitor today (Verdict.Crowded said so).
+	flagsAt = headerSize
+	// dirAt is the directory of shares: a counter name a share, in the
+	// order the counters were first seen that day.
+	dirAt    = 4096
+	nameSize = 64 // counter.MaxNameLen
+	// shares is how many counters a day get a share of their own.
+	shares  = 64
+	dirSize = shares * nameSize
+	// dataAt is where the shares' slots start, on a page of their own.
+	dataAt      = dirAt + dirSize
 	saltSize    = 32
 	keySize     = 12
 	slotSize    = keySize + 4
-	bucketSlots = 16
+	bucketSlots = 64
 	bucketSize  = bucketSlots * slotSize
-	// probes is how many buckets a visitor may live in: its own and the
-	// next ones.
-	probes = 4
-	// defaultSlots is the table's size in visitors a day: 1 MiB.
-	defaultSlots = 1 << 16
-	filePrefix   = "seen-"
-	dayLayout    = "2006-01-02"
+	// defaultShareSlots is a share's size in visitors a day: 64 KiB, and
+	// 4 MiB for all 64 shares.
+	defaultShareSlots = 1 << 12
+	filePrefix        = "seen-"
+	dayLayout         = "2006-01-02"
 )
 
 // key is a visitor's hash.
 type key [keySize]byte
 
-// fileSize is the size of a table file of so many slots.
-func fileSize(slots int) int64 { return headerSize + int64(slots)*slotSize }
+// fileSize is the size of a table file whose shares have so many slots
+// each.
+func fileSize(shareSlots int) int64 { return dataAt + shares*int64(shareSlots)*slotSize }
 
 // newSalt makes a day's salt.
 func newSalt() (s [saltSize]byte) {
@@ -43,19 +51,22 @@ func newSalt() (s [saltSize]byte) {
 	return s
 }
 
-func encodeHeader(slots int, salt [saltSize]byte) []byte {
+func encodeHeader(shareSlots int, salt [saltSize]byte) []byte {
 	b := make([]byte, headerSize)
 	copy(b, magic)
 	binary.BigEndian.PutUint32(b[12:], version)
-	binary.BigEndian.PutUint32(b[16:], uint32(slots))
+	binary.BigEndian.PutUint32(b[16:], shares)
+	binary.BigEndian.PutUint32(b[20:], uint32(shareSlots))
 	copy(b[32:], salt[:])
 	return b
 }
 
-// decodeHeader returns the salt of a header made for so many slots.
-func decodeHeader(b []byte, slots int) (salt [saltSize]byte, ok bool) {
+// decodeHeader returns the salt of a header made for shares of so many
+// slots.
+func decodeHeader(b []byte, shareSlots int) (salt [saltSize]byte, ok bool) {
 	if len(b) < headerSize || string(b[:len(magic)]) != magic ||
-		binary.BigEndian.Uint32(b[12:]) != version || binary.BigEndian.Uint32(b[16:]) != uint32(slots) {
+		binary.BigEndian.Uint32(b[12:]) != version || binary.BigEndian.Uint32(b[16:]) != shares ||
+		binary.BigEndian.Uint32(b[20:]) != uint32(shareSlots) {
 		return salt, false
 	}
 	return [saltSize]byte(b[32:headerSize]), true
@@ -65,7 +76,7 @@ func decodeHeader(b []byte, slots int) (salt [saltSize]byte, ok bool) {
 // salt. buf is scratch space, returned for reuse.
 func visitorKey(mac hash.Hash, buf []byte, v *Visit) (key, []byte) {
 	buf = buf[:0]
-	for _, s := range [...]string{v.Counter, v.Addr, v.UserAgent} {
+	for _, s := range [...]string{v.Counter, v.Page, v.Addr, v.UserAgent} {
 		buf = binary.AppendUvarint(buf, uint64(len(s)))
 		buf = append(buf, s...)
 	}
@@ -75,15 +86,39 @@ func visitorKey(mac hash.Hash, buf []byte, v *Visit) (key, []byte) {
 	return key(mac.Sum(sum[:0])), buf
 }
 
-// bucketOf is the first bucket a visitor may live in.
-func bucketOf(k key, slots int) int {
-	return int(binary.BigEndian.Uint32(k[:4]) % uint32(slots/bucketSlots))
+// hashedShare is the share of a counter that has none of its own (the
+// directory was full when it came): picked by a keyed hash of its name,
+// so that nobody can tell, or choose, which counters share.
+func hashedShare(mac hash.Hash, buf []byte, name string) (int, []byte) {
+	buf = binary.AppendUvarint(buf[:0], uint64(len(name)))
+	buf = append(buf, name...)
+	mac.Reset()
+	mac.Write(buf)
+	var sum [32]byte
+	return int(binary.BigEndian.Uint32(mac.Sum(sum[:0])) % shares), buf
 }
 
-// encodeSlot writes a visitor and the time of its counted view.
-func encodeSlot(b []byte, k key, last uint32) []byte {
-	b = append(b[:0], k[:]...)
-	return binary.BigEndian.AppendUint32(b, last)
+// dirEntry is how a counter name is stored in the directory: its bytes,
+// then zeros. A name that cannot be (empty, too long, or holding a zero
+// byte) has no entry: ok is false.
+func dirEntry(name string) (e [nameSize]byte, ok bool) {
+	if name == "" || len(name) > nameSize {
+		return e, false
+	}
+	for i := range len(name) {
+		if name[i] == 0 {
+			return e, false
+		}
+	}
+	copy(e[:], name)
+	return e, true
+}
+
+// bucketAt is the offset of the bucket that a visitor of key k lives in,
+// in share s of shares of so many slots.
+func bucketAt(k key, s, shareSlots int) int64 {
+	b := binary.BigEndian.Uint32(k[:4]) % uint32(shareSlots/bucketSlots)
+	return dataAt + int64(s)*int64(shareSlots)*slotSize + int64(b)*bucketSize
 }
 
 // unixSeconds is t as a slot's time: never 0, which marks an empty slot.

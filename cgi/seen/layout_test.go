@@ -13,38 +13,55 @@ import (
 // The stored bytes, pinned: a change to the layout must be meant, and
 // come with a new version.
 func TestLayout(t *testing.T) {
-	tab, dir := newTable(t, defaultSlots)
-	v := Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Now: at(12, 0)}
-	see(t, tab, v)
+	tab, dir := newTable(t, defaultShareSlots)
+	see(t, tab, Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Now: at(12, 0)})
+	see(t, tab, Visit{Counter: "home", Page: "/a/", Addr: "192.0.2.1", UserAgent: "Firefox", Now: at(12, 1)})
 	b, err := os.ReadFile(filepath.Join(dir, "seen-2026-12-03"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) != 1048640 {
-		t.Fatalf("file of %d bytes, want 1048640 (64 + 65536 slots of 16)", len(b))
+	if len(b) != 4202496 {
+		t.Fatalf("file of %d bytes, want 4202496 (8192 + 64 shares of 4096 slots of 16)", len(b))
 	}
-	wantHeader := "counter-seen\x00\x00\x00\x01\x00\x01\x00\x00" + string(make([]byte, 12))
+	wantHeader := "counter-seen\x00\x00\x00\x02\x00\x00\x00\x40\x00\x00\x10\x00" + string(make([]byte, 8))
 	if got := string(b[:32]); got != wantHeader {
 		t.Errorf("header %q, want %q", got, wantHeader)
 	}
 	salt := b[32:64]
-
-	mac := hmac.New(sha256.New, salt)
-	mac.Write([]byte("\x04blog\x09192.0.2.1\x07Firefox"))
-	k := mac.Sum(nil)[:12]
-	bucket := int(binary.BigEndian.Uint32(k) % 4096)
-	off := 64 + bucket*256
-	wantSlot := string(k) + "\x6b\x11\x59\xc0" // 2026-12-03 12:00:00 UTC
-	if got := string(b[off : off+16]); got != wantSlot {
-		t.Errorf("slot at %d: % x, want % x", off, got, wantSlot)
+	written := map[int]string{ // offset: bytes
+		4096:      "blog",
+		4096 + 64: "home",
 	}
-	if uint32(at(12, 0).Unix()) != 0x6b1159c0 {
-		t.Errorf("the pinned time is not %s", at(12, 0).Format(time.DateTime))
+	for _, s := range []struct {
+		share int
+		text  string // what is hashed
+		time  string
+		when  time.Time
+	}{
+		{0, "\x04blog\x00\x09192.0.2.1\x07Firefox", "\x6b\x11\x59\xc0", at(12, 0)},
+		{1, "\x04home\x03/a/\x09192.0.2.1\x07Firefox", "\x6b\x11\x59\xfc", at(12, 1)},
+	} {
+		if uint32(s.when.Unix()) != binary.BigEndian.Uint32([]byte(s.time)) {
+			t.Errorf("the pinned time % x is not %s", s.time, s.when.Format(time.DateTime))
+		}
+		mac := hmac.New(sha256.New, salt)
+		mac.Write([]byte(s.text))
+		k := mac.Sum(nil)[:12]
+		bucket := int(binary.BigEndian.Uint32(k) % 64)
+		off := 8192 + s.share*65536 + bucket*1024
+		written[off] = string(k) + s.time
+		if got := string(b[off : off+16]); got != string(k)+s.time {
+			t.Errorf("slot at %d: % x, want % x", off, got, string(k)+s.time)
+		}
 	}
 	// Nothing else was written.
-	for i, c := range b[64:] {
-		if c != 0 && (64+i < off || 64+i >= off+16) {
-			t.Fatalf("byte %d is %#x, want 0", 64+i, c)
+	for i := 64; i < len(b); i++ {
+		if w, ok := written[i]; ok {
+			i += len(w) - 1
+			continue
+		}
+		if b[i] != 0 {
+			t.Fatalf("byte %d is %#x, want 0", i, b[i])
 		}
 	}
 }

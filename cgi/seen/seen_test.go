@@ -2,7 +2,6 @@ package seen
 
 import (
 	"bytes"
-	"errors"
 	"hitcounter/cgi/rundir"
 	"os"
 	"path/filepath"
@@ -122,7 +121,7 @@ func TestSee(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, _ := newTable(t, defaultSlots)
+			tab, _ := newTable(t, defaultShareSlots)
 			for i, h := range tc.hits {
 				h.v.Now = h.now
 				if got := see(t, tab, h.v); got != h.want {
@@ -163,7 +162,7 @@ func names(tb testing.TB, dir string) []string {
 }
 
 func TestOldTablesRemoved(t *testing.T) {
-	tab, dir := newTable(t, defaultSlots)
+	tab, dir := newTable(t, defaultShareSlots)
 	for _, name := range []string{"seen-2026-11-28", "seen-2026-12-01", "seen-2026-12-02", "seen-2026-12-04", "seen-2026-12-10", "seen-notes", "throttle", "bcrypt-0.lock"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
@@ -183,48 +182,206 @@ func TestOldTablesRemoved(t *testing.T) {
 	}
 }
 
-func TestFull(t *testing.T) {
-	const slots = 2 * bucketSlots
+// A share full of visitors forgets, for a new one, the visitor in its
+// bucket whose last counted view is the oldest: recent visitors' reloads
+// are still known, and the one forgotten is new again if he comes back.
+// The first to forget says so, once a day, in any process.
+func TestCrowded(t *testing.T) {
+	const slots = bucketSlots // a share of one bucket
 	tab, _ := newTable(t, slots)
 	visitor := func(i int) Visit {
-		return Visit{Counter: "blog", Addr: "192.0.2." + strconv.Itoa(i), Now: at(12, 0), Window: time.Hour}
+		return Visit{Counter: "blog", Addr: "192.0.2." + strconv.Itoa(i), Now: at(12, 0).Add(time.Duration(i) * time.Second), Window: time.Hour}
 	}
 	for i := range slots {
 		if got := see(t, tab, visitor(i)); got != newToday {
 			t.Fatalf("visitor %d of %d: got %+v, want %+v", i, slots, got, newToday)
 		}
 	}
-	// ErrFull once a day, in any process (another Table stands for one),
-	// ErrStillFull after: the owner's log gets one line, not one a hit.
-	if _, err := tab.See(visitor(slots)); err != ErrFull {
-		t.Errorf("one visitor too many: error %v, want ErrFull", err)
+	crowded := Verdict{NewToday: true, Crowded: true}
+	if got := see(t, tab, visitor(slots)); got != crowded {
+		t.Errorf("one visitor too many: got %+v, want %+v", got, crowded)
 	}
+	// Said once a day, in any process (another Table stands for one).
 	other := open(tab.dir, slots)
 	defer other.Close()
-	for _, tb := range []*Table{tab, other} {
-		if _, err := tb.See(visitor(slots + 1)); err != ErrStillFull || !errors.Is(err, ErrFull) {
-			t.Errorf("the table full again: error %v, want ErrStillFull", err)
+	for i, tb := range []*Table{tab, other} {
+		if got := see(t, tb, visitor(slots+1+i)); got != newToday {
+			t.Errorf("the share full again, table %d: got %+v, want %+v", i, got, newToday)
 		}
 	}
-	// Those in the table are still known.
-	if got := see(t, tab, visitor(0)); got != reload {
-		t.Errorf("a known visitor in a full table: got %+v, want %+v", got, reload)
+	// The three oldest were forgotten for the three newest; the others'
+	// reloads, and the newest's, are still known to a process that did
+	// not count them itself (tab remembers its own).
+	third := open(tab.dir, slots)
+	defer third.Close()
+	// (The forgotten last: each makes room by forgetting another.)
+	for n := range slots + 3 {
+		i := (n + 3) % (slots + 3)
+		v := visitor(i)
+		v.Now = at(12, 30)
+		want := reload
+		if i < 3 {
+			want = newToday
+		}
+		if got := see(t, third, v); got != want {
+			t.Errorf("visitor %d again: got %+v, want %+v", i, got, want)
+		}
 	}
-	// A new day has room again.
-	v := visitor(slots)
-	v.Now = v.Now.AddDate(0, 0, 1)
-	if got := see(t, tab, v); got != newToday {
-		t.Errorf("the next day: got %+v, want %+v", got, newToday)
+	// A new day says it again.
+	for i := range slots + 1 {
+		v := visitor(i)
+		v.Now = v.Now.AddDate(0, 0, 2)
+		want := newToday
+		if i == slots {
+			want = crowded
+		}
+		if got := see(t, tab, v); got != want {
+			t.Errorf("two days on, visitor %d: got %+v, want %+v", i, got, want)
+		}
+	}
+}
+
+// A full bucket forgets the visitor whose view was counted longest ago,
+// by the order the views were written, not by their times, which are to
+// the second: a flood writes many in the same second.
+func TestForgetsInTheOrderWritten(t *testing.T) {
+	tab, dir := newTable(t, bucketSlots)
+	visitor := func(i int, now time.Time) Visit {
+		return Visit{Counter: "blog", Addr: "192.0.2." + strconv.Itoa(i), Now: now, Window: 10 * time.Minute}
+	}
+	// 66 visitors in the same second: the first two are forgotten.
+	for i := range bucketSlots + 2 {
+		if got := see(t, tab, visitor(i, at(12, 0))); !got.NewToday {
+			t.Fatalf("visitor %d: got %+v, want a new visitor", i, got)
+		}
+	}
+	// Visitor 2's view counted again puts him after the others: the
+	// next to go is visitor 3.
+	if got := see(t, tab, visitor(2, at(12, 20))); got != counted {
+		t.Fatalf("visitor 2 past the window: got %+v, want %+v", got, counted)
+	}
+	see(t, tab, visitor(bucketSlots+2, at(12, 20)))
+
+	fresh := open(rundir.New(dir, "", nil), bucketSlots)
+	defer fresh.Close()
+	want := map[int]Verdict{2: reload, bucketSlots + 2: reload}
+	order := []int{2, bucketSlots + 2}
+	for i := 4; i < bucketSlots+2; i++ {
+		want[i] = counted
+		order = append(order, i)
+	}
+	for _, i := range []int{0, 1, 3} {
+		want[i] = newToday
+		order = append(order, i)
+	}
+	for _, i := range order {
+		if got := see(t, fresh, visitor(i, at(12, 25))); got != want[i] {
+			t.Errorf("visitor %d at 12:25: got %+v, want %+v", i, got, want[i])
+		}
+	}
+}
+
+// A flood of made-up visitors on one counter, ten times its share, does
+// not change what another counter's visitors are, nor what a site's
+// pages and the site itself are told apart as.
+func TestFloodStaysInItsShare(t *testing.T) {
+	const slots = 4 * bucketSlots
+	tab, _ := newTable(t, slots)
+	real := func(counter, page string, i int, now time.Time) Visit {
+		return Visit{Counter: counter, Page: page, Addr: "198.51.100." + strconv.Itoa(i), UserAgent: "Firefox", Now: now, Window: 30 * time.Minute}
+	}
+	for i := range 5 {
+		see(t, tab, real("home", "", i, at(11, 0)))
+		see(t, tab, real("site", "/a/", i, at(11, 0)))
+	}
+	crowdedSeen := false
+	for i := range 10 * slots {
+		v := Visit{Counter: "blog", Addr: "203.0.113.7", UserAgent: "Flood/" + strconv.Itoa(i), Now: at(12, 0), Window: 30 * time.Minute}
+		got := see(t, tab, v)
+		if !got.NewToday {
+			t.Fatalf("flood hit %d: got %+v, want a new visitor", i, got)
+		}
+		crowdedSeen = crowdedSeen || got.Crowded
+	}
+	if !crowdedSeen {
+		t.Errorf("the flood filled its share, and no hit said so")
+	}
+	for _, tc := range []struct {
+		name, counter, page string
+		now                 time.Time
+		want                Verdict
+	}{
+		{"known on another counter, in the window", "home", "", at(11, 20), reload},
+		{"known on another counter, past the window", "home", "", at(12, 0), counted},
+		{"new on another counter", "home", "", at(12, 0), newToday},
+		{"known on a site's page", "site", "/a/", at(11, 20), reload},
+		{"new on a site's other page", "site", "/b/", at(12, 0), newToday},
+		{"new on the site itself", "site", "", at(12, 0), newToday},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			i := 0
+			if tc.want == newToday {
+				i = 50
+			}
+			for n := range 5 {
+				v := real(tc.counter, tc.page, i+n, tc.now)
+				if got := see(t, tab, v); got != tc.want {
+					t.Errorf("visitor %d: got %+v, want %+v", i+n, got, tc.want)
+				}
+				v.Now = v.Now.Add(time.Minute)
+				if got := see(t, tab, v); got != reload {
+					t.Errorf("visitor %d a minute on: got %+v, want %+v", i+n, got, reload)
+				}
+			}
+		})
+	}
+}
+
+// The first 64 counters of a day get a share each; later ones share one,
+// picked by a keyed hash of the name, and are still told apart by their
+// visitors' keys.
+func TestSharesBeyondTheDirectory(t *testing.T) {
+	tab, dir := newTable(t, bucketSlots)
+	const counters = shares + 20
+	v := func(c int) Visit {
+		return Visit{Counter: "c" + strconv.Itoa(c), Addr: "192.0.2.1", UserAgent: "Firefox", Now: at(12, 0), Window: time.Hour}
+	}
+	for c := range counters {
+		if got := see(t, tab, v(c)); got != newToday {
+			t.Errorf("counter %d: got %+v, want %+v", c, got, newToday)
+		}
+	}
+	// A fresh Table reads the shares from the file.
+	fresh := Open(rundir.New(dir, "", nil))
+	fresh.shareSlots = bucketSlots
+	defer fresh.Close()
+	for c := range counters {
+		if got := see(t, fresh, v(c)); got != reload {
+			t.Errorf("counter %d again: got %+v, want %+v", c, got, reload)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "seen-2026-12-03"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range shares {
+		e := b[dirAt+c*nameSize : dirAt+(c+1)*nameSize]
+		if got, want := string(bytes.TrimRight(e, "\x00")), "c"+strconv.Itoa(c); got != want {
+			t.Errorf("directory entry %d: %q, want %q", c, got, want)
+		}
 	}
 }
 
 func TestDamagedTableMadeAnew(t *testing.T) {
-	full := fileSize(defaultSlots)
+	full := fileSize(defaultShareSlots)
 	badMagic := make([]byte, full)
 	copy(badMagic, "counter-seex")
 	otherSlots := make([]byte, full)
-	copy(otherSlots, encodeHeader(defaultSlots/2, newSalt()))
-	long := append(encodeHeader(defaultSlots, newSalt()), make([]byte, full)...)
+	copy(otherSlots, encodeHeader(defaultShareSlots/2, newSalt()))
+	// The layout before shares: 65,536 slots for every counter.
+	version1 := make([]byte, 64+65536*16)
+	copy(version1, "counter-seen\x00\x00\x00\x01\x00\x01\x00\x00")
+	long := append(encodeHeader(defaultShareSlots, newSalt()), make([]byte, full)...)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -234,10 +391,11 @@ func TestDamagedTableMadeAnew(t *testing.T) {
 		{"short", []byte("counter-seen"), 0o600},
 		{"bad magic", badMagic, 0o600},
 		{"another size in the header", otherSlots, 0o600},
+		{"version 1", version1, 0o600},
 		{"too long", long, 0o644},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, dir := newTable(t, defaultSlots)
+			tab, dir := newTable(t, defaultShareSlots)
 			path := filepath.Join(dir, "seen-2026-12-03")
 			if err := os.WriteFile(path, tc.data, tc.mode); err != nil {
 				t.Fatal(err)
@@ -332,7 +490,7 @@ func TestOwnViewsAnsweredFromMemory(t *testing.T) {
 
 func TestFilesArePrivate(t *testing.T) {
 	const addr, ua = "203.0.113.77", "Mozilla/5.0 (PrivacyProbe)"
-	tab, dir := newTable(t, defaultSlots)
+	tab, dir := newTable(t, defaultShareSlots)
 	for i := range 50 {
 		for _, v := range []Visit{
 			{Counter: "blog", Addr: addr, UserAgent: ua},
@@ -375,10 +533,6 @@ func TestErrorsHoldNoVisitor(t *testing.T) {
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	full, _ := newTable(t, bucketSlots)
-	for i := range bucketSlots {
-		see(t, full, Visit{Counter: "blog", Addr: strconv.Itoa(i), Now: at(12, 0)})
-	}
 	readOnly := t.TempDir()
 	if err := os.Chmod(readOnly, 0o500); err != nil {
 		t.Fatal(err)
@@ -390,7 +544,6 @@ func TestErrorsHoldNoVisitor(t *testing.T) {
 	cases := []failing{
 		{"missing directory in a missing one", Open(rundir.New(filepath.Join(t.TempDir(), "none", "run"), "", nil))},
 		{"not a directory", Open(rundir.New(notDir, "", nil))},
-		{"full", full},
 	}
 	if os.Getuid() != 0 { // root writes into a read-only directory anyway
 		cases = append(cases, failing{"read-only directory", Open(rundir.New(readOnly, "", nil))})

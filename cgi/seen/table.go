@@ -2,33 +2,27 @@ package seen
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"hitcounter/cgi/rundir"
 )
 
-// ErrFull reports that today's table has no room for a new visitor: the
-// hit is to be counted as a view, by a visitor not known.
-var ErrFull = errors.New("seen: table of today's visitors is full")
-
-// ErrStillFull is ErrFull after the first of the day: the table says so
-// once, for the owner's log, and not on every hit of the rest of the day.
-var ErrStillFull = fmt.Errorf("%w (said before today)", ErrFull)
-
 // Table is the visitor tables in one runtime directory. It is safe for
 // concurrent use by goroutines, and any number of processes may use the
 // same directory at once. A long-lived process keeps one Table, which
 // keeps today's file open between hits.
 type Table struct {
-	dir   *rundir.Dir
-	slots int
+	dir        *rundir.Dir
+	shareSlots int
 
 	mu        sync.Mutex
 	today     dayFile
 	yesterday dayFile
-	buf       []byte // a bucket, or the text of a visitor to hash
+	buf       []byte // the text of a visitor, or of a counter, to hash
+	// bucket is today's bucket of the visitor being seen, as read and
+	// to be written; ybucket is yesterday's.
+	bucket, ybucket [bucketSize]byte
 	// mine holds the counted views this Table itself wrote today, by
 	// visitor key: see known.
 	mine map[key]uint32
@@ -39,11 +33,11 @@ const maxMine = 1 << 14
 
 // Open returns the Table of the runtime directory dir. It does no I/O:
 // the files are opened, and made, by the first See.
-func Open(dir *rundir.Dir) *Table { return open(dir, defaultSlots) }
+func Open(dir *rundir.Dir) *Table { return open(dir, defaultShareSlots) }
 
-// open is Open with a table of so many slots, a multiple of a bucket's.
-func open(dir *rundir.Dir, slots int) *Table {
-	return &Table{dir: dir, slots: slots, buf: make([]byte, 0, bucketSize)}
+// open is Open with shares of so many slots, a multiple of a bucket's.
+func open(dir *rundir.Dir, shareSlots int) *Table {
+	return &Table{dir: dir, shareSlots: shareSlots, buf: make([]byte, 0, 256)}
 }
 
 // Close closes the files that t keeps open. A See after Close opens them
@@ -56,7 +50,11 @@ func (t *Table) Close() error {
 
 // Visit is one hit to judge.
 type Visit struct {
-	Counter   string
+	Counter string
+	// Page is a page of a site, or "" for the counter (the site) itself:
+	// a visitor of a page is another visitor than of the site, kept in
+	// the site's share of the table.
+	Page      string
 	Addr      string // the client's address
 	UserAgent string
 	Now       time.Time
@@ -71,8 +69,14 @@ type Verdict struct {
 	// view: not a view. Nothing was written.
 	Reload bool
 	// NewToday is a counted view by a visitor not seen on this counter
-	// today (UTC).
+	// today (UTC), or forgotten since (see Crowded).
 	NewToday bool
+	// Crowded is set on the first counted view of the day that found
+	// its place in the counter's share of the table full, in any
+	// process: the visitor of that place whose last counted view is
+	// the oldest was forgotten to make room, and is a new visitor if he
+	// comes back. It is for the owner's log, once a day a share.
+	Crowded bool
 }
 
 // See judges a visit and, unless it is a reload, records it as the
@@ -82,8 +86,9 @@ type Verdict struct {
 // last view less than the window in the future is a reload too: another
 // process took its clock before this one and its lock after (a FastCGI
 // hit waits for its batch); one further ahead means the clock was set
-// back, and the hit counts. When today's table has no room for a new visitor, See returns
-// ErrFull.
+// back, and the hit counts. When there is no room for a new visitor in
+// its place in the counter's share, the one there whose last counted
+// view is the oldest is forgotten (see Verdict.Crowded).
 func (t *Table) See(v Visit) (Verdict, error) {
 	now := v.Now.UTC()
 	y, m, d := now.Date()
@@ -101,7 +106,7 @@ func (t *Table) See(v Visit) (Verdict, error) {
 	if v, ok := t.known(&v, reload); ok {
 		return v, nil
 	}
-	_, made, err := today.lock(t.slots, true)
+	_, made, err := today.lock(t.shareSlots, true)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -113,14 +118,19 @@ func (t *Table) See(v Visit) (Verdict, error) {
 	}
 	var k key
 	k, t.buf = visitorKey(today.mac, t.buf, &v)
-	here, err := today.find(k, t.slots, t.buf[:bucketSize])
+	var share int
+	share, t.buf, _, err = today.share(v.Counter, true, t.buf)
 	if err != nil {
 		return Verdict{}, err
 	}
-	if here.found && reload(here.last) {
+	here, err := today.find(k, bucketAt(k, share, t.shareSlots), t.bucket[:])
+	if err != nil {
+		return Verdict{}, err
+	}
+	if here.found() && reload(here.last) {
 		return Verdict{Reload: true}, nil
 	}
-	if !here.found && now.Sub(day) < v.Window {
+	if !here.found() && now.Sub(day) < v.Window {
 		last, err := t.lookYesterday(&v)
 		if err != nil {
 			return Verdict{}, err
@@ -129,17 +139,20 @@ func (t *Table) See(v Visit) (Verdict, error) {
 			return Verdict{Reload: true}, nil
 		}
 	}
-	if here.off < 0 {
-		return Verdict{}, today.full()
+	var crowded bool
+	if here.evict() {
+		if crowded, err = today.crowded(share); err != nil {
+			return Verdict{}, err
+		}
 	}
-	if err := today.write(here, k, sec, t.buf); err != nil {
+	if err := today.write(here, k, sec, t.bucket[:]); err != nil {
 		return Verdict{}, err
 	}
 	if len(t.mine) >= maxMine {
 		clear(t.mine)
 	}
 	t.mine[k] = sec
-	return Verdict{NewToday: !here.found}, nil
+	return Verdict{NewToday: !here.found(), Crowded: crowded}, nil
 }
 
 // known answers, without touching the file, a visit by a visitor whose
@@ -171,15 +184,20 @@ func (t *Table) known(v *Visit, reload func(last uint32) bool) (Verdict, bool) {
 // 0 if it had none or there is no table of yesterday.
 func (t *Table) lookYesterday(v *Visit) (uint32, error) {
 	yd := &t.yesterday
-	ok, _, err := yd.lock(t.slots, false)
+	ok, _, err := yd.lock(t.shareSlots, false)
 	if !ok || err != nil {
 		return 0, err
 	}
 	defer yd.unlock()
+	share, buf, ok, err := yd.share(v.Counter, false, t.buf)
+	t.buf = buf
+	if !ok || err != nil {
+		return 0, err
+	}
 	var k key
 	k, t.buf = visitorKey(yd.mac, t.buf, v)
-	s, err := yd.find(k, t.slots, t.buf[:bucketSize])
-	if !s.found || err != nil {
+	s, err := yd.find(k, bucketAt(k, share, t.shareSlots), t.ybucket[:])
+	if !s.found() || err != nil {
 		return 0, err
 	}
 	return s.last, nil

@@ -157,6 +157,7 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 	}
 	kind := requestKind(r, addr)
 	var unknown error // why the visitor could not be told apart
+	var crowded bool  // the counter's share of the visitor table forgot someone, first today
 	v.Judge = func(s counter.Settings, ownerKey []byte, page string) counter.Outcome {
 		if kind != counter.View {
 			return counter.Outcome{Kind: kind}
@@ -173,26 +174,25 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 		if unreadable || !s.AllowsReferrer(v.RefHost) {
 			return counter.Outcome{Kind: counter.Foreign}
 		}
-		o, err := a.seeVisitor(seen.Visit{Counter: name, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}, page)
+		o, err := a.seeVisitor(seen.Visit{Counter: name, Page: page, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}, &crowded)
 		if err != nil {
-			// A view by a visitor not known: a full table or a missing
-			// run directory must not cost a count.
+			// A view by a visitor not known: a missing run directory
+			// must not cost a count.
 			unknown = err
 		}
 		return o
 	}
 	c, err := a.hits.Visit(v)
 	// One line for the hit, and none when it failed and says so in its
-	// own. A full table says so once a day itself; a table that cannot
-	// be used (rundir.Problem names the file and the fix) fails every hit
-	// until it is mended, and says so on each counter's first view of
-	// the day.
+	// own. A crowded share says so once a day itself; a table that
+	// cannot be used (rundir.Problem names the file and the fix) fails
+	// every hit until it is mended, and says so on each counter's first
+	// view of the day.
+	if err == nil && crowded {
+		a.log.Printf("hit %q: its share of today's visitor table is full: the visitors it saw longest ago are forgotten, and counted as new if they come back; other counters are not affected (said once a day)", name)
+	}
 	switch {
 	case err != nil || unknown == nil:
-	case errors.Is(unknown, seen.ErrFull):
-		if !errors.Is(unknown, seen.ErrStillFull) {
-			a.log.Printf("hit %q counted as a view, visitor not known: %v", name, unknown)
-		}
 	case c.FirstToday:
 		// Short, for the problem and its fix to fit a log line.
 		a.log.Printf("hit %q: visitor not known until mended (said once a day): %v", name, unknown)
@@ -208,29 +208,29 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 }
 
 // seeVisitor asks the visitor table whether sv is a reload, a view by a
-// visitor new today or a view by one known. On a site's page (page not
-// "") the reload window and the page's visitors are the page's, and the
-// site's visitors are asked for apart, with no window: a visitor who
-// goes on to the next page is no reload.
-func (a *App) seeVisitor(sv seen.Visit, page string) (counter.Outcome, error) {
-	site := sv
-	if page != "" {
-		sv.Counter += page // a name has no "/", a page starts with one
-	}
+// visitor new today or a view by one known, and sets *crowded when the
+// table says the counter's share forgot a visitor, first today. On a
+// site's page (sv.Page not "") the reload window and the page's visitors
+// are the page's, and the site's visitors are asked for apart, with no
+// window: a visitor who goes on to the next page is no reload.
+func (a *App) seeVisitor(sv seen.Visit, crowded *bool) (counter.Outcome, error) {
 	verdict, err := a.visitors.See(sv)
 	if err != nil {
 		return counter.Outcome{Kind: counter.View}, err
 	}
+	*crowded = verdict.Crowded
 	if verdict.Reload {
 		return counter.Outcome{Kind: counter.Reload}, nil
 	}
 	o := counter.Outcome{Kind: counter.View, NewVisitor: verdict.NewToday}
-	if page == "" {
+	if sv.Page == "" {
 		return o, nil
 	}
 	o.PageVisitor = verdict.NewToday
-	site.Window = 0
+	site := sv
+	site.Page, site.Window = "", 0
 	verdict, err = a.visitors.See(site)
+	*crowded = *crowded || verdict.Crowded
 	o.NewVisitor = err == nil && verdict.NewToday
 	return o, err
 }

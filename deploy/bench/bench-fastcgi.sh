@@ -10,10 +10,10 @@
 #     BEFORE=none deploy/bench/bench-fastcgi.sh  # without the binary before
 #
 # Every request goes through deploy/bench/browser-visitors.lua (wrk -s):
-# a browser's hit on the owner's site from one of 4,096 visitors, told
+# a browser's hit on the owner's site from one of 2,048 visitors, told
 # apart by their User-Agent, so that the counter's rules all run (bot
 # check, ignore list, owner cookie, referrer list, visitor table) and the
-# visitor table is used but never fills. The counters of this binary (the
+# counter's share of the visitor table is used but no bucket of it fills. The counters of this binary (the
 # CGI and the FastCGI database) have every rule on but the reload window:
 # reload=off makes every hit a counted view, the costlier path (total,
 # day, referrer, and the visitor table's write: every CGI hit's, and a

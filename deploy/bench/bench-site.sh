@@ -29,10 +29,11 @@
 # the shipped deploy/lighttpd/counter-fastcgi.conf on site.db, and sitebench
 # loads single and site (Referers spread over the pages by Zipf) with 4 and
 # 16 concurrent clients, each hit from its own 127.x.y.z address, in
-# interleaved rounds: hits/s and p99, medians over the rounds. Its table
-# of today's visitors has 65,536 slots: sitebench refuses a REQUESTS x
-# ROUNDS x CONNS that could fill it (3 entries per pair of hits), since
-# the hits after it filled would skip the visitor's write.
+# interleaved rounds: hits/s and p99, medians over the rounds. Every hit
+# is a new visitor, so each counter's share of the table of today's
+# visitors (4,096 slots) fills early; a full share forgets its oldest
+# visitor and still writes, so the hits after it cost what the ones
+# before did.
 #
 # Needs lighttpd and GNU time (Debian packages lighttpd, time) and Go.
 set -euo pipefail
