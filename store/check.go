@@ -197,6 +197,9 @@ func checkSite(info counter.Info, b *bolt.Bucket) error {
 			}
 		}
 	}
+	if t, f := b.Get(keyPagesTrimmed), b.Get(keyPagesFolded); t != nil && bytes.Compare(t, f) > 0 {
+		return fmt.Errorf("%w: pages trimmed to %s, folded to %q only", ErrCorrupt, t, f)
+	}
 	if made != info.Pages {
 		return fmt.Errorf("%w: %d pages, and a page count of %d", ErrCorrupt, made, info.Pages)
 	}

@@ -94,8 +94,14 @@ func TestSiteYearOfMadeUpPages(t *testing.T) {
 	}
 	end := inUse()
 	slices.Sort(folds)
-	t.Logf("after %d days of %d made-up pages: file %d bytes (%.1f MiB), %d bytes in use (%d after 30 days: %.0f bytes a day since)",
-		days, madeUp, fi.Size(), float64(fi.Size())/(1<<20), end, at30, float64(end-at30)/float64(max(days-30, 1)))
+	perDay := float64(end-at30) / float64(max(days-30, 1))
+	t.Logf("after %d days of %d made-up pages: file %d bytes (%.1f MiB), %d bytes in use; %d after 30 days, %.0f bytes a day since: 1 GiB in %.1f years",
+		days, madeUp, fi.Size(), float64(fi.Size())/(1<<20), end, at30, perDay, float64(DefaultMaxSize-end)/perDay/365.25)
+	// doc.go, "Growth": the worst case of what a day keeps.
+	const worst = (KeptPagesADay+1)*2560 + 124
+	if days > 30 && perDay > worst {
+		t.Errorf("the file grew by %.0f bytes a day; doc.go says at most %d", perDay, worst)
+	}
 	t.Logf("a day's first hit, which folds and trims the day before: median %v, slowest %v", folds[len(folds)/2], folds[len(folds)-1])
 
 	last := start.AddDate(0, 0, days-1)
@@ -288,5 +294,46 @@ func TestMigrateV4TrimsOldDays(t *testing.T) {
 	})
 	if _, err := Check(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
+	}
+}
+
+// Check takes a trimmed day's (other pages) row without a record, and
+// reports a page's row without one, or days trimmed past those folded.
+func TestCheckTrimmedPages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  []byte // in the site's bucket, or its page-days with a page
+		day  []byte // page-days value
+		val  []byte
+		ok   bool
+	}{
+		{"an (other pages) day without a record", pageDayKey([]byte("2026-03-01"), counter.OtherPages), encodePageDay(3, 2), nil, true},
+		{"a page's day without a record", pageDayKey([]byte("2026-03-01"), "/gone"), encodePageDay(3, 2), nil, false},
+		{"trimmed past folded", keyPagesTrimmed, nil, []byte("2026-03-05"), false},
+		{"trimmed to a non-date", keyPagesTrimmed, nil, []byte("yesterday"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := newSite(t)
+			with(t, path, Options{}, func(db *DB) {
+				visitAll(t, db, pageView("blog.example", "/a", day1, true), pageView("blog.example", "/a", day1.AddDate(0, 0, 1), true))
+				err := db.update(func(tx *bolt.Tx) error {
+					b, err := siteBucket(tx, "blog")
+					if err != nil {
+						return err
+					}
+					if tc.day != nil {
+						return b.Bucket(bucketPageDays).Put(tc.key, tc.day)
+					}
+					return b.Put(tc.key, tc.val)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
+			_, err := Check(path, time.Second)
+			if tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrCorrupt) {
+				t.Errorf("check: %v; want ok %v, else ErrCorrupt", err, tc.ok)
+			}
+		})
 	}
 }
