@@ -20,7 +20,9 @@ const DefaultMaxPages = 10_000
 const MaxMaxPages = 1_000_000
 
 // OtherPages is the row of a site that counts the hits on new pages past
-// its cap. It cannot be a page: every page starts with "/".
+// its cap and, in the history of a day that is over, the views of the
+// pages past the day's most viewed (the store keeps a bounded number of
+// rows a day). It cannot be a page: every page starts with "/".
 const OtherPages = "(other pages)"
 
 // Image says what the image of a site counts.

@@ -190,10 +190,15 @@ func checkSite(info counter.Info, b *bolt.Bucket) error {
 			return err
 		}
 	}
-	if f := b.Get(keyPagesFolded); f != nil {
-		if _, err := time.Parse(time.DateOnly, string(f)); err != nil {
-			return fmt.Errorf("%w: pages-folded %q", ErrCorrupt, f)
+	for _, key := range [][]byte{keyPagesFolded, keyPagesTrimmed} {
+		if f := b.Get(key); f != nil {
+			if _, err := time.Parse(time.DateOnly, string(f)); err != nil {
+				return fmt.Errorf("%w: %s %q", ErrCorrupt, key, f)
+			}
 		}
+	}
+	if t, f := b.Get(keyPagesTrimmed), b.Get(keyPagesFolded); t != nil && bytes.Compare(t, f) > 0 {
+		return fmt.Errorf("%w: pages trimmed to %s, folded to %q only", ErrCorrupt, t, f)
 	}
 	if made != info.Pages {
 		return fmt.Errorf("%w: %d pages, and a page count of %d", ErrCorrupt, made, info.Pages)
@@ -209,7 +214,9 @@ func checkSite(info counter.Info, b *bolt.Bucket) error {
 		if _, err := time.Parse(time.DateOnly, date); err != nil {
 			return fmt.Errorf("%w: page-day key %q", ErrCorrupt, k)
 		}
-		if pages == nil || pages.Get([]byte(page)) == nil {
+		// A trimmed day's OtherPages row may hold the views of pages
+		// the site has rows for, and no view past max-pages.
+		if page != counter.OtherPages && (pages == nil || pages.Get([]byte(page)) == nil) {
 			return fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, page)
 		}
 		_, _, err = decodePageDay(v)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,16 +117,16 @@ func TestBuildCosts(t *testing.T) {
 }
 
 // TestMigrateV3ToV4: the committed file of the version 3 release, written
-// to by this version (a day's costs folded), is version 4, keeps every
-// key it had, and has the costs.
+// to by this version (a day's costs folded), is of this version, keeps
+// every key it had, and has the costs.
 func TestMigrateV3ToV4(t *testing.T) {
 	path := copyOf(t, formatFileV3)
 	with(t, path, Options{}, func(db *DB) {
 		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-04", 50, time.Millisecond, 5*time.Millisecond)}, time.Date(2026, 12, 5, 0, 1, 0, 0, time.UTC)); err != nil {
 			t.Fatal(err)
 		}
-		if v := versionOf(t, db); v != 4 {
-			t.Errorf("version %d after the first write, want 4", v)
+		if v := versionOf(t, db); v != schemaVersion {
+			t.Errorf("version %d after the first write, want %d", v, schemaVersion)
 		}
 		h, err := db.Costs(time.Time{})
 		if err != nil || len(h.Days) != 1 || h.Days[0].Kinds[costs.Hit].Count != 50 {
@@ -141,7 +142,7 @@ func TestMigrateV3ToV4(t *testing.T) {
 			t.Errorf("after the migration, the v3 file lost %q", line)
 		}
 	}
-	if !strings.Contains(dump, "  version = 00000004\n") || !strings.Contains(dump, "costs/\n  days/\n    2026-12-04 = ") {
+	if !strings.Contains(dump, fmt.Sprintf("  version = %08x\n", schemaVersion)) || !strings.Contains(dump, "costs/\n  days/\n    2026-12-04 = ") {
 		t.Errorf("after the migration:\n%s", dump)
 	}
 }

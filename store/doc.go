@@ -2,11 +2,11 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 4)
+// # Schema (version 5)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
 // spells one out. Keys marked v2 are new in version 2, v3 in version 3,
-// v4 in version 4.
+// v4 in version 4, v5 in version 5.
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
@@ -53,6 +53,10 @@
 //	    page-count -> uint64   v3, sites: the keys of pages/ but OtherPages
 //	    pages-folded -> "2006-01-02"  v3, sites: the last day whose
 //	                           page-days are added into the pages' records
+//	    pages-trimmed -> "2006-01-02"  v5, sites: the last day whose
+//	                           page-days keep only its KeptPagesADay most
+//	                           viewed pages; absent, none (a file of
+//	                           version 4); never after pages-folded
 //	    pages/                 v3, sites: bucket
 //	      PAGE    -> record    8-byte big-endian columns: views, visitors
 //	                           (each day's added up) of the days up to
@@ -64,7 +68,13 @@
 //	    page-days/             v3, sites: bucket
 //	      2006-01-02PAGE -> record  the date, then PAGE as in pages/: the
 //	                           page's views and visitors that day, 8-byte
-//	                           big-endian columns; a day's pages sort together
+//	                           big-endian columns; a day's pages sort
+//	                           together. v5: on a day up to pages-trimmed,
+//	                           the OtherPages row also holds the views and
+//	                           visitors of the day's pages past its
+//	                           KeptPagesADay most viewed, whose own rows
+//	                           are gone (their records keep them), and it
+//	                           may be there when pages/ has no OtherPages
 //	costs/                     v4: bucket, what the counter costs on this
 //	                           machine (package counter/costs); made by
 //	                           the first day folded
@@ -103,6 +113,56 @@
 // day adds the days before it into the records and moves pages-folded to
 // yesterday, within its own transaction, so that a hit has one leaf fewer
 // to write and a reader adds a day or two.
+//
+// The same fold then trims the days it folded (pagetrim.go): a day keeps
+// the rows of its KeptPagesADay most viewed pages (ties to more visitors,
+// then to the page seen first), and the other pages' views and visitors of
+// that day go into its OtherPages row. A page's record, and so its figures
+// of all time, keep every view; a trimmed page's days, and a period's
+// table of pages, show them under OtherPages. The rows a day keeps are
+// bounded, whatever pages visitors make up.
+//
+// # Growth
+//
+// What a visitor can make a site's file hold for good, each day it is
+// hit, is bounded: the day's site row (34 bytes with bbolt's 16-byte
+// element header), its tally (90 bytes), and at most KeptPagesADay+1 = 201
+// page-day rows of at most 10+256+16+16 = 298 bytes (date, longest page
+// key, two counts, header). Worst case: bbolt leaves at least two rows on
+// a leaf page that a transaction touched, so a row takes at most half a
+// 4 KiB page, and with its share of the branch pages (an entry of at most
+// 282 bytes a leaf page) at most 2.5 KiB: 201 × 2,560 + 124 = 514,684
+// bytes a day: the 1 GiB maximum, less the 27 MB below, in 2,033 days,
+// 5.6 years of 10,000 made-up pages every day. Measured (TestSiteYearOfMadeUpPages, the same 10,000 made-up
+// pages of the longest key every day, with 50 real pages): some 124,600
+// bytes a day in use, 620 bytes a kept row (pages half full); a file of
+// 71 MiB after a year, and the 1 GiB maximum some 22 years after that.
+//
+// Besides, and not growing: the pages' records, at most max-pages and
+// OtherPages, 10,001 of up to 256+24+16 bytes (about 3 MB, 6 MB in
+// half-full pages), and the rows of the day and the day before, before
+// they are trimmed (up to 10,001 each, some 6 MB each in half-full pages;
+// the pages a trim frees are used again by the next day's rows): some
+// 27 MB in all, measured after 30 days. Before version 5, every page kept
+// its row every day: 10,000 made-up pages a day took some 6.6 MB a day,
+// and the file's maximum in 140 days.
+//
+// The work of trimming is bounded too: a day's fold reads the rows of the
+// days it folds (a day's, up to max-pages+1) twice, holds KeptPagesADay
+// rows and a batch of keys in memory, and deletes the rest; a version 4
+// file's untrimmed days are trimmed twice a day's most rows at a time.
+//
+// # Version 4
+//
+// Version 5 added pages-trimmed and gave the OtherPages row of a trimmed
+// day the views of the day's pages past its most viewed. A version 4 file
+// is migrated by the first write of a version 5 program, which sets the
+// version and rewrites nothing else: its sites have no pages-trimmed, and
+// the daily fold trims their days, oldest first, at most 2×(max-pages+1)
+// rows a fold (finishing the day in hand), which outruns the one day a
+// fold adds, so that the file stops growing on the first fold. A program
+// of version 4 would read a trimmed day's OtherPages row without a record
+// as damage: it refuses the file (ErrNewerSchema).
 //
 // # Version 2 and 3
 //

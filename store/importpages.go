@@ -65,7 +65,7 @@ func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o Imp
 		return im.total, err
 	}
 	// Fold the days before today now, so that the next hit does not.
-	if _, err := foldPages(b, im.pages, im.days, dayKey(o.Now)); err != nil {
+	if _, err := foldPages(b, im.pages, im.days, dayKey(o.Now), site.MaxPages); err != nil {
 		return im.total, err
 	}
 	return im.total, nil

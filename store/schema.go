@@ -15,8 +15,10 @@ import (
 // Version 2 added visitors, the tally of hits not counted, and the
 // per-counter settings; version 3 added sites, counters with a row per
 // page; version 4 added the history of what the counter costs on its
-// machine. migrate.go brings an older file up to it.
-const schemaVersion = 4
+// machine; version 5 keeps a site's past days to their most viewed pages
+// (pages-trimmed), the others' under the day's OtherPages row. migrate.go
+// brings an older file up to it.
+const schemaVersion = 5
 
 var (
 	bucketMeta       = []byte("meta")
@@ -36,19 +38,20 @@ var (
 	bucketDays       = []byte("days")
 	bucketTally      = []byte("tally") // v2
 	bucketReferrers  = []byte("referrers")
-	keyHosts         = []byte("hosts")        // v3, sites only
-	keyMaxPages      = []byte("max-pages")    // v3, sites only
-	keyKeepQuery     = []byte("keep-query")   // v3, sites only
-	keyImage         = []byte("image")        // v3, sites only
-	keyPageCount     = []byte("page-count")   // v3, sites only
-	keyPagesFolded   = []byte("pages-folded") // v3, sites only
-	bucketPages      = []byte("pages")        // v3, sites only
-	bucketPageDays   = []byte("page-days")    // v3, sites only
-	bucketCosts      = []byte("costs")        // v4
-	bucketCostDays   = []byte("days")         // v4, in costs
-	keyBuild         = []byte("build")        // v4, in costs
-	keyBuildBefore   = []byte("build-before") // v4, in costs
-	keyCostWarnings  = []byte("warnings")     // v4, in costs
+	keyHosts         = []byte("hosts")         // v3, sites only
+	keyMaxPages      = []byte("max-pages")     // v3, sites only
+	keyKeepQuery     = []byte("keep-query")    // v3, sites only
+	keyImage         = []byte("image")         // v3, sites only
+	keyPageCount     = []byte("page-count")    // v3, sites only
+	keyPagesFolded   = []byte("pages-folded")  // v3, sites only
+	keyPagesTrimmed  = []byte("pages-trimmed") // v5, sites only
+	bucketPages      = []byte("pages")         // v3, sites only
+	bucketPageDays   = []byte("page-days")     // v3, sites only
+	bucketCosts      = []byte("costs")         // v4
+	bucketCostDays   = []byte("days")          // v4, in costs
+	keyBuild         = []byte("build")         // v4, in costs
+	keyBuildBefore   = []byte("build-before")  // v4, in costs
+	keyCostWarnings  = []byte("warnings")      // v4, in costs
 )
 
 // pageColumns is the number of 8-byte columns of a page record: views and

@@ -93,7 +93,7 @@ func countPage(b *bolt.Bucket, site *counter.Site, page string, v Visit, o count
 		return h, err
 	}
 	day := dayKey(v.Now)
-	folded, err := foldPages(b, pages, days, day)
+	folded, err := foldPages(b, pages, days, day, site.MaxPages)
 	if err != nil {
 		return h, err
 	}
@@ -156,9 +156,12 @@ func countPage(b *bolt.Bucket, site *counter.Site, page string, v Visit, o count
 }
 
 // foldPages adds into the page records every page day before day that is
-// not in them yet, and returns the last day folded ("" for none). It does
-// the work on the first hit of a day; the other hits read one key.
-func foldPages(b, pages, days *bolt.Bucket, day []byte) ([]byte, error) {
+// not in them yet, trims the days folded (pagetrim.go), and returns the
+// last day folded ("" for none). It does the work on the first hit of a
+// day; the other hits read one key. Its work is the rows of the days not
+// folded yet (a day's, as a rule) and at most twice a day's rows of a site
+// with maxPages more to trim.
+func foldPages(b, pages, days *bolt.Bucket, day []byte, maxPages int) ([]byte, error) {
 	folded := b.Get(keyPagesFolded)
 	yesterday := dayKey(mustDay(day).AddDate(0, 0, -1))
 	if bytes.Compare(folded, yesterday) >= 0 {
@@ -190,6 +193,9 @@ func foldPages(b, pages, days *bolt.Bucket, day []byte) ([]byte, error) {
 		}
 	}
 	if err := b.Put(keyPagesFolded, yesterday); err != nil {
+		return nil, err
+	}
+	if err := trimPages(b, pages, days, 2*(maxPages+1)); err != nil {
 		return nil, err
 	}
 	return yesterday, nil

@@ -334,3 +334,29 @@ func TestSitePagesTableAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// A day over keeps its most viewed pages; the stats of a period show the
+// others' views under (other pages), and say why. All time, every page
+// keeps its views, and there is no such row.
+func TestSiteStatsShowADaysTrimmedPages(t *testing.T) {
+	a, _ := siteApp(t, OneRequest)
+	for i := range store.KeptPagesADay + 3 {
+		if w := serve(a, "GET", "/blog.png", "Referer", fmt.Sprintf("https://blog.example/p/%03d", i)); w.Code != 200 {
+			t.Fatalf("hit %d: %d", i, w.Code)
+		}
+	}
+	a.cfg.Now = func() time.Time { return testNow.AddDate(0, 0, 1) }
+	serve(a, "GET", "/blog.png", "Referer", "https://blog.example/p/000") // folds the day before
+	week := serve(a, "GET", "/blog/stats?period=7").Body.String()
+	want := fmt.Sprintf(`(other pages)<small>new pages past the site’s max-pages, and each past day’s pages past its %d most viewed</small></td><td class="n">3</td>`, store.KeptPagesADay)
+	if !strings.Contains(week, want) {
+		t.Errorf("the week's pages lack %s", want)
+	}
+	all := serve(a, "GET", "/blog/stats?period=all").Body.String()
+	if strings.Contains(all, "(other pages)") || !strings.Contains(all, "and 103 more pages with 103 views") {
+		t.Errorf("all time: an (other pages) row, or not every page:\n%s", all)
+	}
+	if p := pagesNow(t, a); len(p) != store.KeptPagesADay+3 || p["/p/202"].Views != 1 {
+		t.Errorf("%d pages all time, /p/202 %+v; want %d, with its view", len(p), p["/p/202"], store.KeptPagesADay+3)
+	}
+}

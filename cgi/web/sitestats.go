@@ -163,7 +163,12 @@ func writePages(p *htmlPage, v *siteView) {
 		p.raw("<tr><td>")
 		if pg.Page == counter.OtherPages {
 			p.text(pg.Page)
-			p.raw("<small>new pages past the site’s max-pages</small>")
+			p.raw("<small>new pages past the site’s max-pages")
+			if v.period > 0 {
+				// Days before today keep their most viewed pages' rows.
+				p.raw(", and each past day’s pages past its ", itoa(store.KeptPagesADay), " most viewed")
+			}
+			p.raw("</small>")
 		} else {
 			// A page key escaped for a query holds only letters, digits
 			// and "%+-._~": safe in the attribute after text's escaping.

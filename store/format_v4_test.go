@@ -1,0 +1,122 @@
+package store
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"hitcounter/counter"
+	"hitcounter/counter/costs"
+)
+
+// formatFileV4 is a database written by the code of schema version 4: a
+// site whose first day has 205 pages, more than a day keeps since version
+// 5, a second day, and a day of costs. formatDumpFileV4 is every bucket and
+// key of it as dumpFile lists them, written with it: too long to paste.
+const (
+	formatFileV4     = "../testdata/format/counter-v4.db"
+	formatDumpFileV4 = "../testdata/format/counter-v4.dump"
+)
+
+var writeFormatV4 = flag.Bool("write-format-v4", false, "write "+formatFileV4+" (only ever with schema version 4)")
+
+// formatV4Pages is the number of pages on the v4 file's first day: the
+// first 200 have two views that day, the last 5 one.
+const formatV4Pages = 205
+
+// writeV4 writes formatFileV4 through the store, as the counter does, when
+// TestFormatV4 is run with -write-format-v4. It was run once, with schema
+// version 4; the files are committed and must never be written again.
+func writeV4(t *testing.T) {
+	if schemaVersion != 4 {
+		t.Fatalf("schema version %d: the v4 file is the version 4 release's and stays as it is", schemaVersion)
+	}
+	os.Remove(formatFileV4)
+	defer os.Remove(LockPath(formatFileV4))
+	site, err := counter.NewSite("blog.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	view := func(page string, at time.Time, visitor bool) Visit {
+		return Visit{Name: "blog", Now: at, RefHost: "blog.example", Target: page,
+			Judge: judged(counter.Outcome{Kind: counter.View, NewVisitor: visitor, PageVisitor: visitor})}
+	}
+	with(t, formatFileV4, Options{Create: true}, func(db *DB) {
+		if err := db.CreateWith("blog", 0, day, site); err != nil {
+			t.Fatal(err)
+		}
+		var visits []Visit
+		for i := range formatV4Pages {
+			at := day.Add(time.Duration(i) * time.Minute)
+			visits = append(visits, view(fmt.Sprintf("/p%03d", i), at, true))
+			if i < 200 {
+				visits = append(visits, view(fmt.Sprintf("/p%03d", i), at.Add(time.Second), false))
+			}
+		}
+		visits = append(visits, view("/p000", day.AddDate(0, 0, 1), true), view("/p201", day.AddDate(0, 0, 1).Add(time.Hour), true))
+		if _, err := db.VisitAll(visits); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-03", 407, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 1)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := os.WriteFile(formatDumpFileV4, []byte(dumpFile(t, formatFileV4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s and %s", formatFileV4, formatDumpFileV4)
+}
+
+// TestFormatV4 reads the committed version 4 file twice: with bbolt alone,
+// against the listing of every bucket, key and value written with it; and
+// through the store.
+func TestFormatV4(t *testing.T) {
+	if *writeFormatV4 {
+		writeV4(t)
+	}
+	path := copyOf(t, formatFileV4)
+	want, err := os.ReadFile(formatDumpFileV4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dumpFile(t, path); got != string(want) {
+		t.Errorf("the v4 file read with bbolt:\n%s\nwant:\n%s", got, want)
+	}
+	for _, line := range []string{
+		"    page-days/\n      2026-12-03/p000 = 00000000000000020000000000000001\n",
+		"      2026-12-03/p204 = 00000000000000010000000000000001\n      2026-12-04/p000 = 00000000000000010000000000000001\n",
+		"    pages-folded = 323032362d31322d3033\n",
+		"  version = 00000004\n",
+	} {
+		if !strings.Contains(string(want), line) {
+			t.Errorf("the v4 listing lacks %q", line)
+		}
+	}
+	db, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pages, err := db.Pages("blog", time.Time{})
+	if err != nil || len(pages) != formatV4Pages {
+		t.Fatalf("%d pages, %v; want %d", len(pages), err, formatV4Pages)
+	}
+	for _, p := range pages {
+		want := uint64(2)
+		switch p.Page {
+		case "/p000":
+			want = 3
+		case "/p201":
+			want = 2
+		case "/p200", "/p202", "/p203", "/p204":
+			want = 1
+		}
+		if p.Views != want {
+			t.Errorf("%s: %d views, want %d", p.Page, p.Views, want)
+		}
+	}
+}
