@@ -60,8 +60,8 @@ var errAborted = errors.New("fastcgi: request aborted by the web server")
 // keeps for further requests are closed then as soon as they are idle.
 func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
 	bodies := &bodySlots{slots: make(chan struct{}, maxBodyConns)}
-	kept := newKeptConns()
-	defer context.AfterFunc(ctx, kept.shutdown)()
+	waiting := newWaitingConns(o.Log)
+	defer context.AfterFunc(ctx, waiting.shutdown)()
 	// Connections' buffers (about 74 KB each) are kept for the next
 	// connection: lighttpd opens one for every request.
 	conns := sync.Pool{New: func() any {
@@ -69,15 +69,17 @@ func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Option
 	}}
 	return acceptLoop(ctx, ln, func(conn net.Conn) {
 		defer conn.Close()
+		defer waiting.started()()
 		c := conns.Get().(*fcgiConn)
 		defer conns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
-		// A cut answer's cause is the handler's to log.
-		if err := c.serve(h, o, bodies, kept); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCut) {
+		// A cut answer's cause is the handler's to log; connections
+		// dropped before a whole request are logged in sum.
+		if err := c.serve(h, o, bodies, waiting); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCut) && !errors.Is(err, errDropped) {
 			o.Log.Printf("%v", err)
 		}
-	}, kept.evictOne)
+	}, waiting.evictOne)
 }
 
 // reset readies c for conn, or lets go of its connection when conn is nil.
@@ -110,15 +112,19 @@ type fcgiRecord struct {
 }
 
 // serve answers requests until the web server closes the connection or
-// asks for it to be closed, or, between two requests, until kept lets it
-// go.
-func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots, kept *keptConns) error {
-	for first := true; ; first = false {
-		if !first && !kept.waitNext(c) {
+// asks for it to be closed, or, while it waits for a request, until its
+// deadline passes or waiting lets it go.
+func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots, waiting *waitingConns) error {
+	for kept := false; ; kept = true {
+		timeout := firstByteTimeout
+		if kept {
+			timeout = idleTimeout
+		}
+		if !waiting.wait(c, kept, timeout) {
 			return nil
 		}
-		c.conn.SetDeadline(time.Now().Add(connTimeout))
-		more, err := c.serveOne(h, o, bodies)
+		c.conn.SetWriteDeadline(time.Now().Add(connTimeout))
+		more, err := c.serveOne(h, o, bodies, waiting)
 		if errors.Is(err, errAborted) {
 			// The protocol asks for an end-request record; the answer the
 			// handler may have made is dropped.
@@ -134,11 +140,18 @@ func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots, kept *kep
 // another. A request with a body takes one of the body slots until its
 // body has come, for at most bodyTimeout, or is refused at once when there
 // is none.
-func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots) (bool, error) {
+func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots, waiting *waitingConns) (bool, error) {
 	env, err := c.readParams()
+	if !waiting.leave(c, err) {
+		return false, errDropped
+	}
 	if err != nil {
 		return false, err
 	}
+	// The body, or the empty record that says there is none, comes
+	// within bodyTimeout of the parameters.
+	readBy := time.Now().Add(bodyTimeout)
+	c.conn.SetReadDeadline(readBy)
 	body := &fcgiBody{c: c, done: func() {}}
 	if hasBody(env) {
 		release, ok := bodies.take(o.Log)
@@ -150,12 +163,18 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots) (bool,
 		body.done = sync.OnceFunc(release)
 		defer body.done()
 		body.want, _ = strconv.ParseInt(env["CONTENT_LENGTH"], 10, 64)
-		c.conn.SetReadDeadline(time.Now().Add(bodyTimeout))
 	}
 	rw := newResponse(cgiForm)
 	c.stdout = connWriter{conn: c.conn, w: fcgiStdoutWriter{c}}
 	rw.out = &c.stdout
 	serveEnv(rw, h, env, body, o)
+	// A handler slower than the body's deadline (a hit that waited for
+	// the lock, a long export) does not cost the answer: what is left of
+	// the request, the empty record the web server sent long ago, may
+	// still be read for a moment.
+	if now := time.Now(); now.Add(drainGrace).After(readBy) {
+		c.conn.SetReadDeadline(now.Add(drainGrace))
+	}
 	// Read what is left of the body, within a bound, so the next
 	// request on the connection starts at a record boundary.
 	if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {

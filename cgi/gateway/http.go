@@ -25,7 +25,10 @@ const (
 	maxBodyConns = maxConns / 2
 	// bodyTimeout bounds how long a request's body may take to come, in
 	// a long-lived process: a login form is 4 KiB at most.
-	bodyTimeout    = 10 * time.Second
+	bodyTimeout = 10 * time.Second
+	// drainGrace is how long the records a handler left unread may take
+	// once it is done, when it took longer than they could.
+	drainGrace     = 2 * time.Second
 	maxRequestSize = 64 << 10
 	connTimeout    = 30 * time.Second
 )

@@ -1,12 +1,15 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -173,5 +176,170 @@ func TestFastCGIIdleConnectionsGiveUpTheirSlots(t *testing.T) {
 	}
 	if closed == 0 || closed > 2 {
 		t.Errorf("%d idle connections closed to make room, want 1 (or 2, raced)", closed)
+	}
+}
+
+// lockedBuffer is a log that a test reads while the server writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// serveFastCGIOn serves h as FastCGI on ln with o until the test ends.
+func serveFastCGIOn(t *testing.T, ln net.Listener, h http.Handler, o Options) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeFastCGI(ctx, ln, h, o) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeFastCGI returned %v after cancel, want nil", err)
+		}
+	})
+}
+
+// TestFastCGIStrangersGiveWayToKeptConnections: the web server keeps a
+// few connections; then strangers open 200 that send nothing, more than
+// the process takes. A hit on a new connection is still answered within a
+// second, and every connection the web server keeps still carries its
+// next request: the strangers' connections gave their slots up first.
+func TestFastCGIStrangersGiveWayToKeptConnections(t *testing.T) {
+	const (
+		kept      = 8
+		strangers = 200
+		maxWait   = time.Second
+	)
+	var log lockedBuffer
+	sock := filepath.Join(t.TempDir(), "fcgi.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveFastCGIOn(t, ln, new(echo), Options{Log: logline.New(&log)})
+	var held []*fcgitest.Client
+	for range kept {
+		c := fcgitest.MustDial(t, sock)
+		keptRequest(t, c, 1)
+		held = append(held, c)
+	}
+	var silent []*fcgitest.Client
+	for range strangers {
+		silent = append(silent, fcgitest.MustDial(t, sock))
+	}
+	time.Sleep(200 * time.Millisecond) // accepted, or waiting to be
+
+	began := time.Now()
+	c := fcgitest.MustDial(t, sock)
+	keptRequest(t, c, 1)
+	if took := time.Since(began); took > maxWait {
+		t.Errorf("a hit behind %d silent connections took %v, want at most %v", strangers, took, maxWait)
+	}
+	for i, k := range held {
+		began := time.Now()
+		keptRequest(t, k, 2)
+		if took := time.Since(began); took > maxWait {
+			t.Errorf("kept connection %d: its next request took %v, want at most %v", i, took, maxWait)
+		}
+	}
+	closed := 0
+	for _, s := range silent {
+		if closedByServer(s, time.Millisecond) == nil {
+			closed++
+		}
+	}
+	// Every slot the kept ones and the hit do not hold went to strangers.
+	if want := strangers - (maxConns - kept - 1); closed < want {
+		t.Errorf("%d silent connections closed, want at least %d", closed, want)
+	}
+	if !strings.Contains(log.String(), "to make room for others") {
+		t.Errorf("log %q, want the connections closed to make room", log.String())
+	}
+}
+
+// TestFastCGIDeadlinesBeforeTheRequest: a connection that sends nothing
+// is closed once firstByteTimeout has passed, and one that sends its
+// request a byte at a time once headTimeout has passed from its first
+// byte, however often a byte comes; the handler sees neither, and the log
+// has one line for them, not a line each.
+func TestFastCGIDeadlinesBeforeTheRequest(t *testing.T) {
+	const slack = time.Second // a loaded 2-core machine
+	var log lockedBuffer
+	sock := filepath.Join(t.TempDir(), "fcgi.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := new(echo)
+	serveFastCGIOn(t, ln, h, Options{Log: logline.New(&log)})
+
+	// The whole request as a web server sends it, to drip.
+	var req []byte
+	for _, rec := range [][]byte{
+		fcgitest.Record(fcgitest.BeginRequest, 1, []byte{0, fcgitest.Responder, 0, 0, 0, 0, 0, 0}),
+		fcgitest.Record(fcgitest.Params, 1, fcgitest.Pairs(fcgitest.Env("GET", "/demo.png", ""))),
+		fcgitest.Record(fcgitest.Params, 1, nil),
+		fcgitest.Record(fcgitest.Stdin, 1, nil),
+	} {
+		req = append(req, rec...)
+	}
+
+	tests := []struct {
+		name  string
+		drip  bool
+		limit time.Duration
+	}{
+		{"silent", false, firstByteTimeout},
+		{"a byte every 100 ms", true, headTimeout},
+	}
+	var wg sync.WaitGroup
+	for _, tc := range tests {
+		wg.Go(func() {
+			c := fcgitest.MustDial(t, sock)
+			began := time.Now()
+			closed := make(chan struct{})
+			if tc.drip {
+				go func() {
+					for _, b := range req {
+						select {
+						case <-closed:
+							return
+						case <-time.After(100 * time.Millisecond):
+						}
+						if _, err := c.Conn.Write([]byte{b}); err != nil {
+							return
+						}
+					}
+				}()
+			}
+			err := closedByServer(c, tc.limit+2*slack)
+			close(closed)
+			took := time.Since(began)
+			switch {
+			case err != nil:
+				t.Errorf("%s: %v after %v, want closed after %v", tc.name, err, took, tc.limit)
+			case took < tc.limit-100*time.Millisecond || took > tc.limit+slack:
+				t.Errorf("%s: closed after %v, want after %v", tc.name, took, tc.limit)
+			}
+		})
+	}
+	wg.Wait()
+	if n := h.calls.Load(); n != 0 {
+		t.Errorf("the handler served %d requests, want none", n)
+	}
+	if got := strings.Count(log.String(), "\n"); got != 1 || !strings.Contains(log.String(), "past the deadline") {
+		t.Errorf("log %q, want one line on connections past the deadline", log.String())
 	}
 }
