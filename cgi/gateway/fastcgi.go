@@ -74,6 +74,7 @@ func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Option
 		defer conns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
+		c.loginsAs = peerClientOf(conn, o)
 		// A cut answer's cause is the handler's to log; connections
 		// dropped before a whole request are logged in sum.
 		if err := c.serve(h, o, bodies, waiting); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCut) && !errors.Is(err, errDropped) {
@@ -103,6 +104,10 @@ type fcgiConn struct {
 
 	id   uint16 // the request in hand, 0 between requests
 	keep bool   // keep the connection after it
+
+	// loginsAs is the one client every login on this connection counts
+	// as, when the connection does not vouch for REMOTE_ADDR (PeerClient).
+	loginsAs string
 }
 
 type fcgiRecord struct {
@@ -167,6 +172,9 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots, waitin
 	rw := newResponse(cgiForm)
 	c.stdout = connWriter{conn: c.conn, w: fcgiStdoutWriter{c}}
 	rw.out = &c.stdout
+	if c.loginsAs != "" {
+		h = peerClientHandler{h, c.loginsAs}
+	}
 	serveEnv(rw, h, env, body, o)
 	// A handler slower than the body's deadline (a hit that waited for
 	// the lock, a long export) does not cost the answer: what is left of
@@ -334,7 +342,8 @@ func (c *fcgiConn) other(rec fcgiRecord) error {
 }
 
 // getValues tells the web server that this process takes one request per
-// connection and up to maxConns connections.
+// connection and up to maxConns connections, and the doctor whom logins
+// on this connection count against (LoginClientValue).
 func (c *fcgiConn) getValues(query []byte) error {
 	asked, err := parseParams(query)
 	if err != nil {
@@ -344,6 +353,7 @@ func (c *fcgiConn) getValues(query []byte) error {
 		"FCGI_MAX_CONNS":  fmt.Sprint(maxConns),
 		"FCGI_MAX_REQS":   fmt.Sprint(maxConns),
 		"FCGI_MPXS_CONNS": "0",
+		LoginClientValue:  loginClientMode(c.loginsAs),
 	}
 	var out []byte
 	for name := range asked {
