@@ -257,7 +257,7 @@ func (b *bodySlots) take(log *logline.Logger) (release func(), ok bool) {
 
 // hasBody says whether a request may come with a body that the web server
 // streams as it arrives (lighttpd's server.stream-request-body, a proxy):
-// a client that sends it slowly holds the connection until connTimeout.
+// a client that sends it slowly holds the connection until bodyTimeout.
 func hasBody(env map[string]string) bool {
 	if n := env["CONTENT_LENGTH"]; n != "" && n != "0" {
 		return true

@@ -42,9 +42,9 @@ var errDropped = errors.New("fastcgi: connection closed before a whole request")
 // of the next request's parameters. No handler has seen anything such a
 // connection carries, so closing it loses nothing.
 //
-// On shutdown every waiting connection is closed at once, and busy ones
-// after the request in hand, so that a restart does not wait for the web
-// server to let them go. When every connection slot is taken, one waiting
+// On shutdown every kept connection that waits for its next request is
+// closed at once, and the others after the request in hand, so that a
+// restart does not wait for the web server to let them go. When every connection slot is taken, one waiting
 // connection gives its slot up: one that has never carried a request
 // before any that has, so that strangers who connect and say nothing
 // cannot push out the connections the web server keeps; and among those,
@@ -65,8 +65,18 @@ type waitingConns struct {
 }
 
 type waitState struct {
-	since time.Time // accepted, or its last answer sent
-	kept  bool      // it has carried a request: the web server keeps it
+	since   time.Time // accepted, or its last answer sent
+	kept    bool      // it has carried a request: the web server keeps it
+	started bool      // the first byte of its request has come
+}
+
+// before says whether s gives its slot up before o: a connection that
+// never carried a request before a kept one, then the longer waiting.
+func (s waitState) before(o waitState) bool {
+	if s.kept != o.kept {
+		return !s.kept
+	}
+	return s.since.Before(o.since)
 }
 
 func newWaitingConns(log *logline.Logger) *waitingConns {
@@ -89,12 +99,14 @@ func (w *waitingConns) started() (ended func()) {
 // wait enters c among the waiting connections and waits for the first
 // byte of its next request, for at most timeout, and says whether one
 // came; c then has headTimeout for the rest of the request's head. It
-// says false at once when the server is shutting down, and when the web
-// server closes the connection, when the time is up, or when shutdown or
-// eviction wakes it.
+// says false when the web server closes the connection, when the time is
+// up, or when eviction wakes it; and for a kept connection, at once when
+// the server is shutting down, or when shutdown wakes it. A new
+// connection is served through a shutdown: the web server connected to
+// send a request, which it may have sent already.
 func (w *waitingConns) wait(c *fcgiConn, kept bool, timeout time.Duration) bool {
 	w.mu.Lock()
-	if w.closing {
+	if w.closing && kept {
 		w.mu.Unlock()
 		return false
 	}
@@ -122,6 +134,7 @@ func (w *waitingConns) wait(c *fcgiConn, kept bool, timeout time.Duration) bool 
 	}
 	// Set here, under the lock, so that an eviction's deadline is never
 	// overwritten.
+	w.waiting[c] = waitState{since: now, kept: kept, started: true}
 	c.conn.SetReadDeadline(time.Now().Add(headTimeout))
 	return true
 }
@@ -145,15 +158,19 @@ func (w *waitingConns) leave(c *fcgiConn, err error) bool {
 	return true
 }
 
-// shutdown wakes every waiting connection so that it closes, and makes
-// the busy ones close after the request in hand.
+// shutdown wakes every kept connection that waits for the web server's
+// next request so that it closes, and makes the others close after the
+// request in hand: a request whose first byte has come, and a new
+// connection's first, are served (each within its deadlines).
 func (w *waitingConns) shutdown() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closing = true
-	for c := range w.waiting {
-		c.conn.SetReadDeadline(time.Now())
-		delete(w.waiting, c)
+	for c, s := range w.waiting {
+		if s.kept && !s.started {
+			c.conn.SetReadDeadline(time.Now())
+			delete(w.waiting, c)
+		}
 	}
 }
 
@@ -169,7 +186,7 @@ func (w *waitingConns) evictOne() {
 	var pick *fcgiConn
 	var best waitState
 	for c, s := range w.waiting {
-		if pick == nil || s.kept != best.kept && !s.kept || s.kept == best.kept && s.since.Before(best.since) {
+		if pick == nil || s.before(best) {
 			pick, best = c, s
 		}
 	}

@@ -343,3 +343,40 @@ func TestFastCGIDeadlinesBeforeTheRequest(t *testing.T) {
 		t.Errorf("log %q, want one line on connections past the deadline", log.String())
 	}
 }
+
+// TestFastCGIShutdownServesRequestsOnTheirWay: a restart closes the
+// connections the web server keeps idle, but not a request on its way: a
+// new connection's first, nor one on a kept connection whose first byte
+// has come. systemd's restarts of the service lost hits before this.
+func TestFastCGIShutdownServesRequestsOnTheirWay(t *testing.T) {
+	sock, stop := fastCGIUntil(t, new(echo))
+	fresh := fcgitest.MustDial(t, sock)
+	begun := fcgitest.MustDial(t, sock)
+	keptRequest(t, begun, 1)
+	begin := fcgitest.Record(fcgitest.BeginRequest, 2, []byte{0, fcgitest.Responder, 0, 0, 0, 0, 0, 0})
+	if _, err := begun.Conn.Write(begin[:1]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // accepted, and the byte read
+	stopped := make(chan time.Duration, 1)
+	go func() { stopped <- stop() }()
+	time.Sleep(100 * time.Millisecond)
+
+	if _, err := begun.Conn.Write(begin[1:]); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range [][]byte{fcgitest.Pairs(fcgitest.Env("GET", "/demo.png", "")), nil} {
+		begun.Send(fcgitest.Params, 2, rec)
+	}
+	begun.Send(fcgitest.Stdin, 2, nil)
+	if out, _, err := begun.Answer(2); err != nil || fcgitest.MustParse(t, out).Status != http.StatusOK {
+		t.Errorf("the request begun on a kept connection: %v %.80q", err, out)
+	}
+	out, _, err := fresh.Request(1, false, fcgitest.Env("GET", "/demo.png", ""), nil, 0)
+	if err != nil || fcgitest.MustParse(t, out).Status != http.StatusOK {
+		t.Errorf("a new connection's first request: %v %.80q", err, out)
+	}
+	if took := <-stopped; took > 2*time.Second {
+		t.Errorf("shutdown took %v", took)
+	}
+}
