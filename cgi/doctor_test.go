@@ -90,7 +90,8 @@ func TestDoctor(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-		}, []string{"-max", "10s"}, 0, []string{"FastCGI service at ", "fastcgi.sock: answers in", "FCGI_MPXS_CONNS=0", "all good"}},
+		}, []string{"-max", "10s"}, 0, []string{"FastCGI service at ", "fastcgi.sock: answers in", "FCGI_MPXS_CONNS=0",
+			"logins: limited per REMOTE_ADDR, which only the web server can send on a Unix socket", "all good"}},
 		{"a FastCGI socket nobody answers", func(t *testing.T, db, run string) {
 			ln, err := net.Listen("unix", filepath.Join(filepath.Dir(db), "fastcgi.sock"))
 			if err != nil {

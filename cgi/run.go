@@ -39,7 +39,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			return err
 		}
 		if ln != nil {
-			return runFastCGI(cfg, log, ln)
+			return runFastCGI(cfg, log, ln, false)
 		}
 	}
 	return admin.Run(cfg, getenv, args[1:], admin.Env{
@@ -49,10 +49,10 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			defer a.Close()
 			return gateway.ServeHTTP(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse})
 		},
-		FastCGI: func(cfg config.Config, listen string) error {
+		FastCGI: func(cfg config.Config, f admin.FastCGIFlags) error {
 			ln, err := inheritedListener(getenv, stdin)
-			if listen != "" {
-				ln, err = gateway.Listen(listen)
+			if f.Listen != "" {
+				ln, err = gateway.Listen(f.Listen)
 			}
 			if err != nil {
 				return err
@@ -60,7 +60,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			if ln == nil {
 				return errors.New("fastcgi: no socket: give -listen unix:PATH, or start it from a systemd socket unit or on a listening socket as stdin")
 			}
-			return runFastCGI(cfg, log, ln)
+			return runFastCGI(cfg, log, ln, f.OnlyWebServerConnects)
 		},
 	})
 }
@@ -79,13 +79,25 @@ func inheritedListener(getenv func(string) string, stdin io.Reader) (net.Listene
 
 // runFastCGI serves FastCGI on ln until the web server sends SIGTERM (or
 // SIGINT), then answers the requests in hand, commits their hits and
-// returns.
-func runFastCGI(cfg config.Config, log *logline.Logger, ln net.Listener) error {
+// returns. onlyWebServer is -only-web-server-connects.
+func runFastCGI(cfg config.Config, log *logline.Logger, ln net.Listener, onlyWebServer bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := web.New(cfg, log, web.LongLived)
 	defer a.Close()
-	// One line at start, for the owner's log: which build now answers.
-	log.Printf("fastcgi: %s, serving", buildinfo.Read())
-	return gateway.ServeFastCGI(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse})
+	// One line at start, for the owner's log: which build now answers,
+	// and over TCP, whom logins count against.
+	log.Printf("fastcgi: %s, serving%s", buildinfo.Read(), tcpNote(ln, onlyWebServer))
+	return gateway.ServeFastCGI(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse, OnlyWebServerConnects: onlyWebServer})
+}
+
+// tcpNote says, for the start line, what a TCP socket means for logins.
+func tcpNote(ln net.Listener, onlyWebServer bool) string {
+	if ln.Addr().Network() != "tcp" {
+		return ""
+	}
+	if onlyWebServer {
+		return " on tcp " + ln.Addr().String() + ": logins are limited per REMOTE_ADDR, as -only-web-server-connects says nothing but the web server can reach it"
+	}
+	return " on tcp " + ln.Addr().String() + ": any local user may connect and claim any REMOTE_ADDR, so all logins count as one client; a unix: socket is the better choice"
 }

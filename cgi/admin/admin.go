@@ -42,8 +42,8 @@ type cmdEnv struct {
 	socket            string        // doctor -socket
 	ownerChecked      bool          // ownerWarning has run
 	serve             func(context.Context, config.Config, net.Listener) error
-	listen            string // fastcgi -listen
-	fastCGI           func(config.Config, string) error
+	fcgi              FastCGIFlags // fastcgi -listen, -only-web-server-connects
+	fastCGI           func(config.Config, FastCGIFlags) error
 	imp               importFlags
 	json              bool // costs -json
 	costDays          int  // costs -days
@@ -104,13 +104,15 @@ func lookupCommand(name string) (command, bool) {
 			fs.StringVar(&e.addr, "addr", "127.0.0.1:8080", "`address` to listen on")
 		}, runServe}, true
 	case "fastcgi":
-		return command{"[-listen unix:PATH | tcp:127.0.0.1:PORT]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
-			fs.StringVar(&e.listen, "listen", "", "`socket` to serve on (default: the one systemd or the web server passed)")
-		}, func(e *cmdEnv, _ []string) error { return e.fastCGI(*e.cfg, e.listen) }}, true
+		return command{"[-listen unix:PATH | -listen tcp:127.0.0.1:PORT [-only-web-server-connects]]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.StringVar(&e.fcgi.Listen, "listen", "", "`socket` to serve on: unix:PATH, the one to choose, or tcp:127.0.0.1:PORT (default: the one systemd or the web server passed)")
+			fs.BoolVar(&e.fcgi.OnlyWebServerConnects, "only-web-server-connects", false,
+				"over tcp:, believe the REMOTE_ADDR of every connection for login limits: say so only when nothing but the web server can reach the port (without it, any local user could claim any address, so all logins over tcp: count as one client)")
+		}, func(e *cmdEnv, _ []string) error { return e.fastCGI(*e.cfg, e.fcgi) }}, true
 	case "doctor":
-		return command{"[-max DURATION] [-socket PATH]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+		return command{"[-max DURATION] [-socket PATH | -socket tcp:127.0.0.1:PORT]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
 			fs.DurationVar(&e.maxHash, "max", defaultMaxHash, "longest acceptable `time` for one password check")
-			fs.StringVar(&e.socket, "socket", defaultSocket, "the FastCGI service's `socket` to check, when it is there")
+			fs.StringVar(&e.socket, "socket", defaultSocket, "the FastCGI service's `socket` to check, when it is there: a path, or tcp:127.0.0.1:PORT")
 		}, runDoctor}, true
 	case "costs":
 		return command{"[-json] [-days N]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {

@@ -20,11 +20,21 @@ type Env struct {
 	// until ctx ends, for the serve command. The web handlers are not
 	// this package's to know.
 	Serve func(ctx context.Context, cfg config.Config, ln net.Listener) error
-	// FastCGI serves the counter as FastCGI on the socket that listen
-	// names ("unix:PATH" or "tcp:127.0.0.1:PORT"), or with listen empty on
-	// the one this process was handed, until SIGTERM, for the fastcgi
-	// command.
-	FastCGI func(cfg config.Config, listen string) error
+	// FastCGI serves the counter as FastCGI as the fastcgi command's
+	// flags say, until SIGTERM.
+	FastCGI func(cfg config.Config, f FastCGIFlags) error
+}
+
+// FastCGIFlags are the fastcgi command's flags.
+type FastCGIFlags struct {
+	// Listen names the socket to serve on, "unix:PATH" or
+	// "tcp:127.0.0.1:PORT"; empty, the one this process was handed.
+	Listen string
+	// OnlyWebServerConnects is the owner's word that nobody but the web
+	// server can reach a TCP socket, so that the REMOTE_ADDR it sends is
+	// believed for logins; without it, every login over TCP counts as one
+	// client. It changes nothing on a Unix socket.
+	OnlyWebServerConnects bool
 }
 
 // UsageError is a mistake on the command line: the program exits 2 for
@@ -135,11 +145,12 @@ From a shell it manages the counters:
                                        (asked twice, or read from stdin)
   counter.cgi passwd -clear NAME       make its statistics public again
   counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
-  counter.cgi doctor [-max 250ms] [-socket PATH]
+  counter.cgi doctor [-max 250ms] [-socket PATH | -socket tcp:127.0.0.1:PORT]
                                        time a password check here (at cost
                                        10, 11 and 12), check the database,
                                        the runtime directory and the FastCGI
-                                       service's socket, show what hits,
+                                       service's socket (and whom its logins
+                                       count against), show what hits,
                                        commits and logins cost here lately
   counter.cgi costs [-json] [-days N]  what the counter cost on this machine,
                                        a line a day and kind (p50, p90, p99),
@@ -151,10 +162,18 @@ From a shell it manages the counters:
   counter.cgi backup FILE              write a checked copy of the database
                                        to FILE, while hits go on
   counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
-  counter.cgi fastcgi [-listen unix:PATH | -listen tcp:127.0.0.1:PORT]
+  counter.cgi fastcgi [-listen unix:PATH]
                                        serve FastCGI for Apache, nginx or
                                        Caddy on that socket, or on the one
-                                       systemd passes (socket activation)
+                                       systemd passes (socket activation):
+                                       a unix socket is the one to choose,
+                                       only the web server's group reaches it
+  counter.cgi fastcgi -listen tcp:127.0.0.1:PORT [-only-web-server-connects]
+                                       the same on a loopback port, which
+                                       every local user can reach and send
+                                       any REMOTE_ADDR: all logins over it
+                                       count as one client, unless the flag
+                                       says only the web server reaches it
   counter.cgi help                     show this text
 
 Settings (KEY+=A,B adds to a list, KEY-=A takes from it, KEY= empties it):

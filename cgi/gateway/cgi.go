@@ -28,6 +28,11 @@ type Options struct {
 	// ErrBadRequest, and r carries only the method and the path. Nil
 	// answers with a plain 400.
 	Refuse func(w http.ResponseWriter, r *http.Request, err error)
+	// OnlyWebServerConnects is the owner's word (fastcgi
+	// -only-web-server-connects) that only the web server can reach the
+	// FastCGI service's TCP port: the REMOTE_ADDR it sends is then believed
+	// for logins, as it is over a Unix socket (PeerClient).
+	OnlyWebServerConnects bool
 }
 
 // ServeCGI serves one request from a CGI environment.

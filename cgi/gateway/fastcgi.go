@@ -60,8 +60,8 @@ var errAborted = errors.New("fastcgi: request aborted by the web server")
 // keeps for further requests are closed then as soon as they are idle.
 func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
 	bodies := &bodySlots{slots: make(chan struct{}, maxBodyConns)}
-	kept := newKeptConns()
-	defer context.AfterFunc(ctx, kept.shutdown)()
+	waiting := newWaitingConns(o.Log)
+	defer context.AfterFunc(ctx, waiting.shutdown)()
 	// Connections' buffers (about 74 KB each) are kept for the next
 	// connection: lighttpd opens one for every request.
 	conns := sync.Pool{New: func() any {
@@ -69,15 +69,18 @@ func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Option
 	}}
 	return acceptLoop(ctx, ln, func(conn net.Conn) {
 		defer conn.Close()
+		defer waiting.started()()
 		c := conns.Get().(*fcgiConn)
 		defer conns.Put(c)
 		c.reset(conn)
 		defer c.reset(nil)
-		// A cut answer's cause is the handler's to log.
-		if err := c.serve(h, o, bodies, kept); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCut) {
+		c.loginsAs = peerClientOf(conn, o)
+		// A cut answer's cause is the handler's to log; connections
+		// dropped before a whole request are logged in sum.
+		if err := c.serve(h, o, bodies, waiting); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCut) && !errors.Is(err, errDropped) {
 			o.Log.Printf("%v", err)
 		}
-	}, kept.evictOne)
+	}, waiting.evictOne)
 }
 
 // reset readies c for conn, or lets go of its connection when conn is nil.
@@ -101,6 +104,10 @@ type fcgiConn struct {
 
 	id   uint16 // the request in hand, 0 between requests
 	keep bool   // keep the connection after it
+
+	// loginsAs is the one client every login on this connection counts
+	// as, when the connection does not vouch for REMOTE_ADDR (PeerClient).
+	loginsAs string
 }
 
 type fcgiRecord struct {
@@ -110,15 +117,19 @@ type fcgiRecord struct {
 }
 
 // serve answers requests until the web server closes the connection or
-// asks for it to be closed, or, between two requests, until kept lets it
-// go.
-func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots, kept *keptConns) error {
-	for first := true; ; first = false {
-		if !first && !kept.waitNext(c) {
+// asks for it to be closed, or, while it waits for a request, until its
+// deadline passes or waiting lets it go.
+func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots, waiting *waitingConns) error {
+	for kept := false; ; kept = true {
+		timeout := firstByteTimeout
+		if kept {
+			timeout = idleTimeout
+		}
+		if !waiting.wait(c, kept, timeout) {
 			return nil
 		}
-		c.conn.SetDeadline(time.Now().Add(connTimeout))
-		more, err := c.serveOne(h, o, bodies)
+		c.conn.SetWriteDeadline(time.Now().Add(connTimeout))
+		more, err := c.serveOne(h, o, bodies, waiting)
 		if errors.Is(err, errAborted) {
 			// The protocol asks for an end-request record; the answer the
 			// handler may have made is dropped.
@@ -134,11 +145,18 @@ func (c *fcgiConn) serve(h http.Handler, o Options, bodies *bodySlots, kept *kep
 // another. A request with a body takes one of the body slots until its
 // body has come, for at most bodyTimeout, or is refused at once when there
 // is none.
-func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots) (bool, error) {
+func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots, waiting *waitingConns) (bool, error) {
 	env, err := c.readParams()
+	if !waiting.leave(c, err) {
+		return false, errDropped
+	}
 	if err != nil {
 		return false, err
 	}
+	// The body, or the empty record that says there is none, comes
+	// within bodyTimeout of the parameters.
+	readBy := time.Now().Add(bodyTimeout)
+	c.conn.SetReadDeadline(readBy)
 	body := &fcgiBody{c: c, done: func() {}}
 	if hasBody(env) {
 		release, ok := bodies.take(o.Log)
@@ -150,12 +168,21 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots) (bool,
 		body.done = sync.OnceFunc(release)
 		defer body.done()
 		body.want, _ = strconv.ParseInt(env["CONTENT_LENGTH"], 10, 64)
-		c.conn.SetReadDeadline(time.Now().Add(bodyTimeout))
 	}
 	rw := newResponse(cgiForm)
 	c.stdout = connWriter{conn: c.conn, w: fcgiStdoutWriter{c}}
 	rw.out = &c.stdout
+	if c.loginsAs != "" {
+		h = peerClientHandler{h, c.loginsAs}
+	}
 	serveEnv(rw, h, env, body, o)
+	// A handler slower than the body's deadline (a hit that waited for
+	// the lock, a long export) does not cost the answer: what is left of
+	// the request, the empty record the web server sent long ago, may
+	// still be read for a moment.
+	if now := time.Now(); now.Add(drainGrace).After(readBy) {
+		c.conn.SetReadDeadline(now.Add(drainGrace))
+	}
 	// Read what is left of the body, within a bound, so the next
 	// request on the connection starts at a record boundary.
 	if _, err := io.Copy(io.Discard, io.LimitReader(body, maxDrain)); err != nil {
@@ -230,7 +257,7 @@ func (b *bodySlots) take(log *logline.Logger) (release func(), ok bool) {
 
 // hasBody says whether a request may come with a body that the web server
 // streams as it arrives (lighttpd's server.stream-request-body, a proxy):
-// a client that sends it slowly holds the connection until connTimeout.
+// a client that sends it slowly holds the connection until bodyTimeout.
 func hasBody(env map[string]string) bool {
 	if n := env["CONTENT_LENGTH"]; n != "" && n != "0" {
 		return true
@@ -315,7 +342,8 @@ func (c *fcgiConn) other(rec fcgiRecord) error {
 }
 
 // getValues tells the web server that this process takes one request per
-// connection and up to maxConns connections.
+// connection and up to maxConns connections, and the doctor whom logins
+// on this connection count against (LoginClientValue).
 func (c *fcgiConn) getValues(query []byte) error {
 	asked, err := parseParams(query)
 	if err != nil {
@@ -325,6 +353,7 @@ func (c *fcgiConn) getValues(query []byte) error {
 		"FCGI_MAX_CONNS":  fmt.Sprint(maxConns),
 		"FCGI_MAX_REQS":   fmt.Sprint(maxConns),
 		"FCGI_MPXS_CONNS": "0",
+		LoginClientValue:  loginClientMode(c.loginsAs),
 	}
 	var out []byte
 	for name := range asked {

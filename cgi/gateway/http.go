@@ -21,11 +21,15 @@ const (
 	maxConns = 128
 	// maxBodyConns of the maxConns connections may serve requests with a
 	// body (logins). A body that comes slowly holds its connection for up
-	// to connTimeout; the rest are kept for hits.
+	// to bodyTimeout (FastCGI) or connTimeout (the local server); the rest
+	// are kept for hits.
 	maxBodyConns = maxConns / 2
 	// bodyTimeout bounds how long a request's body may take to come, in
 	// a long-lived process: a login form is 4 KiB at most.
-	bodyTimeout    = 10 * time.Second
+	bodyTimeout = 10 * time.Second
+	// drainGrace is how long the records a handler left unread may take
+	// once it is done, when it took longer than they could.
+	drainGrace     = 2 * time.Second
 	maxRequestSize = 64 << 10
 	connTimeout    = 30 * time.Second
 )

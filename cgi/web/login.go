@@ -110,7 +110,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		// The line fail2ban matches; see deploy/fail2ban. The name passed
 		// CheckName and the address was parsed, so neither can break it.
-		a.log.Printf("login failed: counter=%q client=%s", name, a.clientAddr(r))
+		a.log.Printf("login failed: counter=%q client=%s", name, a.loginAddr(r))
 		writeHTML(w, r, http.StatusUnauthorized, loginPage(name, loginFailed))
 		a.pacer.refused(who.client, a.now())
 		return
@@ -152,7 +152,7 @@ func (a *App) rememberDevice(w http.ResponseWriter, r *http.Request, name string
 // if not, it has answered r.
 func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
 	if err := checkSameOrigin(r); err != nil {
-		a.log.Printf("login %q refused from %s: %v", name, a.clientAddr(r), err)
+		a.log.Printf("login %q refused from %s: %v", name, a.loginAddr(r), err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return nil, false
 	}
@@ -163,7 +163,7 @@ func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]
 		if errors.As(err, &tooBig) {
 			status = http.StatusRequestEntityTooLarge
 		}
-		a.log.Printf("login %q from %s: %v", name, a.clientAddr(r), err)
+		a.log.Printf("login %q from %s: %v", name, a.loginAddr(r), err)
 		http.Error(w, http.StatusText(status), status)
 		return nil, false
 	}

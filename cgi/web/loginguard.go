@@ -45,7 +45,7 @@ type loginTry struct {
 // slot. If the try may go on it returns the function that frees the slot;
 // if not, it has answered r.
 func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who *loginTry) (func(), bool) {
-	client, err := guard.ClientOf(a.clientAddr(r))
+	client, err := guard.ClientOf(a.loginAddr(r))
 	if err != nil {
 		a.log.Printf("login %q: %v", name, err)
 		http.Error(w, "bad request", http.StatusBadRequest)
@@ -58,7 +58,7 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 	}
 	if who.known {
 		ok, wait, err := a.deviceThrottle().Attempt(who.device)
-		if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)+" device=known") {
+		if !a.throttled(w, r, name, ok, wait, err, "client="+a.loginAddr(r)+" device=known") {
 			return nil, false
 		}
 		// The device's own slot, which no unknown client takes; then a
@@ -81,7 +81,7 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		return nil, false
 	}
 	ok, wait, err = a.clientThrottle().Attempt(client)
-	if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)) {
+	if !a.throttled(w, r, name, ok, wait, err, "client="+a.loginAddr(r)) {
 		return nil, false
 	}
 	// Counted only once the client's own limit let the try in, so one
@@ -139,7 +139,7 @@ func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, name string) (fun
 
 // loginBusy answers a login that finds the server busy with others.
 func (a *App) loginBusy(w http.ResponseWriter, r *http.Request, name string) {
-	a.log.Printf("login busy: counter=%q client=%s", name, a.clientAddr(r))
+	a.log.Printf("login busy: counter=%q client=%s", name, a.loginAddr(r))
 	w.Header().Set("Retry-After", "1")
 	writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, "The server is busy checking another password. Try again in a moment."))
 }

@@ -51,7 +51,12 @@ type Client struct {
 // deadline that keeps a test from hanging on a responder that never
 // answers.
 func Dial(addr string) (*Client, error) {
-	conn, err := net.Dial("unix", addr)
+	return DialNetwork("unix", addr)
+}
+
+// DialNetwork is Dial on another network: "tcp" and HOST:PORT.
+func DialNetwork(network, addr string) (*Client, error) {
+	conn, err := net.Dial(network, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -61,13 +66,18 @@ func Dial(addr string) (*Client, error) {
 
 // Send writes one record, padded to 8 bytes as web servers pad them.
 func (c *Client) Send(typ uint8, id uint16, content []byte) error {
+	_, err := c.Conn.Write(Record(typ, id, content))
+	return err
+}
+
+// Record encodes one record, padded to 8 bytes as web servers pad them.
+func Record(typ uint8, id uint16, content []byte) []byte {
 	h := [8]byte{Version, typ}
 	binary.BigEndian.PutUint16(h[2:], id)
 	binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
 	pad := (8 - len(content)%8) % 8
 	h[6] = byte(pad)
-	_, err := c.Conn.Write(append(append(h[:], content...), make([]byte, pad)...))
-	return err
+	return append(append(h[:], content...), make([]byte, pad)...)
 }
 
 // Recv reads one record.
