@@ -136,6 +136,11 @@ func (im *stepImport) run() error {
 // update runs fn in one write transaction on a database opened for it
 // and closed after, and keeps how long it held the database.
 func (im *stepImport) update(fn func(tx *bolt.Tx, until time.Time) error) error {
+	if im.stats.Steps > 0 {
+		// Let the hits that queued for the lock during the last step
+		// take it: the import, awake and ready, would win the race.
+		time.Sleep(im.step / 2)
+	}
 	db, err := im.open()
 	if err != nil {
 		return err
