@@ -570,6 +570,19 @@ func mergePages(live, base, staged *bolt.Bucket) (both uint64, err error) {
 		return 0, err
 	}
 	bp := base.Bucket(bucketPages)
+	if bp != nil {
+		// A page merged into another meanwhile took its days along: the
+		// staged page days may hold some of them.
+		err := bp.ForEach(func(k, _ []byte) error {
+			if lp.Get(k) == nil {
+				return ErrImportRaced
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
 	err = sp.ForEach(func(k, s []byte) error {
 		var b []byte
 		if bp != nil {
@@ -580,8 +593,6 @@ func mergePages(live, base, staged *bolt.Bucket) (both uint64, err error) {
 		}
 		l := lp.Get(k)
 		switch {
-		case l == nil && b != nil:
-			return ErrImportRaced // merged away meanwhile
 		case l == nil:
 			return lp.Put(k, s)
 		case b == nil:

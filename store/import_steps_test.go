@@ -255,3 +255,34 @@ func firstDiff[T any](got, want []T) string {
 	}
 	return fmt.Sprintf("%d, want %d", len(got), len(want))
 }
+
+// TestImportInStepsRacedByMerge merges two pages of the site while an
+// import of it runs: the import changes nothing and says why, and the
+// merge stands.
+func TestImportInStepsRacedByMerge(t *testing.T) {
+	o := ImportOptions{Now: stepsNow}
+	merge := func(tb testing.TB, path string) {
+		tb.Helper()
+		with(tb, path, Options{}, func(db *DB) {
+			if _, err := db.MergePage("blog", "/p7", "/p0"); err != nil {
+				tb.Fatal(err)
+			}
+		})
+	}
+	path, want := grownSite(t), grownSite(t)
+	merge(t, want)
+	opens := 0
+	open := func() (*DB, error) {
+		if opens++; opens == 3 {
+			merge(t, path)
+		}
+		return Open(path, Options{})
+	}
+	_, _, err := importInSteps(open, []counter.Imported{siteHistory()}, o, time.Nanosecond, 100)
+	if !errors.Is(err, ErrImportRaced) {
+		t.Fatalf("got error %v, want ErrImportRaced", err)
+	}
+	if got, want := stateOf(t, path), stateOf(t, want); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the raced import: %+v\nwant %+v", got.Pages, want.Pages)
+	}
+}
