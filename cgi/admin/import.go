@@ -113,8 +113,12 @@ func runImport(e *cmdEnv, args []string) error {
 	default:
 		fmt.Fprintf(e.stdout, "imported %s\n", from)
 	}
-	fmt.Fprintf(e.stdout, "held the database %d times, at most %v at a time; the last, which made the import visible, %v\n",
-		stats.Steps, stats.Longest.Round(time.Millisecond), stats.Last.Round(time.Millisecond))
+	last := "the last, which made the import visible"
+	if f.dryRun {
+		last = "the last, which threw its work away"
+	}
+	fmt.Fprintf(e.stdout, "held the database %d times, at most %v at a time; %s, %v\n",
+		stats.Steps, stats.Longest.Round(time.Millisecond), last, stats.Last.Round(time.Millisecond))
 	return nil
 }
 
