@@ -93,6 +93,16 @@
 //	  build-before -> record   the same of the build before it
 //	  warnings  -> text        the warnings of the last 30 days, a line
 //	                           each, each beginning with its date
+//	importing/                 while an import runs (import_steps.go): its
+//	                           work, read by nothing else; left by an
+//	                           interrupted import, it is removed by the next
+//	  id        -> 8 bytes     the import's, so that one that finds its
+//	                           work gone stops
+//	  staged/NAME/             the counter as the import makes it
+//	  base/NAME/               the counter as the import found it (its
+//	                           days, tally and page-days from two days
+//	                           before the import's on only)
+//	  trash/NAME/              buckets of the counter the import replaced
 //
 // A setting key that is absent has its default (counter.DefaultSettings).
 // No client address, User-Agent or anything derived from them is stored:

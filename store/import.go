@@ -80,7 +80,7 @@ func (db *DB) Import(imps []counter.Imported, o ImportOptions) ([]ImportChange, 
 			return err
 		}
 		for _, imp := range imps {
-			c, err := importCounter(tx, imp, o)
+			c, err := importCounter(tx.Bucket(bucketCounters), imp, o)
 			if err != nil {
 				return fmt.Errorf("%s: %w", imp.Name, err)
 			}
@@ -135,8 +135,9 @@ func lowerTalliedSince(tx *bolt.Tx, t time.Time) error {
 	return meta.Put(keyTalliedSince, encodeTime(t))
 }
 
-// importCounter merges one history within tx.
-func importCounter(tx *bolt.Tx, imp counter.Imported, o ImportOptions) (ImportChange, error) {
+// importCounter merges one history into the counter of its name in all,
+// the file's counters or an import's staged copies of them.
+func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions) (ImportChange, error) {
 	c := ImportChange{Name: imp.Name}
 	if err := counter.CheckName(imp.Name); err != nil {
 		return c, err
@@ -165,13 +166,13 @@ func importCounter(tx *bolt.Tx, imp counter.Imported, o ImportOptions) (ImportCh
 			return c, err
 		}
 	}
-	b := tx.Bucket(bucketCounters).Bucket([]byte(imp.Name))
+	b := all.Bucket([]byte(imp.Name))
 	if b == nil {
 		if len(imp.PageDays) > 0 {
 			return c, ErrImportNeedsSite
 		}
 		var err error
-		if b, err = makeImported(tx, imp, o.Now); err != nil {
+		if b, err = makeImported(all, imp, o.Now); err != nil {
 			return c, err
 		}
 		c.Made = true
@@ -256,8 +257,8 @@ func importCounter(tx *bolt.Tx, imp counter.Imported, o ImportOptions) (ImportCh
 
 // makeImported makes the counter of a history not in the file, with the
 // history's setting of what its image shows.
-func makeImported(tx *bolt.Tx, imp counter.Imported, now time.Time) (*bolt.Bucket, error) {
-	b, err := tx.Bucket(bucketCounters).CreateBucket([]byte(imp.Name))
+func makeImported(all *bolt.Bucket, imp counter.Imported, now time.Time) (*bolt.Bucket, error) {
+	b, err := all.CreateBucket([]byte(imp.Name))
 	if err != nil {
 		return nil, err
 	}

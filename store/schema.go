@@ -52,6 +52,13 @@ var (
 	keyBuild         = []byte("build")         // v4, in costs
 	keyBuildBefore   = []byte("build-before")  // v4, in costs
 	keyCostWarnings  = []byte("warnings")      // v4, in costs
+	// An import in steps stages its work here; nothing reads it but the
+	// import, which removes it (and any an interrupted one left).
+	bucketImporting = []byte("importing") // v5, at the top
+	keyImportID     = []byte("id")        // in importing
+	bucketStaged    = []byte("staged")    // in importing: counters as the import makes them
+	bucketBase      = []byte("base")      // in importing: counters as the import found them
+	bucketTrash     = []byte("trash")     // in importing: the file's buckets the import replaced
 )
 
 // pageColumns is the number of 8-byte columns of a page record: views and

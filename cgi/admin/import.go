@@ -51,6 +51,15 @@ func importCommand() command {
 // CPU time; on a Pi of 512 MB that is the difference.
 const importGCPercent = 25
 
+// importWait is the longest an import's step waits for the hits before it.
+const importWait = 30 * time.Second
+
+// importRoom is the part of COUNTER_MAX_DB_SIZE an import leaves to the
+// hits: its staged copy may take as much again as the counter it changes,
+// and past this it fails, changing nothing, rather than leave the hits no
+// room.
+const importRoom = 8
+
 // runImport brings a history from a file into the database, all of it or
 // nothing, never lowering a figure unless told to replace.
 func runImport(e *cmdEnv, args []string) error {
@@ -75,11 +84,16 @@ func runImport(e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	var changes []store.ImportChange
-	err = e.update(true, func(db *store.DB) (err error) {
-		changes, err = db.Import(imps, store.ImportOptions{Replace: f.replace, DryRun: f.dryRun, Now: e.cfg.Now()})
-		return err
-	})
+	// A step at a time, each in its own open: the hits meanwhile wait
+	// for a step, not for the whole import. The import waits for them
+	// longer than a hit would: it is the one that can.
+	open := func() (*store.DB, error) {
+		return store.Open(e.cfg.DB, store.Options{Create: true, Wait: max(e.cfg.Wait, importWait), MaxSize: e.cfg.MaxDBSize - e.cfg.MaxDBSize/importRoom})
+	}
+	if err := e.update(true, func(*store.DB) error { return nil }); err != nil {
+		return err // the owner's warnings, and a file made for a first import
+	}
+	changes, stats, err := store.ImportInSteps(open, imps, store.ImportOptions{Replace: f.replace, DryRun: f.dryRun, Now: e.cfg.Now()}, 0)
 	if errors.Is(err, store.ErrImportNeedsSite) {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -99,6 +113,12 @@ func runImport(e *cmdEnv, args []string) error {
 	default:
 		fmt.Fprintf(e.stdout, "imported %s\n", from)
 	}
+	last := "the last, which made the import visible"
+	if f.dryRun {
+		last = "the last, which threw its work away"
+	}
+	fmt.Fprintf(e.stdout, "held the database %d times, at most %v at a time; %s, %v\n",
+		stats.Steps, stats.Longest.Round(time.Millisecond), last, stats.Last.Round(time.Millisecond))
 	return nil
 }
 
