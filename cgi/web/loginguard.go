@@ -29,6 +29,18 @@ const (
 	throttledClients = 4096
 )
 
+// The known devices' bcrypt slot: one, on top of the shared ones
+// (COUNTER_BCRYPT_SLOTS), so that at most that many and one checks run at
+// once. A known device's login waits up to deviceSlotWait for it, or for a
+// shared one: longer than another known device's check takes at cost 10
+// on a busy Pi, which runs at normal priority (login.go), and short enough
+// that a waiting CGI process is soon gone. Each known device may try 5
+// times a minute, so few ever wait.
+const (
+	deviceSlots    = "bcrypt-device"
+	deviceSlotWait = 3 * time.Second
+)
+
 // loginTry is who is trying to log in: the client, by its address, and
 // the device, when the browser carries a valid device token.
 type loginTry struct {
@@ -61,13 +73,15 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)+" device=known") {
 			return nil, false
 		}
-		// The device's own slot, which no unknown client takes; then a
-		// shared one, when two known browsers log in at once.
-		release, err := guard.Slots{Dir: a.run, N: 1, Name: "bcrypt-device"}.Acquire()
-		if err == nil {
-			return release, true
-		}
-		return a.takeSlot(w, r, name)
+		// The known devices' own slot, which no unknown client takes, or
+		// a shared one, whichever is free first, waiting for one as long
+		// as another known device's check may hold it: the owner's
+		// previous try, or his phone. A flood of strangers holds the shared
+		// slots, never this one.
+		release, err := guard.FirstFree(deviceSlotWait,
+			guard.Slots{Dir: a.run, N: 1, Name: deviceSlots},
+			guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots})
+		return a.slotTaken(w, r, name, release, err)
 	}
 	// A network over its limit refuses before its client is counted: a
 	// flood from one network cannot fill the client table with keys it
@@ -126,6 +140,12 @@ func (a *App) throttled(w http.ResponseWriter, r *http.Request, name string, ok 
 // gets one it returns the function that frees it; if not, it has answered r.
 func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
 	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
+	return a.slotTaken(w, r, name, release, err)
+}
+
+// slotTaken passes on the slot that release frees, or answers r if
+// taking one failed with err.
+func (a *App) slotTaken(w http.ResponseWriter, r *http.Request, name string, release func(), err error) (func(), bool) {
 	if errors.Is(err, guard.ErrBusy) {
 		a.loginBusy(w, r, name)
 		return nil, false
