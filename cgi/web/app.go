@@ -114,8 +114,9 @@ func (a *App) longLived() (closeApp func()) {
 	batch := store.NewBatcher(a.cfg.DB, a.openOptions(false))
 	a.hits = batch
 	a.glyphs = new(counter.GlyphCache)
-	// One more than can be in bcrypt at once: the shared slots and the
-	// known devices' own.
+	// Strangers' login work: as many workers as can be in bcrypt at once
+	// in the shared slots, and two for the checks before it. Known
+	// devices' logins run outside the pool, at normal priority.
 	a.low = newLowPool(a.cfg.BcryptSlots + 2)
 	a.pacer = newRefusalPacer()
 	return func() {
