@@ -253,3 +253,33 @@ func TestKnownDeviceChecksAtNormalPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownDevicesOfACounterAreThrottledTogether: whoever knows a
+// counter's password can make it as many known devices as he likes, but
+// together they get knownPerMinute tries, so they cannot keep the known
+// devices' slot busy; another counter's owner still gets in at once.
+func TestKnownDevicesOfACounterAreThrottledTogether(t *testing.T) {
+	a, _ := testApp(t, "page", "other")
+	protect(t, a, "page", bcrypt.MinCost)
+	protect(t, a, "other", bcrypt.MinCost)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	var devices []*http.Cookie
+	for i := range 3 {
+		devices = append(devices, deviceOf(t, loginFrom(a, "page", testPassword, fmt.Sprintf("198.51.100.%d", i+1))))
+	}
+	owner := deviceOf(t, loginFrom(a, "other", testPassword, "192.0.2.1"))
+	runs := countVerify(a)
+	got := map[int]int{}
+	for range failuresPerMinute {
+		for i, d := range devices {
+			got[loginFrom(a, "page", "wrong", fmt.Sprintf("203.0.113.%d", i+1), d).Code]++
+		}
+	}
+	if got[http.StatusUnauthorized] != knownPerMinute || int(runs.Load()) != knownPerMinute {
+		t.Errorf("3 known devices, %d wrong passwords each: got %v, %d checked; want %d checked and refused, the rest 429",
+			failuresPerMinute, got, runs.Load(), knownPerMinute)
+	}
+	if w := loginFrom(a, "other", testPassword, "192.0.2.1", owner); w.Code != http.StatusSeeOther {
+		t.Errorf("another counter's known device: got %d, want 303", w.Code)
+	}
+}

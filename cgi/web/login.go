@@ -116,7 +116,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 		a.pacer.refused(who.client, a.now())
 		return
 	}
-	if err := a.forget(who); err != nil {
+	if err := a.forget(name, who); err != nil {
 		a.log.Printf("login %q: %v", name, err)
 	}
 	hash, key := h.PasswordHash, v.sessionKey

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -26,6 +27,12 @@ const (
 	// that one address can never get its neighbours throttled or banned.
 	networkPerMinute = 15
 	networkPerHour   = 50
+	// All the known devices of one counter together: an owner's two or
+	// three browsers never reach it, and whoever has devices of a counter
+	// whose password he knows, however many, cannot keep the known
+	// devices' slot busy, nor a core at normal priority (login.go).
+	knownPerMinute   = 10
+	knownPerHour     = 40
 	throttledClients = 4096
 )
 
@@ -73,6 +80,10 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)+" device=known") {
 			return nil, false
 		}
+		ok, wait, err = a.knownThrottle().Attempt(countersDevices(name))
+		if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)+" devices=all") {
+			return nil, false
+		}
 		// The known devices' own slot, which no unknown client takes, or
 		// a shared one, whichever is free first, waiting for one as long
 		// as another known device's check may hold it: the owner's
@@ -107,13 +118,16 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 	return a.takeSlot(w, r, name)
 }
 
-// forget drops the tries of who after a good login: its device's if it
-// is known, its client's if not. Of its network's tries only this one is
-// taken back: a good login from one address does not vouch for its
-// neighbours.
-func (a *App) forget(who loginTry) error {
+// forget drops the tries of who after a good login to counter name: its
+// device's if it is known, its client's if not. Of its network's tries,
+// or its counter's devices', only this one is taken back: a good login
+// from one address or device does not vouch for the others.
+func (a *App) forget(name string, who loginTry) error {
 	if who.known {
-		return a.deviceThrottle().Forget(who.device)
+		if err := a.deviceThrottle().Forget(who.device); err != nil {
+			return err
+		}
+		return a.knownThrottle().TakeBack(countersDevices(name))
 	}
 	if err := a.clientThrottle().Forget(who.client); err != nil {
 		return err
@@ -201,6 +215,19 @@ func (a *App) networkThrottle() *guard.Throttle {
 // address: no one else's tries count against it.
 func (a *App) deviceThrottle() *guard.Throttle {
 	return a.throttleIn("throttle-device", failuresPerMinute, failuresPerHour)
+}
+
+// knownThrottle limits the tries of all the known devices of each
+// counter together (countersDevices).
+func (a *App) knownThrottle() *guard.Throttle {
+	return a.throttleIn("throttle-known", knownPerMinute, knownPerHour)
+}
+
+// countersDevices is the key that the known devices of counter name
+// share in knownThrottle.
+func countersDevices(name string) guard.Client {
+	sum := sha256.Sum256([]byte("counter-devices\x00" + name))
+	return guard.Client(sum[:16])
 }
 
 func (a *App) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
