@@ -39,13 +39,15 @@ const (
 // The known devices' bcrypt slot: one, on top of the shared ones
 // (COUNTER_BCRYPT_SLOTS), so that at most that many and one checks run at
 // once. A known device's login waits up to deviceSlotWait for it, or for a
-// shared one: longer than another known device's check takes at cost 10
-// on a busy Pi, which runs at normal priority (login.go), and short enough
-// that a waiting CGI process is soon gone. Each known device may try 5
-// times a minute, so few ever wait.
+// shared one: longer than another known device's check can take, at
+// normal priority (login.go) but sharing one core with a flood's
+// processes, as on a Pi Zero, where it took up to 6 s here on one core
+// of a loaded machine. Few ever wait: the known devices of a counter get
+// knownPerMinute tries together, and a long-lived process has at most
+// maxKnownLogins in hand.
 const (
 	deviceSlots    = "bcrypt-device"
-	deviceSlotWait = 3 * time.Second
+	deviceSlotWait = 10 * time.Second
 )
 
 // loginTry is who is trying to log in: the client, by its address, and
