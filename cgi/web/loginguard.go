@@ -61,10 +61,11 @@ type loginTry struct {
 
 // admitTry decides whether this try may go on to bcrypt: it counts it
 // against the throttles and takes a bcrypt slot. A known device counts
-// against its own limits and has a slot of its own first; an unknown client
-// counts against its address's limits and its network's, and takes a shared
-// slot. If the try may go on it returns the function that frees the slot;
-// if not, it has answered r.
+// against its own limits and its counter's devices', and waits a while for
+// the known devices' slot or a shared one; an unknown client counts
+// against its address's limits and its network's, and takes a shared slot
+// if one is free. If the try may go on it returns the function that frees
+// the slot; if not, it has answered r.
 func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who *loginTry) (func(), bool) {
 	client, err := guard.ClientOf(a.clientAddr(r))
 	if err != nil {
