@@ -347,3 +347,47 @@ func TestThrottleTakeBack(t *testing.T) {
 		t.Errorf("3 tries again: got let in, want refused")
 	}
 }
+
+// TestFirstFreeWaitsBounded: FirstFree takes a free slot of any of its
+// Slots at once, waits for one that is freed within its wait, and gives up
+// with ErrBusy when none is, after the wait and not much later.
+func TestFirstFreeWaitsBounded(t *testing.T) {
+	dir := rundir.New(t.TempDir(), "", nil)
+	own := Slots{Dir: dir, N: 1, Name: "bcrypt-device"}
+	shared := Slots{Dir: dir, N: 1}
+	hold := func(s Slots) func() {
+		t.Helper()
+		release, err := s.Acquire()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return release
+	}
+	// The first is held: the second is taken at once.
+	releaseOwn := hold(own)
+	start := time.Now()
+	r, err := FirstFree(time.Second, own, shared)
+	if err != nil || time.Since(start) > 500*time.Millisecond {
+		t.Fatalf("one of two held: got %v after %v, want a slot at once", err, time.Since(start))
+	}
+	// Both held; the first is freed after 300 ms.
+	go func() { time.Sleep(300 * time.Millisecond); releaseOwn() }()
+	start = time.Now()
+	r2, err := FirstFree(2*time.Second, own, shared)
+	took := time.Since(start)
+	if err != nil || took < 250*time.Millisecond {
+		t.Fatalf("both held, one freed after 300ms: got %v after %v, want the freed slot after about 300ms", err, took)
+	}
+	// Both held for good: refused after the wait.
+	start = time.Now()
+	_, err = FirstFree(400*time.Millisecond, own, shared)
+	took = time.Since(start)
+	if !errors.Is(err, ErrBusy) || took < 400*time.Millisecond || took > 2*time.Second {
+		t.Errorf("both held: got %v after %v, want ErrBusy after 400ms", err, took)
+	}
+	r()
+	r2()
+	if _, err := FirstFree(0, Slots{Dir: dir, N: 0}); err == nil || errors.Is(err, ErrBusy) {
+		t.Errorf("0 slots: got %v, want the configuration error", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"hitcounter/cgi/rundir"
 )
@@ -60,5 +61,30 @@ func flock(f *os.File, how int) error {
 		if !errors.Is(err, syscall.EINTR) {
 			return err
 		}
+	}
+}
+
+// pollEvery is how often FirstFree tries its slots again while it waits:
+// flock can neither wait on several files at once nor for a bounded time.
+const pollEvery = 20 * time.Millisecond
+
+// FirstFree takes a free slot of the first of slots that has one, and if
+// none has, tries them all again every pollEvery for up to wait, so that
+// a check that ends within it hands its slot on. It fails with ErrBusy if
+// none is freed in time. Release the slot by calling the returned function.
+func FirstFree(wait time.Duration, slots ...Slots) (release func(), err error) {
+	deadline := time.Now().Add(wait)
+	for {
+		for _, s := range slots {
+			release, err := s.Acquire()
+			if !errors.Is(err, ErrBusy) {
+				return release, err
+			}
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, ErrBusy
+		}
+		time.Sleep(min(pollEvery, left))
 	}
 }

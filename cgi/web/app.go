@@ -57,9 +57,11 @@ type App struct {
 	low    lowPool             // login work at low CPU priority
 	pacer  *refusalPacer       // holds back answers to clients refused again
 	close  func()
-	// verify checks a password against a stored hash; tests count calls.
+	// verify checks a password against a stored hash, at the priority
+	// bcryptWork runs it at; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
-	// hash makes a hash at the pinned cost; tests watch when it runs.
+	// hash makes a hash at the pinned cost, likewise; tests watch when it
+	// runs.
 	hash func(password []byte) ([]byte, error)
 }
 
@@ -87,7 +89,7 @@ func (a *App) Close() {
 
 // newApp returns the App of a CGI process.
 func newApp(cfg config.Config, log *logline.Logger) *App {
-	a := &App{cfg: cfg, log: log, verify: verifyAtLowPriority, hash: hashAtLowPriority}
+	a := &App{cfg: cfg, log: log, verify: counter.VerifyPassword, hash: counter.HashPassword}
 	a.hits = oneShot{a}
 	a.run = rundir.New(cfg.RunDir, cfg.DB, log)
 	a.visitors = seen.Open(a.run)
@@ -112,8 +114,9 @@ func (a *App) longLived() (closeApp func()) {
 	batch := store.NewBatcher(a.cfg.DB, a.openOptions(false))
 	a.hits = batch
 	a.glyphs = new(counter.GlyphCache)
-	// One more than can be in bcrypt at once: the shared slots and the
-	// known devices' own.
+	// Strangers' login work: as many workers as can be in bcrypt at once
+	// in the shared slots, and two for the checks before it. Known
+	// devices' logins run outside the pool, at normal priority.
 	a.low = newLowPool(a.cfg.BcryptSlots + 2)
 	a.pacer = newRefusalPacer()
 	return func() {

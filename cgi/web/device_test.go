@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -180,5 +181,105 @@ func TestNetworkFloodKeepsTheClientTableFree(t *testing.T) {
 	}
 	if w := loginFrom(a, "page", testPassword, "198.51.100.7"); w.Code != http.StatusSeeOther {
 		t.Errorf("the owner from another network, after the flood: got %d, want 303", w.Code)
+	}
+}
+
+// TestKnownDeviceWaitsForItsSlot: with every shared slot held by a flood,
+// a known device whose own slot another known device's check holds waits
+// for it and gets in when that check ends; held for good, it is refused
+// once deviceSlotWait is over, not later. A stranger never takes that
+// slot, free or not: it is refused at once.
+func TestKnownDeviceWaitsForItsSlot(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	device := deviceOf(t, loginFrom(a, "page", testPassword, "192.0.2.1"))
+	hold := func(s guard.Slots) func() {
+		t.Helper()
+		release, err := s.Acquire()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return release
+	}
+	defer hold(guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots})() // the flood's
+	own := guard.Slots{Dir: a.run, N: 1, Name: deviceSlots}
+
+	start := time.Now()
+	if w := loginFrom(a, "page", "wrong", "198.51.100.1"); w.Code != http.StatusTooManyRequests || time.Since(start) > time.Second {
+		t.Errorf("a stranger, the devices' slot free: got %d after %v, want 429 at once", w.Code, time.Since(start))
+	}
+
+	release := hold(own)
+	go func() { time.Sleep(500 * time.Millisecond); release() }()
+	start = time.Now()
+	w := loginFrom(a, "page", testPassword, "198.51.100.9", device)
+	if took := time.Since(start); w.Code != http.StatusSeeOther || took < 400*time.Millisecond {
+		t.Errorf("the owner, the devices' slot held for 500ms: got %d after %v, want 303 once it is freed", w.Code, took)
+	}
+
+	defer hold(own)()
+	start = time.Now()
+	w = loginFrom(a, "page", testPassword, "198.51.100.9", device)
+	if took := time.Since(start); w.Code != http.StatusTooManyRequests || took < deviceSlotWait || took > deviceSlotWait+2*time.Second {
+		t.Errorf("the owner, every slot held for good: got %d after %v, want 429 after %v", w.Code, took, deviceSlotWait)
+	}
+}
+
+// TestKnownDeviceChecksAtNormalPriority: a stranger's password is checked
+// at nice bcryptNice, a known device's at the process's own priority, in a
+// CGI process and in a long-lived one, so that a flood of strangers'
+// checks and work cannot starve the owner's.
+func TestKnownDeviceChecksAtNormalPriority(t *testing.T) {
+	for _, longLived := range []bool{false, true} {
+		a, _ := testApp(t, "page")
+		protect(t, a, "page", bcrypt.MinCost)
+		a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+		if longLived {
+			defer a.longLived()()
+		}
+		device := deviceOf(t, loginFrom(a, "page", testPassword, "192.0.2.1"))
+		var nice int
+		real := a.verify
+		a.verify = func(hash, pw []byte) (bool, bool, error) {
+			nice = niceOfThread(t)
+			return real(hash, pw)
+		}
+		if w := loginFrom(a, "page", "wrong", "198.51.100.1"); w.Code != http.StatusUnauthorized || nice != bcryptNice {
+			t.Errorf("long-lived %v, a stranger: got %d checked at nice %d, want 401 at %d", longLived, w.Code, nice, bcryptNice)
+		}
+		if w := loginFrom(a, "page", testPassword, "198.51.100.9", device); w.Code != http.StatusSeeOther || nice == bcryptNice {
+			t.Errorf("long-lived %v, the owner's known browser: got %d checked at nice %d, want 303 at the process's own", longLived, w.Code, nice)
+		}
+	}
+}
+
+// TestKnownDevicesOfACounterAreThrottledTogether: whoever knows a
+// counter's password can make it as many known devices as he likes, but
+// together they get knownPerMinute tries, so they cannot keep the known
+// devices' slot busy; another counter's owner still gets in at once.
+func TestKnownDevicesOfACounterAreThrottledTogether(t *testing.T) {
+	a, _ := testApp(t, "page", "other")
+	protect(t, a, "page", bcrypt.MinCost)
+	protect(t, a, "other", bcrypt.MinCost)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	var devices []*http.Cookie
+	for i := range 3 {
+		devices = append(devices, deviceOf(t, loginFrom(a, "page", testPassword, fmt.Sprintf("198.51.100.%d", i+1))))
+	}
+	owner := deviceOf(t, loginFrom(a, "other", testPassword, "192.0.2.1"))
+	runs := countVerify(a)
+	got := map[int]int{}
+	for range failuresPerMinute {
+		for i, d := range devices {
+			got[loginFrom(a, "page", "wrong", fmt.Sprintf("203.0.113.%d", i+1), d).Code]++
+		}
+	}
+	if got[http.StatusUnauthorized] != knownPerMinute || int(runs.Load()) != knownPerMinute {
+		t.Errorf("3 known devices, %d wrong passwords each: got %v, %d checked; want %d checked and refused, the rest 429",
+			failuresPerMinute, got, runs.Load(), knownPerMinute)
+	}
+	if w := loginFrom(a, "other", testPassword, "192.0.2.1", owner); w.Code != http.StatusSeeOther {
+		t.Errorf("another counter's known device: got %d, want 303", w.Code)
 	}
 }

@@ -40,20 +40,21 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 		a.loginBusy(w, r, name)
 		return
 	}
-	// The checks before the database and bcrypt after it run at the
-	// lowest CPU priority (lowpriority.go), so under a flood of logins the
-	// hits come first. The database is read at normal priority: no hit
-	// ever waits for a starved login that holds its lock.
+	// A stranger's checks before the database and bcrypt after it run at
+	// the lowest CPU priority (lowpriority.go), so under a flood of logins
+	// the hits come first; a known device's at normal priority
+	// (loginWork). The database is read at normal priority: no hit ever
+	// waits for a starved login that holds its lock.
 	var (
 		password []byte
 		ok       bool
 	)
-	a.lowPriority(func() { password, ok = a.readLogin(w, r, name) })
+	a.loginWork(who, func() { password, ok = a.readLogin(w, r, name) })
 	if !ok {
 		return
 	}
 	var release func()
-	a.lowPriority(func() { release, ok = a.admitTry(w, r, name, &who) })
+	a.loginWork(who, func() { release, ok = a.admitTry(w, r, name, &who) })
 	if !ok {
 		if who.client != (guard.Client{}) { // refused by a throttle or a busy slot
 			a.pacer.refused(who.client, a.now())
@@ -84,7 +85,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 		newHash []byte
 	)
 	ok = false
-	a.lowPriority(func() {
+	a.bcryptWork(who, func() {
 		// Nothing bcrypt could have hashed is worth running it for.
 		if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
 			tag(w, costs.Login)
@@ -115,7 +116,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 		a.pacer.refused(who.client, a.now())
 		return
 	}
-	if err := a.forget(who); err != nil {
+	if err := a.forget(name, who); err != nil {
 		a.log.Printf("login %q: %v", name, err)
 	}
 	hash, key := h.PasswordHash, v.sessionKey

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -26,7 +27,27 @@ const (
 	// that one address can never get its neighbours throttled or banned.
 	networkPerMinute = 15
 	networkPerHour   = 50
+	// All the known devices of one counter together: an owner's two or
+	// three browsers never reach it, and whoever has devices of a counter
+	// whose password he knows, however many, cannot keep the known
+	// devices' slot busy, nor a core at normal priority (login.go).
+	knownPerMinute   = 10
+	knownPerHour     = 40
 	throttledClients = 4096
+)
+
+// The known devices' bcrypt slot: one, on top of the shared ones
+// (COUNTER_BCRYPT_SLOTS), so that at most that many and one checks run at
+// once. A known device's login waits up to deviceSlotWait for it, or for a
+// shared one: longer than another known device's check can take, at
+// normal priority (login.go) but sharing one core with a flood's
+// processes, as on a Pi Zero, where it took up to 6 s here on one core
+// of a loaded machine. Few ever wait: the known devices of a counter get
+// knownPerMinute tries together, and a long-lived process has at most
+// maxKnownLogins in hand.
+const (
+	deviceSlots    = "bcrypt-device"
+	deviceSlotWait = 10 * time.Second
 )
 
 // loginTry is who is trying to log in: the client, by its address, and
@@ -40,10 +61,11 @@ type loginTry struct {
 
 // admitTry decides whether this try may go on to bcrypt: it counts it
 // against the throttles and takes a bcrypt slot. A known device counts
-// against its own limits and has a slot of its own first; an unknown client
-// counts against its address's limits and its network's, and takes a shared
-// slot. If the try may go on it returns the function that frees the slot;
-// if not, it has answered r.
+// against its own limits and its counter's devices', and waits a while for
+// the known devices' slot or a shared one; an unknown client counts
+// against its address's limits and its network's, and takes a shared slot
+// if one is free. If the try may go on it returns the function that frees
+// the slot; if not, it has answered r.
 func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who *loginTry) (func(), bool) {
 	client, err := guard.ClientOf(a.loginAddr(r))
 	if err != nil {
@@ -61,13 +83,19 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		if !a.throttled(w, r, name, ok, wait, err, "client="+a.loginAddr(r)+" device=known") {
 			return nil, false
 		}
-		// The device's own slot, which no unknown client takes; then a
-		// shared one, when two known browsers log in at once.
-		release, err := guard.Slots{Dir: a.run, N: 1, Name: "bcrypt-device"}.Acquire()
-		if err == nil {
-			return release, true
+		ok, wait, err = a.knownThrottle().Attempt(countersDevices(name))
+		if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)+" devices=all") {
+			return nil, false
 		}
-		return a.takeSlot(w, r, name)
+		// The known devices' own slot, which no unknown client takes, or
+		// a shared one, whichever is free first, waiting for one as long
+		// as another known device's check may hold it: the owner's
+		// previous try, or his phone. A flood of strangers holds the shared
+		// slots, never this one.
+		release, err := guard.FirstFree(deviceSlotWait,
+			guard.Slots{Dir: a.run, N: 1, Name: deviceSlots},
+			guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots})
+		return a.slotTaken(w, r, name, release, err)
 	}
 	// A network over its limit refuses before its client is counted: a
 	// flood from one network cannot fill the client table with keys it
@@ -93,13 +121,16 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 	return a.takeSlot(w, r, name)
 }
 
-// forget drops the tries of who after a good login: its device's if it
-// is known, its client's if not. Of its network's tries only this one is
-// taken back: a good login from one address does not vouch for its
-// neighbours.
-func (a *App) forget(who loginTry) error {
+// forget drops the tries of who after a good login to counter name: its
+// device's if it is known, its client's if not. Of its network's tries,
+// or its counter's devices', only this one is taken back: a good login
+// from one address or device does not vouch for the others.
+func (a *App) forget(name string, who loginTry) error {
 	if who.known {
-		return a.deviceThrottle().Forget(who.device)
+		if err := a.deviceThrottle().Forget(who.device); err != nil {
+			return err
+		}
+		return a.knownThrottle().TakeBack(countersDevices(name))
 	}
 	if err := a.clientThrottle().Forget(who.client); err != nil {
 		return err
@@ -126,6 +157,12 @@ func (a *App) throttled(w http.ResponseWriter, r *http.Request, name string, ok 
 // gets one it returns the function that frees it; if not, it has answered r.
 func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
 	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
+	return a.slotTaken(w, r, name, release, err)
+}
+
+// slotTaken passes on the slot that release frees, or answers r if
+// taking one failed with err.
+func (a *App) slotTaken(w http.ResponseWriter, r *http.Request, name string, release func(), err error) (func(), bool) {
 	if errors.Is(err, guard.ErrBusy) {
 		a.loginBusy(w, r, name)
 		return nil, false
@@ -181,6 +218,19 @@ func (a *App) networkThrottle() *guard.Throttle {
 // address: no one else's tries count against it.
 func (a *App) deviceThrottle() *guard.Throttle {
 	return a.throttleIn("throttle-device", failuresPerMinute, failuresPerHour)
+}
+
+// knownThrottle limits the tries of all the known devices of each
+// counter together (countersDevices).
+func (a *App) knownThrottle() *guard.Throttle {
+	return a.throttleIn("throttle-known", knownPerMinute, knownPerHour)
+}
+
+// countersDevices is the key that the known devices of counter name
+// share in knownThrottle.
+func countersDevices(name string) guard.Client {
+	sum := sha256.Sum256([]byte("counter-devices\x00" + name))
+	return guard.Client(sum[:16])
 }
 
 func (a *App) throttleIn(file string, perMinute, perHour int) *guard.Throttle {

@@ -3,37 +3,21 @@ package web
 import (
 	"runtime"
 	"syscall"
-
-	"hitcounter/counter"
 )
 
 // bcryptNice is the nice value a password check runs at.
 const bcryptNice = 19
 
-// verifyAtLowPriority checks a password on an OS thread of its own at the
-// lowest CPU priority, so that a flood of logins, which keeps one core
-// busy with bcrypt within the cap, gives way to the hits. Only that thread
-// is lowered (Linux applies a thread ID's nice value to the thread alone),
-// and it holds no lock but its bcrypt slot: the database is closed while
-// bcrypt runs, so no hit ever waits on a starved check.
+// atLowPriority runs fn on a thread of its own at nice bcryptNice and
+// waits for it: a stranger's password check, so that a flood of logins,
+// which keeps one core busy with bcrypt within the cap, gives way to the
+// hits. Only that thread is lowered (Linux applies a thread ID's nice
+// value to the thread alone), and it holds no lock but its bcrypt slot:
+// the database is closed while bcrypt runs, so no hit ever waits on a
+// starved check.
 //
 // An unprivileged process cannot raise a thread's priority again, so the
 // goroutine ends still locked to the thread, and the runtime discards it.
-func verifyAtLowPriority(hash, password []byte) (ok, rehash bool, err error) {
-	atLowPriority(func() { ok, rehash, err = counter.VerifyPassword(hash, password) })
-	return ok, rehash, err
-}
-
-// hashAtLowPriority makes a hash at the pinned cost as
-// verifyAtLowPriority checks one: a login that upgrades a hash runs bcrypt
-// twice, and neither run may take the CPU from the hits.
-func hashAtLowPriority(password []byte) (hash []byte, err error) {
-	atLowPriority(func() { hash, err = counter.HashPassword(password) })
-	return hash, err
-}
-
-// atLowPriority runs fn on a thread of its own at nice bcryptNice and
-// waits for it.
 func atLowPriority(fn func()) {
 	done := make(chan struct{})
 	go func() {
@@ -86,4 +70,29 @@ func (a *App) lowPriority(fn func()) {
 	if panicked != nil {
 		panic(panicked)
 	}
+}
+
+// loginWork runs fn, a step of who's login: a stranger's on the
+// low-priority pool (lowPriority), a known device's here, at normal
+// priority. Known devices' logins are few (maxKnownLogins in hand in a
+// process, 5 tries a minute each, one check at a time in their own slot),
+// and one starved behind a flood of strangers' work would keep the owner
+// waiting for seconds, his next try finding his own slot still held.
+func (a *App) loginWork(who loginTry, fn func()) {
+	if who.known {
+		fn()
+		return
+	}
+	a.lowPriority(fn)
+}
+
+// bcryptWork runs fn, the password check of who's login, as loginWork
+// does, a stranger's on a thread of its own at nice bcryptNice: a CGI
+// process has no pool, and lowers only the thread that runs bcrypt.
+func (a *App) bcryptWork(who loginTry, fn func()) {
+	if who.known {
+		fn()
+		return
+	}
+	a.lowPriority(func() { atLowPriority(fn) })
 }
