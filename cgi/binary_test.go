@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"hitcounter/counter"
+	"hitcounter/counter/draw"
 )
 
 var (
@@ -151,7 +152,7 @@ func TestCapturedEnvironments(t *testing.T) {
 				}
 				// The captured query asks for 7 digits.
 				s, _ := counter.ParseStyle("digits=7&fg=f00")
-				d, _ := counter.NewDrawing(counter.Digits(want, 7), s)
+				d, _ := draw.NewDrawing(counter.Digits(want, 7), s)
 				if wd, _ := d.Size(); img.Bounds().Dx() != wd {
 					t.Errorf("width %d, want %d: the query string was lost", img.Bounds().Dx(), wd)
 				}

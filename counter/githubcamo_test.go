@@ -17,6 +17,9 @@ import (
 	"time"
 )
 
+// update rewrites githubcamo.go from githubcamo.txt.
+var update = flag.Bool("update", false, "rewrite githubcamo.go from githubcamo.txt")
+
 // githubMeta names a copy of https://api.github.com/meta: with -update,
 // githubcamo.txt takes its "hooks" ranges and today's date first.
 var githubMeta = flag.String("github-meta", "", "with -update, rewrite githubcamo.txt from this copy of GitHub's meta API first")

@@ -186,7 +186,7 @@ func (s *Style) set(key, value string) error {
 		}
 		*s.colour(key) = c
 	case "font":
-		if _, ok := lookupFont(value); !ok {
+		if !knownFont(value) {
 			return &ParamError{key, "must be one of " + strings.Join(FontNames(), ", ")}
 		}
 		s.Font = value
@@ -210,7 +210,7 @@ func (s *Style) set(key, value string) error {
 			return &ParamError{key, "must be light, dark or auto"}
 		}
 	case "label":
-		if err := checkLabel(value); err != nil {
+		if err := CheckLabel(value); err != nil {
 			return err
 		}
 		s.Label, s.NoLabel = value, value == ""
@@ -235,9 +235,9 @@ func (s *Style) colour(key string) *color.NRGBA {
 	return &s.DarkBG
 }
 
-// checkLabel refuses a label that is too long or holds a character
-// without a glyph in labelFont.
-func checkLabel(label string) error {
+// CheckLabel refuses a label that is too long or holds a character that
+// LabelRune refuses.
+func CheckLabel(label string) error {
 	if !utf8.ValidString(label) {
 		return &ParamError{"label", "is not UTF-8"}
 	}
@@ -247,7 +247,7 @@ func checkLabel(label string) error {
 	i := 0
 	for _, r := range label {
 		i++
-		if labelIndex(r) < 0 {
+		if !LabelRune(r) {
 			return &ParamError{"label", "character " + strconv.Itoa(i) + " (" + strconv.QuoteRune(r) + ") has no glyph: use letters, digits and punctuation of Latin-1"}
 		}
 	}

@@ -1,13 +1,8 @@
 package counter
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
-	"html"
 	"image/color"
-	"io"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -129,41 +124,6 @@ func TestParseStyle(t *testing.T) {
 	}
 }
 
-// TestStyleBounds draws the largest style with the longest count and
-// checks it stays within the pixel budget.
-func TestStyleBounds(t *testing.T) {
-	for _, font := range FontNames() {
-		s := Style{Digits: MaxDigits, Size: MaxSize, FG: DefaultStyle().FG, BG: DefaultStyle().BG, Font: font}
-		d, err := NewDrawing(Digits(^uint64(0), s.Digits), s)
-		if err != nil {
-			t.Fatalf("%s: largest drawing refused: %v", font, err)
-		}
-		w, h := d.Size()
-		if w*h > MaxPixels {
-			t.Errorf("%s: %dx%d is over the budget of %d pixels", font, w, h, MaxPixels)
-		}
-	}
-}
-
-func TestNewDrawingRefuses(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		s    Style
-	}{
-		{"empty text", "", DefaultStyle()},
-		{"letters", "12a", DefaultStyle()},
-		{"too long", strings.Repeat("1", MaxTextLen+1), DefaultStyle()},
-		{"unknown font", "1", Style{Digits: 1, Size: 20, Font: "nope"}},
-		{"size too big", "1", Style{Digits: 1, Size: MaxSize + 1, Font: "mono"}},
-	}
-	for _, tc := range tests {
-		if _, err := NewDrawing(tc.text, tc.s); err == nil {
-			t.Errorf("%s: NewDrawing(%q) succeeded, want an error", tc.name, tc.text)
-		}
-	}
-}
-
 // TestNamedColours checks the table against golang.org/x/image/colornames,
 // the SVG 1.1 names, which the binary does not link.
 func TestNamedColours(t *testing.T) {
@@ -194,58 +154,12 @@ func TestNamedColours(t *testing.T) {
 	}
 }
 
-// TestBadgeBounds draws the largest badge: the longest label of the widest
-// letter, the longest count, the largest size.
-func TestBadgeBounds(t *testing.T) {
-	s, err := ParseStyle("style=badge&size=128&label=" + strings.Repeat("W", MaxLabel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := NewDrawing(Digits(^uint64(0), MaxDigits), s)
-	if err != nil {
-		t.Fatalf("largest badge refused: %v", err)
-	}
-	if w, h := d.Size(); w*h > MaxPixels {
-		t.Errorf("%dx%d is over the budget of %d pixels", w, h, MaxPixels)
-	}
-	for _, f := range []Format{PNG, GIF, SVG} {
-		if err := d.Encode(io.Discard, f); err != nil {
-			t.Errorf("format %d: %v", f, err)
-		}
-	}
-}
-
-// TestBadgeSVGEscapesTheLabel draws every printable character a label may
-// hold: the SVG says them in its title and aria-label, escaped, and holds
-// no markup of the label's.
-func TestBadgeSVGEscapesTheLabel(t *testing.T) {
-	for _, label := range []string{`<script>alert(1)</script>`, `"><g onload="x">`, `a&amp;b'`, `]]><!--`} {
-		s, err := ParseStyle("style=badge&label=" + url.QueryEscape(label))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := NewDrawing("1", s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b bytes.Buffer
-		if err := d.Encode(&b, SVG); err != nil {
-			t.Fatal(err)
-		}
-		svg := b.String()
-		if strings.Contains(svg, label) || strings.Contains(svg, "<script") || strings.Contains(svg, "<g onload") || strings.Contains(svg, "<!--") {
-			t.Errorf("label %q reaches the SVG unescaped: %s", label, svg)
-		}
-		if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil {
-			t.Errorf("label %q: the SVG is not well-formed XML: %v", label, err)
-		}
-		if !strings.Contains(svg, "<title>"+html.EscapeString(label)+": 1</title>") {
-			t.Errorf("label %q: no title saying it", label)
-		}
-	}
+// TestEveryLabelRuneIsAccepted checks that CheckLabel takes every character
+// that LabelRune says a label has a glyph for.
+func TestEveryLabelRuneIsAccepted(t *testing.T) {
 	var all strings.Builder
 	for r := rune(0x20); r <= 0xff; r++ {
-		if labelIndex(r) >= 0 {
+		if LabelRune(r) {
 			all.WriteRune(r)
 		}
 	}
@@ -253,7 +167,7 @@ func TestBadgeSVGEscapesTheLabel(t *testing.T) {
 		n := min(MaxLabel, len([]rune(text)))
 		chunk := string([]rune(text)[:n])
 		text = string([]rune(text)[n:])
-		if err := checkLabel(chunk); err != nil {
+		if err := CheckLabel(chunk); err != nil {
 			t.Errorf("%q: %v", chunk, err)
 		}
 	}

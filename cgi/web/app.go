@@ -20,6 +20,7 @@ import (
 	"hitcounter/cgi/rundir"
 	"hitcounter/cgi/seen"
 	"hitcounter/counter"
+	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
 
@@ -52,10 +53,10 @@ type App struct {
 	// timing records what each request cost, in the run directory.
 	timing timing
 	// Set in a long-lived App, nil in a CGI process, which exits.
-	glyphs *counter.GlyphCache // glyphs drawn once
-	waits  *store.LockWaits    // bounds the flocks left blocked on a stuck holder
-	low    lowPool             // login work at low CPU priority
-	pacer  *refusalPacer       // holds back answers to clients refused again
+	glyphs *draw.GlyphCache // glyphs drawn once
+	waits  *store.LockWaits // bounds the flocks left blocked on a stuck holder
+	low    lowPool          // login work at low CPU priority
+	pacer  *refusalPacer    // holds back answers to clients refused again
 	close  func()
 	// verify checks a password against a stored hash, at the priority
 	// bcryptWork runs it at; tests count calls.
@@ -113,7 +114,7 @@ func (a *App) longLived() (closeApp func()) {
 	a.waits = store.NewLockWaits(lockWaits)
 	batch := store.NewBatcher(a.cfg.DB, a.openOptions(false))
 	a.hits = batch
-	a.glyphs = new(counter.GlyphCache)
+	a.glyphs = new(draw.GlyphCache)
 	// Strangers' login work: as many workers as can be in bcrypt at once
 	// in the shared slots, and two for the checks before it. Known
 	// devices' logins run outside the pool, at normal priority.

@@ -15,6 +15,7 @@ import (
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
 	"hitcounter/counter/crawler"
+	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
 
@@ -355,7 +356,7 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 	var body bytes.Buffer
 	if a.cfg.BlankErrors || drawError(&body, format, errorText(err, r), counter.QuerySize(r.URL.RawQuery)) != nil {
 		body.Reset()
-		counter.EncodeBlank(&body, format)
+		draw.EncodeBlank(&body, format)
 	}
 	noCache(w.Header())
 	if format == counter.SVG {
@@ -367,7 +368,7 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 
 // drawError writes the image of an error that says text.
 func drawError(body *bytes.Buffer, format counter.Format, text string, size int) error {
-	d, err := counter.NewErrorDrawing(text, size)
+	d, err := draw.NewErrorDrawing(text, size)
 	if err != nil {
 		return err
 	}

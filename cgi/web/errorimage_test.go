@@ -15,6 +15,7 @@ import (
 
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
+	"hitcounter/counter/draw"
 )
 
 // decodeImage decodes an image answer with the standard decoders; an SVG
@@ -117,7 +118,7 @@ func TestErrorImagesSayWhatIsWrong(t *testing.T) {
 // when encoded as ct and decoded again.
 func drawn(t *testing.T, text string, height int, ct string) image.Image {
 	t.Helper()
-	d, err := counter.NewErrorDrawing(text, height*2/3)
+	d, err := draw.NewErrorDrawing(text, height*2/3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestBlankErrors(t *testing.T) {
 			}
 			var blank bytes.Buffer
 			f, _ := counter.ParseFormat(tc.target[6:9])
-			counter.EncodeBlank(&blank, f)
+			draw.EncodeBlank(&blank, f)
 			if !bytes.Equal(w.Body.Bytes(), blank.Bytes()) {
 				t.Errorf("body %q, want the blank image %q", w.Body.Bytes(), blank.Bytes())
 			}

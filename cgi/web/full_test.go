@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"hitcounter/counter"
+	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
 
@@ -68,7 +69,7 @@ func TestFullDatabaseStillAnswersWithAnImage(t *testing.T) {
 			}
 			checkImage(t, w, "image/png")
 			img, err := png.Decode(w.Body)
-			d, _ := counter.NewDrawing(counter.Placeholder(6), counter.DefaultStyle())
+			d, _ := draw.NewDrawing(counter.Placeholder(6), counter.DefaultStyle())
 			if wd, _ := d.Size(); err != nil || img.Bounds().Dx() != wd {
 				t.Errorf("got %v (%v), want the counter drawn as dashes, %d wide", img.Bounds(), err, wd)
 			}

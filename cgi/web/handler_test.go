@@ -16,6 +16,7 @@ import (
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
+	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
 
@@ -146,7 +147,7 @@ func TestImageSizeFollowsStyle(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := counter.ParseStyle("digits=9&size=30")
-	d, _ := counter.NewDrawing(counter.Digits(1, 9), s)
+	d, _ := draw.NewDrawing(counter.Digits(1, 9), s)
 	if wd, ht := d.Size(); img.Bounds() != image.Rect(0, 0, wd, ht) {
 		t.Errorf("image %v, want %dx%d", img.Bounds(), wd, ht)
 	}

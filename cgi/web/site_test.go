@@ -14,6 +14,7 @@ import (
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
+	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
 
@@ -49,7 +50,7 @@ func siteApp(t *testing.T, mode Mode, settings ...string) (*App, *bytes.Buffer) 
 // pngOf is the default PNG of n.
 func pngOf(t *testing.T, n uint64) []byte {
 	t.Helper()
-	d, err := counter.NewDrawing(counter.Digits(n, counter.DefaultStyle().Digits), counter.DefaultStyle())
+	d, err := draw.NewDrawing(counter.Digits(n, counter.DefaultStyle().Digits), counter.DefaultStyle())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,22 +58,22 @@ func goTool(t testing.TB, goarch, goarm string, args ...string) {
 	}
 }
 
-// TestARMSuites runs the tests of counter/ and store/, built for each ARM
+// TestARMSuites runs the tests of counter/, counter/draw/ and store/, built for each ARM
 // target, under qemu-user: the drawing (golden images and the hash of every
 // glyph, which catches fused multiply-adds on arm64) and the bbolt file
 // (locks, concurrent hits, a full file on 32-bit ARM).
 func TestARMSuites(t *testing.T) {
-	pkgs := []string{"counter", "store"}
+	pkgs := []string{"counter", "counter/draw", "store"}
 	for _, a := range armTargets {
 		t.Run(a.name, func(t *testing.T) {
 			qemu := qemuUser(t, a.qemu)
 			dir := t.TempDir()
 			start := time.Now()
-			goTool(t, a.goarch, a.goarm, "test", "-c", "-o", dir, "./counter", "./store")
+			goTool(t, a.goarch, a.goarm, "test", "-c", "-o", dir, "./counter", "./counter/draw", "./store")
 			t.Logf("built the test binaries in %v", time.Since(start).Round(time.Second))
 			for _, pkg := range pkgs {
 				t.Run(pkg, func(t *testing.T) {
-					runSuite(t, qemu, a.cpu, filepath.Join(dir, pkg+".test"), filepath.Join(repoRoot, pkg))
+					runSuite(t, qemu, a.cpu, filepath.Join(dir, filepath.Base(pkg)+".test"), filepath.Join(repoRoot, pkg))
 				})
 			}
 		})

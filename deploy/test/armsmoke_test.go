@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"hitcounter/counter"
+	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
 
@@ -164,7 +165,7 @@ func wantPNG(t testing.TB, text string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := counter.NewDrawing(text, s)
+	d, err := draw.NewDrawing(text, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
-package counter
+package draw
 
 import (
+	"hitcounter/counter"
+
 	"bytes"
 	"compress/zlib"
 	"fmt"
@@ -16,23 +18,23 @@ import (
 )
 
 // goldenDir holds the images the drawing code must keep making.
-const goldenDir = "../testdata/golden"
+const goldenDir = "../../testdata/golden"
 
 var goldenCases = []struct {
 	file  string
 	text  string
 	query string
 }{
-	{"default.png", Digits(42, 6), ""},
-	{"default.gif", Digits(42, 6), ""},
-	{"default.svg", Digits(42, 6), ""},
+	{"default.png", counter.Digits(42, 6), ""},
+	{"default.gif", counter.Digits(42, 6), ""},
+	{"default.svg", counter.Digits(42, 6), ""},
 	{"green-on-black.png", "12345678", "digits=8&fg=0f0&bg=000&size=32&font=mono-bold"},
 	{"transparent.png", "9876", "fg=c00&bg=ffffff00&font=bold&digits=4"},
 	{"transparent.gif", "9876", "fg=c00&bg=ffffff00&font=bold&digits=4"},
 	{"translucent.svg", "505", "fg=0000ff80&bg=ffff0040&font=regular&digits=3"},
 	{"smallest.png", "0", "size=8&digits=1&font=regular"},
 	{"largest.png", "18446744073709551615", "size=128&digits=12"},
-	{"placeholder.png", Placeholder(6), ""},
+	{"placeholder.png", counter.Placeholder(6), ""},
 	{"badge.png", "1234", "style=badge"},
 	{"badge.gif", "1234", "style=badge"},
 	{"badge.svg", "1234", "style=badge"},
@@ -40,13 +42,13 @@ var goldenCases = []struct {
 	{"badge-own.svg", "48213", "style=badge&label=Besucher%20%C3%BCberall&color=green&labelColor=%23333&size=28"},
 	{"badge-count-alone.png", "7", "style=badge&label=&color=rebeccapurple&digits=3"},
 	{"badge-markup.svg", "5", "style=badge&label=%3Ca%20href%3D%22x%22%3E%26%27"},
-	{"theme-auto.svg", Digits(42, 6), "theme=auto"},
-	{"theme-auto-transparent.svg", Digits(42, 6), "theme=auto&bg=transparent&fg=navy&darkfg=gold"},
+	{"theme-auto.svg", counter.Digits(42, 6), "theme=auto"},
+	{"theme-auto-transparent.svg", counter.Digits(42, 6), "theme=auto&bg=transparent&fg=navy&darkfg=gold"},
 }
 
-func formatOf(t *testing.T, file string) Format {
+func formatOf(t *testing.T, file string) counter.Format {
 	t.Helper()
-	f, ok := ParseFormat(filepath.Ext(file)[1:])
+	f, ok := counter.ParseFormat(filepath.Ext(file)[1:])
 	if !ok {
 		t.Fatalf("no format for %s", file)
 	}
@@ -54,7 +56,7 @@ func formatOf(t *testing.T, file string) Format {
 }
 
 // TestGolden draws each case and compares it with its golden file: raster
-// images pixel by pixel after decoding, SVG as text. go test ./counter
+// images pixel by pixel after decoding, SVG as text. go test ./counter/draw
 // -update rewrites the files.
 //
 // The cached run draws every case three times through one GlyphCache, as a
@@ -75,7 +77,7 @@ func TestGolden(t *testing.T) {
 }
 
 func testGolden(t *testing.T, file, text, query string, cache *GlyphCache, draws int) {
-	s, err := ParseStyle(query)
+	s, err := counter.ParseStyle(query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func checkGolden(t *testing.T, file string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./counter -update to make it)", err)
+		t.Fatalf("%v (run go test ./counter/draw -update to make it)", err)
 	}
 	if msg := compareImages(t, file, got, want); msg != "" {
 		// Outside t.TempDir, which is gone when the test ends.
@@ -161,12 +163,12 @@ func compareImages(t *testing.T, file string, got, want []byte) string {
 func TestDefaultPNGSize(t *testing.T) {
 	worst, total, n := 0, 0, 0
 	for count := uint64(0); count < 1000000; count += 7919 {
-		d, err := NewDrawing(Digits(count, DefaultStyle().Digits), DefaultStyle())
+		d, err := NewDrawing(counter.Digits(count, counter.DefaultStyle().Digits), counter.DefaultStyle())
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		d.Encode(&b, PNG)
+		d.Encode(&b, counter.PNG)
 		if b.Len() > 800 {
 			t.Errorf("default PNG of %d is %d bytes, want at most 800", count, b.Len())
 		}
@@ -189,12 +191,12 @@ func TestTransparency(t *testing.T) {
 		{"bg=fff&fg=000", false, true},
 	}
 	for _, tc := range tests {
-		s, _ := ParseStyle(tc.query)
+		s, _ := counter.ParseStyle(tc.query)
 		d, err := NewDrawing("1", s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []Format{PNG, GIF} {
+		for _, f := range []counter.Format{counter.PNG, counter.GIF} {
 			var b bytes.Buffer
 			if err := d.Encode(&b, f); err != nil {
 				t.Fatal(err)
@@ -228,14 +230,14 @@ func TestTransparency(t *testing.T) {
 }
 
 func TestEncodeBlank(t *testing.T) {
-	for _, f := range []Format{PNG, GIF} {
+	for _, f := range []counter.Format{counter.PNG, counter.GIF} {
 		var b bytes.Buffer
 		if err := EncodeBlank(&b, f); err != nil {
 			t.Fatal(err)
 		}
 		var img image.Image
 		var err error
-		if f == PNG {
+		if f == counter.PNG {
 			img, err = png.Decode(&b)
 		} else {
 			img, err = gif.Decode(&b)
@@ -322,9 +324,9 @@ func TestGIFRoundTrip(t *testing.T) {
 // every drawing is still made.
 func TestGlyphCacheBound(t *testing.T) {
 	var c GlyphCache
-	for _, font := range FontNames() {
-		for size := MinSize; size <= MaxSize; size++ {
-			s := DefaultStyle()
+	for _, font := range counter.FontNames() {
+		for size := counter.MinSize; size <= counter.MaxSize; size++ {
+			s := counter.DefaultStyle()
 			s.Font, s.Size = font, size
 			if _, err := c.NewDrawing("0", s); err != nil {
 				t.Fatalf("%s at %d: %v", font, size, err)

@@ -1,12 +1,13 @@
-package counter
+package draw
 
 import (
+	"hitcounter/counter"
+
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -14,44 +15,17 @@ import (
 	"golang.org/x/image/vector"
 )
 
-// MaxPixels bounds every image drawn, whatever the style and count.
-const MaxPixels = 1 << 19
-
-// MaxTextLen is the longest text drawn: a uint64 has at most 20 digits.
-const MaxTextLen = 20
-
 // levels is the number of coverage steps from BG to FG. Eight still make
 // smooth edges, fit a 4-bit PNG palette, and keep every default 6-digit PNG
 // under 800 bytes (16 levels made up to 891).
 const levels = 8
-
-// ErrTooLarge reports an image that would exceed MaxPixels.
-var ErrTooLarge = errors.New("image over the pixel budget")
-
-// Digits returns n in decimal, zero-padded to at least width digits.
-func Digits(n uint64, width int) string {
-	s := strconv.FormatUint(n, 10)
-	for len(s) < width && len(s) < MaxTextLen {
-		s = "0" + s
-	}
-	return s
-}
-
-// Placeholder returns width dashes, drawn when a count cannot be known.
-func Placeholder(width int) string {
-	b := make([]byte, max(1, min(width, MaxTextLen)))
-	for i := range b {
-		b[i] = '-'
-	}
-	return string(b)
-}
 
 // Drawing is a text of digits laid out in a style, ready to be encoded.
 // Glyphs are rasterised one cell each, so every cell is small enough for the
 // rasteriser's integer arithmetic and the same digit is drawn only once.
 type Drawing struct {
 	text  string
-	style Style
+	style counter.Style
 	*glyphSet
 	width int
 	badge *badge // set for a badge, which has glyph sets of its own
@@ -71,7 +45,7 @@ type glyphSet struct {
 }
 
 // NewDrawing lays text (digits and '-' only) out in style s.
-func NewDrawing(text string, s Style) (*Drawing, error) {
+func NewDrawing(text string, s counter.Style) (*Drawing, error) {
 	return (*GlyphCache)(nil).NewDrawing(text, s)
 }
 
@@ -95,8 +69,8 @@ const maxGlyphSets = 64
 
 // NewDrawing lays text (digits and '-' only) out in style s, with the
 // cache's glyph set for its font and size.
-func (c *GlyphCache) NewDrawing(text string, s Style) (*Drawing, error) {
-	if len(text) == 0 || len(text) > MaxTextLen {
+func (c *GlyphCache) NewDrawing(text string, s counter.Style) (*Drawing, error) {
+	if len(text) == 0 || len(text) > counter.MaxTextLen {
 		return nil, fmt.Errorf("draw: text of %d characters", len(text))
 	}
 	for i := 0; i < len(text); i++ {
@@ -117,13 +91,13 @@ func (c *GlyphCache) NewDrawing(text string, s Style) (*Drawing, error) {
 	}
 	d := &Drawing{text: text, style: s, glyphSet: set}
 	d.width = 2*set.padX + len(text)*set.cellW
-	if d.width*d.height > MaxPixels {
-		return nil, ErrTooLarge
+	if d.width*d.height > counter.MaxPixels {
+		return nil, counter.ErrTooLarge
 	}
 	return d, nil
 }
 
-func (c *GlyphCache) glyphSet(s Style) (*glyphSet, error) {
+func (c *GlyphCache) glyphSet(s counter.Style) (*glyphSet, error) {
 	if c == nil {
 		return newGlyphSet(s)
 	}
@@ -146,8 +120,8 @@ func (c *GlyphCache) glyphSet(s Style) (*glyphSet, error) {
 
 // newGlyphSet scales the font so that a '0' is Size pixels tall and sizes
 // a cell to hold any digit.
-func newGlyphSet(s Style) (*glyphSet, error) {
-	if s.Size < MinSize || s.Size > MaxSize {
+func newGlyphSet(s counter.Style) (*glyphSet, error) {
+	if s.Size < counter.MinSize || s.Size > counter.MaxSize {
 		return nil, fmt.Errorf("draw: size %d out of bounds", s.Size)
 	}
 	f, ok := lookupFont(s.Font)
@@ -174,8 +148,8 @@ func newGlyphSet(s Style) (*glyphSet, error) {
 	g.padX = pad
 	g.baseline = pad - top.Floor()
 	g.height = 2*pad + bottom.Ceil() - top.Floor()
-	if g.cellW*g.height > MaxPixels {
-		return nil, ErrTooLarge
+	if g.cellW*g.height > counter.MaxPixels {
+		return nil, counter.ErrTooLarge
 	}
 	return g, nil
 }

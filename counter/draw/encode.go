@@ -1,73 +1,36 @@
-package counter
+package draw
 
 import (
+	"hitcounter/counter"
+
 	"bufio"
 	"fmt"
 	"image"
 	"image/color"
 	"io"
 	"strconv"
-	"strings"
 
 	"golang.org/x/image/math/fixed"
 )
 
-// Format is an image format a count can be drawn in.
-type Format int
-
-// The formats, named by the extension of the request path.
-const (
-	PNG Format = iota + 1
-	GIF
-	SVG
-)
-
-// ParseFormat returns the format for an extension without its dot.
-// Extensions are read in any case: /blog.PNG is a PNG.
-func ParseFormat(ext string) (Format, bool) {
-	if len(ext) != 3 {
-		return 0, false
-	}
-	switch strings.ToLower(ext) {
-	case "png":
-		return PNG, true
-	case "gif":
-		return GIF, true
-	case "svg":
-		return SVG, true
-	}
-	return 0, false
-}
-
-// ContentType returns the media type of f.
-func (f Format) ContentType() string {
-	switch f {
-	case GIF:
-		return "image/gif"
-	case SVG:
-		return "image/svg+xml"
-	}
-	return "image/png"
-}
-
 // Encode writes the drawing to w in format f.
-func (d *Drawing) Encode(w io.Writer, f Format) error {
+func (d *Drawing) Encode(w io.Writer, f counter.Format) error {
 	if err := d.style.CheckFormat(f); err != nil {
 		return err
 	}
 	switch {
-	case d.badge != nil && f == SVG:
+	case d.badge != nil && f == counter.SVG:
 		return d.badge.encodeSVG(w)
 	case d.badge != nil:
 		return encodeRaster(w, d.badge.Paletted(), f)
-	case f == SVG:
+	case f == counter.SVG:
 		return d.encodeSVG(w)
 	}
 	return encodeRaster(w, d.Paletted(), f)
 }
 
-func encodeRaster(w io.Writer, img *image.Paletted, f Format) error {
-	if f == GIF {
+func encodeRaster(w io.Writer, img *image.Paletted, f counter.Format) error {
+	if f == counter.GIF {
 		gifTransparency(img)
 		return encodeGIF(w, img)
 	}
@@ -109,7 +72,7 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s">`, wd, ht, wd, ht)
 	st := d.style
-	if st.Theme == ThemeAuto {
+	if st.Theme == counter.ThemeAuto {
 		// The viewer's dark mode picks the colours, by CSS in the SVG.
 		fmt.Fprintf(bw, `<style>.b{%s}.f{%s}@media (prefers-color-scheme:dark){.b{%s}.f{%s}}</style>`,
 			cssFill(st.BG), cssFill(st.FG), cssFill(st.DarkBG), cssFill(st.DarkFG))
@@ -194,8 +157,8 @@ func cssFill(c color.NRGBA) string {
 
 // EncodeBlank writes a 1x1 transparent image in format f: the body of an
 // error answer to an <img>, which must still be an image.
-func EncodeBlank(w io.Writer, f Format) error {
-	if f == SVG {
+func EncodeBlank(w io.Writer, f counter.Format) error {
+	if f == counter.SVG {
 		_, err := io.WriteString(w, `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`)
 		return err
 	}

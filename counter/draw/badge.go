@@ -1,6 +1,8 @@
-package counter
+package draw
 
 import (
+	"hitcounter/counter"
+
 	"bufio"
 	"fmt"
 	"html"
@@ -50,7 +52,7 @@ const (
 
 // badge is a label and a count laid out side by side.
 type badge struct {
-	style          Style
+	style          counter.Style
 	label, value   string
 	ppem           fixed.Int26_6
 	labelW, width  int // the label part's width, and the whole
@@ -60,15 +62,15 @@ type badge struct {
 }
 
 // newBadge lays label and text out in style s.
-func newBadge(text string, s Style) (*badge, error) {
-	if s.Size < MinSize || s.Size > MaxSize {
+func newBadge(text string, s counter.Style) (*badge, error) {
+	if s.Size < counter.MinSize || s.Size > counter.MaxSize {
 		return nil, fmt.Errorf("draw: size %d out of bounds", s.Size)
 	}
 	label := s.Label
 	if label == "" && !s.NoLabel {
-		label = BadgeLabel
+		label = counter.BadgeLabel
 	}
-	if err := checkLabel(label); err != nil {
+	if err := counter.CheckLabel(label); err != nil {
 		return nil, err
 	}
 	b := &badge{style: s, label: label, value: text, height: s.Size}
@@ -81,8 +83,8 @@ func newBadge(text string, s Style) (*badge, error) {
 	b.labelX = fixed.I(b.pad)
 	b.valueX = fixed.I(b.labelW + b.pad)
 	b.width = b.labelW + 2*b.pad + b.textWidth(text).Ceil()
-	if b.width*b.height > MaxPixels {
-		return nil, ErrTooLarge
+	if b.width*b.height > counter.MaxPixels {
+		return nil, counter.ErrTooLarge
 	}
 	return b, nil
 }
@@ -188,7 +190,7 @@ func roundedRect(z *vector.Rasterizer, w, h, r float32) {
 // overLevels holds fg drawn over bg at each coverage level, as a digit
 // drawing's palette does.
 func overLevels(fg, bg color.NRGBA) color.Palette {
-	return (&Drawing{style: Style{FG: fg, BG: bg}}).palette()
+	return (&Drawing{style: counter.Style{FG: fg, BG: bg}}).palette()
 }
 
 // encodeSVG writes the badge with its text as outlines, a <title> and an

@@ -1,6 +1,8 @@
-package counter
+package draw
 
 import (
+	"hitcounter/counter"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"image/color"
@@ -21,12 +23,12 @@ const everyGlyphFile = "every-glyph.sha256"
 // or a palette colour by one step unnoticed. Before flatten.go, arm64
 // changed 12 of the 34 million coverage cells and 1 in 70,000 palette
 // bytes, none of them in a golden image. deploy/test/arm_test.go runs this under
-// qemu on arm64 and 32-bit ARM; go test ./counter -update rewrites the file.
+// qemu on arm64 and 32-bit ARM; go test ./counter/draw -update rewrites the file.
 func TestSameOnEveryArchitecture(t *testing.T) {
 	h := sha256.New()
-	for _, font := range FontNames() {
-		for size := MinSize; size <= MaxSize; size++ {
-			s := DefaultStyle()
+	for _, font := range counter.FontNames() {
+		for size := counter.MinSize; size <= counter.MaxSize; size++ {
+			s := counter.DefaultStyle()
 			s.Font, s.Size = font, size
 			d, err := NewDrawing("0", s)
 			if err != nil {
@@ -43,7 +45,7 @@ func TestSameOnEveryArchitecture(t *testing.T) {
 		return color.NRGBA{uint8(v), uint8(v >> 8), uint8(v >> 16), uint8(v >> 24)}
 	}
 	for i := 0; i < 50000; i++ {
-		d := Drawing{style: Style{FG: rgba(), BG: rgba()}}
+		d := Drawing{style: counter.Style{FG: rgba(), BG: rgba()}}
 		for _, c := range d.palette() {
 			n := c.(color.NRGBA)
 			h.Write([]byte{n.R, n.G, n.B, n.A})
@@ -59,7 +61,7 @@ func TestSameOnEveryArchitecture(t *testing.T) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./counter -update to make it)", err)
+		t.Fatalf("%v (run go test ./counter/draw -update to make it)", err)
 	}
 	if w := strings.TrimSpace(string(want)); got != w {
 		t.Errorf("every glyph and palette hash to %s, want %s", got, w)

@@ -1,4 +1,4 @@
-package counter
+package draw
 
 import "golang.org/x/image/math/fixed"
 
@@ -17,7 +17,7 @@ const (
 // fontOutlines holds the outlines of glyphRunes in one of the Go fonts.
 //
 // They are extracted from golang.org/x/image/font/gofont with sfnt when the
-// table in outlines.go is generated (go test ./counter -update), rather
+// table in outlines.go is generated (go test ./counter/draw -update), rather
 // than parsed from the TrueType file on every hit: linking the four fonts
 // and their parser made every CGI process pay for 1 MB more binary, in
 // start-up time and resident memory, to draw eleven glyphs. TestOutlines
@@ -118,13 +118,4 @@ func bounds(segs []segment) fixed.Rectangle26_6 {
 		}
 	}
 	return b
-}
-
-// FontNames returns the fonts a style can ask for.
-func FontNames() []string {
-	names := make([]string, len(outlines))
-	for i := range outlines {
-		names[i] = outlines[i].name
-	}
-	return names
 }

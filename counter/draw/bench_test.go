@@ -1,6 +1,8 @@
-package counter
+package draw
 
 import (
+	"hitcounter/counter"
+
 	"bytes"
 	"testing"
 )
@@ -11,11 +13,11 @@ func BenchmarkDefaultPNG(b *testing.B) {
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
-		d, err := NewDrawing("123456", DefaultStyle())
+		d, err := NewDrawing("123456", counter.DefaultStyle())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := d.Encode(&buf, PNG); err != nil {
+		if err := d.Encode(&buf, counter.PNG); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -23,19 +25,19 @@ func BenchmarkDefaultPNG(b *testing.B) {
 
 func BenchmarkLayout(b *testing.B) {
 	for b.Loop() {
-		NewDrawing("123456", DefaultStyle())
+		NewDrawing("123456", counter.DefaultStyle())
 	}
 }
 
 func BenchmarkRasterise(b *testing.B) {
-	d, _ := NewDrawing("123456", DefaultStyle())
+	d, _ := NewDrawing("123456", counter.DefaultStyle())
 	for b.Loop() {
 		d.Paletted()
 	}
 }
 
 func BenchmarkZlib(b *testing.B) {
-	d, _ := NewDrawing("123456", DefaultStyle())
+	d, _ := NewDrawing("123456", counter.DefaultStyle())
 	img := d.Paletted()
 	var buf bytes.Buffer
 	for b.Loop() {
@@ -51,11 +53,11 @@ func BenchmarkCachedPNG(b *testing.B) {
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
-		d, err := cache.NewDrawing("123456", DefaultStyle())
+		d, err := cache.NewDrawing("123456", counter.DefaultStyle())
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := d.Encode(&buf, PNG); err != nil {
+		if err := d.Encode(&buf, counter.PNG); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package counter
+package draw
 
 import (
 	"encoding/binary"
