@@ -40,6 +40,9 @@ type Style struct {
 	Label            string // "" for the caller's default (BadgeLabel)
 	NoLabel          bool   // label= given empty: the count alone
 	LabelBG, ValueBG color.NRGBA
+	// Look is a built-in look (theme=led, say) or LookFont: a look draws
+	// the digits its own way, in FG and BG, at Size.
+	Look Look
 }
 
 // Theme is which colours a drawing takes.
@@ -141,6 +144,17 @@ func ParseStyle(rawQuery string) (Style, error) {
 			s.FG = color.NRGBA{0xff, 0xff, 0xff, 0xff}
 		}
 	}
+	if s.Look != LookFont {
+		if s.Badge {
+			return s, &ParamError{"theme", s.Look.String() + " draws digits, not a badge"}
+		}
+		if !given("fg") {
+			s.FG = looks[s.Look-1].fg
+		}
+		if !given("bg") {
+			s.BG = looks[s.Look-1].bg
+		}
+	}
 	if s.BG.A == 0 && !given("darkbg") {
 		s.DarkBG = s.BG // transparent in the dark too
 	}
@@ -207,7 +221,11 @@ func (s *Style) set(key, value string) error {
 		case "auto":
 			s.Theme = ThemeAuto
 		default:
-			return &ParamError{key, "must be light, dark or auto"}
+			l, ok := lookupLook(value)
+			if !ok {
+				return &ParamError{key, "must be light, dark, auto or one of " + strings.Join(LookNames(), ", ")}
+			}
+			s.Look = l
 		}
 	case "label":
 		if err := CheckLabel(value); err != nil {

@@ -53,6 +53,14 @@ func TestParseStyle(t *testing.T) {
 		}), ""},
 		{"label of 32", "label=" + strings.Repeat("x", MaxLabel), with(func(s *Style) { s.Label = strings.Repeat("x", MaxLabel) }), ""},
 		{"style digits", "style=digits", def, ""},
+		{"look led", "theme=led", with(func(s *Style) {
+			s.Look, s.FG, s.BG = LookLED, color.NRGBA{0xff, 0x30, 0x20, 0xff}, color.NRGBA{0x12, 0x08, 0x08, 0xff}
+		}), ""},
+		{"look retro, own colours", "theme=retro&fg=red&bg=navy", with(func(s *Style) {
+			s.Look, s.FG, s.BG = LookRetro, color.NRGBA{0xff, 0, 0, 0xff}, color.NRGBA{0, 0, 0x80, 0xff}
+		}), ""},
+		{"look unknown", "theme=moe", def, "theme"},
+		{"look as a badge", "theme=nixie&style=badge", def, "theme"},
 
 		{"label of 33", "label=" + strings.Repeat("x", MaxLabel+1), def, "label"},
 		{"label with a newline", "label=a%0Ab", def, "label"},
@@ -183,5 +191,22 @@ func TestThemeNeedsSVG(t *testing.T) {
 		if err := s.CheckFormat(f); (err == nil) != ok || (!ok && (!errors.As(err, &pe) || pe.Param != "theme")) {
 			t.Errorf("format %d: %v", f, err)
 		}
+	}
+}
+
+func TestLookNames(t *testing.T) {
+	for i, name := range LookNames() {
+		l, ok := lookupLook(name)
+		if !ok || l != Look(i+1) || l.String() != name {
+			t.Errorf("look %q: lookupLook = %d, %v; String %q", name, l, ok, l.String())
+		}
+		for _, reserved := range []string{"light", "dark", "auto"} {
+			if name == reserved {
+				t.Errorf("look %q takes a colour scheme's name", name)
+			}
+		}
+	}
+	if len(LookNames()) < 4 {
+		t.Errorf("%d looks, want at least 4", len(LookNames()))
 	}
 }

@@ -28,7 +28,8 @@ type Drawing struct {
 	style counter.Style
 	*glyphSet
 	width int
-	badge *badge // set for a badge, which has glyph sets of its own
+	badge *badge          // set for a badge, which has glyph sets of its own
+	look  *image.Paletted // set for a built-in look (look.go), drawn whole
 }
 
 // glyphSet is a font laid out at one size: the metrics that every drawing
@@ -77,6 +78,13 @@ func (c *GlyphCache) NewDrawing(text string, s counter.Style) (*Drawing, error) 
 		if strings.IndexByte(glyphRunes, text[i]) < 0 {
 			return nil, fmt.Errorf("draw: %q is not a digit", text[i])
 		}
+	}
+	if s.Look != counter.LookFont && !s.Badge {
+		img, err := newLook(text, s)
+		if err != nil {
+			return nil, err
+		}
+		return &Drawing{text: text, style: s, width: img.Rect.Dx(), look: img}, nil
 	}
 	if s.Badge {
 		b, err := newBadge(text, s)
@@ -159,6 +167,9 @@ func (d *Drawing) Size() (width, height int) {
 	if d.badge != nil {
 		return d.badge.width, d.badge.height
 	}
+	if d.look != nil {
+		return d.look.Rect.Dx(), d.look.Rect.Dy()
+	}
 	return d.width, d.height
 }
 
@@ -182,6 +193,13 @@ func (g *glyphSet) cell(c byte) []uint8 {
 // Paletted rasterises the text into an image whose palette index is the
 // coverage level: 0 is pure BG, levels-1 pure FG.
 func (d *Drawing) Paletted() *image.Paletted {
+	if d.look != nil {
+		// A copy: encoding a GIF rewrites the palette.
+		img := *d.look
+		img.Pix = append([]uint8(nil), d.look.Pix...)
+		img.Palette = append(color.Palette(nil), d.look.Palette...)
+		return &img
+	}
 	img := image.NewPaletted(image.Rect(0, 0, d.width, d.height), d.palette())
 	for i := 0; i < len(d.text); i++ {
 		cell := d.cell(d.text[i])

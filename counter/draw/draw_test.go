@@ -42,6 +42,13 @@ var goldenCases = []struct {
 	{"badge-own.svg", "48213", "style=badge&label=Besucher%20%C3%BCberall&color=green&labelColor=%23333&size=28"},
 	{"badge-count-alone.png", "7", "style=badge&label=&color=rebeccapurple&digits=3"},
 	{"badge-markup.svg", "5", "style=badge&label=%3Ca%20href%3D%22x%22%3E%26%27"},
+	{"look-led.png", "0123456789", "theme=led&digits=10"},
+	{"look-led-green.gif", counter.Digits(42, 6), "theme=led&fg=lime&bg=black&size=32"},
+	{"look-odometer.png", "0123456789", "theme=odometer&digits=10"},
+	{"look-nixie.png", "0123456789", "theme=nixie&digits=10&size=32"},
+	{"look-retro.png", "0123456789", "theme=retro&digits=10"},
+	{"look-retro.svg", counter.Digits(42, 6), "theme=retro"},
+	{"look-odometer-small.png", counter.Placeholder(6), "theme=odometer&size=8"},
 	{"theme-auto.svg", counter.Digits(42, 6), "theme=auto"},
 	{"theme-auto-transparent.svg", counter.Digits(42, 6), "theme=auto&bg=transparent&fg=navy&darkfg=gold"},
 }

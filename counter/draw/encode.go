@@ -23,6 +23,8 @@ func (d *Drawing) Encode(w io.Writer, f counter.Format) error {
 		return d.badge.encodeSVG(w)
 	case d.badge != nil:
 		return encodeRaster(w, d.badge.Paletted(), f)
+	case d.look != nil && f == counter.SVG:
+		return d.encodeLookSVG(w)
 	case f == counter.SVG:
 		return d.encodeSVG(w)
 	}

@@ -97,3 +97,42 @@ func TestBadgeSVGEscapesTheLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestLookBounds draws every look at the largest size with the longest
+// text and the smallest: each stays within the pixel budget, in every
+// format, and is not the font's drawing recoloured.
+func TestLookBounds(t *testing.T) {
+	font, err := NewDrawing("8", counter.DefaultStyle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw, fh := font.Size()
+	for _, name := range counter.LookNames() {
+		for _, q := range []string{"&size=128", "&size=8"} {
+			s, err := counter.ParseStyle("theme=" + name + q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := NewDrawing(strings.Repeat("8", counter.MaxTextLen), s)
+			if err != nil {
+				t.Fatalf("%s%s: longest drawing refused: %v", name, q, err)
+			}
+			if w, h := d.Size(); w*h > counter.MaxPixels {
+				t.Errorf("%s%s: %dx%d is over the budget of %d pixels", name, q, w, h, counter.MaxPixels)
+			}
+			for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+				if err := d.Encode(io.Discard, f); err != nil {
+					t.Errorf("%s%s, format %d: %v", name, q, f, err)
+				}
+			}
+		}
+		s, _ := counter.ParseStyle("theme=" + name)
+		d, err := NewDrawing("8", s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, h := d.Size(); w == fw && h == fh {
+			t.Errorf("%s: %dx%d, the font's own size: is it drawn by code of its own?", name, w, h)
+		}
+	}
+}
