@@ -68,6 +68,8 @@ func TestErrorImagesSayWhatIsWrong(t *testing.T) {
 		{"size twice", "/page.svg?size=20&size=40", 400, "image/svg+xml", "bad size", 30},
 		{"bad count", "/page.png?count=2", 400, "image/png", "bad count", 30},
 		{"bad show", "/page.svg?show=all", 400, "image/svg+xml", "bad show", 30},
+		{"unknown theme", "/page.png?theme=moe", 400, "image/png", "bad theme", 30},
+		{"a look as a badge", "/page.svg?theme=led&style=badge", 400, "image/svg+xml", "bad theme", 30},
 		{"theme auto on a PNG", "/page.png?theme=auto&size=16", 400, "image/png", "bad theme", 24},
 		{"bad name", "/-page.svg", 400, "image/svg+xml", "invalid counter name", 30},
 		{"unclean path", "/a/../page.svg", 400, "image/svg+xml", "invalid counter name", 30},

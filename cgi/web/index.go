@@ -3,6 +3,7 @@ package web
 import (
 	"html"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"hitcounter/counter"
@@ -30,6 +31,11 @@ func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 	for _, c := range list {
 		n := html.EscapeString(c.Name) // names are plain already; escape all the same
 		b.WriteString(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here)).Replace(indexCounter))
+		b.WriteString("<p>Built-in looks: <code>theme=</code> one of them, <code>fg</code> and <code>bg</code> recolour it.</p>\n<div class=\"row\">\n")
+		for _, look := range counter.LookNames() {
+			b.WriteString(strings.NewReplacer("NAME", n, "LOOK", look).Replace(indexLook))
+		}
+		b.WriteString("</div>\n")
 	}
 	if len(list) == 0 {
 		b.WriteString("<p>No counters yet: make one with <code>counter.cgi create NAME</code>.</p>\n")
@@ -47,6 +53,7 @@ const indexHead = `<!doctype html>
 body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}
 code,pre{background:#f3f3f3;border-radius:4px}pre{padding:.6rem;overflow-x:auto}
 .row{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;margin:.5rem 0}
+figure{margin:0}figcaption{font-size:.8rem}
 </style></head><body>
 <h1>Hit counter</h1>
 <p>The counters below count as they will on your pages: a <b>view</b> when a
@@ -72,18 +79,24 @@ const indexCounter = `<h2>NAME</h2>
 Its statistics: <a href="NAME/stats">NAME/stats</a>.</p>
 `
 
+// indexLook shows a built-in look and the tag that asks for it.
+const indexLook = `<figure><img src="NAME.png?theme=LOOK" alt="NAME visits, LOOK">
+<figcaption><code>&lt;img src="/cgi-bin/counter.cgi/NAME.png?theme=LOOK" alt="visitors"&gt;</code></figcaption></figure>
+`
+
 // whatCounts says what a load of the demo page adds to a counter of
-// settings s, for its three images: plain text, with nothing from the
+// settings s, for its images (three, and one a look): plain text, with nothing from the
 // request but the page's own host (here).
 func whatCounts(s counter.Settings, here string) string {
 	var b strings.Builder
+	n := strconv.Itoa(3 + len(counter.LookNames()))
 	switch {
 	case s.LimitsReferrers() && !s.AllowsReferrer(here):
 		return "This counter counts only on the sites on its list (referrers=), and this page is not one: loading it counts nothing; the statistics page lists its hits as foreign."
 	case s.Reload > 0:
-		b.WriteString("The three images below are one counter: a browser's first load of this page counts one view, not three (the second and third images are its reloads), and loading the page again within " + plainDuration(s.Reload) + " counts nothing.")
+		b.WriteString("The " + n + " images below are one counter: a browser's first load of this page counts one view, not " + n + " (the images after the first are its reloads), and loading the page again within " + plainDuration(s.Reload) + " counts nothing.")
 	default:
-		b.WriteString("This counter counts every hit (reload=off): each load of this page adds three views, one per image.")
+		b.WriteString("This counter counts every hit (reload=off): each load of this page adds " + n + " views, one per image.")
 	}
 	if s.Show == counter.ShowVisitors {
 		b.WriteString(" Its images show unique visitors: this browser adds one a day.")

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -204,12 +205,13 @@ func TestDemoPageSaysWhatCounts(t *testing.T) {
 	if strings.Contains(page, "Every reload") {
 		t.Errorf("the page still says every reload counts")
 	}
+	seven := strconv.Itoa(3 + len(counter.LookNames())) // three images, then the looks
 	for _, want := range []string{
 		"within the\ncounter's reload window",
 		"bots and scripts",
-		"<h2>plain</h2>\n<p>The three images below are one counter: a browser's first load of this page counts one view, not three (the second and third images are its reloads), and loading the page again within 30 minutes counts nothing.</p>",
-		"<h2>every</h2>\n<p>This counter counts every hit (reload=off): each load of this page adds three views, one per image.</p>",
-		"<h2>people</h2>\n<p>The three images below are one counter: a browser's first load of this page counts one view, not three (the second and third images are its reloads), and loading the page again within 30 minutes counts nothing. Its images show unique visitors: this browser adds one a day.</p>",
+		"<h2>plain</h2>\n<p>The " + seven + " images below are one counter: a browser's first load of this page counts one view, not " + seven + " (the images after the first are its reloads), and loading the page again within 30 minutes counts nothing.</p>",
+		"<h2>every</h2>\n<p>This counter counts every hit (reload=off): each load of this page adds " + seven + " views, one per image.</p>",
+		"<h2>people</h2>\n<p>The " + seven + " images below are one counter: a browser's first load of this page counts one view, not " + seven + " (the images after the first are its reloads), and loading the page again within 30 minutes counts nothing. Its images show unique visitors: this browser adds one a day.</p>",
 		"<h2>theirs</h2>\n<p>This counter counts only on the sites on its list (referrers=), and this page is not one: loading it counts nothing; the statistics page lists its hits as foreign.</p>",
 	} {
 		if !strings.Contains(page, want) {
@@ -218,8 +220,8 @@ func TestDemoPageSaysWhatCounts(t *testing.T) {
 	}
 	// What it says of the default settings is what happens.
 	srcs := regexp.MustCompile(`<img src="(plain\.[^"]*)"`).FindAllStringSubmatch(page, -1)
-	if len(srcs) != 3 {
-		t.Fatalf("%d images of plain, want 3", len(srcs))
+	if want := 3 + len(counter.LookNames()); len(srcs) != want {
+		t.Fatalf("%d images of plain, want %d", len(srcs), want)
 	}
 	for load := 1; load <= 2; load++ {
 		for _, m := range srcs {
