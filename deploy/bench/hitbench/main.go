@@ -24,12 +24,17 @@ func main() {
 	before := flag.String("before", "", "the counter binary before a change, to time beside it (direct runs)")
 	beforeDB := flag.String("before-db", "", "the database of -before, with a counter named bench (it may be of an older schema)")
 	costsOff := flag.Bool("costs-off", true, "also time the counter with COUNTER_COSTS=off, for what measuring costs a hit")
+	looks := flag.String("looks", "", "comma-separated built-in looks (theme=NAME) to time beside the default digits (direct runs)")
 	flag.Parse()
 	if *floor == "" || *counter == "" || *db == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := direct(*floor, *counter, *db, *n, *before, *beforeDB, *costsOff); err != nil {
+	var lookNames []string
+	if *looks != "" {
+		lookNames = strings.Split(*looks, ",")
+	}
+	if err := direct(*floor, *counter, *db, *n, *before, *beforeDB, *costsOff, lookNames); err != nil {
 		fmt.Fprintln(os.Stderr, "hitbench:", err)
 		os.Exit(1)
 	}
@@ -64,13 +69,25 @@ func cgiEnv(db, path string) []string {
 	}
 }
 
+// withQuery is env with its QUERY_STRING set to q.
+func withQuery(env []string, q string) []string {
+	out := make([]string, len(env))
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "QUERY_STRING=") {
+			kv = "QUERY_STRING=" + q
+		}
+		out[i] = kv
+	}
+	return out
+}
+
 // browserUA is a desktop Chrome's User-Agent.
 const browserUA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 
 // direct times the binaries run as CGI processes by this program: the
 // floor, the counter (and its other builds), and the counter before a
 // change, each hit a new visitor's.
-func direct(floor, counter, db string, n int, before, beforeDB string, costsOff bool) error {
+func direct(floor, counter, db string, n int, before, beforeDB string, costsOff bool, looks []string) error {
 	runs := []cgiRun{{"floor (1x1 GIF)", floor, cgiEnv(db, "/bench.gif"), false}}
 	counters := strings.Split(counter, ",")
 	for i, c := range counters {
@@ -84,6 +101,10 @@ func direct(floor, counter, db string, n int, before, beforeDB string, costsOff 
 	if costsOff {
 		off = len(runs)
 		runs = append(runs, cgiRun{"the same, costs off", counters[0], append(cgiEnv(db, "/bench.png"), "COUNTER_COSTS=off"), true})
+	}
+	firstLook := len(runs)
+	for _, look := range looks {
+		runs = append(runs, cgiRun{"theme=" + look, counters[0], withQuery(cgiEnv(db, "/bench.png"), "theme="+look), true})
 	}
 	if before != "" {
 		runs = append(runs, cgiRun{"the same, before", before, cgiEnv(beforeDB, "/bench.png"), true})
@@ -112,6 +133,12 @@ func direct(floor, counter, db string, n int, before, beforeDB string, costsOff 
 		fmt.Printf("  measuring the costs: p50 %.3f (target <= 1.02), p99 %.3f, peak RSS %+.2f MB, costs on against off\n",
 			ms(percentile(b, 50))/ms(percentile(o, 50)), ms(percentile(b, 99))/ms(percentile(o, 99)),
 			float64(peakRSS(res[1])-peakRSS(res[off]))/1e6)
+	}
+	for k := range looks {
+		l := res[firstLook+k]
+		fmt.Printf("  %s against the default digits: p50 %.3f, p99 %.3f, peak RSS %.3f (target <= 1.10 each)\n",
+			runs[firstLook+k].label, ms(percentile(walls(l), 50))/ms(percentile(b, 50)),
+			ms(percentile(walls(l), 99))/ms(percentile(b, 99)), float64(peakRSS(l))/float64(peakRSS(res[1])))
 	}
 	if before != "" {
 		old := res[len(res)-1]
