@@ -24,50 +24,68 @@ func drawNixie(text string, s counter.Style) (*image.Paletted, error) {
 	if err := checkBudget(w, h); err != nil {
 		return nil, err
 	}
-	core := make([]float32, w*h)
+	core := make([]int32, w*h) // coverage levels, 0 to levels-1
 	for i := 0; i < len(text); i++ {
 		cell := g.cell(text[i])
 		x0 := r + i*cellW + r
 		for y := 0; y < g.height; y++ {
 			for x := 0; x < g.cellW; x++ {
-				core[(y+r)*w+x0+x] = float32(cell[y*g.cellW+x]) / (levels - 1)
+				core[(y+r)*w+x0+x] = int32(cell[y*g.cellW+x])
 			}
 		}
 	}
-	glow := boxBlur(boxBlur(core, w, h, r), w, h, r)
+	// Two box blurs, in integers: exact on every architecture, and a
+	// sliding sum is cheap enough for a hit.
+	glow := boxSum(boxSum(core, w, h, r), w, h, r)
+	n := int64(2*r + 1)
+	full := int64(levels-1) * n * n * n * n // glow of a pixel deep inside a stroke
 	hot := mix(s.FG, color.NRGBA{0xff, 0xff, 0xff, 0xff}, 0.75)
 	p := append(ramp(s.BG, s.FG, nixieSteps/2), ramp(s.FG, hot, nixieSteps/2+1)[1:]...)
+	top := int64(len(p) - 1)
 	img := image.NewPaletted(image.Rect(0, 0, w, h), p)
 	for i := range img.Pix {
-		v := max(float32(core[i]*0.999), float32(glow[i]*1.6)*0.5)
-		v = min(1, v)
-		img.Pix[i] = uint8(float32(v*float32(len(p)-1)) + 0.5)
+		// The core at full brightness, the glow at up to 0.8 of it.
+		c := (int64(core[i])*top + (levels-1)/2) / (levels - 1)
+		gl := min(top, (int64(glow[i])*top*4+full*5/2)/(full*5))
+		img.Pix[i] = uint8(max(c, gl))
 	}
 	return img, nil
 }
 
-// boxBlur returns v (w by h) averaged over squares of side 2r+1, the
-// edges counted as dark.
-func boxBlur(v []float32, w, h, r int) []float32 {
-	tmp := make([]float32, len(v))
-	out := make([]float32, len(v))
-	n := float32(2*r + 1)
+// boxSum returns, for each cell of v (w by h), the sum of v over the
+// square of side 2r+1 around it, cells beyond the edges counted as 0.
+func boxSum(v []int32, w, h, r int) []int32 {
+	tmp := make([]int32, len(v))
 	for y := 0; y < h; y++ {
+		row := v[y*w : (y+1)*w]
+		var sum int32
+		for x := 0; x < r && x < w; x++ {
+			sum += row[x]
+		}
 		for x := 0; x < w; x++ {
-			var sum float32
-			for k := max(0, x-r); k <= min(w-1, x+r); k++ {
-				sum += v[y*w+k]
+			if x+r < w {
+				sum += row[x+r]
 			}
-			tmp[y*w+x] = sum / n
+			if x-r-1 >= 0 {
+				sum -= row[x-r-1]
+			}
+			tmp[y*w+x] = sum
 		}
 	}
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			var sum float32
-			for k := max(0, y-r); k <= min(h-1, y+r); k++ {
-				sum += tmp[k*w+x]
+	out := make([]int32, len(v))
+	for x := 0; x < w; x++ {
+		var sum int32
+		for y := 0; y < r && y < h; y++ {
+			sum += tmp[y*w+x]
+		}
+		for y := 0; y < h; y++ {
+			if y+r < h {
+				sum += tmp[(y+r)*w+x]
 			}
-			out[y*w+x] = sum / n
+			if y-r-1 >= 0 {
+				sum -= tmp[(y-r-1)*w+x]
+			}
+			out[y*w+x] = sum
 		}
 	}
 	return out
