@@ -1,0 +1,83 @@
+package test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"hitcounter/counter"
+)
+
+// TestBrowserDemoPageLooks opens the local server's demo page (the built
+// binary's serve, on a port picked free) in Debian's Chromium, headless:
+// every image on it, each built-in look among them, must load and have a
+// width (naturalWidth > 0). It saves a screenshot of the page, as
+// TestBrowserLoginAndChart does, for a person to look at.
+func TestBrowserDemoPageLooks(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		skipOutsideCI(t, "chromium not installed (apt-get install chromium)")
+	}
+	bin := buildCounter(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "counter.db")
+	if out, err := exec.Command(bin, "create", "blog", "-db", db, "reload=off").CombinedOutput(); err != nil {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	sctx, stop := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(sctx, bin, "serve", "-db", db, "-addr", fmt.Sprintf("127.0.0.1:%d", port))
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(); cmd.Wait() })
+	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ctx = newBrowser(t, ctx)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(base))
+		if err == nil && resp.Status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("open %s: %v", base, err)
+		}
+	}
+	// Wait until every image has finished, loaded or not.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`[...document.images].every(i => i.complete)`)); err != nil {
+		t.Fatalf("images never finished: %v", err)
+	}
+	eval := func(js string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		return v
+	}
+	// One line a broken image, empty when all loaded.
+	if broken := eval(`[...document.images].filter(i => !(i.naturalWidth > 0)).map(i => i.getAttribute("src")).join("\n")`); broken != "" {
+		t.Errorf("images that did not load:\n%s", broken)
+	}
+	for _, look := range counter.LookNames() {
+		sel := `[...document.images].filter(i => i.getAttribute("src").endsWith("theme=` + look + `") && i.naturalWidth > 0).length`
+		if n := eval(`String(` + sel + `)`); n == "0" {
+			t.Errorf("look %s: no image of it loaded on the page", look)
+		}
+	}
+	// blog's three images, then its looks.
+	want := 3 + len(counter.LookNames())
+	if n := eval(`String(document.images.length)`); n != strconv.Itoa(want) {
+		t.Errorf("%s images on the page, want %d", n, want)
+	}
+	saveScreenshot(t, ctx, t.TempDir(), "demo-looks.png")
+}
