@@ -31,14 +31,7 @@ func TestInstallWithoutSystemd(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := scratchRoot(t, "/etc/lighttpd")
-	if err := os.MkdirAll(filepath.Join(root, "run"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := filepath.Glob(filepath.Join(root, "etc/lighttpd/conf-enabled/counter*.conf"))
-	for _, f := range old {
-		os.Remove(f)
-	}
+	root := scratchRoot(t, "lighttpd")
 	main, err := os.ReadFile(filepath.Join(root, "etc/lighttpd/lighttpd.conf"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,7 @@ import (
 )
 
 // TestInstallServiceServers runs install.sh --server nginx,caddy into a
-// scratch root that holds copies of this machine's /etc/nginx and
-// /etc/caddy, on a machine that systemd runs (systemctl, usermod and
+// scratch root that holds Debian's default /etc/nginx and /etc/caddy, on a machine that systemd runs (systemctl, usermod and
 // nginx -t are stubs that note their calls; caddy validate is the real
 // one). It checks the units, the snippets, the lines added to Debian's
 // default nginx site and Caddyfile (once, also after a second run, which
@@ -33,14 +32,7 @@ func TestInstallServiceServers(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := scratchRoot(t, "/etc/nginx", "/etc/caddy")
-	// Debian links sites-enabled/default to /etc/nginx/sites-available/default;
-	// in the root, to the root's.
-	link := filepath.Join(root, "etc/nginx/sites-enabled/default")
-	os.Remove(link)
-	if err := os.Symlink("../sites-available/default", link); err != nil {
-		t.Fatal(err)
-	}
+	root := scratchRoot(t, "nginx-common", "caddy")
 	calls := filepath.Join(t.TempDir(), "calls.log")
 	env := append(os.Environ(),
 		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),

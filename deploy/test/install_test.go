@@ -17,8 +17,8 @@ import (
 	"time"
 )
 
-// TestInstallScript runs deploy/install.sh into a scratch root that holds a
-// copy of this machine's /etc/lighttpd and /etc/apache2, as CGI and then as
+// TestInstallScript runs deploy/install.sh into a scratch root that holds
+// Debian's default /etc/lighttpd and /etc/apache2, as CGI and then as
 // FastCGI, and each time:
 //   - runs it a second time and checks that nothing changed: no path, mode,
 //     owner or content, and no server checked or reloaded;
@@ -43,10 +43,7 @@ func TestInstallScript(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := scratchRoot(t, "/etc/lighttpd", "/etc/apache2")
-	if err := os.MkdirAll(filepath.Join(root, "var/lib/apache2"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	root := scratchRoot(t, "lighttpd", "apache2", "libapache2-mod-fcgid")
 	// As on a fresh install: no CGI or FastCGI module enabled yet.
 	for _, m := range []string{"cgi", "cgid", "fcgid", "proxy_fcgi", "proxy"} {
 		for _, ext := range []string{".load", ".conf"} {
@@ -244,20 +241,19 @@ func stub(t *testing.T, name, calls string) string {
 }
 
 // scratchRoot returns a folder for install.sh's --root that www-data may
-// traverse (it runs the binary and reaches the data), holding copies of
-// this machine's etc folders, such as /etc/lighttpd.
-func scratchRoot(t *testing.T, etc ...string) string {
+// traverse (it runs the binary and reaches the data), holding the /etc of
+// a fresh install of Debian's packages pkgs (debianEtc), never this
+// machine's.
+func scratchRoot(t *testing.T, pkgs ...string) string {
 	t.Helper()
 	root := t.TempDir()
 	letTraverse(t, root)
-	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range etc {
-		if out, err := exec.Command("cp", "-a", d, filepath.Join(root, "etc")).CombinedOutput(); err != nil {
-			t.Fatalf("cp -a %s: %v\n%s", d, err, out)
+	for _, d := range []string{"etc", "run", "var/lib"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
 		}
 	}
+	debianEtc(t, root, pkgs...)
 	return root
 }
 
