@@ -33,6 +33,7 @@ func TestInstallServiceServers(t *testing.T) {
 	}
 	bin := buildCounter(t)
 	root := scratchRoot(t, "nginx-common", "caddy")
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
 	calls := filepath.Join(t.TempDir(), "calls.log")
 	env := append(os.Environ(),
 		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
@@ -128,6 +129,9 @@ func TestInstallServiceServers(t *testing.T) {
 	}
 	if got := takeCalls(); !strings.Contains(got, "systemctl disable --now counter.socket counter.service\n") {
 		t.Errorf("uninstall.sh did not stop the service; it ran:\n%s", got)
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh is not as before install.sh:\n%s", diff)
 	}
 }
 

@@ -70,6 +70,7 @@ func TestInstallScript(t *testing.T) {
 		return string(b)
 	}
 
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
 	hits := uint64(0)
 	binDir := t.TempDir() // the binaries installed after the first
 	for _, mode := range []struct {
@@ -103,7 +104,9 @@ func TestInstallScript(t *testing.T) {
 				t.Errorf("install.sh printed no <img> snippet:\n%s", out)
 			}
 			got := takeCalls()
-			for _, want := range append([]string{"lighttpd -tt -f " + root + "/etc/lighttpd/lighttpd.conf", mode.wantCall, "systemctl reload apache2"}, mode.calls...) {
+			// Apache restarted, not reloaded: a module was enabled, and
+			// mod_cgid starts its CGI daemon only with a new Apache.
+			for _, want := range append([]string{"lighttpd -tt -f " + root + "/etc/lighttpd/lighttpd.conf", mode.wantCall, "systemctl restart apache2"}, mode.calls...) {
 				if !strings.Contains(got, want+"\n") {
 					t.Errorf("install.sh did not run %q; it ran:\n%s", want, got)
 				}
@@ -182,7 +185,7 @@ func TestInstallScript(t *testing.T) {
 	}
 
 	db := filepath.Join(root, "var/lib/counter/counter.db")
-	script(t, "uninstall.sh")
+	uninstalled := script(t, "uninstall.sh")
 	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
 		"etc/apache2/conf-enabled/counter-service.conf", "etc/apache2/conf-available/counter-service.conf",
 		"etc/systemd/system/counter.socket", "etc/systemd/system/counter.service",
@@ -197,6 +200,23 @@ func TestInstallScript(t *testing.T) {
 	script(t, "uninstall.sh", "--purge")
 	if _, err := os.Stat(filepath.Dir(db)); err == nil {
 		t.Errorf("uninstall.sh --purge left %s", filepath.Dir(db))
+	}
+	// The modules install.sh enabled stay, listed with the command that
+	// disables them; with those run, /etc is as Debian left it, byte for
+	// byte.
+	for _, m := range []string{"cgid", "proxy_fcgi", "proxy"} {
+		want := fmt.Sprintf("left enabled: Apache's module %s, which install.sh enabled; if no other site needs it: a2dismod %[1]s && systemctl restart apache2\n", m)
+		if !strings.Contains(uninstalled, want) {
+			t.Errorf("uninstall.sh did not say %q:\n%s", want, uninstalled)
+		}
+		cmd := exec.Command("a2dismod", "-q", "-f", m)
+		cmd.Env = append(os.Environ(), "APACHE_CONFDIR="+filepath.Join(root, "etc/apache2"), "APACHE_STATE_DIRECTORY="+filepath.Join(root, "var/lib/apache2"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("a2dismod %s: %v\n%s", m, err, b)
+		}
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh (and a2dismod) is not as before install.sh:\n%s", diff)
 	}
 }
 
@@ -248,7 +268,8 @@ func scratchRoot(t *testing.T, pkgs ...string) string {
 	t.Helper()
 	root := t.TempDir()
 	letTraverse(t, root)
-	for _, d := range []string{"etc", "run", "var/lib"} {
+	// and the folders that Debian's base system has
+	for _, d := range []string{"etc/systemd/system", "etc/tmpfiles.d", "etc/init.d", "etc/default", "run", "var/lib", "var/log"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
