@@ -42,18 +42,7 @@ func TestInstallWithoutSystemd(t *testing.T) {
 	}
 
 	calls := filepath.Join(t.TempDir(), "calls.log")
-	refuse := filepath.Join(t.TempDir(), "service")
-	// service NAME status: no init script knows of this lighttpd
-	if err := os.WriteFile(refuse, fmt.Appendf(nil, "#!/bin/sh\necho \"service $*\" >>'%s'\nexit 3\n", calls), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(),
-		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
-		"COUNTER_SYSTEMD_RUN="+filepath.Join(root, "no-systemd"),
-		"COUNTER_SERVICE="+refuse,
-		"COUNTER_LIGHTTPD="+stub(t, "lighttpd", calls),
-		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-	)
+	env := noSystemdEnv(t, root, calls)
 
 	// lighttpd, as www-data, with no counter configured yet.
 	dir, htdocs := serverDir(t, root, root)
@@ -140,7 +129,164 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 
 	// Where nothing answers, install.sh fails and says what to do.
 	out, err := runKit(env, "", root, "install.sh", "--binary", bin, "--server", "lighttpd", "--fastcgi", "--url", "http://127.0.0.1:1")
-	if err == nil || !strings.Contains(out, "CHECK FAILED: nothing answers at http://127.0.0.1:1. Start the web server, or give install.sh --url") {
+	if err == nil || !strings.Contains(out, "CHECK FAILED: nothing answers at http://127.0.0.1:1: lighttpd is not running there; start it with: service lighttpd start\n") {
 		t.Errorf("install.sh with nothing at --url: %v\n%s", err, out)
 	}
+}
+
+// noSystemdEnv is the environment for install.sh and uninstall.sh on a
+// machine without systemd, for root: systemctl, lighttpd -tt, nginx -t and
+// caddy note their calls; service runs the init script that install.sh
+// put into root, for real, with its paths moved into root (no init script
+// knows of any other server: status 3); update-rc.d makes and removes the
+// boot link it would.
+func noSystemdEnv(t *testing.T, root, calls string) []string {
+	t.Helper()
+	bin := t.TempDir()
+	moves := ""
+	for _, m := range [][2]string{
+		{"/usr/lib/cgi-bin/counter.cgi", root + "/usr/lib/cgi-bin/counter.cgi"},
+		{"/var/lib/counter/counter.db", root + "/var/lib/counter/counter.db"},
+		{"=/run/counter$", "=" + root + "/run/counter"},
+		{"/run/counter.pid", root + "/run/counter.pid"},
+		{"/var/log/counter.log", root + "/var/log/counter.log"},
+		{"/etc/default/", root + "/etc/default/"},
+	} {
+		moves += fmt.Sprintf(" -e 's|%s|%s|'", m[0], m[1])
+	}
+	scripts := map[string]string{
+		"service": fmt.Sprintf(`echo "service $*" >>'%[1]s'
+[ "$1" = counter ] && [ -e '%[2]s/etc/init.d/counter' ] || exit 3
+sed %[3]s '%[2]s/etc/init.d/counter' >'%[4]s/counter.init'
+exec sh '%[4]s/counter.init' "$2"
+`, calls, root, moves, bin),
+		"update-rc.d": fmt.Sprintf(`echo "update-rc.d $*" >>'%[1]s'
+case "$*" in
+"counter defaults") mkdir -p '%[2]s/etc/rc2.d' && ln -s ../init.d/counter '%[2]s/etc/rc2.d/S01counter' ;;
+"-f counter remove") rm -f '%[2]s'/etc/rc?.d/[SK]??counter && rmdir '%[2]s/etc/rc2.d' ;;
+esac
+`, calls, root),
+	}
+	env := append(os.Environ(),
+		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
+		"COUNTER_SYSTEMD_RUN="+filepath.Join(root, "no-systemd"),
+		"COUNTER_LIGHTTPD="+stub(t, "lighttpd", calls),
+		"COUNTER_NGINX="+stub(t, "nginx", calls),
+		"COUNTER_CADDY="+stub(t, "caddy", calls),
+		"COUNTER_USERMOD="+stub(t, "usermod", calls),
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	)
+	for name, text := range scripts {
+		p := filepath.Join(bin, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, map[string]string{"service": "COUNTER_SERVICE", "update-rc.d": "COUNTER_UPDATE_RC"}[name]+"="+p)
+	}
+	return env
+}
+
+// TestInstallServiceWithoutSystemd installs for nginx and Caddy on a
+// machine without systemd, into a scratch root of Debian's default
+// configs: the FastCGI service must be /etc/init.d/counter, enabled at
+// boot and started for real (start-stop-daemon, as www-data), with the
+// real nginx and Caddy counting a hit through it. uninstall.sh must stop
+// it, remove its boot link and leave /etc byte for byte as it was.
+func TestInstallServiceWithoutSystemd(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOutsideCI(t, "the install script runs as root")
+	}
+	nginx := serverBinary(t, "nginx", nginxBins...)
+	caddy := serverBinary(t, "caddy", caddyBins...)
+	if _, err := osuser.Lookup("www-data"); err != nil {
+		skipOutsideCI(t, "no www-data user")
+	}
+	bin := buildCounter(t)
+	root := scratchRoot(t, "nginx-common", "caddy")
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
+	calls := filepath.Join(t.TempDir(), "calls.log")
+	env := noSystemdEnv(t, root, calls)
+	status := func() error {
+		cmd := exec.Command(envValue(env, "COUNTER_SERVICE"), "counter", "status")
+		return cmd.Run()
+	}
+	t.Cleanup(func() { // whatever happens, the service stops
+		if status() == nil {
+			exec.Command(envValue(env, "COUNTER_SERVICE"), "counter", "stop").Run()
+		}
+	})
+
+	args := []string{"--binary", bin, "--server", "nginx,caddy", "--counter", "blog"}
+	out := mustRunKit(t, env, "", root, "install.sh", args...)
+	t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
+	for _, want := range []string{
+		"installed /etc/init.d/counter\n",
+		"enabled the FastCGI service at boot (update-rc.d counter defaults)\n",
+		"started the FastCGI service (service counter start)\n",
+		"reloaded caddy (caddy reload)\n",
+		"counter.cgi is installed as the FastCGI service (/etc/init.d/counter) for nginx caddy\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install.sh did not say %q", want)
+		}
+	}
+	if strings.Contains(out, "counter.socket") || strings.Contains(out, "systemctl") {
+		t.Errorf("install.sh spoke of systemd on a machine without it:\n%s", out)
+	}
+	for _, p := range []string{"etc/systemd/system/counter.socket", "etc/systemd/system/counter.service"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("install.sh installed /%s on a machine without systemd", p)
+		}
+	}
+	if err := status(); err != nil {
+		t.Fatalf("service counter status after install.sh: %v", err)
+	}
+	sock := filepath.Join(root, "run/counter/fastcgi.sock")
+	if fi, err := os.Stat(sock); err != nil {
+		t.Fatal(err)
+	} else if got := fileMode(fi) + " " + fileOwner(fi); got != "Srw-rw---- www-data:www-data" {
+		t.Errorf("the init script's socket: got %s, want Srw-rw---- www-data:www-data", got)
+	}
+	if pids := processesOf(filepath.Join(root, "usr/lib/cgi-bin/counter.cgi")); len(pids) != 1 {
+		t.Errorf("got %d processes of the service, want 1", len(pids))
+	} else {
+		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+	}
+	os.Remove(calls)
+	if out := mustRunKit(t, env, "", root, "install.sh", args...); !strings.Contains(out, "nothing to change") {
+		t.Errorf("second install.sh did not say \"nothing to change\":\n%s", out)
+	}
+
+	t.Run("nginx", func(t *testing.T) {
+		checkInstalledHit(t, startInstalledNginx(t, nginx, root, sock), "blog")
+	})
+	t.Run("caddy", func(t *testing.T) {
+		checkInstalledHit(t, startInstalledCaddy(t, caddy, root, sock), "blog")
+	})
+
+	out = mustRunKit(t, env, "", root, "uninstall.sh", "--purge")
+	t.Logf("uninstall.sh --purge:\n%s", out)
+	if !strings.Contains(out, "stopped the FastCGI service (service counter stop)\n") {
+		t.Errorf("uninstall.sh did not stop the service")
+	}
+	if status() == nil {
+		t.Errorf("service counter status: running after uninstall.sh")
+	}
+	if pids := processesOf(filepath.Join(root, "usr/lib/cgi-bin/counter.cgi")); len(pids) != 0 {
+		t.Errorf("the service (pids %v) still runs after uninstall.sh", pids)
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh is not as before install.sh:\n%s", diff)
+	}
+}
+
+// envValue returns the value of name in env.
+func envValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
 }

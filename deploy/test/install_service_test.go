@@ -108,11 +108,11 @@ func TestInstallServiceServers(t *testing.T) {
 	}
 
 	t.Run("nginx", func(t *testing.T) {
-		srv := startInstalledNginx(t, nginx, root)
+		srv := startInstalledNginx(t, nginx, root, "")
 		checkInstalledHit(t, srv, "blog")
 	})
 	t.Run("caddy", func(t *testing.T) {
-		srv := startInstalledCaddy(t, caddy, root)
+		srv := startInstalledCaddy(t, caddy, root, "")
 		checkInstalledHit(t, srv, "blog")
 	})
 
@@ -180,19 +180,19 @@ func moveTree(t *testing.T, src, dst string, moves *strings.Replacer) {
 // startInstalledNginx starts nginx on the conf.d/, snippets/ and default
 // site that install.sh left in the root, in a main config of the test's,
 // with the default site's port, document root and the service's socket
-// moved to the test's; and the service behind it.
-func startInstalledNginx(t *testing.T, bin, root string) *webServer {
+// moved to the test's; and the service behind it, or, with sock, the
+// service already listening there (started by the init script).
+func startInstalledNginx(t *testing.T, bin, root, sock string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
-	svc := installedService(t, dir, root)
-	srv := &webServer{Name: "nginx", CGILog: svc.log, service: svc}
+	svc, srv := serviceFor(t, dir, root, sock, "nginx")
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
-	dumpOnFailure(t, errorLog, stderrLog, svc.log)
+	dumpOnFailure(t, errorLog, stderrLog, srv.CGILog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		conf := filepath.Join(dir, fmt.Sprintf("nginx-%d", port))
 		moveTree(t, filepath.Join(root, "etc/nginx"), conf, strings.NewReplacer(
-			"/run/counter/fastcgi.sock", svc.sock,
+			"/run/counter/fastcgi.sock", srv.sock(),
 			"listen 80 default_server;", fmt.Sprintf("listen 127.0.0.1:%d default_server;", port),
 			"listen [::]:80 default_server;", "",
 			"root /var/www/html;", "root "+htdocs+";",
@@ -226,30 +226,53 @@ http {
 		if err := checkConfig(exec.CommandContext(ctx, bin, "-t", "-p", conf, "-e", errorLog, "-c", filepath.Join(conf, "nginx.conf"))); err != nil {
 			return err
 		}
-		return runServer(t, exec.Command(bin, "-p", conf, "-e", errorLog, "-c", filepath.Join(conf, "nginx.conf")), stderrLog, baseURL, svc.bin)
+		return runServer(t, exec.Command(bin, "-p", conf, "-e", errorLog, "-c", filepath.Join(conf, "nginx.conf")), stderrLog, baseURL, waitFor(svc))
 	})
-	svc.start(t)
+	if svc != nil {
+		svc.start(t)
+	}
 	return srv
+}
+
+// waitFor is the binary whose processes a server's stop waits for: the
+// test's service's, which stops first; none for the init script's, which
+// outlives the server.
+func waitFor(svc *counterService) string {
+	if svc == nil {
+		return ""
+	}
+	return svc.bin
+}
+
+// serviceFor returns the service a server of the test's is put in front
+// of: a new one in dir, or, with sock, none of the test's (the init
+// script's, which logs to /var/log/counter.log).
+func serviceFor(t *testing.T, dir, root, sock, name string) (*counterService, *webServer) {
+	t.Helper()
+	if sock != "" {
+		return nil, &webServer{Name: name, CGILog: filepath.Join(root, "var/log/counter.log"), sockPath: sock}
+	}
+	svc := installedService(t, dir, root)
+	return svc, &webServer{Name: name, CGILog: svc.log, service: svc}
 }
 
 // startInstalledCaddy starts Caddy on the Caddyfile and counter.caddy that
 // install.sh left in the root, with the :80 site on the test's port and
 // folder and the service's socket moved to the test's; and the service
 // behind it.
-func startInstalledCaddy(t *testing.T, bin, root string) *webServer {
+func startInstalledCaddy(t *testing.T, bin, root, sock string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
-	svc := installedService(t, dir, root)
-	srv := &webServer{Name: "caddy", CGILog: svc.log, service: svc}
+	svc, srv := serviceFor(t, dir, root, sock, "caddy")
 	stderrLog := filepath.Join(dir, "stderr.log")
-	dumpOnFailure(t, stderrLog, svc.log)
+	dumpOnFailure(t, stderrLog, srv.CGILog)
 	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "HOME=" + dir,
 		"XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")}
 	srv.URL = onFreePort(t, []string{stderrLog}, func(port int, baseURL string) error {
 		conf := filepath.Join(dir, fmt.Sprintf("caddy-%d", port))
 		moveTree(t, filepath.Join(root, "etc/caddy"), conf, strings.NewReplacer(
-			"/run/counter/fastcgi.sock", svc.sock,
+			"/run/counter/fastcgi.sock", srv.sock(),
 			":80 {", fmt.Sprintf("{\n\tadmin off\n\tauto_https off\n}\n\nhttp://127.0.0.1:%d {", port),
 			"root * /usr/share/caddy", "root * "+htdocs,
 		))
@@ -263,8 +286,10 @@ func startInstalledCaddy(t *testing.T, bin, root string) *webServer {
 		}
 		cmd := exec.Command(bin, "run", "--config", caddyfile, "--adapter", "caddyfile")
 		cmd.Env, cmd.Dir = env, conf
-		return runServer(t, cmd, stderrLog, baseURL, svc.bin)
+		return runServer(t, cmd, stderrLog, baseURL, waitFor(svc))
 	})
-	svc.start(t)
+	if svc != nil {
+		svc.start(t)
+	}
 	return srv
 }
