@@ -161,6 +161,7 @@ setup_service() {
 		fi
 	fi
 	local units_changed=$((changed - before))
+	[ "$packaged" = 1 ] && units_changed=1 # the package's, just unpacked
 	if ! has_systemd; then
 		if ! compgen -G "$root/etc/rc2.d/S*counter" >/dev/null; then
 			"$update_rc_cmd" counter defaults >/dev/null || die "update-rc.d counter defaults failed: run it again to see why"

@@ -7,8 +7,10 @@
 # --purge     also delete /var/lib/counter and every count in it, and the
 #             FastCGI service's log (/var/log/counter.log)
 # --root DIR  uninstall from under DIR instead of / (for tests)
-# --packaged  for the Debian package's postrm: leave the files that are
+# --packaged  for the Debian package's prerm: leave the files that are
 #             the package's (dpkg removes them)
+# --keep-state keep the list of what install.sh enabled, for the
+#             package's purge, which disables it
 #
 # It stops and removes the FastCGI service (counter.socket and
 # counter.service, or /etc/init.d/counter and its boot links), removes the
@@ -21,13 +23,14 @@ set -euo pipefail
 # shellcheck source=deploy/install-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
 
-purge=0 packaged=0
+purge=0 packaged=0 keep_state=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--purge) purge=1; shift ;;
 	--root) set_root "${2:?--root needs a folder}"; shift 2 ;;
 	--packaged) packaged=1; shift ;;
-	-h | --help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--keep-state) keep_state=1; shift ;;
+	-h | --help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -130,7 +133,7 @@ if [ -f "$root$state_file" ]; then
 			say "left: the user caddy in the group $name, which install.sh added; if nothing else needs it: gpasswd -d caddy $name" ;;
 		esac
 	done <"$root$state_file"
-	rm -f "$root$state_file"
+	[ "$keep_state" = 1 ] || rm -f "$root$state_file"
 fi
 
 if [ "$purge" = 1 ]; then
