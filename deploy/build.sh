@@ -20,6 +20,8 @@
 #   counter_VERSION_amd64.deb   a PC or server
 #
 # VERSION is $VERSION if set, else made from git: 0.0~gitDATE.COMMIT.
+# ARCHS (default "arm64 armhf amd64") picks the packages, and with them
+# the binaries, to build: ARCHS=amd64 makes only the PC's.
 # The package's postinst runs install.sh --packaged (deploy/debian/).
 #
 # deploy/test/arm_test.go runs the binaries under qemu-user, and
@@ -36,8 +38,16 @@ targets=(
 	"armv6 arm 6"
 	"amd64 amd64 -"
 )
+archs=${ARCHS:-arm64 armhf amd64}
+# debarch binary: the package of each architecture and the binary it holds
+declare -A debs=([arm64]=arm64 [armhf]=armv6 [amd64]=amd64)
 for target in "${targets[@]}"; do
 	read -r name arch arm <<<"$target"
+	if [ "$archs" != "arm64 armhf amd64" ]; then
+		wanted=0
+		for a in $archs; do [ "${debs[$a]:-}" = "$name" ] && wanted=1; done
+		[ "$wanted" = 1 ] || continue
+	fi
 	bin="$out/counter.cgi-linux-$name"
 	env=(CGO_ENABLED=0 GOOS=linux GOARCH="$arch")
 	[ "$arm" = - ] || env+=(GOARM="$arm")
@@ -114,6 +124,10 @@ CONTROL
 	dpkg-deb --root-owner-group -Zxz --build "$d" "$file" >/dev/null
 	printf '%-40s %9d bytes\n' "$file" "$(stat -c %s "$file")"
 }
-deb arm64 "$out/counter.cgi-linux-arm64"
-deb armhf "$out/counter.cgi-linux-armv6"
-deb amd64 "$out/counter.cgi-linux-amd64"
+for a in $archs; do
+	[ -n "${debs[$a]:-}" ] || {
+		echo "build.sh: ARCHS: no package for $a (want arm64, armhf, amd64)" >&2
+		exit 1
+	}
+	deb "$a" "$out/counter.cgi-linux-${debs[$a]}"
+done

@@ -137,11 +137,15 @@ has_caddy() { [ -f "$root$caddy_dir/Caddyfile" ]; }
 # systemctl is installed): a container or a Pi started otherwise has none.
 has_systemd() { [ -d "$systemd_run" ]; }
 
-# a2 CMD ARGS... runs a2enmod, a2enconf, a2disconf quietly, inside $root.
+# a2 CMD ARGS... runs a2enmod, a2enconf, a2disconf quietly, inside $root;
+# for the Debian package (packaged=1) in their maintainer mode (-m), so
+# that the package's purge can take back their records (-p).
 a2() {
-	local out
-	if ! out=$("$@" 2>&1); then
-		die "$*: $out"
+	local out cmd=$1
+	shift
+	[ "${packaged:-0}" = 1 ] && set -- -m "$@"
+	if ! out=$("$cmd" "$@" 2>&1); then
+		die "$cmd $*: $out"
 	fi
 }
 
@@ -186,7 +190,8 @@ reload() {
 		if ! out=$(cd "$root$caddy_dir" && "$caddy_cmd" reload --config "$root$caddy_dir/Caddyfile" --adapter caddyfile 2>&1); then
 			case $out in
 			*"connection refused"* | *"connect: "*)
-				say "caddy is not running (nothing answers on its admin API): start it with: caddy start --config $caddy_dir/Caddyfile --adapter caddyfile" ;;
+				[ "${quiet_stopped:-0}" = 1 ] ||
+					say "caddy is not running (nothing answers on its admin API): start it with: caddy start --config $caddy_dir/Caddyfile --adapter caddyfile" ;;
 			*) die "caddy reload failed: $(printf '%s\n' "$out" | tail -n 1)" ;;
 			esac
 			return
@@ -208,7 +213,7 @@ reload() {
 			# with a new Apache, not on a signal to the running one.
 			say "apache2 needs a full restart for the module enabled now: apache2ctl stop; apache2ctl start"
 		fi
-	else
+	elif [ "${quiet_stopped:-0}" = 0 ]; then
 		say "$unit is not running: start it with: $(service_command "$unit" start)"
 	fi
 }

@@ -357,6 +357,11 @@ check_answers() {
 		say "checked: $url$path answers from the counter ($status: $body)"
 		return
 	fi
+	if [[ $body == '{"error":"'* ]] && [ ! -s "$root$db_path" ]; then
+		# the counter's own answer, with no database to read yet
+		say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user $bin_path create NAME"
+		return
+	fi
 	if [ -z "$answer" ]; then
 		unit=""
 		[ "$(wc -w <<<"$servers")" = 1 ] && unit=$(unit_of $servers)

@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$(id -u)" = 0 ] || die "run me as root (sudo $0 ...)"
+quiet_stopped=1 # a server that is not running has nothing to reload
 
 # The service first: no server is left pointing at a socket that goes.
 if has_systemd; then
@@ -143,5 +144,9 @@ if [ "$purge" = 1 ]; then
 	fi
 	remove /var/log/counter.log
 elif [ -d "$root$data_dir" ]; then
-	say "kept the counts in $data_dir (--purge deletes them)"
+	if [ "$packaged" = 1 ]; then
+		say "kept the counts in $data_dir (apt purge counter deletes them, and disables what install.sh enabled)"
+	else
+		say "kept the counts in $data_dir (--purge deletes them)"
+	fi
 fi
