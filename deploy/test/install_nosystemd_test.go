@@ -290,3 +290,65 @@ func envValue(env []string, name string) string {
 	}
 	return v
 }
+
+// TestInstallApacheWithoutSystemd installs for Apache with --fastcgi on a
+// machine without systemd, into a scratch root of Debian's configs: with
+// no systemd to start, restart and confine the FastCGI service, install.sh
+// must pick mod_fcgid, under which Apache starts and restarts the counter
+// itself; it enables the module and, Apache being stopped, says how to
+// start it. The real Apache then counts a hit through a mod_fcgid process
+// that runs as www-data, and uninstall.sh leaves /etc as it was, once the
+// module it lists is disabled with the command it gives.
+func TestInstallApacheWithoutSystemd(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOutsideCI(t, "the install script runs as root")
+	}
+	apache2ctl := serverBinary(t, "apache2", "apache2ctl", "/usr/sbin/apache2ctl")
+	if _, err := osuser.Lookup("www-data"); err != nil {
+		skipOutsideCI(t, "no www-data user")
+	}
+	bin := buildCounter(t)
+	root := scratchRoot(t, "apache2", "libapache2-mod-fcgid")
+	// As if mod_fcgid were installed but not enabled.
+	for _, ext := range []string{".load", ".conf"} {
+		os.Remove(filepath.Join(root, "etc/apache2/mods-enabled/fcgid"+ext))
+	}
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
+	calls := filepath.Join(t.TempDir(), "calls.log")
+	env := append(noSystemdEnv(t, root, calls), "COUNTER_APACHE2CTL="+apache2ctl)
+
+	out := mustRunKit(t, env, "", root, "install.sh", "--binary", bin, "--server", "apache", "--fastcgi", "--counter", "blog")
+	t.Logf("install.sh:\n%s", out)
+	for _, want := range []string{
+		"this machine has no systemd for the FastCGI service: Apache gets mod_fcgid instead\n",
+		"enabled module fcgid\n",
+		"apache2 is not running: start it with: service apache2 start\n",
+		"counter.cgi is installed as FastCGI (mod_fcgid) for apache\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install.sh did not say %q", want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "etc/init.d/counter")); err == nil {
+		t.Errorf("install.sh installed the FastCGI service's init script for Apache alone, which uses mod_fcgid")
+	}
+	t.Run("apache", func(t *testing.T) {
+		srv := startInstalledApache(t, root)
+		checkInstalledHit(t, srv, "blog")
+		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+	})
+
+	out = mustRunKit(t, env, "", root, "uninstall.sh", "--purge")
+	want := "left enabled: Apache's module fcgid, which install.sh enabled; if no other site needs it: a2dismod fcgid && service apache2 restart\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("uninstall.sh did not say %q:\n%s", want, out)
+	}
+	cmd := exec.Command("a2dismod", "-q", "fcgid")
+	cmd.Env = append(os.Environ(), "APACHE_CONFDIR="+filepath.Join(root, "etc/apache2"), "APACHE_STATE_DIRECTORY="+filepath.Join(root, "var/lib/apache2"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("a2dismod fcgid: %v\n%s", err, b)
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh (and a2dismod) is not as before install.sh:\n%s", diff)
+	}
+}
