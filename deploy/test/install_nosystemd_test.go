@@ -81,8 +81,9 @@ server.bind          = "127.0.0.1"
 server.port          = %[4]d
 server.username      = "www-data"
 server.groupname     = "www-data"
+%[7]s
 include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | sed %[6]s; true"
-`, htdocs, errorLog, root+pidFile, port, root, sed.String())
+`, htdocs, errorLog, root+pidFile, port, root, sed.String(), htmlType)
 		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 			return err
 		}
@@ -93,6 +94,8 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 		}
 		return runServer(t, exec.Command(lighttpd, "-D", "-f", conf), stderrLog, baseURL, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
 	})
+	srv := &webServer{Name: "lighttpd", URL: url, htdocs: htdocs}
+	views := uint64(0) // the pages Chromium opened
 	for _, mode := range []struct {
 		name  string
 		flags []string
@@ -118,12 +121,14 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 			if strings.Contains(string(b), "systemctl reload") || strings.Contains(string(b), "systemctl restart") {
 				t.Errorf("install.sh went to systemctl on a machine without systemd:\n%s", b)
 			}
-			if got := jsonCount(t, url, "blog"); got != 0 {
-				t.Errorf("blog counts %d after install.sh's check, want 0: the check must count nothing", got)
+			if got := jsonCount(t, url, "blog"); got != views {
+				t.Errorf("blog counts %d after install.sh's check, want %d: the check must count nothing", got, views)
 			}
 			if mode.name == "fastcgi" {
 				checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
 			}
+			checkInstalledPage(t, srv, tagOf(t, out), "blog", chromeUA+" "+mode.name)
+			views++
 		})
 	}
 
@@ -257,11 +262,16 @@ func TestInstallServiceWithoutSystemd(t *testing.T) {
 		t.Errorf("second install.sh did not say \"nothing to change\":\n%s", out)
 	}
 
+	tag := tagOf(t, out)
 	t.Run("nginx", func(t *testing.T) {
-		checkInstalledHit(t, startInstalledNginx(t, nginx, root, sock), "blog")
+		srv := startInstalledNginx(t, nginx, root, sock)
+		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" nginx")
 	})
 	t.Run("caddy", func(t *testing.T) {
-		checkInstalledHit(t, startInstalledCaddy(t, caddy, root, sock), "blog")
+		srv := startInstalledCaddy(t, caddy, root, sock)
+		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" caddy")
 	})
 
 	out = mustRunKit(t, env, "", root, "uninstall.sh", "--purge")
@@ -336,6 +346,7 @@ func TestInstallApacheWithoutSystemd(t *testing.T) {
 		srv := startInstalledApache(t, root)
 		checkInstalledHit(t, srv, "blog")
 		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+		checkInstalledPage(t, srv, tagOf(t, out), "blog", chromeUA+" apache")
 	})
 
 	out = mustRunKit(t, env, "", root, "uninstall.sh", "--purge")

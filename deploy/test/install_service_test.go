@@ -107,13 +107,16 @@ func TestInstallServiceServers(t *testing.T) {
 		t.Errorf("second install.sh changed the scratch root:\n%s", diff)
 	}
 
+	tag := tagOf(t, out)
 	t.Run("nginx", func(t *testing.T) {
 		srv := startInstalledNginx(t, nginx, root, "")
 		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" nginx")
 	})
 	t.Run("caddy", func(t *testing.T) {
 		srv := startInstalledCaddy(t, caddy, root, "")
 		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" caddy")
 	})
 
 	script("uninstall.sh")
@@ -187,6 +190,7 @@ func startInstalledNginx(t *testing.T, bin, root, sock string) *webServer {
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
 	svc, srv := serviceFor(t, dir, root, sock, "nginx")
+	srv.htdocs = htdocs
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
 	dumpOnFailure(t, errorLog, stderrLog, srv.CGILog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
@@ -265,6 +269,7 @@ func startInstalledCaddy(t *testing.T, bin, root, sock string) *webServer {
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
 	svc, srv := serviceFor(t, dir, root, sock, "caddy")
+	srv.htdocs = htdocs
 	stderrLog := filepath.Join(dir, "stderr.log")
 	dumpOnFailure(t, stderrLog, srv.CGILog)
 	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "HOME=" + dir,

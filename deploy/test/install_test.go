@@ -96,6 +96,7 @@ func TestInstallScript(t *testing.T) {
 			}
 			args := append([]string{"--binary", binArg, "--counter", "blog"}, mode.flags...)
 			out := script(t, "install.sh", args...)
+			firstOut := out
 			t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
 			if !strings.Contains(out, " counter.cgi is "+mode.summary) {
 				t.Errorf("install.sh did not say %q:\n%s", mode.summary, out)
@@ -139,6 +140,9 @@ func TestInstallScript(t *testing.T) {
 				if got := jsonCount(t, srv.URL, "blog"); got != hits {
 					t.Errorf("blog: got count %d, want %d", got, hits)
 				}
+				// The page an owner makes with the tag install.sh printed.
+				checkInstalledPage(t, srv, tagOf(t, firstOut), "blog", fmt.Sprintf("%s install-test/%d", chromeUA, hits))
+				hits++
 			}
 			t.Run("lighttpd", func(t *testing.T) {
 				countHit(t, startInstalledLighttpd(t, lighttpd, root, mode.conf.lighttpd))
@@ -374,7 +378,7 @@ func startInstalledLighttpd(t *testing.T, bin, root, conf string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
-	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log")}
+	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log"), htdocs: htdocs}
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
 	replace := map[string]string{
 		"/usr/lib/cgi-bin/":              root + "/usr/lib/cgi-bin/",
@@ -400,7 +404,7 @@ func startInstalledLighttpd(t *testing.T, bin, root, conf string) *webServer {
 	dumpOnFailure(t, errorLog, srv.CGILog, stderrLog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		c := filepath.Join(dir, "lighttpd.conf")
-		main := mainConfig(dir, htdocs, snippetPath, "", port) + "server.username = \"www-data\"\nserver.groupname = \"www-data\"\n"
+		main := mainConfig(dir, htdocs, snippetPath, "", port) + "server.username = \"www-data\"\nserver.groupname = \"www-data\"\n" + htmlType + "\n"
 		if err := os.WriteFile(c, []byte(main), 0o644); err != nil {
 			return err
 		}
@@ -554,7 +558,7 @@ DocumentRoot "%[1]s"
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(filepath.Join(conf, "conf-enabled", "zz-test.conf")) })
-	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine}
+	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine, htdocs: htdocs}
 	stderrLog := filepath.Join(dir, "stderr.log")
 	dumpOnFailure(t, srv.CGILog, stderrLog)
 	srv.URL = onFreePort(t, []string{srv.CGILog, stderrLog}, func(port int, baseURL string) error {

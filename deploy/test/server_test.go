@@ -164,6 +164,9 @@ type webServer struct {
 	// sockPath is the socket of a service the test did not start (the
 	// init script's), if any.
 	sockPath string
+	// htdocs is the document root, where a test may put pages; set by
+	// the servers that run an installed configuration.
+	htdocs string
 }
 
 // sock returns the FastCGI service's socket that the server is pointed at.
