@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
 	--url) url=${2:?--url needs a URL such as http://localhost:8080}; shift 2 ;;
 	--root) set_root "${2:?--root needs a folder}"; shift 2 ;;
 	--packaged) packaged=1; shift ;;
-	-h | --help) sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,42s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
