@@ -171,7 +171,8 @@ func TestDebianPackageInstall(t *testing.T) {
 	}
 
 	watched := []string{"/etc/lighttpd", "/etc/apache2", "/etc/nginx", "/etc/caddy", "/etc/fail2ban", "/etc/init.d",
-		"/etc/systemd/system", "/etc/tmpfiles.d", "/etc/default", "/usr/lib/cgi-bin", "/usr/share/counter"}
+		"/etc/systemd/system", "/etc/tmpfiles.d", "/etc/default", "/usr/lib/cgi-bin", "/usr/share/counter",
+		"/var/lib/apache2"} // a2enmod's records
 	rc, _ := filepath.Glob("/etc/rc?.d")
 	watched = append(watched, rc...)
 	machine := func() []string {
