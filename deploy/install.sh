@@ -385,8 +385,10 @@ check_answers() {
 		say "the server at $url (${server:-unknown}) is not one install.sh set up (it did: ${servers# }): give install.sh --url with the address of one of them"
 	elif [ "${how[$server]}" = service ] && [ ! -S "$root$socket_path" ]; then
 		say "the FastCGI service is not running (no socket at $socket_path); start it with: $(if has_systemd; then echo systemctl start counter.socket; else echo service counter start; fi)"
-	elif [[ $body == *"unable to connect to cgi daemon"* ]]; then
-		say "Apache's mod_cgid has no CGI daemon: the module was enabled without a full restart; restart Apache with: $(service_command apache2 restart)"
+	elif [ "$server" = apache ] && [ "${how[apache]}" = CGI ] && [ "$status" = 503 ]; then
+		# mod_cgid logs "unable to connect to cgi daemon"; the page says
+		# only "Service Unavailable"
+		say "Apache's mod_cgid has no CGI daemon (its error log says \"unable to connect to cgi daemon\"): a module enabled takes a full restart, not a reload; restart Apache with: $(service_command apache2 restart)"
 	elif [ "$server" = caddy ] && [ "${how[caddy]}" = service ] && { [ "$status" = 502 ] || [ "$status" = 503 ]; }; then
 		say "caddy cannot reach the counter's socket: it runs without the group $(id -gn "$web_user") it was given; restart it with: $(service_command caddy restart)"
 	elif [ "$status" = 404 ]; then
