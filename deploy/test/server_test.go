@@ -161,6 +161,20 @@ type webServer struct {
 	// service is the counter's FastCGI service of a set-up in front of
 	// one, nil for the others.
 	service *counterService
+	// sockPath is the socket of a service the test did not start (the
+	// init script's), if any.
+	sockPath string
+	// htdocs is the document root, where a test may put pages; set by
+	// the servers that run an installed configuration.
+	htdocs string
+}
+
+// sock returns the FastCGI service's socket that the server is pointed at.
+func (w *webServer) sock() string {
+	if w.service != nil {
+		return w.service.sock
+	}
+	return w.sockPath
 }
 
 // CGIStderr returns what counter.cgi wrote to stderr so far about the
