@@ -81,12 +81,13 @@ svg.spark polyline.dot{stroke:var(--vis);stroke-width:5;stroke-linecap:round}
 func (p *htmlPage) end() { p.raw("</body></html>\n") }
 
 // writeHTML sends a page that is never cached and may load nothing from
-// anywhere: no scripts, no images, forms back to this script only.
+// anywhere but images from this script (the statistics page shows the
+// count in each look): no scripts, forms back to this script only.
 func writeHTML(w http.ResponseWriter, r *http.Request, status int, p *htmlPage) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	writeBody(w, r, status, "text/html; charset=utf-8", []byte(p.b.String()))
 }

@@ -143,6 +143,7 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htm
 	notCounted(p, s)
 	referrers(p, s)
 	writeCosts(p, cost)
+	looks(p, s.Name)
 	ownerForm(p, owner)
 	p.raw(`<div class="foot"><span>Daily history: <a href="stats.csv">CSV</a> · <a href="stats.json">JSON</a></span>`)
 	if s.Protected {
@@ -151,6 +152,19 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htm
 	p.raw("</div>\n")
 	p.end()
 	return p
+}
+
+// looks shows the count in each built-in look, shown without counting
+// (count=0), with the tag that asks for it.
+func looks(p *htmlPage, name string) {
+	p.raw("<h2>Looks</h2>\n<p class=\"sub\">Your count in each built-in look (shown here without counting), and its tag.</p>\n")
+	for _, look := range counter.LookNames() {
+		p.raw(`<p class="look"><img src="../`)
+		p.text(name)
+		p.raw(`.png?theme=`, look, `&amp;count=0" alt="`, look, `"><br><code>&lt;img src="/cgi-bin/counter.cgi/`)
+		p.text(name)
+		p.raw(`.png?theme=`, look, `" alt="visitors"&gt;</code></p>`, "\n")
+	}
 }
 
 // publicNote says that the statistics of counter name have no password,

@@ -139,7 +139,8 @@ func TestStatsEscapesWhatVisitorsSent(t *testing.T) {
 	}
 	db.Close()
 	body := serve(a, "GET", "/page/stats").Body.String()
-	for _, bad := range []string{"<script>", "<img", `"><img`} {
+	// The page's own images (its looks) are <img> too: look for the ones sent.
+	for _, bad := range []string{"<script>", "<img src=x", `"><img src=x`} {
 		if strings.Contains(body, bad) {
 			t.Errorf("page contains %q unescaped", bad)
 		}
@@ -480,5 +481,34 @@ func TestLogoutWhileBusyClearsTheCookie(t *testing.T) {
 	}
 	if w.Code != http.StatusServiceUnavailable || !cleared {
 		t.Errorf("got %d, cookie cleared %v; want 503 and the cookie cleared", w.Code, cleared)
+	}
+}
+
+// TestStatsShowsEveryLook: the statistics page shows the count in each
+// look without counting (count=0), with its tag, and lets the browser
+// load those images from this script only.
+func TestStatsShowsEveryLook(t *testing.T) {
+	a, _ := testApp(t, "page")
+	w := serve(a, "GET", "/page/stats")
+	body := w.Body.String()
+	for _, look := range counter.LookNames() {
+		src := `<img src="../page.png?theme=` + look + `&amp;count=0"`
+		if !strings.Contains(body, src) {
+			t.Errorf("no %s", src)
+		}
+		tag := `&lt;img src="/cgi-bin/counter.cgi/page.png?theme=` + look + `" alt="visitors"&gt;`
+		if !strings.Contains(body, tag) {
+			t.Errorf("no tag %s", tag)
+		}
+		before := total(t, a, "page")
+		if img := serve(a, "GET", "/page.png?theme="+look+"&count=0"); img.Code != 200 {
+			t.Errorf("%s: status %d", look, img.Code)
+		}
+		if after := total(t, a, "page"); after != before {
+			t.Errorf("%s with count=0 counted: %d, was %d", look, after, before)
+		}
+	}
+	if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self'") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("Content-Security-Policy %q", csp)
 	}
 }
