@@ -80,4 +80,19 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 		t.Errorf("%s images on the page, want %d", n, want)
 	}
 	saveScreenshot(t, ctx, t.TempDir(), "demo-looks.png")
+
+	// The statistics page shows the looks too, allowed by its
+	// Content-Security-Policy (TestStatsShowsEveryLook checks that they
+	// count nothing: headless Chromium is a bot, whose hits never count).
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(base+"blog/stats"))
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("open blog/stats: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`[...document.images].every(i => i.complete)`)); err != nil {
+		t.Fatalf("images never finished: %v", err)
+	}
+	if n := eval(`String([...document.images].filter(i => i.naturalWidth > 0 && i.getAttribute("src").includes("theme=")).length)`); n != strconv.Itoa(len(counter.LookNames())) {
+		t.Errorf("%s looks loaded on the statistics page, want %d", n, len(counter.LookNames()))
+	}
+	saveScreenshot(t, ctx, t.TempDir(), "stats-looks.png")
 }
