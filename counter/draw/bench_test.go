@@ -62,3 +62,31 @@ func BenchmarkCachedPNG(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLooks draws and encodes the default count in each look, as a
+// CGI hit does (no cache), beside the default digits.
+func BenchmarkLooks(b *testing.B) {
+	for _, q := range append([]string{""}, counter.LookNames()...) {
+		query := ""
+		if q != "" {
+			query = "theme=" + q
+		}
+		s, err := counter.ParseStyle(query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("theme="+q, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				d, err := NewDrawing("000042", s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf.Reset()
+				if err := d.Encode(&buf, counter.PNG); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

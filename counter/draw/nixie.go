@@ -8,7 +8,7 @@ import (
 )
 
 // nixieSteps is the number of brightness steps from BG to the hot core.
-const nixieSteps = 32
+const nixieSteps = 16
 
 // drawNixie draws each digit as a nixie tube lights it: the font's stroke
 // burning near white at its core, in a glow of FG that spreads around it
