@@ -81,6 +81,22 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 	}
 	saveScreenshot(t, ctx, t.TempDir(), "demo-looks.png")
 
+	// An SVG look holds its PNG as a data: URI: in an <img> it must paint,
+	// whatever the SVG's own Content-Security-Policy says.
+	for _, look := range counter.LookNames() {
+		js := `new Promise(ok => { const i = new Image(); i.onerror = () => ok("error");
+			i.onload = () => { const c = document.createElement("canvas"); c.width = i.naturalWidth; c.height = i.naturalHeight;
+				const g = c.getContext("2d"); g.drawImage(i, 0, 0);
+				const d = g.getImageData(0, 0, c.width, c.height).data; let opaque = 0;
+				for (let k = 3; k < d.length; k += 4) if (d[k] === 255) opaque++;
+				ok(String(opaque * 4 === d.length)) };
+			i.src = "blog.svg?theme=` + look + `&count=0" })`
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+		if err != nil || v != "true" {
+			t.Errorf("blog.svg?theme=%s in an <img>: every pixel opaque = %q, %v", look, v, err)
+		}
+	}
+
 	// The statistics page shows the looks too, allowed by its
 	// Content-Security-Policy (TestStatsShowsEveryLook checks that they
 	// count nothing: headless Chromium is a bot, whose hits never count).
