@@ -288,7 +288,7 @@ func (lr *LogReader) count(req request, at time.Time, page string) *counter.Impo
 }
 
 // isBot judges a User-Agent as a live hit's is judged: none, one too
-// long, or a crawler's.
+// long, a crawler's or a link preview's. A log keeps no other header.
 func (lr *LogReader) isBot(ua string) bool {
 	if ua = strings.TrimSpace(ua); ua == "" || ua == "-" || len(ua) > maxUserAgent {
 		return true
@@ -298,7 +298,7 @@ func (lr *LogReader) isBot(ua string) bool {
 		if len(lr.agents) >= maxCachedAgents {
 			clear(lr.agents)
 		}
-		bot = crawler.IsCrawler(ua)
+		bot = crawler.IsBot(ua)
 		lr.agents[ua] = bot
 	}
 	return bot
