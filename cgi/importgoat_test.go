@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestImportGoatCounter imports the files goatgen_test.go writes as
-// GoatCounter writes them, through the built command, into a site: each
+// TestImportGoatCounter imports the files goatgen_test.go and
+// plausiblegen_test.go write as GoatCounter and Plausible write them, through the built command, into a site: each
 // gives the same pages' counts (pinned in counter/imports), events are
 // said to be left out, and a header-only export is refused with what to
 // do about it.
@@ -29,6 +29,7 @@ func TestImportGoatCounter(t *testing.T) {
 		{"goatcounter-v1.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 6"}},
 		{"goatcounter-v2-sessions-off.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 8"}},
 		{"goatcounter-export.zip", true, []string{"views: 0 -> 6; visitors: 0 -> 6", "left out: 1 visitors of events"}},
+		{"plausible-export.zip", true, []string{"views: 0 -> 7; visitors: 0 -> 4", "pages: 3 days changed, 3 new pages"}},
 		{"goatcounter-v2-header-only.csv.gz", false, []string{"line 1", `"Individual pageviews"`, "ZIP export"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

@@ -200,8 +200,7 @@ func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 		if size == 0 {
 			return nil, usagef("import: a ZIP file is read from a file, not from standard input or a pipe: give its name")
 		}
-		imp, err = imports.GoatCounterZIP(f, size)
-		format = formatGoatZIP
+		imp, format, err = imports.ExportZIP(f, size)
 		if err == nil && len(imp.Days) > 0 {
 			imp.TalliedSince = mustDate(imp.Days[0].Date)
 		}
@@ -341,7 +340,6 @@ const (
 	formatOwnJSON     = "this counter's stats.json"
 	formatOwnCSV      = "this counter's stats.csv"
 	formatGoatCounter = "GoatCounter's CSV export"
-	formatGoatZIP     = "GoatCounter's ZIP export"
 	formatGzip        = "gzip"
 	formatZIP         = "ZIP"
 	formatLog         = "access log"
