@@ -29,7 +29,7 @@ func TestImportGoatCounter(t *testing.T) {
 		{"goatcounter-v1.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 6"}},
 		{"goatcounter-v2-sessions-off.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 8"}},
 		{"goatcounter-export.zip", true, []string{"views: 0 -> 6; visitors: 0 -> 6", "left out: 1 visitors of events"}},
-		{"plausible-export.zip", true, []string{"views: 0 -> 7; visitors: 0 -> 4", "pages: 3 days changed, 3 new pages"}},
+		{"plausible-export.zip", true, []string{"views: 0 -> 7; visitors: 0 -> 4", "pages: 3 days changed, 3 new pages", "referring hosts: 1 changed"}},
 		{"goatcounter-v2-header-only.csv.gz", false, []string{"line 1", `"Individual pageviews"`, "ZIP export"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

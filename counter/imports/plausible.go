@@ -28,7 +28,9 @@ import (
 // PlausibleZIP reads Plausible's CSV export: a day's views and visitors
 // are imported_visitors' pageviews and visitors (its visitors are
 // distinct, as they are here), and each page's day is imported_pages'
-// (pages as counter.PageKey makes them). Sources, entry and exit pages,
+// (pages as counter.PageKey makes them), its hostname the page's host,
+// which a live hit records as its referrer. Sources (where readers came
+// from, which no live hit records), entry and exit pages,
 // custom events, locations, devices, browsers and systems are left out:
 // a counter here does not keep them.
 func PlausibleZIP(r io.ReaderAt, size int64) (counter.Imported, error) {
@@ -108,20 +110,25 @@ func plausibleZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, e
 		return imp, err
 	}
 	pages := newPageDays()
-	err = in("imported_pages", []string{"date", "page", "visitors", "pageviews"}, func(line int, rec []string, at []int) error {
+	refs := refBook{}
+	err = in("imported_pages", []string{"date", "hostname", "page", "visitors", "pageviews"}, func(line int, rec []string, at []int) error {
 		t, err := day(line, rec[at[0]])
 		if err != nil {
 			return err
 		}
-		visitors, err := num(line, "visitors", rec[at[2]])
+		visitors, err := num(line, "visitors", rec[at[3]])
 		if err != nil {
 			return err
 		}
-		views, err := num(line, "pageviews", rec[at[3]])
+		views, err := num(line, "pageviews", rec[at[4]])
 		if err != nil {
 			return err
 		}
-		page, err := counter.PageKey(rec[at[1]], nil)
+		// The page's host, as a live hit's Referer names it.
+		if h := counter.ReferrerHost("https://" + rec[at[1]] + "/"); h == rec[at[1]] {
+			refs.add(h, views)
+		}
+		page, err := counter.PageKey(rec[at[2]], nil)
 		if err != nil {
 			return nil // a path no page can have: the site's day has it
 		}
@@ -133,7 +140,7 @@ func plausibleZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, e
 	if err != nil {
 		return imp, err
 	}
-	imp.Days, imp.PageDays = dayBook.sorted(), pages.list()
+	imp.Days, imp.PageDays, imp.Referrers = dayBook.sorted(), pages.list(), refs.list()
 	return imp, nil
 }
 

@@ -148,6 +148,11 @@ func TestPlausibleZIP(t *testing.T) {
 	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.PageDays, wantPages) {
 		t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.PageDays, wantDays, wantPages)
 	}
+	// Every page was asked of blog.example: its views, as a live hit's
+	// Referer would name the page's host.
+	if want := []counter.Referrer{{Host: "blog.example", Hits: 7}}; !reflect.DeepEqual(imp.Referrers, want) {
+		t.Errorf("got referrers %+v, want %+v", imp.Referrers, want)
+	}
 	t.Run("without imported_visitors", func(t *testing.T) {
 		var out bytes.Buffer
 		z := zip.NewWriter(&out)
