@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"archive/zip"
 	"fmt"
 	"io"
 	"path"
@@ -37,13 +36,14 @@ func GoatCounterZIP(r io.ReaderAt, size int64) (counter.Imported, error) {
 
 func goatCounterZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
-	zr, err := zip.NewReader(r, size)
+	entries, err := readZIP(r, size)
 	if err != nil {
 		return imp, &counter.ImportError{Reason: "not a ZIP file GoatCounter wrote: " + err.Error()}
 	}
-	files := map[string]*zip.File{}
-	for _, f := range zr.File {
-		switch name := path.Base(f.Name); name {
+	files := map[string]*zipEntry{}
+	for i := range entries {
+		f := &entries[i]
+		switch name := path.Base(f.name); name {
 		case "info.json", "paths.jsonl", "hit_stats.jsonl":
 			if files[name] != nil {
 				return imp, &counter.ImportError{Reason: "GoatCounter's ZIP export with two files named " + name}
@@ -57,7 +57,7 @@ func goatCounterZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported,
 		}
 	}
 	in := func(name string, fn func(j *jsonReader) error) error {
-		f, err := files[name].Open()
+		f, err := files[name].open(r, size)
 		if err != nil {
 			return &counter.ImportError{Reason: fmt.Sprintf("%s: %v", name, err)}
 		}

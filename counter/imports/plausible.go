@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"archive/zip"
 	"fmt"
 	"io"
 	"path"
@@ -39,13 +38,14 @@ func PlausibleZIP(r io.ReaderAt, size int64) (counter.Imported, error) {
 
 func plausibleZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
-	zr, err := zip.NewReader(r, size)
+	entries, err := readZIP(r, size)
 	if err != nil {
 		return imp, &counter.ImportError{Reason: "not a ZIP file: " + err.Error()}
 	}
-	files := map[string]*zip.File{}
-	for _, f := range zr.File {
-		base := path.Base(f.Name)
+	files := map[string]*zipEntry{}
+	for i := range entries {
+		f := &entries[i]
+		base := path.Base(f.name)
 		for _, kind := range []string{"imported_visitors", "imported_pages"} {
 			if strings.HasPrefix(base, kind) && strings.HasSuffix(base, ".csv") {
 				if files[kind] != nil {
@@ -63,13 +63,13 @@ func plausibleZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, e
 		if f == nil {
 			return nil
 		}
-		rc, err := f.Open()
+		rc, err := f.open(r, size)
 		if err != nil {
-			return &counter.ImportError{Reason: fmt.Sprintf("%s: %v", f.Name, err)}
+			return &counter.ImportError{Reason: err.Error()}
 		}
 		defer rc.Close()
 		if err := readNamedCSV(rc, cols, row); err != nil {
-			return fmt.Errorf("%s: %w", path.Base(f.Name), err)
+			return fmt.Errorf("%s: %w", path.Base(f.name), err)
 		}
 		return nil
 	}
@@ -175,12 +175,12 @@ func readNamedCSV(r io.Reader, cols []string, row func(line int, rec []string, a
 // ExportZIP reads a ZIP export, GoatCounter's or Plausible's, telling
 // them apart by the files in it, and says whose it was.
 func ExportZIP(r io.ReaderAt, size int64) (imp counter.Imported, whose string, err error) {
-	zr, err := zip.NewReader(r, size)
+	entries, err := readZIP(r, size)
 	if err != nil {
 		return imp, "ZIP", &counter.ImportError{Reason: "not a ZIP file: " + err.Error()}
 	}
-	for _, f := range zr.File {
-		if strings.HasPrefix(path.Base(f.Name), "imported_") {
+	for _, f := range entries {
+		if strings.HasPrefix(path.Base(f.name), "imported_") {
 			imp, err = PlausibleZIP(r, size)
 			return imp, "Plausible's CSV export", err
 		}
