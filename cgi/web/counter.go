@@ -297,7 +297,9 @@ const maxUserAgent = 1024
 
 // requestKind judges a hit from client address addr (the zero Addr when
 // it is not one) on the request alone: a prefetch, a view through GitHub's
-// image proxy, a bot, or, for all it says, a view. GitHub's User-Agent
+// image proxy, a bot (its User-Agent headers as Crawler-Detect reads
+// them, Sec-CH-UA and From among them, or a link preview's), or, for all
+// it says, a view. GitHub's User-Agent
 // from any other address is judged as any other: the crawler list holds
 // it, so it is a bot's.
 func requestKind(r *http.Request, addr netip.Addr) counter.Kind {
@@ -307,7 +309,7 @@ func requestKind(r *http.Request, addr netip.Addr) counter.Kind {
 		return counter.Prefetch
 	case counter.IsGitHubCamo(ua, addr):
 		return counter.GitHub
-	case strings.TrimSpace(ua) == "" || len(ua) > maxUserAgent || crawler.IsCrawler(ua):
+	case strings.TrimSpace(ua) == "" || len(ua) > maxUserAgent || crawler.IsBotRequest(r.Header.Get):
 		return counter.Bot
 	}
 	return counter.View
@@ -455,7 +457,8 @@ func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
 // serveShields answers /NAME.shields.json in the schema of shields.io's
 // endpoint badge, so that a README can show the count in a badge
 // service's styles (https://shields.io/badges/endpoint-badge). It counts
-// nothing: the badge service asks again each time it draws the badge.
+// nothing: the badge service asks again each time it draws the badge. An
+// error answers 200 with isError, as shields.io needs to show it.
 func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	g, err := a.glanceQuery(r, name)
@@ -464,9 +467,15 @@ func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) 
 		label = "visitors"
 	}
 	if err != nil {
+		// shields.io reads the body of a 200 alone: any other status
+		// becomes its own "not found" or "inaccessible" (badges/shields,
+		// core/base-service/check-error-response.js), and the owner
+		// would never see why. So the status goes in a header, and the
+		// badge says the message.
 		status, msg := publicError(err)
 		a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
-		writeJSON(w, r, status, jsonCount("schemaVersion", 1), jsonString("label", label),
+		w.Header().Set(errorHeader, strconv.Itoa(status)+" "+msg)
+		writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
 			jsonString("message", msg), jsonString("color", "lightgrey"), jsonBool("isError", true))
 		return
 	}
