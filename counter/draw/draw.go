@@ -80,7 +80,7 @@ func (c *GlyphCache) NewDrawing(text string, s counter.Style) (*Drawing, error) 
 		}
 	}
 	if s.Look != counter.LookFont && !s.Badge {
-		img, err := newLook(text, s)
+		img, err := newLook(text, s, c)
 		if err != nil {
 			return nil, err
 		}

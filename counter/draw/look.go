@@ -19,16 +19,18 @@ import (
 // newLook draws text in s's built-in look into a paletted image. Each
 // look is drawn by code of its own (led.go, odometer.go, nixie.go,
 // retro.go) at a digit height of s.Size, within counter.MaxPixels.
-func newLook(text string, s counter.Style) (*image.Paletted, error) {
+// The font's digits come from c, which a long-lived process keeps (nil
+// draws them afresh).
+func newLook(text string, s counter.Style, c *GlyphCache) (*image.Paletted, error) {
 	switch s.Look {
 	case counter.LookLED:
 		return drawLED(text, s)
 	case counter.LookOdometer:
-		return drawOdometer(text, s)
+		return drawOdometer(text, s, c)
 	case counter.LookNixie:
-		return drawNixie(text, s)
+		return drawNixie(text, s, c)
 	}
-	return drawRetro(text, s)
+	return drawRetro(text, s, c)
 }
 
 // mix returns a and b blended, t=0 giving a and t=1 b, opaque when both
@@ -61,8 +63,8 @@ func checkBudget(w, h int) error {
 
 // fontCells returns the Go font's digits at s's size and font, for the
 // looks that keep the font's shapes and draw everything around them.
-func fontCells(s counter.Style) (*glyphSet, error) {
-	return newGlyphSet(s)
+func fontCells(s counter.Style, c *GlyphCache) (*glyphSet, error) {
+	return c.glyphSet(s)
 }
 
 // maskLevels rasterises what z holds into coverage levels (0 to levels-1).

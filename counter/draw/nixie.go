@@ -13,8 +13,8 @@ const nixieSteps = 16
 // drawNixie draws each digit as a nixie tube lights it: the font's stroke
 // burning near white at its core, in a glow of FG that spreads around it
 // (two box blurs of the stroke) and fades into the dark BG.
-func drawNixie(text string, s counter.Style) (*image.Paletted, error) {
-	g, err := fontCells(s)
+func drawNixie(text string, s counter.Style, c *GlyphCache) (*image.Paletted, error) {
+	g, err := fontCells(s, c)
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ const odometerShades = 8
 // shaded darker towards its top and bottom as a roll turning away from
 // the eye, the digit in FG dimmed with it; drums stand a thin dark gap
 // apart in a dark frame.
-func drawOdometer(text string, s counter.Style) (*image.Paletted, error) {
-	g, err := fontCells(s)
+func drawOdometer(text string, s counter.Style, c *GlyphCache) (*image.Paletted, error) {
+	g, err := fontCells(s, c)
 	if err != nil {
 		return nil, err
 	}

@@ -17,8 +17,8 @@ var (
 
 // drawRetro draws the font's digits in FG on a BG field sunk into a grey
 // frame raised around it, bevelled as web counters were in the 1990s.
-func drawRetro(text string, s counter.Style) (*image.Paletted, error) {
-	g, err := fontCells(s)
+func drawRetro(text string, s counter.Style, c *GlyphCache) (*image.Paletted, error) {
+	g, err := fontCells(s, c)
 	if err != nil {
 		return nil, err
 	}
