@@ -63,7 +63,7 @@ func (b *Batcher) Hit(name string, now time.Time, refHost string) (uint64, error
 
 // Visit counts one hit as DB.Visit does, in whatever batch it falls into.
 func (b *Batcher) Visit(v Visit) (Counted, error) {
-	h := &pendingHit{visit: v.once(), done: make(chan struct{})}
+	h := &pendingHit{visit: v, done: make(chan struct{})}
 	b.queue <- h
 	<-h.done
 	return h.counted, h.err

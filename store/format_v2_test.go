@@ -67,7 +67,7 @@ func writeV2(t *testing.T) {
 			{"blog", "2026-12-02T11:00:00Z", "evil.example", counter.Outcome{Kind: counter.Foreign}},
 			{"blog", "2026-12-02T12:00:00Z", "", counter.Outcome{Kind: counter.Ignored}},
 		} {
-			_, err := db.Visit(Visit{Name: h.name, Now: at(h.when), RefHost: h.ref, Judge: judged(h.o)})
+			_, err := db.Visit(Visit{Name: h.name, Now: at(h.when), RefHost: h.ref, Outcome: h.o})
 			steps = append(steps, err)
 		}
 		_, err := db.OwnerKey()

@@ -62,7 +62,7 @@ func writeV3(t *testing.T) {
 			{"blog", "2026-12-04T09:00:00Z", "blog.example", "/posts/café", counter.Outcome{Kind: counter.Reload}},
 			{"blog", "2026-12-04T09:30:00Z", "evil.example", "/spam", counter.Outcome{Kind: counter.Foreign}},
 		} {
-			_, err := db.Visit(Visit{Name: h.name, Now: at(h.when), RefHost: h.ref, Target: h.target, Judge: judged(h.o)})
+			_, err := db.Visit(Visit{Name: h.name, Now: at(h.when), RefHost: h.ref, Target: h.target, Outcome: h.o})
 			steps = append(steps, err)
 		}
 		for _, err := range steps {

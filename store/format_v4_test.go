@@ -43,7 +43,7 @@ func writeV4(t *testing.T) {
 	day := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
 	view := func(page string, at time.Time, visitor bool) Visit {
 		return Visit{Name: "blog", Now: at, RefHost: "blog.example", Target: page,
-			Judge: judged(counter.Outcome{Kind: counter.View, NewVisitor: visitor, PageVisitor: visitor})}
+			Outcome: counter.Outcome{Kind: counter.View, NewVisitor: visitor, PageVisitor: visitor}}
 	}
 	with(t, formatFileV4, Options{Create: true}, func(db *DB) {
 		if err := db.CreateWith("blog", 0, day, site); err != nil {

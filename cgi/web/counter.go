@@ -139,12 +139,20 @@ func countParam(rawQuery string) (bool, error) {
 // hit counts or tallies one hit on counter name and returns what the
 // image shows. The database is closed before the image is drawn.
 //
-// The cheap checks come first, on the request alone: a prefetch, GitHub's
-// image proxy (its User-Agent from its addresses), a bot. The rest need
-// the counter's settings and run within the hit's transaction: an ignored
-// address, the owner's browser, a page on a host not allowed, then the
-// visitor table on tmpfs, which tells a reload from a view and a new
-// visitor from a known one.
+// A hit is decided, then written. The cheap checks come first, on the
+// request alone: a prefetch, GitHub's image proxy (its User-Agent from
+// its addresses), a bot. A view is then judged by the counter's settings,
+// read in a read transaction: an ignored address, the owner's browser, a
+// page on a host not allowed, then the visitor table on tmpfs, which
+// tells a reload from a view and a new visitor from a known one. Only
+// then does the write transaction open, with the outcome in hand: the
+// visitor table's file and lock are never held with the database's.
+//
+// When the count is then not committed, the visitor table's marks are
+// taken back (seen.Table.Unsee): the visitor's next hit is judged as if
+// this one had never come, a view and not a reload, so a failed commit
+// costs no view. A mark that cannot be taken back (the table failing in
+// between) leaves that one retry a reload, as before.
 func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, error) {
 	referer := r.Referer()
 	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer), Target: site.target, Image: site.image}
@@ -155,47 +163,37 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 		addr = addr.Unmap().WithZone("")
 		client = addr.String()
 	}
-	kind := requestKind(r, addr)
-	var unknown error // why the visitor could not be told apart
-	var crowded bool  // the counter's share of the visitor table forgot someone, first today
-	v.Judge = func(s counter.Settings, ownerKey []byte, page string) counter.Outcome {
-		if kind != counter.View {
-			return counter.Outcome{Kind: kind}
-		}
-		if addr.IsValid() && s.Ignores(addr) {
-			return counter.Outcome{Kind: counter.Ignored}
-		}
-		if ownerMarked(r, name, ownerKey) {
-			return counter.Outcome{Kind: counter.Owner}
-		}
-		// A Referer that names no host this can read (too long, not
-		// http) is no page on an allowed site: only a missing one counts.
-		unreadable := referer != "" && v.RefHost == "" && s.LimitsReferrers()
-		if unreadable || !s.AllowsReferrer(v.RefHost) {
-			return counter.Outcome{Kind: counter.Foreign}
-		}
-		o, err := a.seeVisitor(seen.Visit{Counter: name, Page: page, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}, &crowded)
+	v.Outcome.Kind = requestKind(r, addr)
+	var j judged
+	if v.Outcome.Kind == counter.View {
+		facts, err := a.judging(v)
 		if err != nil {
-			// A view by a visitor not known: a missing run directory
-			// must not cost a count.
-			unknown = err
+			return store.Counted{}, err
 		}
-		return o
+		j = a.judge(r, v, facts, addr, client)
+		v.Outcome = j.outcome
 	}
 	c, err := a.hits.Visit(v)
+	if err != nil {
+		for _, m := range j.marks {
+			if uerr := a.visitors.Unsee(m.visit, m.verdict); uerr != nil {
+				a.log.Printf("hit %q not counted, and the visitor table kept it: %v", name, uerr)
+			}
+		}
+	}
 	// One line for the hit, and none when it failed and says so in its
 	// own. A crowded share says so once a day itself; a table that
 	// cannot be used (rundir.Problem names the file and the fix) fails
 	// every hit until it is mended, and says so on each counter's first
 	// view of the day.
-	if err == nil && crowded {
+	if err == nil && j.crowded {
 		a.log.Printf("hit %q: its share of today's visitor table is full: the visitors it saw longest ago are forgotten, and counted as new if they come back; other counters are not affected (said once a day)", name)
 	}
 	switch {
-	case err != nil || unknown == nil:
+	case err != nil || j.unknown == nil:
 	case c.FirstToday:
 		// Short, for the problem and its fix to fit a log line.
-		a.log.Printf("hit %q: visitor not known until mended (said once a day): %v", name, unknown)
+		a.log.Printf("hit %q: visitor not known until mended (said once a day): %v", name, j.unknown)
 	}
 	if err == nil && c.PageErr != nil {
 		// Not the path itself: it is the visitor's, and may be long.
@@ -207,18 +205,71 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 	return c, err
 }
 
+// judging reads what hit v is judged by, in a read transaction of its
+// own, closed before the judging starts.
+func (a *App) judging(v store.Visit) (store.Judging, error) {
+	db, err := a.open(true)
+	if err != nil {
+		return store.Judging{}, err
+	}
+	defer db.Close()
+	return db.Judging(v)
+}
+
+// judged is what judge made of a view.
+type judged struct {
+	outcome counter.Outcome
+	// marks are what the visitor table wrote, to take back if the hit
+	// is not committed.
+	marks   []mark
+	unknown error // why the visitor could not be told apart
+	crowded bool  // the counter's share of the visitor table forgot someone, first today
+}
+
+// mark is one visit the visitor table recorded, and its verdict.
+type mark struct {
+	visit   seen.Visit
+	verdict seen.Verdict
+}
+
+// judge judges view v, which the request alone calls a view, from what
+// the counter's settings say (j), from client address addr (client as
+// text).
+func (a *App) judge(r *http.Request, v store.Visit, j store.Judging, addr netip.Addr, client string) judged {
+	s := j.Settings
+	if addr.IsValid() && s.Ignores(addr) {
+		return judged{outcome: counter.Outcome{Kind: counter.Ignored}}
+	}
+	if ownerMarked(r, v.Name, j.OwnerKey) {
+		return judged{outcome: counter.Outcome{Kind: counter.Owner}}
+	}
+	// A Referer that names no host this can read (too long, not
+	// http) is no page on an allowed site: only a missing one counts.
+	unreadable := r.Referer() != "" && v.RefHost == "" && s.LimitsReferrers()
+	if unreadable || !s.AllowsReferrer(v.RefHost) {
+		return judged{outcome: counter.Outcome{Kind: counter.Foreign}}
+	}
+	var out judged
+	// A view by a visitor not known: a missing run directory must not
+	// cost a count.
+	out.outcome, out.unknown = a.seeVisitor(seen.Visit{Counter: v.Name, Page: j.Page, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}, &out)
+	return out
+}
+
 // seeVisitor asks the visitor table whether sv is a reload, a view by a
-// visitor new today or a view by one known, and sets *crowded when the
-// table says the counter's share forgot a visitor, first today. On a
-// site's page (sv.Page not "") the reload window and the page's visitors
-// are the page's, and the site's visitors are asked for apart, with no
-// window: a visitor who goes on to the next page is no reload.
-func (a *App) seeVisitor(sv seen.Visit, crowded *bool) (counter.Outcome, error) {
+// visitor new today or a view by one known, and records in out what the
+// table wrote (its marks) and whether it said the counter's share forgot
+// a visitor, first today. On a site's page (sv.Page not "") the reload
+// window and the page's visitors are the page's, and the site's visitors
+// are asked for apart, with no window: a visitor who goes on to the next
+// page is no reload.
+func (a *App) seeVisitor(sv seen.Visit, out *judged) (counter.Outcome, error) {
 	verdict, err := a.visitors.See(sv)
 	if err != nil {
 		return counter.Outcome{Kind: counter.View}, err
 	}
-	*crowded = verdict.Crowded
+	out.marks = append(out.marks, mark{sv, verdict})
+	out.crowded = verdict.Crowded
 	if verdict.Reload {
 		return counter.Outcome{Kind: counter.Reload}, nil
 	}
@@ -230,7 +281,10 @@ func (a *App) seeVisitor(sv seen.Visit, crowded *bool) (counter.Outcome, error) 
 	site := sv
 	site.Page, site.Window = "", 0
 	verdict, err = a.visitors.See(site)
-	*crowded = *crowded || verdict.Crowded
+	if err == nil {
+		out.marks = append(out.marks, mark{site, verdict})
+	}
+	out.crowded = out.crowded || verdict.Crowded
 	o.NewVisitor = err == nil && verdict.NewToday
 	return o, err
 }
