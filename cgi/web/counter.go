@@ -37,15 +37,10 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	style, err := counter.ParseStyle(r.URL.RawQuery)
-	var site siteHit
-	counts := true
-	if err == nil {
-		site, err = siteParams(r.URL.RawQuery, r.Referer())
-	}
-	if err == nil {
-		counts, err = countParam(r.URL.RawQuery)
-	}
+	// The query is read once, into q, which every later step reads.
+	q, err := counter.ParseImageQuery(r.URL.RawQuery)
+	style := q.Style
+	site := siteOf(q, r.Referer())
 	if err == nil {
 		err = style.CheckFormat(format)
 	}
@@ -58,7 +53,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	}
 	var n uint64
 	var show counter.Show
-	if r.Method == http.MethodHead || !counts {
+	if r.Method == http.MethodHead || !q.Count {
 		var g store.Glance
 		g, err = a.glance(name, site)
 		n, show = g.Shown, g.Settings.Show
@@ -100,7 +95,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	if format == counter.SVG {
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	}
-	if typo, ok := counter.FindTypo(r.URL.RawQuery); ok {
+	if typo, ok := q.Typo, q.HasTypo; ok {
 		// Unknown keys are allowed (a cache-buster), so the image is
 		// drawn and the hit counted as ever: a page that worked before
 		// keeps working. But this one is likely a mistake in the tag.
@@ -120,20 +115,6 @@ func (a *App) warnTypo(r *http.Request, name string, typo counter.Typo) {
 	if err == nil && v.NewToday {
 		a.log.Printf("%s %q: %s (said once a day per counter)", r.Method, r.URL.Path, typo.Message())
 	}
-}
-
-// countParam reads whether an image counts its hit: count=0 shows the
-// count without counting, for a page that shows a count it does not own
-// (an index listing posts, say); count=1 is the default.
-func countParam(rawQuery string) (bool, error) {
-	v, ok, err := queryValue(rawQuery, "count")
-	switch {
-	case err != nil || !ok || v == "1":
-		return true, err
-	case v == "0":
-		return false, nil
-	}
-	return true, &counter.ParamError{Param: "count", Reason: "must be 0 (show without counting) or 1"}
 }
 
 // hit counts or tallies one hit on counter name and returns what the
@@ -293,6 +274,18 @@ func (a *App) seeVisitor(sv seen.Visit, out *judged) (counter.Outcome, error) {
 type siteHit struct {
 	target string         // the page as the tag or the Referer gives it
 	image  *counter.Image // the tag's show=page|site, nil for the site's
+}
+
+// siteOf is what an image's query q, and the Referer when q names no
+// page, say of a site's page.
+func siteOf(q counter.ImageQuery, referer string) siteHit {
+	h := siteHit{target: q.Page, image: q.Image}
+	if !q.HasPage {
+		if t, ok := counter.RefererTarget(referer); ok {
+			h.target = t
+		}
+	}
+	return h
 }
 
 // siteParams reads what a site's hit says of its page: the tag's
