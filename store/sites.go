@@ -163,7 +163,11 @@ func countPage(b *bolt.Bucket, site *counter.Site, page string, v Visit, o count
 // with maxPages more to trim.
 func foldPages(b, pages, days *bolt.Bucket, day []byte, maxPages int) ([]byte, error) {
 	folded := b.Get(keyPagesFolded)
-	yesterday := dayKey(mustDay(day).AddDate(0, 0, -1))
+	today, err := parseDay(day)
+	if err != nil {
+		return nil, err
+	}
+	yesterday := dayKey(today.AddDate(0, 0, -1))
 	if bytes.Compare(folded, yesterday) >= 0 {
 		return folded, nil
 	}
@@ -201,13 +205,14 @@ func foldPages(b, pages, days *bolt.Bucket, day []byte, maxPages int) ([]byte, e
 	return yesterday, nil
 }
 
-// mustDay reads a day key this package made.
-func mustDay(day []byte) time.Time {
+// parseDay reads a day key (2006-01-02): one this package made, or an
+// imported history's day, which counter.Imported has checked.
+func parseDay(day []byte) (time.Time, error) {
 	t, err := time.Parse(time.DateOnly, string(day))
 	if err != nil {
-		panic("store: day key " + string(day))
+		return t, fmt.Errorf("day key %q: %w", day, err)
 	}
-	return t
+	return t, nil
 }
 
 // plus adds the views and visitors of q to p.
