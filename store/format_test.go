@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,7 @@ import (
 
 // formatFileV1 is a database written by the code of schema version 1, with
 // the counts, days, referrers, password hash and session key that
-// TestFormatV1 expects. It is the promise to every owner who upgrades: a
+// checkFormatV1 expects. It is the promise to every owner who upgrades: a
 // later version must read it as it is, or migrate it.
 const formatFileV1 = "../testdata/format/counter-v1.db"
 
@@ -26,7 +27,7 @@ const formatFileV1 = "../testdata/format/counter-v1.db"
 const formatPasswordV1 = "version 1 password"
 
 // The file was written once through the store of schema version 1 (commit
-// 2d48707, TestFormatV1 -write-format-v1) and must never be written again.
+// 2d48707, the then TestFormatV1 -write-format-v1) and must never be written again.
 
 // formatDumpV1 is every bucket and key of the v1 file, in bbolt's order,
 // with its value in hex; bucket names end in a slash.
@@ -54,12 +55,12 @@ meta/
   version = 00000001
 `
 
-// TestFormatV1 reads the committed version 1 file twice: with bbolt alone,
+// checkFormatV1 reads the committed version 1 file twice: with bbolt alone,
 // spelling out every bucket, key and value as the format's doc (doc.go)
 // describes them, without schema.go; and through the store. A renamed key
 // or a changed encoding fails the first; a store that no longer reads the
 // file as written fails the second.
-func TestFormatV1(t *testing.T) {
+func checkFormatV1(t *testing.T) {
 	path := copyOf(t, formatFileV1)
 	want := formatDumpV1
 	if got := dumpFile(t, path); got != want {
@@ -175,4 +176,39 @@ func copyOf(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+var writeFormat = flag.Bool("write-format", false, "write the committed file of the current schema version (only ever once, with the release that makes it)")
+
+// formats are the committed files, one per schema version, each written
+// once by the release of its version and read by every later one. A
+// schema bump adds its line here, with its write and check, and its file
+// in the same commit.
+var formats = []struct {
+	version int
+	write   func(*testing.T) // how the file was written; nil for version 1, written before the table
+	check   func(*testing.T)
+}{
+	{1, nil, checkFormatV1},
+	{2, writeV2, checkFormatV2},
+	{3, writeV3, checkFormatV3},
+	{4, writeV4, checkFormatV4},
+	{5, writeV5, checkFormatV5},
+}
+
+// TestFormat reads every committed file, its bytes with bbolt alone and
+// its counts through the store; with -write-format, it first writes the
+// file of the current schema version.
+func TestFormat(t *testing.T) {
+	if last := formats[len(formats)-1].version; last != schemaVersion {
+		t.Fatalf("schema version %d, and the last committed file is version %d's: a bump adds its file to formats", schemaVersion, last)
+	}
+	for _, f := range formats {
+		t.Run(fmt.Sprintf("v%d", f.version), func(t *testing.T) {
+			if *writeFormat && f.version == schemaVersion {
+				f.write(t)
+			}
+			f.check(t)
+		})
+	}
 }
