@@ -36,7 +36,7 @@ func TestPanicInAHitIs500(t *testing.T) {
 	checkImage(t, w, "image/png")
 	line := logs.String()
 	if strings.Count(line, "\n") != 1 || !strings.Contains(line, "panic") || !strings.Contains(line, "panic_test.go:") ||
-		!strings.Contains(line, "counter.go:") || strings.Contains(line, "damaged") {
+		!strings.Contains(line, "hit.go:") || strings.Contains(line, "damaged") {
 		t.Errorf("log %q, want one line with the panic and its stack, not damage", line)
 	}
 	after, err := os.ReadFile(a.cfg.DB)
