@@ -138,7 +138,7 @@ func TestFastCGISharesTheFile(t *testing.T) {
 		defer wg.Done()
 		for range 30 {
 			c := exec.Command(counterBinary(t))
-			c.Env = env
+			c.Env = ownRunDir(t, env)
 			out, err := c.Output()
 			if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
 				t.Errorf("CGI hit: %v %.80q", err, out)

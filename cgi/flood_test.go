@@ -52,7 +52,7 @@ func cgiHitOn(t *testing.T, db, runDir, name string, v visitor) {
 			env[i] = "REQUEST_URI=/cgi-bin/counter.cgi/" + name + ".png"
 		}
 	}
-	c.Env = env
+	c.Env = ownRunDir(t, env)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()

@@ -216,7 +216,7 @@ func TestImportQuotesNoUnreadableFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(counterBinary(t), tc.args...)
-			cmd.Env = append([]string{"COUNTER_DB=" + db}, tc.env...)
+			cmd.Env = ownRunDir(t, append([]string{"COUNTER_DB=" + db}, tc.env...))
 			cmd.Stdin = strings.NewReader(tc.stdin)
 			b, err := cmd.CombinedOutput()
 			out := string(b)

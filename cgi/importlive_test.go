@@ -67,7 +67,7 @@ func hitLoops(t *testing.T, db string, n int, stop <-chan struct{}) func() (stat
 				default:
 				}
 				cmd := exec.Command(bin)
-				cmd.Env = env
+				cmd.Env = ownRunDir(t, env)
 				start := time.Now()
 				out, err := cmd.Output()
 				d := time.Since(start)
@@ -134,7 +134,7 @@ func TestImportUnderHits(t *testing.T) {
 	wait := hitLoops(t, db, 16, stop)
 	time.Sleep(time.Second) // hits before the import, too
 	imp := exec.Command(bin, "import", "-log", log, "www")
-	imp.Env = []string{"COUNTER_DB=" + db}
+	imp.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
 	start := time.Now()
 	out, err := imp.CombinedOutput()
 	took := time.Since(start)
@@ -217,7 +217,7 @@ func TestImportStoppedChangesNothing(t *testing.T) {
 
 	// Killed once the staged copy has begun to grow the file.
 	imp := exec.Command(counterBinary(t), "import", "-log", log, "www")
-	imp.Env = []string{"COUNTER_DB=" + db}
+	imp.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
 	if err := imp.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func TestImportBigLog(t *testing.T) {
 		}
 		defer os.Remove(path)
 		cmd := exec.Command(counterBinary(t), "import", "-dry-run", "-log", path, "-path", "/", "blog")
-		cmd.Env = []string{"COUNTER_DB=" + db}
+		cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
 		start := time.Now()
 		b, err := cmd.CombinedOutput()
 		took = time.Since(start)

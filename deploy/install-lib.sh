@@ -16,6 +16,7 @@
 #   COUNTER_NGINX      nginx, run as "... -t -q -c CONF"
 #   COUNTER_CADDY      caddy, run as "... validate --config CADDYFILE ..."
 #   COUNTER_USERMOD    usermod, run as "... -aG www-data caddy"
+#   COUNTER_UPDATE_RC  update-rc.d, run as "... counter defaults|remove"
 # a2enmod and a2enconf are Debian's own, pointed into $root through
 # APACHE_CONFDIR and APACHE_STATE_DIRECTORY.
 
@@ -29,6 +30,7 @@ service_cmd=${COUNTER_SERVICE:-service}
 nginx_cmd=${COUNTER_NGINX:-nginx}
 caddy_cmd=${COUNTER_CADDY:-caddy}
 usermod_cmd=${COUNTER_USERMOD:-usermod}
+update_rc_cmd=${COUNTER_UPDATE_RC:-update-rc.d}
 
 deploy_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -43,6 +45,12 @@ apache_dir=/etc/apache2
 nginx_dir=/etc/nginx
 caddy_dir=/etc/caddy
 units_dir=/etc/systemd/system
+init_script=/etc/init.d/counter
+socket_path=$run_dir/fastcgi.sock
+# What install.sh enabled that others may use too (Apache modules, the
+# user caddy in www-data's group): uninstall.sh lists it, with the command
+# that takes it back, and leaves it.
+state_file=/var/lib/counter-install.state
 
 # changed counts the steps that changed something.
 changed=0
@@ -129,11 +137,15 @@ has_caddy() { [ -f "$root$caddy_dir/Caddyfile" ]; }
 # systemctl is installed): a container or a Pi started otherwise has none.
 has_systemd() { [ -d "$systemd_run" ]; }
 
-# a2 CMD ARGS... runs a2enmod, a2enconf, a2disconf quietly, inside $root.
+# a2 CMD ARGS... runs a2enmod, a2enconf, a2disconf quietly, inside $root;
+# for the Debian package (packaged=1) in their maintainer mode (-m), so
+# that the package's purge can take back their records (-p).
 a2() {
-	local out
-	if ! out=$("$@" 2>&1); then
-		die "$*: $out"
+	local out cmd=$1
+	shift
+	[ "${packaged:-0}" = 1 ] && set -- -m "$@"
+	if ! out=$("$cmd" "$@" 2>&1); then
+		die "$cmd $*: $out"
 	fi
 }
 
@@ -146,18 +158,48 @@ apache_enabled() {
 	esac
 }
 
+# service_command UNIT HOW prints the one command that does HOW (start,
+# restart, reload) to UNIT on this machine.
+service_command() {
+	if has_systemd; then
+		echo "systemctl $2 $1"
+	elif [ "$1" = caddy ] && [ "$2" = reload ]; then
+		echo "caddy reload --config $caddy_dir/Caddyfile --adapter caddyfile"
+	elif [ "$1" = caddy ]; then
+		echo "caddy stop; caddy start --config $caddy_dir/Caddyfile --adapter caddyfile"
+	else
+		echo "service $1 $2"
+	fi
+}
+
 # reload UNIT HOW reloads or restarts (HOW) a server that runs, through
-# whatever runs it: systemd, its init script (service), or, for one
-# started by hand, its own pid file and signal. A server that is not
-# running is left so, and the script says how to start it.
+# whatever runs it: systemd, its init script (service), Caddy's own admin
+# API, or, for one started by hand, its own pid file and signal. A server
+# that is not running is left so, and the script says how to start it.
 reload() {
-	local unit=$1 how=$2 pid
+	local unit=$1 how=$2 pid out
 	if has_systemd && "$systemctl_cmd" is-active --quiet "$unit" 2>/dev/null; then
-		"$systemctl_cmd" "$how" "$unit" || die "systemctl $how $unit failed"
+		"$systemctl_cmd" "$how" "$unit" || die "systemctl $how $unit failed: see why with: systemctl status $unit"
 		say "${how}ed $unit (systemctl $how $unit)"
 	elif "$service_cmd" "$unit" status >/dev/null 2>&1; then
-		"$service_cmd" "$unit" "$how" >/dev/null 2>&1 || die "service $unit $how failed"
+		"$service_cmd" "$unit" "$how" >/dev/null 2>&1 || die "service $unit $how failed: run it again to see why: service $unit $how"
 		say "${how}ed $unit (service $unit $how)"
+	elif [ "$unit" = caddy ] && ! has_systemd; then
+		# Debian's Caddy has no init script: started by hand (caddy
+		# start, caddy run), it takes a new config through its admin API.
+		if ! out=$(cd "$root$caddy_dir" && "$caddy_cmd" reload --config "$root$caddy_dir/Caddyfile" --adapter caddyfile 2>&1); then
+			case $out in
+			*"connection refused"* | *"connect: "*)
+				[ "${quiet_stopped:-0}" = 1 ] ||
+					say "caddy is not running (nothing answers on its admin API): start it with: caddy start --config $caddy_dir/Caddyfile --adapter caddyfile" ;;
+			*) die "caddy reload failed: $(printf '%s\n' "$out" | tail -n 1)" ;;
+			esac
+			return
+		fi
+		say "reloaded caddy (caddy reload)"
+		if [ "$how" = restart ]; then
+			say "a caddy that runs as the user caddy gets its new group only when it starts again: $(service_command caddy restart)"
+		fi
 	elif pid=$(server_pid "$unit"); then
 		# What each does on its own: lighttpd and Apache restart
 		# gracefully on SIGUSR1, re-reading their configuration (lighttpd
@@ -165,9 +207,14 @@ reload() {
 		local sig=USR1
 		[ "$unit" = nginx ] && sig=HUP
 		kill -s "$sig" "$pid" || die "kill -s $sig $pid ($unit) failed"
-		say "${how}ed $unit (SIG$sig to pid $pid, from its pid file)"
-	else
-		say "$unit is not running: start it (systemctl start $unit, or service $unit start) and the counter will answer"
+		say "reloaded $unit (SIG$sig to pid $pid, from its pid file)"
+		if [ "$unit" = apache2 ] && [ "$how" = restart ]; then
+			# A module enabled now (mod_cgid's CGI daemon) starts only
+			# with a new Apache, not on a signal to the running one.
+			say "apache2 needs a full restart for the module enabled now: apache2ctl stop; apache2ctl start"
+		fi
+	elif [ "${quiet_stopped:-0}" = 0 ]; then
+		say "$unit is not running: start it with: $(service_command "$unit" start)"
 	fi
 }
 

@@ -5,6 +5,7 @@
 #
 #   sudo deploy/install.sh [--binary FILE] [--server S] [--fastcgi]
 #                          [--counter NAME] [--url URL] [--root DIR]
+#                          [--packaged]
 #
 # --binary FILE   the counter.cgi to install (built for this machine, e.g. by
 #                 `go build` or deploy/build.sh); without it the script
@@ -13,28 +14,37 @@
 #                 both (lighttpd and apache) or all, or several with commas
 #                 (apache,nginx); by default each one installed
 # --fastcgi       FastCGI instead of a process per hit (CGI): lighttpd
-#                 starts the binary itself (mod_fastcgi); Apache goes
-#                 through the FastCGI service (systemd's counter.socket,
-#                 mod_proxy_fcgi), or mod_fcgid on a machine without
-#                 systemd. nginx and Caddy have no CGI: they always use
-#                 the service.
+#                 starts the binary itself (mod_fastcgi). Apache, on a
+#                 machine that systemd runs, goes through the FastCGI
+#                 service (counter.socket, mod_proxy_fcgi): systemd starts
+#                 it on the first hit, restarts it if it dies, and confines
+#                 it. Without systemd Apache gets mod_fcgid instead: Apache
+#                 then starts and restarts the counter itself, where the
+#                 init script's service would have nothing to restart it.
+#                 nginx and Caddy have no CGI: they always use the service,
+#                 with systemd or, without it, /etc/init.d/counter.
 # --counter NAME  make this counter if there is none of that name
 # --url URL       where the web server answers, for the last check
 #                 (default http://localhost)
 # --root DIR      install under DIR instead of / (for tests)
+# --packaged      for the Debian package's postinst: the binary, the
+#                 units, the init script and the tmpfiles rule are the
+#                 package's, already in place
 #
 # It installs the binary as /usr/lib/cgi-bin/counter.cgi, makes
 # /var/lib/counter (www-data, 0750) and /run/counter (and has systemd make
 # the latter at boot), drops in the server's configuration, enables its
-# modules, checks the configuration and reloads the servers that run,
-# through systemd, their init script or their pid file. Last it asks the
-# counter for a count through the web server, and says what to do if
-# that fails. deploy/uninstall.sh undoes it and keeps the counts.
+# modules, checks the configuration and reloads the servers that run
+# (restarts them where a reload is not enough: a module enabled, a new
+# group), through systemd, their init script, Caddy's admin API or their
+# pid file. Last it asks the counter for a count through the web server,
+# and says what is wrong and the command that fixes it if that fails.
+# deploy/uninstall.sh undoes it and keeps the counts.
 set -euo pipefail
 # shellcheck source=deploy/install-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
 
-binary="" servers="" fastcgi=0 counter="" url=""
+binary="" servers="" fastcgi=0 counter="" url="" packaged=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--binary) binary=${2:?--binary needs a file}; shift 2 ;;
@@ -43,7 +53,8 @@ while [ $# -gt 0 ]; do
 	--counter) counter=${2:?--counter needs a name}; shift 2 ;;
 	--url) url=${2:?--url needs a URL such as http://localhost:8080}; shift 2 ;;
 	--root) set_root "${2:?--root needs a folder}"; shift 2 ;;
-	-h | --help) sed -n '2,33s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--packaged) packaged=1; shift ;;
+	-h | --help) sed -n '2,42s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -78,7 +89,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The binary, the data and the runtime folder.
-if [ -z "$binary" ]; then
+if [ "$packaged" = 1 ]; then
+	binary=$root$bin_path # the package's
+elif [ -z "$binary" ]; then
 	command -v go >/dev/null || die "no --binary given and no go to build one with"
 	say "building counter.cgi with $(go version | cut -d' ' -f3)"
 	binary=$work/counter.cgi
@@ -88,11 +101,15 @@ fi
 binary=$(realpath -- "$binary") # run below: a bare name would be looked up in PATH
 "$binary" help </dev/null >/dev/null 2>&1 || die "$binary does not run here (built for another machine?)"
 bin_before=$changed
-ensure_dir /usr/lib/cgi-bin 0755 root:root
-ensure_file "$binary" "$bin_path" 0755 root:root
+if [ "$packaged" = 0 ]; then
+	ensure_dir /usr/lib/cgi-bin 0755 root:root
+	ensure_file "$binary" "$bin_path" 0755 root:root
+	ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root
+else
+	changed=$((changed + 1)) # a package installed or upgraded: restart what runs it
+fi
 ensure_dir /var/lib 0755 root:root
 ensure_dir "$data_dir" 0750 "$web_owner"
-ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root
 # what systemd-tmpfiles makes at boot, made now
 ensure_dir /run 0755 root:root
 ensure_dir "$run_dir" 0750 "$web_owner"
@@ -126,17 +143,40 @@ for s in $servers; do
 done
 [ "${how[apache]:-}" = fcgid ] && say "this machine has no systemd for the FastCGI service: Apache gets mod_fcgid instead"
 
-# The FastCGI service: systemd's socket and the service it starts. On an
-# upgrade (a new binary or new units) a running service is restarted;
-# requests that come meanwhile wait in the socket's backlog.
+# The FastCGI service: systemd's socket and the service it starts, or,
+# on a machine without systemd, /etc/init.d/counter, started now and at
+# every boot (update-rc.d). On an upgrade (a new binary, units or script)
+# a running service is restarted; under systemd, requests that come
+# meanwhile wait in the socket's backlog.
+service_name="counter.socket"
+has_systemd || service_name=$init_script
 setup_service() {
 	local before=$changed
-	ensure_file "$deploy_dir/systemd/counter.socket" "$units_dir/counter.socket" 0644 root:root
-	ensure_file "$deploy_dir/systemd/counter.service" "$units_dir/counter.service" 0644 root:root
+	if [ "$packaged" = 0 ]; then
+		if has_systemd; then
+			ensure_file "$deploy_dir/systemd/counter.socket" "$units_dir/counter.socket" 0644 root:root
+			ensure_file "$deploy_dir/systemd/counter.service" "$units_dir/counter.service" 0644 root:root
+		else
+			ensure_file "$deploy_dir/init.d/counter" "$init_script" 0755 root:root
+		fi
+	fi
 	local units_changed=$((changed - before))
+	[ "$packaged" = 1 ] && units_changed=1 # the package's, just unpacked
 	if ! has_systemd; then
-		say "this machine has no systemd to start the FastCGI service; start it at boot (in /etc/rc.local, say) with:"
-		say "  runuser -u $web_user -- env COUNTER_DB=$db_path COUNTER_RUN_DIR=$run_dir $bin_path fastcgi -listen unix:$run_dir/fastcgi.sock &"
+		if ! compgen -G "$root/etc/rc2.d/S*counter" >/dev/null; then
+			"$update_rc_cmd" counter defaults >/dev/null || die "update-rc.d counter defaults failed: run it again to see why"
+			say "enabled the FastCGI service at boot (update-rc.d counter defaults)"
+			changed=$((changed + 1))
+		fi
+		if ! "$service_cmd" counter status >/dev/null 2>&1; then
+			"$service_cmd" counter start >/dev/null || die "the FastCGI service did not start: see $root/var/log/counter.log, then: service counter start"
+			say "started the FastCGI service (service counter start)"
+			changed=$((changed + 1))
+		elif [ "$units_changed" != 0 ] || [ "$bin_changed" != 0 ]; then
+			"$service_cmd" counter restart >/dev/null || die "the FastCGI service did not restart: see $root/var/log/counter.log, then: service counter restart"
+			say "restarted the FastCGI service (service counter restart)"
+		fi
+		[ -S "$root$socket_path" ] || die "the FastCGI service runs but has no socket at $socket_path: see /var/log/counter.log, then: service counter restart"
 		return
 	fi
 	if [ "$units_changed" != 0 ]; then
@@ -144,14 +184,23 @@ setup_service() {
 	fi
 	if [ "$units_changed" != 0 ] || ! "$systemctl_cmd" is-enabled --quiet counter.socket 2>/dev/null ||
 		! "$systemctl_cmd" is-active --quiet counter.socket 2>/dev/null; then
-		"$systemctl_cmd" enable --now counter.socket || die "systemctl enable --now counter.socket failed"
+		"$systemctl_cmd" enable --now counter.socket || die "systemctl enable --now counter.socket failed: see why with: systemctl status counter.socket"
 		say "enabled and started counter.socket"
 		changed=$((changed + 1))
 	fi
 	if [ "$units_changed" != 0 ] || [ "$bin_changed" != 0 ]; then
 		# Only if it runs; otherwise the next request starts the new one.
-		"$systemctl_cmd" try-restart counter.service || die "systemctl try-restart counter.service failed"
+		"$systemctl_cmd" try-restart counter.service || die "systemctl try-restart counter.service failed: see why with: systemctl status counter.service"
 	fi
+}
+
+# note_enabled LINE records in the state file something install.sh
+# enabled that others may use too, for uninstall.sh to list.
+note_enabled() {
+	local f=$root$state_file
+	grep -qxF -- "$1" "$f" 2>/dev/null && return
+	printf '%s\n' "$1" >>"$f"
+	chmod 0644 "$f"
 }
 
 setup_lighttpd() {
@@ -168,13 +217,13 @@ setup_lighttpd() {
 	remove "$lighttpd_dir/conf-enabled/$other"
 	ensure_dir /var/log/lighttpd 0750 "$web_owner"
 	[ "$changed" = "$before" ] && [ "$bin_changed" = 0 ] && return
-	"$lighttpd_cmd" -tt -f "$main" || die "lighttpd -tt: the configuration is refused; nothing was reloaded"
+	"$lighttpd_cmd" -tt -f "$main" || die "lighttpd refuses the configuration (above); nothing was reloaded; check it again with: lighttpd -tt -f $lighttpd_dir/lighttpd.conf"
 	# A reload keeps a FastCGI process of the old binary or config.
 	if [ "${how[lighttpd]}" = FastCGI ]; then reload lighttpd restart; else reload lighttpd reload; fi
 }
 
 setup_apache() {
-	local before=$changed conf mod name old
+	local before=$changed conf mod name old action=reload
 	case ${how[apache]} in
 	CGI) conf=counter.conf mod=cgi ;;
 	fcgid) conf=counter-fastcgi.conf mod=fcgid ;;
@@ -198,9 +247,24 @@ setup_apache() {
 	# a2enmod cgi picks mod_cgid under a threaded MPM (Debian's default);
 	# a2enmod proxy_fcgi enables proxy with it.
 	if ! { [ "$mod" = cgi ] && { apache_enabled mod cgi || apache_enabled mod cgid; }; } && ! apache_enabled mod "$mod"; then
+		local m was=""
+		for m in cgi cgid fcgid proxy proxy_fcgi; do
+			apache_enabled mod "$m" && was+=" $m"
+		done
 		a2 a2enmod -q "$mod"
+		# Each module a2enmod enabled (cgid for cgi under a threaded MPM,
+		# proxy with proxy_fcgi), for uninstall.sh to list.
+		for m in cgi cgid fcgid proxy proxy_fcgi; do
+			if apache_enabled mod "$m" && [[ " $was " != *" $m "* ]]; then
+				note_enabled "apache-mod $m"
+			fi
+		done
 		say "enabled module $mod"
 		changed=$((changed + 1))
+		# A module takes a new Apache: mod_cgid starts its CGI daemon
+		# only then, and until then every hit is a 503 ("unable to
+		# connect to cgi daemon").
+		action=restart
 	fi
 	if ! apache_enabled conf "$name"; then
 		a2 a2enconf -q "$name"
@@ -208,8 +272,8 @@ setup_apache() {
 		changed=$((changed + 1))
 	fi
 	[ "$changed" = "$before" ] && return
-	"$apache2ctl_cmd" configtest || die "apache2ctl configtest: the configuration is refused; nothing was reloaded"
-	reload apache2 reload
+	"$apache2ctl_cmd" configtest || die "Apache refuses the configuration (above); nothing was reloaded; check it again with: apache2ctl configtest"
+	reload apache2 "$action"
 }
 
 # nginx: the upstream in conf.d, the snippet in snippets/, and the snippet
@@ -221,16 +285,16 @@ setup_nginx() {
 	ensure_file "$deploy_dir/nginx/counter.conf" "$nginx_dir/snippets/counter.conf" 0644 root:root
 	if ! grep -RqsF -- "$line" "$root$nginx_dir/sites-enabled/" "$root$nginx_dir/conf.d/"; then
 		if [ -e "$root$nginx_dir/sites-enabled/default" ] && [ "$(grep -c '^[[:space:]]*server_name _;' "$site" 2>/dev/null)" = 1 ]; then
-			sed -i "s|^\([[:space:]]*\)server_name _;.*|&\n\n\1# the hit counter (deploy/install.sh)\n\1$line|" "$site"
+			sed -i "s|^\([[:space:]]*\)server_name _;.*|&\n\1# the hit counter (deploy/install.sh)\n\1$line|" "$site"
 			say "included snippets/counter.conf in $nginx_dir/sites-available/default"
 			changed=$((changed + 1))
 		else
-			say "nginx: add this line to your site's server { } block, then run: nginx -t && systemctl reload nginx"
+			say "nginx: add this line to your site's server { } block, then run: nginx -t && $(service_command nginx reload)"
 			say "  $line"
 		fi
 	fi
 	[ "$changed" = "$before" ] && return
-	"$nginx_cmd" -t -q -c "$root$nginx_dir/nginx.conf" || die "nginx -t: the configuration is refused; nothing was reloaded"
+	"$nginx_cmd" -t -q -c "$root$nginx_dir/nginx.conf" || die "nginx refuses the configuration (above); nothing was reloaded; check it again with: nginx -t"
 	reload nginx reload
 }
 
@@ -243,11 +307,11 @@ setup_caddy() {
 	ensure_file "$deploy_dir/caddy/counter.caddy" "$caddy_dir/counter.caddy" 0644 root:root
 	if ! grep -qE "^[[:space:]]*$line[[:space:]]*$" "$file"; then
 		if [ "$(grep -c '^:80 {$' "$file")" = 1 ]; then
-			sed -i "s|^:80 {\$|&\n\t# the hit counter (deploy/install.sh)\n\t$line\n|" "$file"
+			sed -i "s|^:80 {\$|&\n\t# the hit counter (deploy/install.sh)\n\t$line|" "$file"
 			say "imported counter.caddy into the :80 site of $caddy_dir/Caddyfile"
 			changed=$((changed + 1))
 		else
-			say "caddy: add this line to your site's block in $caddy_dir/Caddyfile, then run: systemctl reload caddy"
+			say "caddy: add this line to your site's block in $caddy_dir/Caddyfile, then run: $(service_command caddy reload)"
 			say "  $line"
 		fi
 	fi
@@ -255,6 +319,7 @@ setup_caddy() {
 	if id caddy >/dev/null 2>&1 && ! id -nG caddy | tr ' ' '\n' | grep -qxF -- "$(id -gn "$web_user")"; then
 		"$usermod_cmd" -aG "$(id -gn "$web_user")" caddy || die "usermod -aG $(id -gn "$web_user") caddy failed"
 		say "added the user caddy to the group $(id -gn "$web_user"), for the counter's socket"
+		note_enabled "caddy-group $(id -gn "$web_user")"
 		changed=$((changed + 1)) restart=restart
 	fi
 	[ "$changed" = "$before" ] && return
@@ -285,21 +350,61 @@ check_answers() {
 	answer=$(timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/$2" || exit 1
 		printf "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: install.sh\r\n\r\n" "$3" "$4" >&3
 		cat <&3' _ "$host" "$port" "$path" "$hostport" 2>/dev/null | tr -d '\r') || true
-	local status body
+	local status body server unit
 	status=$(printf '%s\n' "$answer" | head -n 1 | cut -d' ' -f2)
 	body=$(printf '%s\n' "$answer" | sed '1,/^$/d')
 	if [[ $body == *'"name":"'* ]] || [[ $body == *'"error":"no such counter"'* ]]; then
 		say "checked: $url$path answers from the counter ($status: $body)"
 		return
 	fi
+	if [[ $body == '{"error":"'* ]] && [ ! -s "$root$db_path" ]; then
+		# the counter's own answer, with no database to read yet
+		say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user $bin_path create NAME"
+		return
+	fi
 	if [ -z "$answer" ]; then
-		say "CHECK FAILED: nothing answers at $url. Start the web server, or give install.sh --url with its address and port."
+		unit=""
+		[ "$(wc -w <<<"$servers")" = 1 ] && unit=$(unit_of $servers)
+		if [ -n "$unit" ]; then
+			say "CHECK FAILED: nothing answers at $url: $unit is not running there; start it with: $(service_command "$unit" start)"
+		else
+			say "CHECK FAILED: nothing answers at $url: start your web server, or give install.sh --url with its address and port"
+		fi
+		exit 1
+	fi
+	# Which server answered, by its Server header.
+	server=$(printf '%s\n' "$answer" | sed -n '1,/^$/s/^[Ss]erver: *\([A-Za-z]*\).*/\1/p' | head -n 1 | tr 'A-Z' 'a-z')
+	case $server in
+	apache) unit=apache2 server=apache ;;
+	lighttpd | nginx | caddy) unit=$server ;;
+	*) unit="" ;;
+	esac
+	say "CHECK FAILED: $url$path answered $status, not the counter:"
+	printf '%s\n' "$body" | head -n 3 | sed 's/^/    /'
+	if [ -z "$unit" ] || [ -z "${how[$server]:-}" ]; then
+		say "the server at $url (${server:-unknown}) is not one install.sh set up (it did: ${servers# }): give install.sh --url with the address of one of them"
+	elif [ "${how[$server]}" = service ] && [ ! -S "$root$socket_path" ]; then
+		say "the FastCGI service is not running (no socket at $socket_path); start it with: $(if has_systemd; then echo systemctl start counter.socket; else echo service counter start; fi)"
+	elif [ "$server" = apache ] && [ "${how[apache]}" = CGI ] && [ "$status" = 503 ]; then
+		# mod_cgid logs "unable to connect to cgi daemon"; the page says
+		# only "Service Unavailable"
+		say "Apache's mod_cgid has no CGI daemon (its error log says \"unable to connect to cgi daemon\"): a module enabled takes a full restart, not a reload; restart Apache with: $(service_command apache2 restart)"
+	elif [ "$server" = caddy ] && [ "${how[caddy]}" = service ] && { [ "$status" = 502 ] || [ "$status" = 503 ]; }; then
+		say "caddy cannot reach the counter's socket: it runs without the group $(id -gn "$web_user") it was given; restart it with: $(service_command caddy restart)"
+	elif [ "$status" = 404 ]; then
+		say "$unit has not loaded the counter's configuration; restart it with: $(service_command "$unit" restart)"
 	else
-		say "CHECK FAILED: $url$path answered $status, not the counter:"
-		printf '%s\n' "$body" | head -n 3 | sed 's/^/    /'
-		say "the web server has not loaded the new configuration: restart it (systemctl restart SERVER, or service SERVER restart) and run install.sh again"
+		say "$unit answered $status: see its error log (or, for the FastCGI service, $(if has_systemd; then echo journalctl -u counter; else echo /var/log/counter.log; fi)); after fixing, restart it with: $(service_command "$unit" restart)"
 	fi
 	exit 1
+}
+
+# unit_of SERVER prints the service name of a server install.sh knows.
+unit_of() {
+	case $1 in
+	apache) echo apache2 ;;
+	*) echo "$1" ;;
+	esac
 }
 
 if [ "${how[apache]:-}" = service ] || [ -n "${how[nginx]:-}" ] || [ -n "${how[caddy]:-}" ]; then
@@ -319,7 +424,7 @@ for mode in CGI FastCGI fcgid service; do
 	[ -n "$list" ] || continue
 	case $mode in
 	fcgid) mode="FastCGI (mod_fcgid)" ;;
-	service) mode="the FastCGI service (counter.socket)" ;;
+	service) mode="the FastCGI service ($service_name)" ;;
 	esac
 	summary+="${summary:+, }as $mode for ${list# }"
 done

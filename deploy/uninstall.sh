@@ -2,31 +2,58 @@
 # deploy/uninstall.sh - undo deploy/install.sh. The counts stay in
 # /var/lib/counter unless --purge is given.
 #
-#   sudo deploy/uninstall.sh [--purge] [--root DIR]
+#   sudo deploy/uninstall.sh [--purge] [--root DIR] [--packaged]
 #
-# --purge     also delete /var/lib/counter and every count in it
+# --purge     also delete /var/lib/counter and every count in it, and the
+#             FastCGI service's log (/var/log/counter.log)
 # --root DIR  uninstall from under DIR instead of / (for tests)
+# --packaged  for the Debian package's prerm: leave the files that are
+#             the package's (dpkg removes them)
+# --keep-state keep the list of what install.sh enabled, for the
+#             package's purge, which disables it
 #
 # It stops and removes the FastCGI service (counter.socket and
-# counter.service), removes the binary, the lighttpd, Apache, nginx and
-# Caddy configuration it dropped in (and the lines that include it), the
-# tmpfiles rule and /run/counter, then reloads the servers that run. It
-# leaves the Apache modules enabled (cgid, fcgid, proxy_fcgi) and the user
-# caddy in www-data's group: other sites may use them.
+# counter.service, or /etc/init.d/counter and its boot links), removes the
+# binary, the lighttpd, Apache, nginx and Caddy configuration it dropped in
+# and every line that includes it, the tmpfiles rule and /run/counter,
+# then reloads the servers that run. What install.sh enabled that other
+# sites may use too (Apache modules, the user caddy in www-data's group)
+# it leaves, and lists with the command that takes each back.
 set -euo pipefail
 # shellcheck source=deploy/install-lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
 
-purge=0
+purge=0 packaged=0 keep_state=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--purge) purge=1; shift ;;
 	--root) set_root "${2:?--root needs a folder}"; shift 2 ;;
-	-h | --help) sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--packaged) packaged=1; shift ;;
+	--keep-state) keep_state=1; shift ;;
+	-h | --help) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || die "run me as root (sudo $0 ...)"
+quiet_stopped=1 # a server that is not running has nothing to reload
+
+# The service first: no server is left pointing at a socket that goes.
+if has_systemd; then
+	if [ -e "$root$units_dir/counter.socket" ] || [ -e "$root/lib/systemd/system/counter.socket" ]; then
+		"$systemctl_cmd" disable --now counter.socket counter.service >/dev/null 2>&1 || true
+		say "stopped and disabled counter.socket and counter.service"
+	fi
+elif [ -e "$root$init_script" ]; then
+	if "$service_cmd" counter status >/dev/null 2>&1; then
+		"$service_cmd" counter stop >/dev/null || die "service counter stop failed: run it again to see why"
+		say "stopped the FastCGI service (service counter stop)"
+	fi
+fi
+if compgen -G "$root/etc/rc[0-6S].d/[SK][0-9][0-9]counter" >/dev/null; then
+	# update-rc.d remove wants the script gone, unless forced
+	"$update_rc_cmd" -f counter remove >/dev/null || die "update-rc.d -f counter remove failed: run it again to see why"
+	say "removed the FastCGI service's boot links (update-rc.d -f counter remove)"
+fi
 
 if has_lighttpd; then
 	before=$changed
@@ -49,14 +76,24 @@ if has_apache; then
 	[ "$changed" = "$before" ] || reload apache2 reload
 fi
 
+# remove_lines FILE PATTERN deletes from FILE the lines install.sh added
+# (its comment) and every line that is PATTERN alone, as an owner adds
+# it by hand where install.sh asked: a line left would name a file gone.
+remove_lines() {
+	local file=$1 pattern=$2
+	[ -f "$file" ] || return 0
+	grep -qE -e '^[[:space:]]*# the hit counter \(deploy/install.sh\)$' -e "^[[:space:]]*$pattern[[:space:]]*\$" "$file" || return 0
+	sed -i -E -e '\|^[[:space:]]*# the hit counter \(deploy/install.sh\)$|d' -e "\\|^[[:space:]]*$pattern[[:space:]]*\$|d" "$file"
+	say "removed the counter's lines from ${file#"$root"}"
+	changed=$((changed + 1))
+}
+
 if has_nginx; then
 	before=$changed
-	site=$root$nginx_dir/sites-available/default
-	if grep -qF '# the hit counter (deploy/install.sh)' "$site" 2>/dev/null; then
-		sed -i -e '/^[[:space:]]*# the hit counter (deploy\/install.sh)$/d' -e '/^[[:space:]]*include snippets\/counter.conf;$/d' "$site"
-		say "removed the counter's include from $nginx_dir/sites-available/default"
-		changed=$((changed + 1))
-	fi
+	for f in "$root$nginx_dir"/sites-available/* "$root$nginx_dir"/sites-enabled/* "$root$nginx_dir"/conf.d/*.conf; do
+		[ -L "$f" ] && continue # a site enabled: its file is in sites-available
+		remove_lines "$f" 'include snippets/counter\.conf;'
+	done
 	remove "$nginx_dir/snippets/counter.conf"
 	remove "$nginx_dir/conf.d/counter-upstream.conf"
 	[ "$changed" = "$before" ] || reload nginx reload
@@ -64,36 +101,52 @@ fi
 
 if has_caddy; then
 	before=$changed
-	file=$root$caddy_dir/Caddyfile
-	if grep -qF '# the hit counter (deploy/install.sh)' "$file"; then
-		sed -i -e '/^[[:space:]]*# the hit counter (deploy\/install.sh)$/,/^[[:space:]]*import counter.caddy$/d' "$file"
-		say "removed the counter's import from $caddy_dir/Caddyfile"
-		changed=$((changed + 1))
-	fi
+	remove_lines "$root$caddy_dir/Caddyfile" 'import counter\.caddy'
 	remove "$caddy_dir/counter.caddy"
 	[ "$changed" = "$before" ] || reload caddy reload
 fi
 
-if [ -e "$root$units_dir/counter.socket" ] || [ -e "$root$units_dir/counter.service" ]; then
-	if has_systemd; then
-		"$systemctl_cmd" disable --now counter.socket counter.service >/dev/null 2>&1 || true
+if [ "$packaged" = 0 ]; then
+	if [ -e "$root$units_dir/counter.socket" ] || [ -e "$root$units_dir/counter.service" ]; then
+		remove "$units_dir/counter.socket"
+		remove "$units_dir/counter.service"
+		has_systemd && "$systemctl_cmd" daemon-reload
 	fi
-	remove "$units_dir/counter.socket"
-	remove "$units_dir/counter.service"
-	has_systemd && "$systemctl_cmd" daemon-reload
+	remove "$init_script"
+	remove "$bin_path"
+	remove "$tmpfiles_conf"
 fi
-
-remove "$bin_path"
-remove "$tmpfiles_conf"
+rm -f "$root/run/counter.pid"
 if [ -d "$root$run_dir" ]; then
 	rm -rf -- "$root$run_dir"
 	say "removed $run_dir"
 fi
+
+# What others may use too: listed, with the command that takes it back.
+if [ -f "$root$state_file" ]; then
+	while read -r what name; do
+		case $what in
+		apache-mod)
+			apache_enabled mod "$name" || continue
+			say "left enabled: Apache's module $name, which install.sh enabled; if no other site needs it: a2dismod $name && $(service_command apache2 restart)" ;;
+		caddy-group)
+			id -nG caddy 2>/dev/null | tr ' ' '\n' | grep -qxF -- "$name" || continue
+			say "left: the user caddy in the group $name, which install.sh added; if nothing else needs it: gpasswd -d caddy $name" ;;
+		esac
+	done <"$root$state_file"
+	[ "$keep_state" = 1 ] || rm -f "$root$state_file"
+fi
+
 if [ "$purge" = 1 ]; then
 	if [ -d "$root$data_dir" ]; then
 		rm -rf -- "$root$data_dir"
 		say "removed $data_dir and every count in it"
 	fi
+	remove /var/log/counter.log
 elif [ -d "$root$data_dir" ]; then
-	say "kept the counts in $data_dir (--purge deletes them)"
+	if [ "$packaged" = 1 ]; then
+		say "kept the counts in $data_dir (apt purge counter deletes them, and disables what install.sh enabled)"
+	else
+		say "kept the counts in $data_dir (--purge deletes them)"
+	fi
 fi

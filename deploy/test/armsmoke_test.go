@@ -98,7 +98,7 @@ func (q qemuRun) run(t testing.TB, env []string, args ...string) (stdout, stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, q.qemu, append([]string{"-cpu", q.cpu, q.bin}, args...)...)
-	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.Env, cmd.Dir = ownRunDir(t, env), t.TempDir()
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()

@@ -159,10 +159,9 @@ func TestFail2banFilter(t *testing.T) {
 // over Debian's own configuration, with the filter and the limits they say.
 func TestFail2banJails(t *testing.T) {
 	client := serverBinary(t, "fail2ban", "fail2ban-client", "/usr/bin/fail2ban-client")
-	conf := filepath.Join(t.TempDir(), "fail2ban")
-	if err := os.CopyFS(conf, os.DirFS("/etc/fail2ban")); err != nil {
-		t.Fatalf("copy Debian's /etc/fail2ban: %v", err)
-	}
+	etc := t.TempDir()
+	debianEtc(t, etc, "fail2ban")
+	conf := filepath.Join(etc, "etc/fail2ban")
 	filter, err := os.ReadFile(fail2banFilter)
 	if err != nil {
 		t.Fatal(err)

@@ -31,14 +31,7 @@ func TestInstallWithoutSystemd(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := scratchRoot(t, "/etc/lighttpd")
-	if err := os.MkdirAll(filepath.Join(root, "run"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	old, _ := filepath.Glob(filepath.Join(root, "etc/lighttpd/conf-enabled/counter*.conf"))
-	for _, f := range old {
-		os.Remove(f)
-	}
+	root := scratchRoot(t, "lighttpd")
 	main, err := os.ReadFile(filepath.Join(root, "etc/lighttpd/lighttpd.conf"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,18 +42,7 @@ func TestInstallWithoutSystemd(t *testing.T) {
 	}
 
 	calls := filepath.Join(t.TempDir(), "calls.log")
-	refuse := filepath.Join(t.TempDir(), "service")
-	// service NAME status: no init script knows of this lighttpd
-	if err := os.WriteFile(refuse, fmt.Appendf(nil, "#!/bin/sh\necho \"service $*\" >>'%s'\nexit 3\n", calls), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(),
-		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
-		"COUNTER_SYSTEMD_RUN="+filepath.Join(root, "no-systemd"),
-		"COUNTER_SERVICE="+refuse,
-		"COUNTER_LIGHTTPD="+stub(t, "lighttpd", calls),
-		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-	)
+	env := noSystemdEnv(t, root, calls)
 
 	// lighttpd, as www-data, with no counter configured yet.
 	dir, htdocs := serverDir(t, root, root)
@@ -99,8 +81,9 @@ server.bind          = "127.0.0.1"
 server.port          = %[4]d
 server.username      = "www-data"
 server.groupname     = "www-data"
+%[7]s
 include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | sed %[6]s; true"
-`, htdocs, errorLog, root+pidFile, port, root, sed.String())
+`, htdocs, errorLog, root+pidFile, port, root, sed.String(), htmlType)
 		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 			return err
 		}
@@ -111,6 +94,8 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 		}
 		return runServer(t, exec.Command(lighttpd, "-D", "-f", conf), stderrLog, baseURL, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
 	})
+	srv := &webServer{Name: "lighttpd", URL: url, htdocs: htdocs}
+	views := uint64(0) // the pages Chromium opened
 	for _, mode := range []struct {
 		name  string
 		flags []string
@@ -136,18 +121,245 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 			if strings.Contains(string(b), "systemctl reload") || strings.Contains(string(b), "systemctl restart") {
 				t.Errorf("install.sh went to systemctl on a machine without systemd:\n%s", b)
 			}
-			if got := jsonCount(t, url, "blog"); got != 0 {
-				t.Errorf("blog counts %d after install.sh's check, want 0: the check must count nothing", got)
+			if got := jsonCount(t, url, "blog"); got != views {
+				t.Errorf("blog counts %d after install.sh's check, want %d: the check must count nothing", got, views)
 			}
 			if mode.name == "fastcgi" {
 				checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
 			}
+			checkInstalledPage(t, srv, tagOf(t, out), "blog", chromeUA+" "+mode.name)
+			views++
 		})
 	}
 
 	// Where nothing answers, install.sh fails and says what to do.
 	out, err := runKit(env, "", root, "install.sh", "--binary", bin, "--server", "lighttpd", "--fastcgi", "--url", "http://127.0.0.1:1")
-	if err == nil || !strings.Contains(out, "CHECK FAILED: nothing answers at http://127.0.0.1:1. Start the web server, or give install.sh --url") {
+	if err == nil || !strings.Contains(out, "CHECK FAILED: nothing answers at http://127.0.0.1:1: lighttpd is not running there; start it with: service lighttpd start\n") {
 		t.Errorf("install.sh with nothing at --url: %v\n%s", err, out)
+	}
+}
+
+// noSystemdEnv is the environment for install.sh and uninstall.sh on a
+// machine without systemd, for root: systemctl, lighttpd -tt, nginx -t and
+// caddy note their calls; service runs the init script that install.sh
+// put into root, for real, with its paths moved into root (no init script
+// knows of any other server: status 3); update-rc.d makes and removes the
+// boot link it would.
+func noSystemdEnv(t *testing.T, root, calls string) []string {
+	t.Helper()
+	bin := t.TempDir()
+	moves := ""
+	for _, m := range [][2]string{
+		{"/usr/lib/cgi-bin/counter.cgi", root + "/usr/lib/cgi-bin/counter.cgi"},
+		{"/var/lib/counter/counter.db", root + "/var/lib/counter/counter.db"},
+		{"=/run/counter$", "=" + root + "/run/counter"},
+		{"/run/counter.pid", root + "/run/counter.pid"},
+		{"/var/log/counter.log", root + "/var/log/counter.log"},
+		{"/etc/default/", root + "/etc/default/"},
+	} {
+		moves += fmt.Sprintf(" -e 's|%s|%s|'", m[0], m[1])
+	}
+	scripts := map[string]string{
+		"service": fmt.Sprintf(`echo "service $*" >>'%[1]s'
+[ "$1" = counter ] && [ -e '%[2]s/etc/init.d/counter' ] || exit 3
+sed %[3]s '%[2]s/etc/init.d/counter' >'%[4]s/counter.init'
+exec sh '%[4]s/counter.init' "$2"
+`, calls, root, moves, bin),
+		"update-rc.d": fmt.Sprintf(`echo "update-rc.d $*" >>'%[1]s'
+case "$*" in
+"counter defaults") mkdir -p '%[2]s/etc/rc2.d' && ln -s ../init.d/counter '%[2]s/etc/rc2.d/S01counter' ;;
+"-f counter remove") rm -f '%[2]s'/etc/rc?.d/[SK]??counter && rmdir '%[2]s/etc/rc2.d' ;;
+esac
+`, calls, root),
+	}
+	env := append(os.Environ(),
+		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
+		"COUNTER_SYSTEMD_RUN="+filepath.Join(root, "no-systemd"),
+		"COUNTER_LIGHTTPD="+stub(t, "lighttpd", calls),
+		"COUNTER_NGINX="+stub(t, "nginx", calls),
+		"COUNTER_CADDY="+stub(t, "caddy", calls),
+		"COUNTER_USERMOD="+stub(t, "usermod", calls),
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	)
+	for name, text := range scripts {
+		p := filepath.Join(bin, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env = append(env, map[string]string{"service": "COUNTER_SERVICE", "update-rc.d": "COUNTER_UPDATE_RC"}[name]+"="+p)
+	}
+	return env
+}
+
+// TestInstallServiceWithoutSystemd installs for nginx and Caddy on a
+// machine without systemd, into a scratch root of Debian's default
+// configs: the FastCGI service must be /etc/init.d/counter, enabled at
+// boot and started for real (start-stop-daemon, as www-data), with the
+// real nginx and Caddy counting a hit through it. uninstall.sh must stop
+// it, remove its boot link and leave /etc byte for byte as it was.
+func TestInstallServiceWithoutSystemd(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOutsideCI(t, "the install script runs as root")
+	}
+	nginx := serverBinary(t, "nginx", nginxBins...)
+	caddy := serverBinary(t, "caddy", caddyBins...)
+	if _, err := osuser.Lookup("www-data"); err != nil {
+		skipOutsideCI(t, "no www-data user")
+	}
+	bin := buildCounter(t)
+	root := scratchRoot(t, "nginx-common", "caddy")
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
+	calls := filepath.Join(t.TempDir(), "calls.log")
+	env := noSystemdEnv(t, root, calls)
+	status := func() error {
+		cmd := exec.Command(envValue(env, "COUNTER_SERVICE"), "counter", "status")
+		return cmd.Run()
+	}
+	t.Cleanup(func() { // whatever happens, the service stops
+		if status() == nil {
+			exec.Command(envValue(env, "COUNTER_SERVICE"), "counter", "stop").Run()
+		}
+	})
+
+	args := []string{"--binary", bin, "--server", "nginx,caddy", "--counter", "blog"}
+	out := mustRunKit(t, env, "", root, "install.sh", args...)
+	t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
+	for _, want := range []string{
+		"installed /etc/init.d/counter\n",
+		"enabled the FastCGI service at boot (update-rc.d counter defaults)\n",
+		"started the FastCGI service (service counter start)\n",
+		"reloaded caddy (caddy reload)\n",
+		"counter.cgi is installed as the FastCGI service (/etc/init.d/counter) for nginx caddy\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install.sh did not say %q", want)
+		}
+	}
+	if strings.Contains(out, "counter.socket") || strings.Contains(out, "systemctl") {
+		t.Errorf("install.sh spoke of systemd on a machine without it:\n%s", out)
+	}
+	for _, p := range []string{"etc/systemd/system/counter.socket", "etc/systemd/system/counter.service"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("install.sh installed /%s on a machine without systemd", p)
+		}
+	}
+	if err := status(); err != nil {
+		t.Fatalf("service counter status after install.sh: %v", err)
+	}
+	sock := filepath.Join(root, "run/counter/fastcgi.sock")
+	if fi, err := os.Stat(sock); err != nil {
+		t.Fatal(err)
+	} else if got := fileMode(fi) + " " + fileOwner(fi); got != "Srw-rw---- www-data:www-data" {
+		t.Errorf("the init script's socket: got %s, want Srw-rw---- www-data:www-data", got)
+	}
+	if pids := processesOf(filepath.Join(root, "usr/lib/cgi-bin/counter.cgi")); len(pids) != 1 {
+		t.Errorf("got %d processes of the service, want 1", len(pids))
+	} else {
+		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+	}
+	os.Remove(calls)
+	if out := mustRunKit(t, env, "", root, "install.sh", args...); !strings.Contains(out, "nothing to change") {
+		t.Errorf("second install.sh did not say \"nothing to change\":\n%s", out)
+	}
+
+	tag := tagOf(t, out)
+	t.Run("nginx", func(t *testing.T) {
+		srv := startInstalledNginx(t, nginx, root, sock)
+		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" nginx")
+	})
+	t.Run("caddy", func(t *testing.T) {
+		srv := startInstalledCaddy(t, caddy, root, sock)
+		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" caddy")
+	})
+
+	out = mustRunKit(t, env, "", root, "uninstall.sh", "--purge")
+	t.Logf("uninstall.sh --purge:\n%s", out)
+	if !strings.Contains(out, "stopped the FastCGI service (service counter stop)\n") {
+		t.Errorf("uninstall.sh did not stop the service")
+	}
+	if status() == nil {
+		t.Errorf("service counter status: running after uninstall.sh")
+	}
+	if pids := processesOf(filepath.Join(root, "usr/lib/cgi-bin/counter.cgi")); len(pids) != 0 {
+		t.Errorf("the service (pids %v) still runs after uninstall.sh", pids)
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh is not as before install.sh:\n%s", diff)
+	}
+}
+
+// envValue returns the value of name in env.
+func envValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
+// TestInstallApacheWithoutSystemd installs for Apache with --fastcgi on a
+// machine without systemd, into a scratch root of Debian's configs: with
+// no systemd to start, restart and confine the FastCGI service, install.sh
+// must pick mod_fcgid, under which Apache starts and restarts the counter
+// itself; it enables the module and, Apache being stopped, says how to
+// start it. The real Apache then counts a hit through a mod_fcgid process
+// that runs as www-data, and uninstall.sh leaves /etc as it was, once the
+// module it lists is disabled with the command it gives.
+func TestInstallApacheWithoutSystemd(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOutsideCI(t, "the install script runs as root")
+	}
+	apache2ctl := serverBinary(t, "apache2", "apache2ctl", "/usr/sbin/apache2ctl")
+	if _, err := osuser.Lookup("www-data"); err != nil {
+		skipOutsideCI(t, "no www-data user")
+	}
+	bin := buildCounter(t)
+	root := scratchRoot(t, "apache2", "libapache2-mod-fcgid")
+	// As if mod_fcgid were installed but not enabled.
+	for _, ext := range []string{".load", ".conf"} {
+		os.Remove(filepath.Join(root, "etc/apache2/mods-enabled/fcgid"+ext))
+	}
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
+	calls := filepath.Join(t.TempDir(), "calls.log")
+	env := append(noSystemdEnv(t, root, calls), "COUNTER_APACHE2CTL="+apache2ctl)
+
+	out := mustRunKit(t, env, "", root, "install.sh", "--binary", bin, "--server", "apache", "--fastcgi", "--counter", "blog")
+	t.Logf("install.sh:\n%s", out)
+	for _, want := range []string{
+		"this machine has no systemd for the FastCGI service: Apache gets mod_fcgid instead\n",
+		"enabled module fcgid\n",
+		"apache2 is not running: start it with: service apache2 start\n",
+		"counter.cgi is installed as FastCGI (mod_fcgid) for apache\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("install.sh did not say %q", want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "etc/init.d/counter")); err == nil {
+		t.Errorf("install.sh installed the FastCGI service's init script for Apache alone, which uses mod_fcgid")
+	}
+	t.Run("apache", func(t *testing.T) {
+		srv := startInstalledApache(t, root)
+		checkInstalledHit(t, srv, "blog")
+		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+		checkInstalledPage(t, srv, tagOf(t, out), "blog", chromeUA+" apache")
+	})
+
+	out = mustRunKit(t, env, "", root, "uninstall.sh", "--purge")
+	want := "left enabled: Apache's module fcgid, which install.sh enabled; if no other site needs it: a2dismod fcgid && service apache2 restart\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("uninstall.sh did not say %q:\n%s", want, out)
+	}
+	cmd := exec.Command("a2dismod", "-q", "fcgid")
+	cmd.Env = append(os.Environ(), "APACHE_CONFDIR="+filepath.Join(root, "etc/apache2"), "APACHE_STATE_DIRECTORY="+filepath.Join(root, "var/lib/apache2"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("a2dismod fcgid: %v\n%s", err, b)
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh (and a2dismod) is not as before install.sh:\n%s", diff)
 	}
 }

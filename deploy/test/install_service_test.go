@@ -15,8 +15,7 @@ import (
 )
 
 // TestInstallServiceServers runs install.sh --server nginx,caddy into a
-// scratch root that holds copies of this machine's /etc/nginx and
-// /etc/caddy, on a machine that systemd runs (systemctl, usermod and
+// scratch root that holds Debian's default /etc/nginx and /etc/caddy, on a machine that systemd runs (systemctl, usermod and
 // nginx -t are stubs that note their calls; caddy validate is the real
 // one). It checks the units, the snippets, the lines added to Debian's
 // default nginx site and Caddyfile (once, also after a second run, which
@@ -33,14 +32,8 @@ func TestInstallServiceServers(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := scratchRoot(t, "/etc/nginx", "/etc/caddy")
-	// Debian links sites-enabled/default to /etc/nginx/sites-available/default;
-	// in the root, to the root's.
-	link := filepath.Join(root, "etc/nginx/sites-enabled/default")
-	os.Remove(link)
-	if err := os.Symlink("../sites-available/default", link); err != nil {
-		t.Fatal(err)
-	}
+	root := scratchRoot(t, "nginx-common", "caddy")
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
 	calls := filepath.Join(t.TempDir(), "calls.log")
 	env := append(os.Environ(),
 		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
@@ -114,13 +107,16 @@ func TestInstallServiceServers(t *testing.T) {
 		t.Errorf("second install.sh changed the scratch root:\n%s", diff)
 	}
 
+	tag := tagOf(t, out)
 	t.Run("nginx", func(t *testing.T) {
-		srv := startInstalledNginx(t, nginx, root)
+		srv := startInstalledNginx(t, nginx, root, "")
 		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" nginx")
 	})
 	t.Run("caddy", func(t *testing.T) {
-		srv := startInstalledCaddy(t, caddy, root)
+		srv := startInstalledCaddy(t, caddy, root, "")
 		checkInstalledHit(t, srv, "blog")
+		checkInstalledPage(t, srv, tag, "blog", chromeUA+" caddy")
 	})
 
 	script("uninstall.sh")
@@ -136,6 +132,9 @@ func TestInstallServiceServers(t *testing.T) {
 	}
 	if got := takeCalls(); !strings.Contains(got, "systemctl disable --now counter.socket counter.service\n") {
 		t.Errorf("uninstall.sh did not stop the service; it ran:\n%s", got)
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh is not as before install.sh:\n%s", diff)
 	}
 }
 
@@ -184,19 +183,20 @@ func moveTree(t *testing.T, src, dst string, moves *strings.Replacer) {
 // startInstalledNginx starts nginx on the conf.d/, snippets/ and default
 // site that install.sh left in the root, in a main config of the test's,
 // with the default site's port, document root and the service's socket
-// moved to the test's; and the service behind it.
-func startInstalledNginx(t *testing.T, bin, root string) *webServer {
+// moved to the test's; and the service behind it, or, with sock, the
+// service already listening there (started by the init script).
+func startInstalledNginx(t *testing.T, bin, root, sock string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
-	svc := installedService(t, dir, root)
-	srv := &webServer{Name: "nginx", CGILog: svc.log, service: svc}
+	svc, srv := serviceFor(t, dir, root, sock, "nginx")
+	srv.htdocs = htdocs
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
-	dumpOnFailure(t, errorLog, stderrLog, svc.log)
+	dumpOnFailure(t, errorLog, stderrLog, srv.CGILog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		conf := filepath.Join(dir, fmt.Sprintf("nginx-%d", port))
 		moveTree(t, filepath.Join(root, "etc/nginx"), conf, strings.NewReplacer(
-			"/run/counter/fastcgi.sock", svc.sock,
+			"/run/counter/fastcgi.sock", srv.sock(),
 			"listen 80 default_server;", fmt.Sprintf("listen 127.0.0.1:%d default_server;", port),
 			"listen [::]:80 default_server;", "",
 			"root /var/www/html;", "root "+htdocs+";",
@@ -230,30 +230,54 @@ http {
 		if err := checkConfig(exec.CommandContext(ctx, bin, "-t", "-p", conf, "-e", errorLog, "-c", filepath.Join(conf, "nginx.conf"))); err != nil {
 			return err
 		}
-		return runServer(t, exec.Command(bin, "-p", conf, "-e", errorLog, "-c", filepath.Join(conf, "nginx.conf")), stderrLog, baseURL, svc.bin)
+		return runServer(t, exec.Command(bin, "-p", conf, "-e", errorLog, "-c", filepath.Join(conf, "nginx.conf")), stderrLog, baseURL, waitFor(svc))
 	})
-	svc.start(t)
+	if svc != nil {
+		svc.start(t)
+	}
 	return srv
+}
+
+// waitFor is the binary whose processes a server's stop waits for: the
+// test's service's, which stops first; none for the init script's, which
+// outlives the server.
+func waitFor(svc *counterService) string {
+	if svc == nil {
+		return ""
+	}
+	return svc.bin
+}
+
+// serviceFor returns the service a server of the test's is put in front
+// of: a new one in dir, or, with sock, none of the test's (the init
+// script's, which logs to /var/log/counter.log).
+func serviceFor(t *testing.T, dir, root, sock, name string) (*counterService, *webServer) {
+	t.Helper()
+	if sock != "" {
+		return nil, &webServer{Name: name, CGILog: filepath.Join(root, "var/log/counter.log"), sockPath: sock}
+	}
+	svc := installedService(t, dir, root)
+	return svc, &webServer{Name: name, CGILog: svc.log, service: svc}
 }
 
 // startInstalledCaddy starts Caddy on the Caddyfile and counter.caddy that
 // install.sh left in the root, with the :80 site on the test's port and
 // folder and the service's socket moved to the test's; and the service
 // behind it.
-func startInstalledCaddy(t *testing.T, bin, root string) *webServer {
+func startInstalledCaddy(t *testing.T, bin, root, sock string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
-	svc := installedService(t, dir, root)
-	srv := &webServer{Name: "caddy", CGILog: svc.log, service: svc}
+	svc, srv := serviceFor(t, dir, root, sock, "caddy")
+	srv.htdocs = htdocs
 	stderrLog := filepath.Join(dir, "stderr.log")
-	dumpOnFailure(t, stderrLog, svc.log)
+	dumpOnFailure(t, stderrLog, srv.CGILog)
 	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "HOME=" + dir,
 		"XDG_DATA_HOME=" + filepath.Join(dir, "data"), "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")}
 	srv.URL = onFreePort(t, []string{stderrLog}, func(port int, baseURL string) error {
 		conf := filepath.Join(dir, fmt.Sprintf("caddy-%d", port))
 		moveTree(t, filepath.Join(root, "etc/caddy"), conf, strings.NewReplacer(
-			"/run/counter/fastcgi.sock", svc.sock,
+			"/run/counter/fastcgi.sock", srv.sock(),
 			":80 {", fmt.Sprintf("{\n\tadmin off\n\tauto_https off\n}\n\nhttp://127.0.0.1:%d {", port),
 			"root * /usr/share/caddy", "root * "+htdocs,
 		))
@@ -267,8 +291,10 @@ func startInstalledCaddy(t *testing.T, bin, root string) *webServer {
 		}
 		cmd := exec.Command(bin, "run", "--config", caddyfile, "--adapter", "caddyfile")
 		cmd.Env, cmd.Dir = env, conf
-		return runServer(t, cmd, stderrLog, baseURL, svc.bin)
+		return runServer(t, cmd, stderrLog, baseURL, waitFor(svc))
 	})
-	svc.start(t)
+	if svc != nil {
+		svc.start(t)
+	}
 	return srv
 }

@@ -17,8 +17,8 @@ import (
 	"time"
 )
 
-// TestInstallScript runs deploy/install.sh into a scratch root that holds a
-// copy of this machine's /etc/lighttpd and /etc/apache2, as CGI and then as
+// TestInstallScript runs deploy/install.sh into a scratch root that holds
+// Debian's default /etc/lighttpd and /etc/apache2, as CGI and then as
 // FastCGI, and each time:
 //   - runs it a second time and checks that nothing changed: no path, mode,
 //     owner or content, and no server checked or reloaded;
@@ -43,10 +43,7 @@ func TestInstallScript(t *testing.T) {
 		skipOutsideCI(t, "no www-data user")
 	}
 	bin := buildCounter(t)
-	root := scratchRoot(t, "/etc/lighttpd", "/etc/apache2")
-	if err := os.MkdirAll(filepath.Join(root, "var/lib/apache2"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	root := scratchRoot(t, "lighttpd", "apache2", "libapache2-mod-fcgid")
 	// As on a fresh install: no CGI or FastCGI module enabled yet.
 	for _, m := range []string{"cgi", "cgid", "fcgid", "proxy_fcgi", "proxy"} {
 		for _, ext := range []string{".load", ".conf"} {
@@ -73,6 +70,7 @@ func TestInstallScript(t *testing.T) {
 		return string(b)
 	}
 
+	etcBefore := listTree(t, filepath.Join(root, "etc"))
 	hits := uint64(0)
 	binDir := t.TempDir() // the binaries installed after the first
 	for _, mode := range []struct {
@@ -98,6 +96,7 @@ func TestInstallScript(t *testing.T) {
 			}
 			args := append([]string{"--binary", binArg, "--counter", "blog"}, mode.flags...)
 			out := script(t, "install.sh", args...)
+			firstOut := out
 			t.Logf("install.sh %s:\n%s", strings.Join(args, " "), out)
 			if !strings.Contains(out, " counter.cgi is "+mode.summary) {
 				t.Errorf("install.sh did not say %q:\n%s", mode.summary, out)
@@ -106,7 +105,9 @@ func TestInstallScript(t *testing.T) {
 				t.Errorf("install.sh printed no <img> snippet:\n%s", out)
 			}
 			got := takeCalls()
-			for _, want := range append([]string{"lighttpd -tt -f " + root + "/etc/lighttpd/lighttpd.conf", mode.wantCall, "systemctl reload apache2"}, mode.calls...) {
+			// Apache restarted, not reloaded: a module was enabled, and
+			// mod_cgid starts its CGI daemon only with a new Apache.
+			for _, want := range append([]string{"lighttpd -tt -f " + root + "/etc/lighttpd/lighttpd.conf", mode.wantCall, "systemctl restart apache2"}, mode.calls...) {
 				if !strings.Contains(got, want+"\n") {
 					t.Errorf("install.sh did not run %q; it ran:\n%s", want, got)
 				}
@@ -139,6 +140,9 @@ func TestInstallScript(t *testing.T) {
 				if got := jsonCount(t, srv.URL, "blog"); got != hits {
 					t.Errorf("blog: got count %d, want %d", got, hits)
 				}
+				// The page an owner makes with the tag install.sh printed.
+				checkInstalledPage(t, srv, tagOf(t, firstOut), "blog", fmt.Sprintf("%s install-test/%d", chromeUA, hits))
+				hits++
 			}
 			t.Run("lighttpd", func(t *testing.T) {
 				countHit(t, startInstalledLighttpd(t, lighttpd, root, mode.conf.lighttpd))
@@ -185,7 +189,7 @@ func TestInstallScript(t *testing.T) {
 	}
 
 	db := filepath.Join(root, "var/lib/counter/counter.db")
-	script(t, "uninstall.sh")
+	uninstalled := script(t, "uninstall.sh")
 	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
 		"etc/apache2/conf-enabled/counter-service.conf", "etc/apache2/conf-available/counter-service.conf",
 		"etc/systemd/system/counter.socket", "etc/systemd/system/counter.service",
@@ -200,6 +204,23 @@ func TestInstallScript(t *testing.T) {
 	script(t, "uninstall.sh", "--purge")
 	if _, err := os.Stat(filepath.Dir(db)); err == nil {
 		t.Errorf("uninstall.sh --purge left %s", filepath.Dir(db))
+	}
+	// The modules install.sh enabled stay, listed with the command that
+	// disables them; with those run, /etc is as Debian left it, byte for
+	// byte.
+	for _, m := range []string{"cgid", "proxy_fcgi", "proxy"} {
+		want := fmt.Sprintf("left enabled: Apache's module %s, which install.sh enabled; if no other site needs it: a2dismod %[1]s && systemctl restart apache2\n", m)
+		if !strings.Contains(uninstalled, want) {
+			t.Errorf("uninstall.sh did not say %q:\n%s", want, uninstalled)
+		}
+		cmd := exec.Command("a2dismod", "-q", "-f", m)
+		cmd.Env = append(os.Environ(), "APACHE_CONFDIR="+filepath.Join(root, "etc/apache2"), "APACHE_STATE_DIRECTORY="+filepath.Join(root, "var/lib/apache2"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("a2dismod %s: %v\n%s", m, err, b)
+		}
+	}
+	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
+		t.Errorf("/etc after uninstall.sh (and a2dismod) is not as before install.sh:\n%s", diff)
 	}
 }
 
@@ -244,20 +265,20 @@ func stub(t *testing.T, name, calls string) string {
 }
 
 // scratchRoot returns a folder for install.sh's --root that www-data may
-// traverse (it runs the binary and reaches the data), holding copies of
-// this machine's etc folders, such as /etc/lighttpd.
-func scratchRoot(t *testing.T, etc ...string) string {
+// traverse (it runs the binary and reaches the data), holding the /etc of
+// a fresh install of Debian's packages pkgs (debianEtc), never this
+// machine's.
+func scratchRoot(t *testing.T, pkgs ...string) string {
 	t.Helper()
 	root := t.TempDir()
 	letTraverse(t, root)
-	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range etc {
-		if out, err := exec.Command("cp", "-a", d, filepath.Join(root, "etc")).CombinedOutput(); err != nil {
-			t.Fatalf("cp -a %s: %v\n%s", d, err, out)
+	// and the folders that Debian's base system has
+	for _, d := range []string{"etc/systemd/system", "etc/tmpfiles.d", "etc/init.d", "etc/default", "run", "var/lib", "var/log"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
 		}
 	}
+	debianEtc(t, root, pkgs...)
 	return root
 }
 
@@ -357,7 +378,7 @@ func startInstalledLighttpd(t *testing.T, bin, root, conf string) *webServer {
 	t.Helper()
 	dir, htdocs := serverDir(t, root, root)
 	letTraverse(t, dir)
-	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log")}
+	srv := &webServer{Name: "lighttpd", CGILog: filepath.Join(dir, "breakage.log"), htdocs: htdocs}
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
 	replace := map[string]string{
 		"/usr/lib/cgi-bin/":              root + "/usr/lib/cgi-bin/",
@@ -383,7 +404,7 @@ func startInstalledLighttpd(t *testing.T, bin, root, conf string) *webServer {
 	dumpOnFailure(t, errorLog, srv.CGILog, stderrLog)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
 		c := filepath.Join(dir, "lighttpd.conf")
-		main := mainConfig(dir, htdocs, snippetPath, "", port) + "server.username = \"www-data\"\nserver.groupname = \"www-data\"\n"
+		main := mainConfig(dir, htdocs, snippetPath, "", port) + "server.username = \"www-data\"\nserver.groupname = \"www-data\"\n" + htmlType + "\n"
 		if err := os.WriteFile(c, []byte(main), 0o644); err != nil {
 			return err
 		}
@@ -537,7 +558,7 @@ DocumentRoot "%[1]s"
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(filepath.Join(conf, "conf-enabled", "zz-test.conf")) })
-	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine}
+	srv := &webServer{Name: "apache", CGILog: filepath.Join(dir, "error.log"), cgiLine: apacheCGILine, htdocs: htdocs}
 	stderrLog := filepath.Join(dir, "stderr.log")
 	dumpOnFailure(t, srv.CGILog, stderrLog)
 	srv.URL = onFreePort(t, []string{srv.CGILog, stderrLog}, func(port int, baseURL string) error {

@@ -21,7 +21,7 @@ import (
 )
 
 // schemaNow is the schema version this tree writes.
-const schemaNow = 4
+const schemaNow = 5
 
 // A release is a commit whose binary owners upgrade from, with the
 // database its store wrote, committed and pinned by store's format tests.
@@ -44,6 +44,10 @@ var (
 	// v3Release is the last commit whose binary wrote schema version 3.
 	// Its file: home has 4 views, blog is a site of 4 views and 3 visitors.
 	v3Release = &release{commit: "e0689ac97f15ddda6174565fdf2d39eb5e04fcb9", file: "testdata/format/counter-v3.db", schema: 3}
+	// v4Release is the last commit whose binary wrote schema version 4.
+	// Its file: blog is a site of 407 views over 205 pages, 205 of them on
+	// one day, more than a day keeps from schema 5 on.
+	v4Release = &release{commit: "2d98455f88482bf8bff614b5cc3ffea46394b8d4", file: "testdata/format/counter-v4.db", schema: 4}
 )
 
 // buildV1Counter builds the binary of v1Release.
@@ -132,7 +136,7 @@ func runBin(t testing.TB, bin string, env []string, args ...string) (string, str
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
+	cmd.Env = ownRunDir(t, env)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -407,6 +411,54 @@ func TestMigrateV3File(t *testing.T) {
 	}
 	if fileSum(t, db) != before {
 		t.Errorf("the v3 binary changed the migrated file")
+	}
+	if _, errOut, err := runBin(t, bin, env, "check"); err != nil {
+		t.Errorf("check after all: %v\n%s", err, errOut)
+	}
+}
+
+// TestMigrateV4File: the schema 4 release's file, read by this tree's
+// binary as it was, moved to schema 5 by the first hit with no count
+// changed and its crowded day trimmed, then refused by the old binary.
+func TestMigrateV4File(t *testing.T) {
+	bin, old := buildCounter(t), v4Release.build(t)
+	db := v4Release.copyFile(t)
+	env := []string{"COUNTER_DB=" + db}
+	listed, errOut, err := runBin(t, old, env, "list")
+	if err != nil || !strings.Contains(listed, "blog") {
+		t.Fatalf("the v4 binary's list of its own file: %v\n%s%s", err, listed, errOut)
+	}
+	if n := checkFile(t, bin, db); n != 4 {
+		t.Errorf("check by the new binary, before any hit: schema %d, want 4", n)
+	}
+	if out, errOut, err := runBin(t, bin, env, "list"); err != nil || out != listed {
+		t.Errorf("the new binary lists the v4 file otherwise (%v):\n%s%s\nthe v4 binary:\n%s", err, out, errOut, listed)
+	}
+	pagesBefore, errOut, err := runBin(t, bin, env, "pages", "blog")
+	if err != nil {
+		t.Fatalf("pages blog: %v\n%s", err, errOut)
+	}
+	out, errOut, err := runBin(t, bin, browserEnv(db, "blog", "192.0.2.10"))
+	if err != nil || !strings.HasPrefix(out, "Status: 200") {
+		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
+	}
+	if n := checkFile(t, bin, db); n != schemaNow {
+		t.Errorf("after the first hit: schema %d, want %d", n, schemaNow)
+	}
+	if got := jsonCountWith(t, bin, db, "blog"); got != "408" {
+		t.Errorf("blog after the migration and a hit: %s, want 408", got)
+	}
+	// Trimming the crowded day moves page days, never a page's total.
+	if pagesAfter, _, _ := runBin(t, bin, env, "pages", "blog"); pagesAfter != pagesBefore {
+		t.Errorf("pages blog after the migration:\n%s\nbefore:\n%s", pagesAfter, pagesBefore)
+	}
+	before := fileSum(t, db)
+	out, errOut, err = runBin(t, old, browserEnv(db, "blog", "192.0.2.11"))
+	if err != nil || strings.HasPrefix(out, "Status: 200") || !strings.Contains(errOut, "newer version of the counter") {
+		t.Errorf("a hit by the v4 binary on the migrated file: %v\n%.200q\nstderr %s\nwant a refusal naming the newer version", err, out, errOut)
+	}
+	if fileSum(t, db) != before {
+		t.Errorf("the v4 binary changed the migrated file")
 	}
 	if _, errOut, err := runBin(t, bin, env, "check"); err != nil {
 		t.Errorf("check after all: %v\n%s", err, errOut)

@@ -121,6 +121,7 @@ func adminStdin(t testing.TB, cgiDir, dbPath string, r io.Reader, args ...string
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = ownRunDir(t, append(cmd.Env, "COUNTER_DB="+dbPath))
 	cmd.Stdin = r
 	if cred := ownerOf(t, filepath.Dir(dbPath)); cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
@@ -161,6 +162,20 @@ type webServer struct {
 	// service is the counter's FastCGI service of a set-up in front of
 	// one, nil for the others.
 	service *counterService
+	// sockPath is the socket of a service the test did not start (the
+	// init script's), if any.
+	sockPath string
+	// htdocs is the document root, where a test may put pages; set by
+	// the servers that run an installed configuration.
+	htdocs string
+}
+
+// sock returns the FastCGI service's socket that the server is pointed at.
+func (w *webServer) sock() string {
+	if w.service != nil {
+		return w.service.sock
+	}
+	return w.sockPath
 }
 
 // CGIStderr returns what counter.cgi wrote to stderr so far about the
@@ -539,3 +554,25 @@ func jsonCount(t testing.TB, baseURL, name string) uint64 {
 // belongs to whichever user the server runs the CGI as, and the CGI makes
 // it on the first login.
 func runDirOf(dbPath string) string { return filepath.Join(filepath.Dir(dbPath), "run") }
+
+// ownRunDir gives env a runtime directory of the test's own when it
+// names none: the binary's default is the machine's /run/counter, which
+// no test may read or write (a real counter may be serving there). Every
+// process on one database gets the one beside it (runDirOf), as the web
+// servers the tests start are given.
+func ownRunDir(tb testing.TB, env []string) []string {
+	tb.Helper()
+	dir := ""
+	for _, e := range env {
+		if strings.HasPrefix(e, "COUNTER_RUN_DIR=") {
+			return env
+		}
+		if db, ok := strings.CutPrefix(e, "COUNTER_DB="); ok {
+			dir = runDirOf(db)
+		}
+	}
+	if dir == "" {
+		dir = filepath.Join(tb.TempDir(), "run")
+	}
+	return append(env[:len(env):len(env)], "COUNTER_RUN_DIR="+dir)
+}

@@ -153,10 +153,7 @@ func startNginxService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	}
 	// Debian's fastcgi_params, which the snippet includes from beside
 	// the main config, as from /etc/nginx.
-	params, err := os.ReadFile("/etc/nginx/fastcgi_params")
-	if err != nil {
-		t.Fatalf("Debian's nginx config: %v", err)
-	}
+	params := debianFile(t, "nginx-common", "/etc/nginx/fastcgi_params")
 	if err := os.WriteFile(filepath.Join(dir, "fastcgi_params"), params, 0o644); err != nil {
 		t.Fatal(err)
 	}

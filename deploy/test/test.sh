@@ -29,6 +29,7 @@ declare -A wanted=(
 	[systemd]=/usr/bin/systemd-analyze
 	[nginx]=/usr/sbin/nginx
 	[caddy]=/usr/bin/caddy
+	[lintian]=/usr/bin/lintian
 )
 need=()
 for pkg in "${!wanted[@]}"; do
