@@ -70,7 +70,7 @@ func isDamage(v any) bool {
 // db.committed how long the commit took, once bbolt is done.
 func (db *DB) update(fn func(*bolt.Tx) error) error {
 	if db.committed == nil {
-		return catchDamage(func() error { return db.bolt.Update(fn) })
+		return db.named(catchDamage(func() error { return db.bolt.Update(fn) }))
 	}
 	var commit time.Time
 	err := catchDamage(func() error {
@@ -86,12 +86,23 @@ func (db *DB) update(fn func(*bolt.Tx) error) error {
 	if err == nil && !commit.IsZero() {
 		db.committed(time.Since(commit))
 	}
-	return err
+	return db.named(err)
 }
 
 // view runs fn in one read transaction, with damage caught.
 func (db *DB) view(fn func(*bolt.Tx) error) error {
-	return catchDamage(func() error { return db.bolt.View(fn) })
+	return db.named(catchDamage(func() error { return db.bolt.View(fn) }))
+}
+
+// named adds the file's path to an error that says it is damaged: a
+// transaction, not only an open, can be the first to find out (a read-only
+// open reads less of the file than a writer's), and the owner must know
+// which file.
+func (db *DB) named(err error) error {
+	if errors.Is(err, ErrDamaged) {
+		return fmt.Errorf("%s: %w", db.path, err)
+	}
+	return err
 }
 
 // checkLength fails if the file is shorter than the pages its meta page
