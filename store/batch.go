@@ -33,8 +33,19 @@ type Batcher struct {
 	opts  Options
 	queue chan *pendingHit
 	done  chan struct{}
+	// reads queues the hits' Judging reads, which share read-only opens
+	// the same way; readsDone is closed when its loop ends.
+	reads     chan *pendingRead
+	readsDone chan struct{}
 
 	batches atomic.Int64 // transactions begun, for tests and benchmarks
+}
+
+type pendingRead struct {
+	visit   Visit
+	judging Judging
+	err     error
+	done    chan struct{}
 }
 
 type pendingHit struct {
@@ -49,9 +60,62 @@ type pendingHit struct {
 // for each batch. Close it when no more hits will come.
 func NewBatcher(path string, opts Options) *Batcher {
 	opts.ReadOnly, opts.Create = false, false
-	b := &Batcher{path: path, opts: opts, queue: make(chan *pendingHit, maxBatch), done: make(chan struct{})}
+	b := &Batcher{path: path, opts: opts, queue: make(chan *pendingHit, maxBatch), done: make(chan struct{}),
+		reads: make(chan *pendingRead, maxBatch), readsDone: make(chan struct{})}
 	go b.run()
+	go b.readLoop()
 	return b
+}
+
+// Judging reads what hit v is judged by, as DB.Judging does: the reads
+// of hits that arrive together share one read-only open of the file, so
+// that a long-lived process does not open it twice for each hit.
+func (b *Batcher) Judging(v Visit) (Judging, error) {
+	r := &pendingRead{visit: v, done: make(chan struct{})}
+	b.reads <- r
+	<-r.done
+	return r.judging, r.err
+}
+
+// readLoop serves the Judging reads: the first queued and those queued
+// with it, in one read-only open. Reads wait for no one: a batch is what
+// came while the last one was read.
+func (b *Batcher) readLoop() {
+	defer close(b.readsDone)
+	opts := b.opts
+	opts.ReadOnly, opts.Committed = true, nil
+	batch := make([]*pendingRead, 0, maxBatch)
+	for {
+		first, ok := <-b.reads
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], first)
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-b.reads:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		db, err := Open(b.path, opts)
+		for _, r := range batch {
+			if err != nil {
+				r.err = err
+			} else {
+				r.judging, r.err = db.Judging(r.visit)
+			}
+			close(r.done)
+		}
+		if err == nil {
+			db.Close()
+		}
+	}
 }
 
 // Hit counts one plain view as DB.Hit does, in whatever batch it falls
@@ -70,10 +134,12 @@ func (b *Batcher) Visit(v Visit) (Counted, error) {
 }
 
 // Close waits for the hits in hand to be committed and stops the batcher.
-// No Hit may be called after it.
+// No Hit, Visit or Judging may be called after it.
 func (b *Batcher) Close() {
 	close(b.queue)
+	close(b.reads)
 	<-b.done
+	<-b.readsDone
 }
 
 func (b *Batcher) run() {

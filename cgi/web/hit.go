@@ -81,15 +81,11 @@ func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, er
 	return c, err
 }
 
-// judging reads what hit v is judged by, in a read transaction of its
-// own, closed before the judging starts.
+// judging reads what hit v is judged by, in a read transaction closed
+// before the judging starts: its own under CGI (oneShot), shared with the
+// hits that come with it in a long-lived process (store.Batcher).
 func (a *App) judging(v store.Visit) (store.Judging, error) {
-	db, err := a.open(true)
-	if err != nil {
-		return store.Judging{}, err
-	}
-	defer db.Close()
-	return db.Judging(v)
+	return a.hits.Judging(v)
 }
 
 // judged is what judge made of a view.
@@ -257,11 +253,21 @@ func requestKind(r *http.Request, addr netip.Addr) counter.Kind {
 // hitter counts hits: a store.Batcher in a long-lived process, where hits
 // that arrive together share a commit, or oneShot.
 type hitter interface {
+	Judging(v store.Visit) (store.Judging, error)
 	Visit(v store.Visit) (store.Counted, error)
 }
 
 // oneShot counts a hit in a transaction of its own, for a CGI process.
 type oneShot struct{ a *App }
+
+func (o oneShot) Judging(v store.Visit) (store.Judging, error) {
+	db, err := o.a.open(true)
+	if err != nil {
+		return store.Judging{}, err
+	}
+	defer db.Close()
+	return db.Judging(v)
+}
 
 func (o oneShot) Visit(v store.Visit) (store.Counted, error) {
 	db, err := o.a.open(false)

@@ -12,7 +12,7 @@ import (
 
 // panicking is a hitter with a bug: it panics where the hit would be
 // written.
-type panicking struct{}
+type panicking struct{ hitter }
 
 func (panicking) Visit(store.Visit) (store.Counted, error) { panic("a bug in the hit") }
 
@@ -28,7 +28,7 @@ func TestPanicInAHitIs500(t *testing.T) {
 		t.Fatal(err)
 	}
 	real := a.hits
-	a.hits = panicking{}
+	a.hits = panicking{a.hits}
 	w := serve(a, "GET", "/page.png")
 	if w.Code != http.StatusInternalServerError {
 		t.Errorf("status %d, want 500", w.Code)
