@@ -37,6 +37,9 @@ type Imported struct {
 	PageDays []PageDay
 	// Referrers are the hosts its views came from, each host once.
 	Referrers []Referrer
+	// LeftOut says what the file held that the import leaves out, each
+	// in a few words for the owner ("3 events: ..."); nil when nothing.
+	LeftOut []string
 }
 
 // ErrImport is wrapped by every refusal of a file to import, which says

@@ -3,6 +3,7 @@ package admin
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"flag"
 	"fmt"
@@ -105,6 +106,11 @@ func runImport(e *cmdEnv, args []string) error {
 		changed = changed || c.Changed()
 		writeChange(e.stdout, c)
 	}
+	for _, imp := range imps {
+		for _, l := range imp.LeftOut {
+			fmt.Fprintf(e.stdout, "left out: %s\n", l)
+		}
+	}
 	switch {
 	case f.dryRun && changed:
 		fmt.Fprintf(e.stdout, "dry run: nothing changed; run it again without -dry-run to import %s\n", from)
@@ -157,7 +163,8 @@ func writeChange(w io.Writer, c store.ImportChange) {
 	}
 }
 
-// readHistory reads FILE ("-" for stdin) in whichever format it is.
+// readHistory reads FILE ("-" for stdin) in whichever format it is,
+// gzip'd or not.
 func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 	in, readable, closeIn, err := e.openInput(file)
 	if err != nil {
@@ -167,11 +174,36 @@ func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(512)
 	format := sniff(head)
+	if format == formatGzip {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("import: %s: a damaged gzip file: %w", file, err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 64<<10)
+		head, _ = br.Peek(512)
+		if format = sniff(head); format == formatGzip || format == formatZIP {
+			return nil, fmt.Errorf("import: %s is gzip'd twice or holds a ZIP file: unwrap it first", file)
+		}
+	}
 	var imp counter.Imported
 	var imps []counter.Imported
 	switch format {
-	case formatGzip:
-		return nil, usagef("import: %s is gzip'd: for an access log, use import -log %s -path PATH NAME; for another file, gunzip it first", file, file)
+	case formatZIP:
+		f, ok := in.(*os.File)
+		var size int64
+		if ok {
+			if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+				size = fi.Size()
+			}
+		}
+		if size == 0 {
+			return nil, usagef("import: a ZIP file is read from a file, not from standard input or a pipe: give its name")
+		}
+		imp, format, err = imports.ExportZIP(f, size)
+		if err == nil && len(imp.Days) > 0 {
+			imp.TalliedSince = mustDate(imp.Days[0].Date)
+		}
 	case formatLog:
 		return nil, usagef("import: %s looks like an access log: use import -log %s -path PATH NAME", file, file)
 	case formatOwnJSON:
@@ -309,6 +341,7 @@ const (
 	formatOwnCSV      = "this counter's stats.csv"
 	formatGoatCounter = "GoatCounter's CSV export"
 	formatGzip        = "gzip"
+	formatZIP         = "ZIP"
 	formatLog         = "access log"
 )
 
@@ -317,6 +350,9 @@ func sniff(head []byte) string {
 	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
 		return formatGzip
 	}
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return formatZIP
+	}
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	line, _, _ := bytes.Cut(head, []byte("\n"))
 	switch {
@@ -324,12 +360,24 @@ func sniff(head []byte) string {
 		return formatOwnJSON
 	case bytes.HasPrefix(line, []byte("date,")):
 		return formatOwnCSV
-	case bytes.HasPrefix(line, []byte("2,Path,")) || bytes.HasPrefix(line, []byte("1,Path,")):
+	case goatHeader(line):
 		return formatGoatCounter
 	case bytes.Contains(line, []byte(`] "`)) && bytes.Contains(line, []byte(" [")):
 		return formatLog
 	}
 	return formatCounts
+}
+
+// goatHeader reports whether line is the header of GoatCounter's CSV
+// export: its version followed by Path, as GoatCounter writes it ("2Path,"
+// or, in 2020, "1Path,"), or as its help page shows it ("2,Path,").
+func goatHeader(line []byte) bool {
+	for _, p := range []string{"2Path,", "1Path,", "2,Path,", "1,Path,"} {
+		if bytes.HasPrefix(line, []byte(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // progress counts the bytes read from a file and, when the output is a

@@ -163,7 +163,7 @@ func TestRequestsThatCountNothing(t *testing.T) {
 		{"json", "GET", "/page.json", 200, "application/json", "", `{"name":"page","count":0,"show":"views","views":0,"visitors":0,"today":"2026-05-04","today_views":0,"today_visitors":0}` + "\n"},
 		{"json in capitals", "GET", "/page.JSON", 200, "application/json", "", ""},
 		{"shields", "GET", "/page.shields.json", 200, "application/json", "", `{"schemaVersion":1,"label":"views","message":"0","color":"blue"}` + "\n"},
-		{"shields unknown", "GET", "/nope.shields.json", 404, "application/json", "", `{"schemaVersion":1,"label":"views","message":"no such counter","color":"lightgrey","isError":true}` + "\n"},
+		{"shields unknown", "GET", "/nope.shields.json", 200, "application/json", "404 no such counter", `{"schemaVersion":1,"label":"views","message":"no such counter","color":"lightgrey","isError":true}` + "\n"},
 		{"count=0", "GET", "/page.png?count=0", 200, "image/png", "", ""},
 		{"count=0 svg", "GET", "/page.svg?digits=3&count=0", 200, "image/svg+xml", "", ""},
 		{"bad count", "GET", "/page.png?count=no", 400, "image/png", "count: must be 0 (show without counting) or 1", ""},

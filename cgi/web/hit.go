@@ -234,7 +234,9 @@ const maxUserAgent = 1024
 
 // requestKind judges a hit from client address addr (the zero Addr when
 // it is not one) on the request alone: a prefetch, a view through GitHub's
-// image proxy, a bot, or, for all it says, a view. GitHub's User-Agent
+// image proxy, a bot (its User-Agent headers as Crawler-Detect reads
+// them, Sec-CH-UA and From among them, or a link preview's), or, for all
+// it says, a view. GitHub's User-Agent
 // from any other address is judged as any other: the crawler list holds
 // it, so it is a bot's.
 func requestKind(r *http.Request, addr netip.Addr) counter.Kind {
@@ -244,7 +246,7 @@ func requestKind(r *http.Request, addr netip.Addr) counter.Kind {
 		return counter.Prefetch
 	case counter.IsGitHubCamo(ua, addr):
 		return counter.GitHub
-	case strings.TrimSpace(ua) == "" || len(ua) > maxUserAgent || crawler.IsCrawler(ua):
+	case strings.TrimSpace(ua) == "" || len(ua) > maxUserAgent || crawler.IsBotRequest(r.Header.Get):
 		return counter.Bot
 	}
 	return counter.View

@@ -68,6 +68,7 @@ type LogReader struct {
 	made     int             // on a site: the pages made, OtherPages not among them
 	known    [2]visitorDay   // the most recent day first
 	agents   map[string]bool // User-Agents judged: bot or not
+	refs     refBook         // the page's host of each view, when the log names it
 
 	lastStamp string // the last timestamp read, and its time
 	lastTime  time.Time
@@ -85,7 +86,7 @@ type visitorDay struct {
 
 // NewLogReader returns a reader for a counter with options o.
 func NewLogReader(o LogOptions) (*LogReader, error) {
-	lr := &LogReader{o: o, seed: maphash.MakeSeed(), days: map[string]*counter.Tally{}, agents: map[string]bool{}, now: time.Now()}
+	lr := &LogReader{o: o, seed: maphash.MakeSeed(), days: map[string]*counter.Tally{}, agents: map[string]bool{}, refs: refBook{}, now: time.Now()}
 	if o.Now != nil {
 		lr.now = o.Now()
 	}
@@ -271,6 +272,15 @@ func (lr *LogReader) count(req request, at time.Time, page string) *counter.Impo
 		}
 	}
 	t.Add(o)
+	if o.Kind.Counts() {
+		// A live hit's referrer is the host of the page that showed
+		// the counter: the log's virtual host (lighttpd's %V), when it
+		// names one. Its Referer says where the reader came from,
+		// which no live hit records.
+		if h := counter.ReferrerHost("http://" + req.vhost + "/"); h == req.vhost {
+			lr.refs.add(h, 1)
+		}
+	}
 	if page == "" || !o.Kind.Counts() {
 		return nil
 	}
@@ -288,7 +298,7 @@ func (lr *LogReader) count(req request, at time.Time, page string) *counter.Impo
 }
 
 // isBot judges a User-Agent as a live hit's is judged: none, one too
-// long, or a crawler's.
+// long, a crawler's or a link preview's. A log keeps no other header.
 func (lr *LogReader) isBot(ua string) bool {
 	if ua = strings.TrimSpace(ua); ua == "" || ua == "-" || len(ua) > maxUserAgent {
 		return true
@@ -298,7 +308,7 @@ func (lr *LogReader) isBot(ua string) bool {
 		if len(lr.agents) >= maxCachedAgents {
 			clear(lr.agents)
 		}
-		bot = crawler.IsCrawler(ua)
+		bot = crawler.IsBot(ua)
 		lr.agents[ua] = bot
 	}
 	return bot
@@ -499,7 +509,7 @@ func (lr *LogReader) Result() counter.Imported {
 			days.days = append(days.days, counter.Day{Date: date, Tally: *t})
 		}
 	}
-	imp := counter.Imported{Days: days.sorted()}
+	imp := counter.Imported{Days: days.sorted(), Referrers: lr.refs.list()}
 	if lr.pageDays != nil {
 		imp.PageDays = lr.pageDays.list()
 	}

@@ -205,3 +205,32 @@ func damagedGzip(log string) string {
 	d[len(d)-8] ^= 0xff // the CRC-32
 	return string(d)
 }
+
+// TestLogReferrers reads a lighttpd log, whose %V names the host each
+// page was asked of: each counted view's host is a referrer, as the
+// page's host is a live hit's; a bot's, a reload's and a foreign host's
+// are not, and the Referer (where the reader came from) is no referrer.
+func TestLogReferrers(t *testing.T) {
+	s := counter.DefaultSettings()
+	if err := s.Set("referrers=blog.example,*.blog.example"); err != nil {
+		t.Fatal(err)
+	}
+	lighttpd := func(addr, vhost, when, ua string) string {
+		return addr + " " + vhost + ` - [` + when + `] "GET / HTTP/1.1" 200 512 "https://news.example/item" "` + ua + "\"\n"
+	}
+	log := lighttpd("198.51.100.1", "blog.example", "02/Jan/2026:10:00:00 +0000", firefox) +
+		lighttpd("198.51.100.1", "blog.example", "02/Jan/2026:10:01:00 +0000", firefox) + // a reload
+		lighttpd("198.51.100.2", "www.blog.example:443", "02/Jan/2026:10:02:00 +0000", firefox) +
+		lighttpd("198.51.100.3", "blog.example", "02/Jan/2026:10:03:00 +0000", google) + // a bot
+		lighttpd("198.51.100.4", "mirror.example", "02/Jan/2026:10:04:00 +0000", firefox) + // foreign
+		lighttpd("198.51.100.5", "blog.example", "02/Jan/2026:10:05:00 +0000", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Bluesky Cardyb/1.1; +mailto:support@bsky.app) Chrome/W.X.Y.Z Safari/537.36") // a link preview
+	imp := readLog(t, LogOptions{Path: "/", Settings: s}, log)
+	want := []counter.Referrer{{Host: "blog.example", Hits: 1}, {Host: "www.blog.example", Hits: 1}}
+	if !reflect.DeepEqual(imp.Referrers, want) {
+		t.Errorf("got referrers %+v, want %+v", imp.Referrers, want)
+	}
+	wantDays := []counter.Day{{Date: "2026-01-02", Tally: tally(2, 2, counter.Reload, 1, counter.Bot, 2, counter.Foreign, 1)}}
+	if !reflect.DeepEqual(imp.Days, wantDays) {
+		t.Errorf("got days %+v, want %+v", imp.Days, wantDays)
+	}
+}

@@ -2,7 +2,6 @@ package imports
 
 import (
 	"fmt"
-	"hash/maphash"
 	"io"
 	"slices"
 	"strconv"
@@ -12,20 +11,36 @@ import (
 	"hitcounter/counter"
 )
 
-// GoatCounterCSV reads GoatCounter's CSV export, as its documentation
-// describes it (https://www.goatcounter.com/code/export): a row a
-// pageview, under a header whose first cell carries the format's version
-// before "Path" ("2Path"; the documentation writes it "2,Path"). Columns
-// are found by their names, so versions 1 and 2 both read.
+// GoatCounter's CSV export, as its source writes it (arp242/goatcounter,
+// exportcsv.go, RunCSV, at c957f51c43eb; version 1 in export.go at
+// 00123069cb4d): a gzip'd file (the caller unwraps it) whose header's first
+// cell is the format's version followed directly by "Path", then a row a
+// pageview or event. Version 2 writes
 //
-// Each row that is no event is a view of its UTC day and of its page (the
-// path as counter.PageKey makes it), or a bot's hit when its Bot column is
-// not 0. A page's visitors are its rows marked FirstVisit, which
-// GoatCounter sets on a session's first view of a path; the day's visitors
-// are its distinct sessions, remembered for the two most recent days, as
-// the access logs' are. GoatCounter's referrers say where readers came
-// from, not which pages showed a counter, so they are not imported. Its
-// times must lie between FirstDay and tomorrow.
+//	2Path,Title,Event,UserAgent,Browser,System,Session,Bot,Referrer,
+//	Referrer scheme,Screen size,Location,FirstVisit,Date
+//
+// with Event and FirstVisit as the database gives a boolean (0 or 1,
+// true or false), Bot always 0 (it stores no bots' hits), Session as two
+// hex numbers ("0-0" with sessions off) and Date in RFC 3339. Version 1
+// (2020) writes 1Path,Title,Event,Bot,Session,FirstVisit,Referrer,
+// Referrer scheme,Browser,Screen size,Location,Date with true and false.
+// Columns are found by their names, so both read, and so does the header
+// as GoatCounter's help page shows it ("2,Path", two cells).
+
+// GoatCounterCSV reads GoatCounter's CSV export, with or without a BOM,
+// its rows in any order.
+//
+// Each row that is no event and no bot's is a view of its UTC day and of
+// its page (the path as counter.PageKey makes it); a bot's row counts as
+// a bot. Visitors are counted as GoatCounter counts them (its
+// cron/hit_count.go): a row marked FirstVisit, which GoatCounter sets on
+// a session's first view of a path, and on every row with sessions off,
+// is a visitor of its page, and a day's visitors are its pages' visitors
+// added up, as GoatCounter's dashboard adds them for its total. Events
+// (a click, say: GoatCounter's path is then the event's name) are no
+// page's views: they are left out, and LeftOut says how many. Times must
+// lie between FirstDay and tomorrow.
 func GoatCounterCSV(r io.Reader) (counter.Imported, error) { return goatCounterCSV(r, time.Now()) }
 
 // goatCounterCSV is GoatCounterCSV with its clock.
@@ -43,7 +58,7 @@ func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 	}
 	days := map[string]*counter.Tally{}
 	pages := newPageDays()
-	sessions := sessionDays{seed: maphash.MakeSeed()}
+	var rows, events uint64
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -52,6 +67,7 @@ func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 		if err != nil {
 			return imp, err
 		}
+		rows++
 		line := cr.line()
 		fail := func(field, format string, args ...any) error {
 			return &counter.ImportError{Line: line, Reason: fmt.Sprintf(format, args...), Quote: field}
@@ -63,15 +79,16 @@ func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 		if !ok {
 			return imp, fail(counter.Excerpt(rec[cols.event]), "Event is neither true nor false")
 		}
-		if event {
-			continue // an event is no pageview
-		}
 		at, err := time.Parse(time.RFC3339, rec[cols.date])
 		if err != nil {
 			return imp, fail(counter.Excerpt(rec[cols.date]), "Date is not a time like 2026-01-02T15:04:05Z")
 		}
 		if ie := checkTime(at, now); ie != nil {
 			return imp, fail(counter.Excerpt(rec[cols.date]), "Date: %s", ie.Reason)
+		}
+		if event {
+			events++
+			continue
 		}
 		bot, err := strconv.ParseUint(rec[cols.bot], 10, 16)
 		if err != nil {
@@ -95,7 +112,7 @@ func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 			continue
 		}
 		t.Views++
-		if sessions.isNew(date, rec[cols.session]) {
+		if first {
 			t.Visitors++
 		}
 		page, err := counter.PageKey(rec[cols.path], nil)
@@ -106,18 +123,32 @@ func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 			return imp, fail("", "%v", err)
 		}
 	}
+	if rows == 0 {
+		return imp, &counter.ImportError{Line: 1, Reason: goatHeaderOnly}
+	}
 	var dayBook dayBook
 	for date, t := range days {
 		dayBook.add(counter.Day{Date: date, Tally: *t}, 0)
 	}
 	imp.Days, imp.PageDays = dayBook.sorted(), pages.list()
+	if events > 0 {
+		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d events (GoatCounter's events name no page: no view counts them)", events))
+	}
 	return imp, nil
 }
 
+// goatHeaderOnly explains an export with no rows: GoatCounter writes a
+// row only for the pageviews it stored one by one, and it stores them
+// only with a setting that is off by default (settings.go, CollectHits).
+const goatHeaderOnly = "GoatCounter's CSV export with a header and no rows: GoatCounter " +
+	"puts pageviews in it only while its setting Settings > Data collection > " +
+	"\"Individual pageviews\" is on, and that is off by default; " +
+	"import its ZIP export instead (Settings > Export, the JSON/ZIP one), which holds the counts"
+
 // goatCols are where the columns read are in a GoatCounter export.
 type goatCols struct {
-	n                                           int // fields in a row
-	path, event, bot, session, firstVisit, date int
+	n                                  int // fields in a row
+	path, event, bot, firstVisit, date int
 }
 
 // goatColumns finds the columns of a GoatCounter export by the names in
@@ -129,10 +160,10 @@ func goatColumns(header []string) (goatCols, error) {
 	}
 	first := header[0]
 	version := first[:len(first)-len(strings.TrimLeft(first, "0123456789"))]
-	names := append([]string{strings.TrimPrefix(first[len(version):], ",")}, header[1:]...)
+	names := append([]string{first[len(version):]}, header[1:]...)
 	if isDigits(first) && len(header) > 1 {
-		// The header written as the documentation shows it: "2,Path" as
-		// two cells.
+		// The header written as GoatCounter's help page shows it:
+		// "2,Path" as two cells.
 		version, names = first, header[1:]
 		c.n--
 	}
@@ -145,7 +176,7 @@ func goatColumns(header []string) (goatCols, error) {
 	for _, col := range []struct {
 		name string
 		at   *int
-	}{{"Path", &c.path}, {"Event", &c.event}, {"Bot", &c.bot}, {"Session", &c.session}, {"FirstVisit", &c.firstVisit}, {"Date", &c.date}} {
+	}{{"Path", &c.path}, {"Event", &c.event}, {"Bot", &c.bot}, {"FirstVisit", &c.firstVisit}, {"Date", &c.date}} {
 		i := slices.Index(names, col.name)
 		if i < 0 {
 			return bad("GoatCounter's export without its " + col.name + " column")
@@ -164,34 +195,4 @@ func parseBool(s string) (bool, bool) {
 		return false, true
 	}
 	return false, false
-}
-
-// sessionDays tells a session new on a day, keeping the sessions of the
-// two most recent days, at most maxVisitorsADay each.
-type sessionDays struct {
-	seed  maphash.Seed
-	dates [2]string
-	seen  [2]map[uint64]bool
-}
-
-func (s *sessionDays) isNew(date, session string) bool {
-	i := 0
-	switch {
-	case date == s.dates[0]:
-	case date == s.dates[1]:
-		i = 1
-	case date > s.dates[0]:
-		s.dates[1], s.seen[1] = s.dates[0], s.seen[0]
-		s.dates[0], s.seen[0] = date, map[uint64]bool{}
-	default:
-		return true // older than the days kept
-	}
-	key := maphash.String(s.seed, session)
-	if s.seen[i][key] {
-		return false
-	}
-	if len(s.seen[i]) < maxVisitorsADay {
-		s.seen[i][key] = true
-	}
-	return true
 }

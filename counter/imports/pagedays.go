@@ -40,6 +40,15 @@ func (p *pageDays) known(page string) bool {
 // add counts a view of page at time at, and a visitor when visitor is
 // set; it refuses a page's day past MaxPageDays.
 func (p *pageDays) add(at time.Time, page string, visitor bool) error {
+	var visitors uint64
+	if visitor {
+		visitors = 1
+	}
+	return p.addCounts(at, page, 1, visitors)
+}
+
+// addCounts counts views and visitors of page at time at.
+func (p *pageDays) addCounts(at time.Time, page string, views, visitors uint64) error {
 	n, ok := p.number[page]
 	if !ok {
 		n = uint32(len(p.pages))
@@ -56,10 +65,8 @@ func (p *pageDays) add(at time.Time, page string, visitor bool) error {
 	if !ok && len(p.counts) >= MaxPageDays {
 		return fmt.Errorf("more than %d days of pages", MaxPageDays)
 	}
-	c.views++
-	if visitor {
-		c.visitors++
-	}
+	c.views += views
+	c.visitors += visitors
 	p.counts[k] = c
 	return nil
 }

@@ -1,0 +1,190 @@
+package imports
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"hitcounter/counter"
+)
+
+// Plausible's CSV export, as its source writes it (plausible/analytics,
+// lib/plausible/exports.ex at 06eb5d3b8924: export_queries names the
+// files imported_visitors_FIRST_LAST.csv and so on, stream_archive puts
+// them in a ZIP as ClickHouse writes a query's answer in CSVWithNames:
+// a header of the columns' names, then a row a day, or a day and page).
+// This reads two of them, by their columns' names:
+//
+//	imported_visitors  date, visitors, pageviews, bounces, visits, visit_duration
+//	imported_pages     date, hostname, page, visits, visitors, pageviews, ...
+//
+// Dates are days in the site's time zone, taken here as they are.
+
+// PlausibleZIP reads Plausible's CSV export: a day's views and visitors
+// are imported_visitors' pageviews and visitors (its visitors are
+// distinct, as they are here), and each page's day is imported_pages'
+// (pages as counter.PageKey makes them), its hostname the page's host,
+// which a live hit records as its referrer. Sources (where readers came
+// from, which no live hit records), entry and exit pages,
+// custom events, locations, devices, browsers and systems are left out:
+// a counter here does not keep them.
+func PlausibleZIP(r io.ReaderAt, size int64) (counter.Imported, error) {
+	return plausibleZIP(r, size, time.Now())
+}
+
+func plausibleZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, error) {
+	var imp counter.Imported
+	entries, err := readZIP(r, size)
+	if err != nil {
+		return imp, &counter.ImportError{Reason: "not a ZIP file: " + err.Error()}
+	}
+	files := map[string]*zipEntry{}
+	for i := range entries {
+		f := &entries[i]
+		base := path.Base(f.name)
+		for _, kind := range []string{"imported_visitors", "imported_pages"} {
+			if strings.HasPrefix(base, kind) && strings.HasSuffix(base, ".csv") {
+				if files[kind] != nil {
+					return imp, &counter.ImportError{Reason: "Plausible's export with two " + kind + " files"}
+				}
+				files[kind] = f
+			}
+		}
+	}
+	if files["imported_visitors"] == nil {
+		return imp, &counter.ImportError{Reason: "not Plausible's export: it has no imported_visitors_*.csv"}
+	}
+	in := func(kind string, cols []string, row func(line int, rec []string, at []int) error) error {
+		f := files[kind]
+		if f == nil {
+			return nil
+		}
+		rc, err := f.open(r, size)
+		if err != nil {
+			return &counter.ImportError{Reason: err.Error()}
+		}
+		defer rc.Close()
+		if err := readNamedCSV(rc, cols, row); err != nil {
+			return fmt.Errorf("%s: %w", path.Base(f.name), err)
+		}
+		return nil
+	}
+	num := func(line int, col, s string) (uint64, error) {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, &counter.ImportError{Line: line, Reason: col + " is not a count", Quote: counter.Excerpt(s)}
+		}
+		return n, nil
+	}
+	day := func(line int, s string) (time.Time, error) {
+		at, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			return at, &counter.ImportError{Line: line, Reason: "date is not a day like 2026-01-02", Quote: counter.Excerpt(s)}
+		}
+		if ie := checkTime(at, now); ie != nil {
+			ie.Line = line
+			return at, ie
+		}
+		return at, nil
+	}
+	var dayBook dayBook
+	err = in("imported_visitors", []string{"date", "visitors", "pageviews"}, func(line int, rec []string, at []int) error {
+		if _, err := day(line, rec[at[0]]); err != nil {
+			return err
+		}
+		visitors, err := num(line, "visitors", rec[at[1]])
+		if err != nil {
+			return err
+		}
+		views, err := num(line, "pageviews", rec[at[2]])
+		if err != nil {
+			return err
+		}
+		return dayBook.add(counter.Day{Date: rec[at[0]], Tally: counter.Tally{Views: views, Visitors: visitors}}, line)
+	})
+	if err != nil {
+		return imp, err
+	}
+	pages := newPageDays()
+	refs := refBook{}
+	err = in("imported_pages", []string{"date", "hostname", "page", "visitors", "pageviews"}, func(line int, rec []string, at []int) error {
+		t, err := day(line, rec[at[0]])
+		if err != nil {
+			return err
+		}
+		visitors, err := num(line, "visitors", rec[at[3]])
+		if err != nil {
+			return err
+		}
+		views, err := num(line, "pageviews", rec[at[4]])
+		if err != nil {
+			return err
+		}
+		// The page's host, as a live hit's Referer names it.
+		if h := counter.ReferrerHost("https://" + rec[at[1]] + "/"); h == rec[at[1]] {
+			refs.add(h, views)
+		}
+		page, err := counter.PageKey(rec[at[2]], nil)
+		if err != nil {
+			return nil // a path no page can have: the site's day has it
+		}
+		if err := pages.addCounts(t, page, views, visitors); err != nil {
+			return &counter.ImportError{Line: line, Reason: err.Error()}
+		}
+		return nil
+	})
+	if err != nil {
+		return imp, err
+	}
+	imp.Days, imp.PageDays, imp.Referrers = dayBook.sorted(), pages.list(), refs.list()
+	return imp, nil
+}
+
+// readNamedCSV reads a CSV file with a header, finding cols in it by
+// name, and calls row with each record and where cols are in it.
+func readNamedCSV(r io.Reader, cols []string, row func(line int, rec []string, at []int) error) error {
+	cr := newCSVReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return csvError(err)
+	}
+	at := make([]int, len(cols))
+	for i, c := range cols {
+		if at[i] = slices.Index(header, c); at[i] < 0 {
+			return &counter.ImportError{Line: 1, Reason: "no " + c + " column"}
+		}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := row(cr.line(), rec, at); err != nil {
+			return err
+		}
+	}
+}
+
+// ExportZIP reads a ZIP export, GoatCounter's or Plausible's, telling
+// them apart by the files in it, and says whose it was.
+func ExportZIP(r io.ReaderAt, size int64) (imp counter.Imported, whose string, err error) {
+	entries, err := readZIP(r, size)
+	if err != nil {
+		return imp, "ZIP", &counter.ImportError{Reason: "not a ZIP file: " + err.Error()}
+	}
+	for _, f := range entries {
+		if strings.HasPrefix(path.Base(f.name), "imported_") {
+			imp, err = PlausibleZIP(r, size)
+			return imp, "Plausible's CSV export", err
+		}
+	}
+	imp, err = GoatCounterZIP(r, size)
+	return imp, "GoatCounter's ZIP export", err
+}
