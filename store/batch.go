@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,29 @@ type Batcher struct {
 	reads     chan *pendingRead
 	readsDone chan struct{}
 
+	// judged caches, by counter, what its hits are judged by, as the
+	// last batch that counted on it read it (judgedFor).
+	mu     sync.Mutex
+	judged map[string]cachedJudging
+
 	batches atomic.Int64 // transactions begun, for tests and benchmarks
+}
+
+// judgedFor is how long a counter's settings, as a committed batch read
+// them, stand in for a read of their own: a change by the admin commands
+// (or the owner key made) is seen by a long-lived process's hits within
+// it, and a steady flow of hits costs one read-only open a second, not one
+// a batch.
+const judgedFor = time.Second
+
+// maxJudged bounds the cache: past it, it starts again empty. Only
+// counters that exist enter it.
+const maxJudged = 1024
+
+type cachedJudging struct {
+	settings counter.Settings
+	ownerKey []byte
+	at       time.Time
 }
 
 type pendingRead struct {
@@ -71,10 +94,31 @@ func NewBatcher(path string, opts Options) *Batcher {
 // of hits that arrive together share one read-only open of the file, so
 // that a long-lived process does not open it twice for each hit.
 func (b *Batcher) Judging(v Visit) (Judging, error) {
+	b.mu.Lock()
+	c, ok := b.judged[v.Name]
+	b.mu.Unlock()
+	if ok && time.Since(c.at) < judgedFor {
+		j := Judging{Settings: c.settings, OwnerKey: c.ownerKey}
+		j.Page, _ = pageOf(j.Settings, v)
+		return j, nil
+	}
 	r := &pendingRead{visit: v, done: make(chan struct{})}
 	b.reads <- r
 	<-r.done
+	if r.err == nil {
+		b.remember(v.Name, r.judging.Settings, r.judging.OwnerKey)
+	}
 	return r.judging, r.err
+}
+
+// remember caches what counter name's hits are judged by, as read now.
+func (b *Batcher) remember(name string, s counter.Settings, ownerKey []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.judged == nil || len(b.judged) >= maxJudged {
+		b.judged = make(map[string]cachedJudging)
+	}
+	b.judged[name] = cachedJudging{settings: s, ownerKey: ownerKey, at: time.Now()}
 }
 
 // readLoop serves the Judging reads: the first queued and those queued
@@ -218,7 +262,13 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		return
 	}
 	defer db.Close()
+	var ownerKey []byte
 	err = db.update(func(tx *bolt.Tx) error {
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			if k := meta.Get(keyOwnerKey); k != nil {
+				ownerKey = slices.Clone(k)
+			}
+		}
 		counted := false
 		for _, h := range batch {
 			h.counted, h.err = visitTx(tx, h.visit)
@@ -240,7 +290,10 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		for _, h := range batch {
 			if h.err != nil {
 				h.err = fmt.Errorf("store: hit %q: %w", h.visit.Name, h.err)
+				continue
 			}
+			// Committed: what it read is as fresh as a read of its own.
+			b.remember(h.visit.Name, h.counted.settings, ownerKey)
 		}
 	case len(batch) == 1:
 		batch[0].counted, batch[0].err = Counted{}, fmt.Errorf("store: hit %q: %w", batch[0].visit.Name, err)

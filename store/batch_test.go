@@ -214,3 +214,26 @@ func TestBatcherJudging(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestBatcherJudgingSeesAChange: a counter's settings cached from a
+// committed batch give way to a change within judgedFor.
+func TestBatcherJudgingSeesAChange(t *testing.T) {
+	path := newDB(t, "a")
+	b := NewBatcher(path, Options{})
+	defer b.Close()
+	if _, err := b.Visit(Visit{Name: "a", Now: day1}); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := b.Judging(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != counter.DefaultReload {
+		t.Fatalf("before: reload %v, %v; want %v", j.Settings.Reload, err, counter.DefaultReload)
+	}
+	with(t, path, Options{}, func(db *DB) {
+		if _, err := db.Configure("a", func(s *counter.Settings) error { return s.Set("reload=10m") }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	time.Sleep(judgedFor + 50*time.Millisecond)
+	if j, err := b.Judging(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != 10*time.Minute {
+		t.Errorf("after: reload %v, %v; want 10m", j.Settings.Reload, err)
+	}
+}

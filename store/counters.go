@@ -49,6 +49,10 @@ type Counted struct {
 	// FirstToday is set on the counter's first view of the UTC day: what
 	// goes wrong on every hit is worth a log line on this one alone.
 	FirstToday bool
+
+	// settings are the counter's as the hit's transaction read them, for
+	// the Batcher's cache of what hits are judged by.
+	settings counter.Settings
 }
 
 // Hit counts one plain view on counter name at time now, from a page on
@@ -156,7 +160,7 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Show = s.Show
+	c.Show, c.settings = s.Show, s
 	var page string
 	page, c.PageErr = pageOf(s, v)
 	c.Outcome = v.Outcome
