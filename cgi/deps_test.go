@@ -9,14 +9,31 @@ import (
 	"testing"
 )
 
-// depsFile lists every package the counter binary links, but its own:
+// depsFile lists, for the shipped build of goarch (CGO_ENABLED=0, linux;
+// deploy/build.sh), every package the counter binary links but its own:
 // the standard library's, then the modules'. Every hit starts the binary,
 // and what it links is paid at start-up in memory and time, so a change to
-// the list must be seen and meant: rewrite it with
+// the list must be seen and meant: rewrite them with
 // go test ./cgi -run ImportGraph -update-deps, and say why in the commit.
-const depsFile = "../testdata/deps/cgi.txt"
+func depsFile(goarch string) string { return "../testdata/deps/cgi-linux-" + goarch + ".txt" }
 
-var updateDeps = flag.Bool("update-deps", false, "rewrite "+depsFile+" from go list")
+// shipped are the builds deploy/build.sh makes: GOARCH, and GOARM for
+// arm (armv6 and armv7 link the same packages).
+var shipped = []struct{ goarch, goarm string }{{"arm64", ""}, {"arm", "6"}, {"amd64", ""}}
+
+// goList runs go list for the shipped build of goarch with args.
+func goList(tb testing.TB, goarch, goarm string, args ...string) []string {
+	tb.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOARM="+goarm)
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("GOARCH=%s go list %s: %v", goarch, strings.Join(args, " "), err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+var updateDeps = flag.Bool("update-deps", false, "rewrite "+depsFile("*")+" from go list")
 
 // deniedImports are packages the binary must never link, and why, the
 // standard library's and the modules' alike. Each has a small stand-in in
@@ -38,57 +55,133 @@ var deniedImports = map[string]string{
 // expect, and why they stay.
 var acceptedImports = map[string]string{}
 
-// TestDependenciesRunOneWay fails when a package of the binary imports
-// one it must not: main wires the gateway, the web handlers and the admin
-// commands together, and none of them knows the others. The gateway serves
-// any http.Handler, so it knows no counters at all.
-func TestDependenciesRunOneWay(t *testing.T) {
-	for _, tc := range []struct {
-		pkg     string
-		allowed func(dep string) bool
-	}{
-		{"./gateway", func(dep string) bool {
-			return !strings.HasPrefix(dep, "hitcounter/") || strings.HasPrefix(dep, "hitcounter/cgi/gateway") || strings.HasPrefix(dep, "hitcounter/cgi/internal/")
-		}},
-		{"./web", func(dep string) bool {
-			return dep != "hitcounter/cgi/admin"
-		}},
-		{"./admin", func(dep string) bool {
-			return dep != "hitcounter/cgi/web" && dep != "hitcounter/cgi/gateway"
-		}},
-	} {
-		out, err := exec.Command("go", "list", "-deps", tc.pkg).Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v", tc.pkg, err)
-		}
-		for _, dep := range strings.Fields(string(out)) {
-			if !tc.allowed(dep) {
-				t.Errorf("%s imports %s", tc.pkg, dep)
+// floor is a storey of the house: its packages may import those of the
+// floors below it, and of their own floor unless apart, never those of a
+// floor above; and of the standard library and the modules, what it names.
+type floor struct {
+	name string
+	pkgs []string // import paths below hitcounter/; a trailing /... takes the sub-packages
+	// apart: the floor's packages know none of each other.
+	apart bool
+	// http: may import net/http and its sub-packages; the domain and the
+	// store know nothing of HTTP.
+	http bool
+	// modules are the module packages it may import (prefixes); bbolt
+	// is the store's alone.
+	modules []string
+	// only, when set, names the packages of the house it may import,
+	// floors below or not (prefixes).
+	only map[string][]string
+}
+
+// floors are the house from the top: the binary's main; the commands and
+// the handlers; the transports and the helpers; the store; the domain.
+// The tools under deploy/ stand outside it, and nothing imports them.
+var floors = []floor{
+	{name: "tools", pkgs: []string{"deploy/..."}, http: true, modules: []string{""}},
+	{name: "main", pkgs: []string{"cgi"}},
+	{name: "commands and handlers", pkgs: []string{"cgi/admin", "cgi/web"}, apart: true, http: true,
+		modules: []string{"golang.org/x/term"}},
+	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/guard", "cgi/meter", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
+		// The gateway serves any http.Handler: it knows no counters.
+		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline"}}},
+	{name: "store", pkgs: []string{"store"}, modules: []string{"go.etcd.io/bbolt"}},
+	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
+}
+
+// floorOf returns the index in floors of package p (its path below
+// hitcounter/), or -1.
+func floorOf(p string) int {
+	for i, f := range floors {
+		for _, q := range f.pkgs {
+			if p == q || strings.HasSuffix(q, "/...") && strings.HasPrefix(p, strings.TrimSuffix(q, "...")) {
+				return i
 			}
 		}
 	}
+	return -1
 }
 
-// TestImportGraph fails when the binary's import graph changes, or when it
-// links a denied package.
+// floorRule says why package p, on floor f (an index of floors), may not
+// import dep, or "" when it may.
+func floorRule(f int, p, dep string) string {
+	fl := floors[f]
+	if rest, ok := strings.CutPrefix(dep, "hitcounter/"); ok {
+		if only, ok := fl.only[p]; ok && !slices.ContainsFunc(only, func(q string) bool { return strings.HasPrefix(rest, q) }) {
+			return "it may import only " + strings.Join(only, ", ") + " of the house"
+		}
+		switch g := floorOf(rest); {
+		case g < 0:
+			return "it has no floor in the table"
+		case g < f:
+			return "it is on a floor above (" + floors[g].name + ")"
+		case g == f && fl.apart:
+			return "the " + fl.name + " know none of each other"
+		}
+		return ""
+	}
+	if dep == "net/http" || strings.HasPrefix(dep, "net/http/") {
+		if !fl.http {
+			return "the " + fl.name + " knows nothing of HTTP"
+		}
+		return ""
+	}
+	if first, _, _ := strings.Cut(dep, "/"); !strings.Contains(first, ".") {
+		return "" // the standard library's
+	}
+	if !slices.ContainsFunc(fl.modules, func(m string) bool { return strings.HasPrefix(dep, m) }) {
+		if strings.HasPrefix(dep, "go.etcd.io/bbolt") {
+			return "bbolt is the store's alone"
+		}
+		return "the table names no such module for the " + fl.name
+	}
+	return ""
+}
+
+// TestDependenciesRunOneWay fails when a package imports one that its
+// floor may not, in the shipped builds: every package of the module has a
+// floor, and imports run down only.
+func TestDependenciesRunOneWay(t *testing.T) {
+	for _, b := range shipped {
+		t.Run(b.goarch, func(t *testing.T) {
+			for _, line := range goList(t, b.goarch, b.goarm, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "hitcounter/...") {
+				fields := strings.Fields(line)
+				p, ok := strings.CutPrefix(fields[0], "hitcounter/")
+				if !ok {
+					p = "" // the module's root, if it ever has a package
+				}
+				f := floorOf(p)
+				if f < 0 {
+					t.Errorf("%s has no floor in the table (deps_test.go floors)", fields[0])
+					continue
+				}
+				for _, dep := range fields[1:] {
+					if why := floorRule(f, p, dep); why != "" {
+						t.Errorf("%s (%s) imports %s: %s", fields[0], floors[f].name, dep, why)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestImportGraph fails when the shipped binary's import graph changes,
+// for any build deploy/build.sh makes, or when it links a denied package.
 func TestImportGraph(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps",
-		"-f", "{{if .Standard}}{{.ImportPath}}{{end}}", ".").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
+	for _, b := range shipped {
+		t.Run(b.goarch, func(t *testing.T) { checkImportGraph(t, b.goarch, b.goarm) })
 	}
-	std := strings.Fields(string(out))
-	out, err = exec.Command("go", "list", "-deps",
-		"-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
+}
+
+func checkImportGraph(t *testing.T, goarch, goarm string) {
+	std := goList(t, goarch, goarm, "-deps", "-f", "{{if .Standard}}{{.ImportPath}}{{end}}", ".")
 	var modules []string
-	for _, p := range strings.Fields(string(out)) {
-		if !strings.HasPrefix(p, "hitcounter/") && p != "hitcounter" {
+	for _, p := range goList(t, goarch, goarm, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".") {
+		if p != "" && !strings.HasPrefix(p, "hitcounter/") && p != "hitcounter" {
 			modules = append(modules, p)
 		}
 	}
+	std = slices.DeleteFunc(std, func(p string) bool { return p == "" })
 	slices.Sort(std)
 	slices.Sort(modules)
 	got := strings.Join(append(std, modules...), "\n") + "\n"
@@ -104,12 +197,12 @@ func TestImportGraph(t *testing.T) {
 		}
 	}
 	if *updateDeps {
-		if err := os.WriteFile(depsFile, []byte(got), 0o644); err != nil {
+		if err := os.WriteFile(depsFile(goarch), []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	b, err := os.ReadFile(depsFile)
+	b, err := os.ReadFile(depsFile(goarch))
 	if err != nil {
 		t.Fatal(err)
 	}

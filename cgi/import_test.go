@@ -41,11 +41,10 @@ func seedHistory(t *testing.T, path string) {
 		at := now.AddDate(0, 0, -(i*7)%100).Add(-time.Duration(i) * time.Second)
 		o := counter.Outcome{Kind: kinds[i%len(kinds)], NewVisitor: i%3 == 0, PageVisitor: i%3 == 0}
 		o.NewVisitor = o.NewVisitor && o.Kind == counter.View
-		judge := func(counter.Settings, []byte, string) counter.Outcome { return o }
 		ref := []string{"", "news.example", "blog.example", "forum.example"}[i%4]
 		visits = append(visits,
-			store.Visit{Name: "blog", Now: at, RefHost: ref, Judge: judge},
-			store.Visit{Name: "www", Now: at, RefHost: "blog.example", Target: []string{"/", "/posts/caf%C3%A9/", "/a,b", "/about"}[i%4], Judge: judge})
+			store.Visit{Name: "blog", Now: at, RefHost: ref, Outcome: o},
+			store.Visit{Name: "www", Now: at, RefHost: "blog.example", Target: []string{"/", "/posts/caf%C3%A9/", "/a,b", "/about"}[i%4], Outcome: o})
 	}
 	for len(visits) > 0 {
 		n := min(len(visits), 100)

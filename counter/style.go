@@ -98,6 +98,12 @@ func (e *ParamError) Error() string { return e.Param + ": " + e.Reason }
 // "digits=7&fg=f00". Parameters it does not know (a cache-busting "v=3",
 // say) are ignored; known ones must be valid and given at most once.
 func ParseStyle(rawQuery string) (Style, error) {
+	return parseStyle(rawQuery, nil)
+}
+
+// parseStyle is ParseStyle, handing each parameter that is not a
+// style's to other when it is not nil (ParseImageQuery).
+func parseStyle(rawQuery string, other func(rawKey, key, value string) error) (Style, error) {
 	s := DefaultStyle()
 	if len(rawQuery) > MaxQueryLen {
 		return s, &ParamError{"query", "longer than " + strconv.Itoa(MaxQueryLen) + " bytes"}
@@ -124,7 +130,12 @@ func ParseStyle(rawQuery string) (Style, error) {
 		}
 		slot := paramSlot(key)
 		if slot < 0 {
-			continue // not ours
+			if other != nil {
+				if err := other(rawKey, key, value); err != nil {
+					return s, err
+				}
+			}
+			continue // not a style's
 		}
 		if seen[slot] {
 			return s, &ParamError{key, "given more than once"}

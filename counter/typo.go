@@ -3,7 +3,7 @@ package counter
 import "strings"
 
 // ImageKeys are the query keys an image request reads: a style's
-// (ParseStyle), and count, page and show, which the web handler reads.
+// (ParseStyle), and count, page and show (ParseImageQuery).
 var ImageKeys = [...]string{
 	"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "labelcolor",
 	"theme", "darkfg", "darkbg", "count", "page", "show",
@@ -32,26 +32,6 @@ const (
 	minTypoLen = 2
 	maxTypoLen = 12
 )
-
-// FindTypo returns the first key of rawQuery that looks like a
-// misspelling of one of ImageKeys (see LooksLike). Call it on a query
-// that ParseStyle accepted, which bounds its length and parameters.
-// Keys an image reads, and keys like no known one (a cache-busting v=2,
-// utm_source), are passed over, as ParseStyle passes over them.
-func FindTypo(rawQuery string) (Typo, bool) {
-	for rest := rawQuery; rest != ""; {
-		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
-		key, _, _ := strings.Cut(pair, "=")
-		if isImageKey(key) {
-			continue
-		}
-		if known, ok := LooksLike(key); ok {
-			return Typo{Key: key, Known: known}, true
-		}
-	}
-	return Typo{}, false
-}
 
 func isImageKey(key string) bool {
 	for _, k := range ImageKeys {

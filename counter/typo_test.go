@@ -88,7 +88,9 @@ func TestLooksLike(t *testing.T) {
 	}
 }
 
-func TestFindTypo(t *testing.T) {
+// TestImageQueryTypo: ParseImageQuery finds the first key that looks
+// like a misspelling of one an image reads.
+func TestImageQueryTypo(t *testing.T) {
 	tests := []struct {
 		query string
 		want  Typo
@@ -100,15 +102,18 @@ func TestFindTypo(t *testing.T) {
 		{"v=2&digit=7&colr=red", Typo{"digit", "digits"}},
 		{"size=30&FG=red", Typo{"FG", "fg"}},
 		{"page=/a&show=page&count=0&labelcolor=red", Typo{}},
-		{"digits", Typo{}},
+		{"digits=7", Typo{}},
 		{"digts", Typo{"digts", "digits"}},
 		{"&&colour&&", Typo{"colour", "color"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
-			got, ok := FindTypo(tc.query)
-			if got != tc.want || ok != (tc.want != Typo{}) {
-				t.Errorf("FindTypo(%q) = %+v, %v; want %+v", tc.query, got, ok, tc.want)
+			q, err := ParseImageQuery(tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := q.Typo, q.HasTypo; got != tc.want || ok != (tc.want != Typo{}) {
+				t.Errorf("ParseImageQuery(%q) typo %+v, %v; want %+v", tc.query, got, ok, tc.want)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,8 +34,41 @@ type Batcher struct {
 	opts  Options
 	queue chan *pendingHit
 	done  chan struct{}
+	// reads queues the hits' Judging reads, which share read-only opens
+	// the same way; readsDone is closed when its loop ends.
+	reads     chan *pendingRead
+	readsDone chan struct{}
+
+	// judged caches, by counter, what its hits are judged by, as the
+	// last batch that counted on it read it (judgedFor).
+	mu     sync.Mutex
+	judged map[string]cachedJudging
 
 	batches atomic.Int64 // transactions begun, for tests and benchmarks
+}
+
+// judgedFor is how long a counter's settings, as a committed batch read
+// them, stand in for a read of their own: a change by the admin commands
+// (or the owner key made) is seen by a long-lived process's hits within
+// it, and a steady flow of hits costs one read-only open a second, not one
+// a batch.
+const judgedFor = time.Second
+
+// maxJudged bounds the cache: past it, it starts again empty. Only
+// counters that exist enter it.
+const maxJudged = 1024
+
+type cachedJudging struct {
+	settings counter.Settings
+	ownerKey []byte
+	at       time.Time
+}
+
+type pendingRead struct {
+	visit   Visit
+	judging Judging
+	err     error
+	done    chan struct{}
 }
 
 type pendingHit struct {
@@ -49,9 +83,83 @@ type pendingHit struct {
 // for each batch. Close it when no more hits will come.
 func NewBatcher(path string, opts Options) *Batcher {
 	opts.ReadOnly, opts.Create = false, false
-	b := &Batcher{path: path, opts: opts, queue: make(chan *pendingHit, maxBatch), done: make(chan struct{})}
+	b := &Batcher{path: path, opts: opts, queue: make(chan *pendingHit, maxBatch), done: make(chan struct{}),
+		reads: make(chan *pendingRead, maxBatch), readsDone: make(chan struct{})}
 	go b.run()
+	go b.readLoop()
 	return b
+}
+
+// Judging reads what hit v is judged by, as DB.Judging does: the reads
+// of hits that arrive together share one read-only open of the file, so
+// that a long-lived process does not open it twice for each hit.
+func (b *Batcher) Judging(v Visit) (Judging, error) {
+	b.mu.Lock()
+	c, ok := b.judged[v.Name]
+	b.mu.Unlock()
+	if ok && time.Since(c.at) < judgedFor {
+		j := Judging{Settings: c.settings, OwnerKey: c.ownerKey}
+		j.Page, _ = pageOf(j.Settings, v)
+		return j, nil
+	}
+	r := &pendingRead{visit: v, done: make(chan struct{})}
+	b.reads <- r
+	<-r.done
+	if r.err == nil {
+		b.remember(v.Name, r.judging.Settings, r.judging.OwnerKey)
+	}
+	return r.judging, r.err
+}
+
+// remember caches what counter name's hits are judged by, as read now.
+func (b *Batcher) remember(name string, s counter.Settings, ownerKey []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.judged == nil || len(b.judged) >= maxJudged {
+		b.judged = make(map[string]cachedJudging)
+	}
+	b.judged[name] = cachedJudging{settings: s, ownerKey: ownerKey, at: time.Now()}
+}
+
+// readLoop serves the Judging reads: the first queued and those queued
+// with it, in one read-only open. Reads wait for no one: a batch is what
+// came while the last one was read.
+func (b *Batcher) readLoop() {
+	defer close(b.readsDone)
+	opts := b.opts
+	opts.ReadOnly, opts.Committed = true, nil
+	batch := make([]*pendingRead, 0, maxBatch)
+	for {
+		first, ok := <-b.reads
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], first)
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-b.reads:
+				if !ok {
+					break more
+				}
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		db, err := Open(b.path, opts)
+		for _, r := range batch {
+			if err != nil {
+				r.err = err
+			} else {
+				r.judging, r.err = db.Judging(r.visit)
+			}
+			close(r.done)
+		}
+		if err == nil {
+			db.Close()
+		}
+	}
 }
 
 // Hit counts one plain view as DB.Hit does, in whatever batch it falls
@@ -63,17 +171,19 @@ func (b *Batcher) Hit(name string, now time.Time, refHost string) (uint64, error
 
 // Visit counts one hit as DB.Visit does, in whatever batch it falls into.
 func (b *Batcher) Visit(v Visit) (Counted, error) {
-	h := &pendingHit{visit: v.once(), done: make(chan struct{})}
+	h := &pendingHit{visit: v, done: make(chan struct{})}
 	b.queue <- h
 	<-h.done
 	return h.counted, h.err
 }
 
 // Close waits for the hits in hand to be committed and stops the batcher.
-// No Hit may be called after it.
+// No Hit, Visit or Judging may be called after it.
 func (b *Batcher) Close() {
 	close(b.queue)
+	close(b.reads)
 	<-b.done
+	<-b.readsDone
 }
 
 func (b *Batcher) run() {
@@ -152,7 +262,13 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		return
 	}
 	defer db.Close()
+	var ownerKey []byte
 	err = db.update(func(tx *bolt.Tx) error {
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			if k := meta.Get(keyOwnerKey); k != nil {
+				ownerKey = slices.Clone(k)
+			}
+		}
 		counted := false
 		for _, h := range batch {
 			h.counted, h.err = visitTx(tx, h.visit)
@@ -174,7 +290,10 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		for _, h := range batch {
 			if h.err != nil {
 				h.err = fmt.Errorf("store: hit %q: %w", h.visit.Name, h.err)
+				continue
 			}
+			// Committed: what it read is as fresh as a read of its own.
+			b.remember(h.visit.Name, h.counted.settings, ownerKey)
 		}
 	case len(batch) == 1:
 		batch[0].counted, batch[0].err = Counted{}, fmt.Errorf("store: hit %q: %w", batch[0].visit.Name, err)

@@ -181,3 +181,59 @@ func TestBatcherAnswersWithinTheWait(t *testing.T) {
 		t.Errorf("hit after the holder left: %d, %v; want 1", n, err)
 	}
 }
+
+// TestBatcherJudging: the hits' reads through a batcher, many at once,
+// each get their own counter's settings, or counter.ErrNotFound.
+func TestBatcherJudging(t *testing.T) {
+	path := newDB(t, "a", "b")
+	with(t, path, Options{}, func(db *DB) {
+		if _, err := db.Configure("b", func(s *counter.Settings) error { return s.Set("reload=10m") }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	b := NewBatcher(path, Options{})
+	defer b.Close()
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := []string{"a", "b", "nope"}[i%3]
+			j, err := b.Judging(Visit{Name: name, Now: day1})
+			switch {
+			case name == "nope":
+				if !errors.Is(err, counter.ErrNotFound) {
+					t.Errorf("%s: got %v, want counter.ErrNotFound", name, err)
+				}
+			case err != nil:
+				t.Errorf("%s: %v", name, err)
+			case name == "b" && j.Settings.Reload != 10*time.Minute, name == "a" && j.Settings.Reload != counter.DefaultReload:
+				t.Errorf("%s: reload %v", name, j.Settings.Reload)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestBatcherJudgingSeesAChange: a counter's settings cached from a
+// committed batch give way to a change within judgedFor.
+func TestBatcherJudgingSeesAChange(t *testing.T) {
+	path := newDB(t, "a")
+	b := NewBatcher(path, Options{})
+	defer b.Close()
+	if _, err := b.Visit(Visit{Name: "a", Now: day1}); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := b.Judging(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != counter.DefaultReload {
+		t.Fatalf("before: reload %v, %v; want %v", j.Settings.Reload, err, counter.DefaultReload)
+	}
+	with(t, path, Options{}, func(db *DB) {
+		if _, err := db.Configure("a", func(s *counter.Settings) error { return s.Set("reload=10m") }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	time.Sleep(judgedFor + 50*time.Millisecond)
+	if j, err := b.Judging(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != 10*time.Minute {
+		t.Errorf("after: reload %v, %v; want 10m", j.Settings.Reload, err)
+	}
+}

@@ -207,19 +207,18 @@ func checkSite(info counter.Info, b *bolt.Bucket) error {
 		return nil
 	}
 	return days.ForEach(func(k, v []byte) error {
-		date, page, err := splitPageDayKey(k)
+		d, err := readPageDay(k, v)
 		if err != nil {
 			return err
 		}
-		if _, err := time.Parse(time.DateOnly, date); err != nil {
+		if _, err := parseDay([]byte(d.Date)); err != nil {
 			return fmt.Errorf("%w: page-day key %q", ErrCorrupt, k)
 		}
 		// A trimmed day's OtherPages row may hold the views of pages
 		// the site has rows for, and no view past max-pages.
-		if page != counter.OtherPages && (pages == nil || pages.Get([]byte(page)) == nil) {
-			return fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, page)
+		if d.Page != counter.OtherPages && (pages == nil || pages.Get([]byte(d.Page)) == nil) {
+			return fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, d.Page)
 		}
-		_, _, err = decodePageDay(v)
-		return err
+		return nil
 	})
 }

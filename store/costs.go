@@ -14,6 +14,15 @@ import (
 // warningDays is how long a warning is kept and shown.
 const warningDays = 30
 
+// costsBucket is the costs' bucket of a file of this schema, made if need
+// be, for a write transaction.
+func costsBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
+	if err := checkSchema(tx); err != nil {
+		return nil, err
+	}
+	return tx.CreateBucketIfNotExists(bucketCosts)
+}
+
 // FoldCosts adds days (a day's figures, from the runtime directory) to
 // the history, judges each against the days before it (costs.Check),
 // keeps the warnings, and drops the days and warnings past their time;
@@ -22,10 +31,7 @@ const warningDays = 30
 func (db *DB) FoldCosts(days []costs.Day, now time.Time) ([]string, error) {
 	var found []string
 	err := db.update(func(tx *bolt.Tx) error {
-		if err := checkSchema(tx); err != nil {
-			return err
-		}
-		c, err := tx.CreateBucketIfNotExists(bucketCosts)
+		c, err := costsBucket(tx)
 		if err != nil {
 			return err
 		}
@@ -105,10 +111,7 @@ func addWarnings(c *bolt.Bucket, lines []string, now time.Time) error {
 func (db *DB) BuildCosts(id string, k costs.Kind, f costs.Figures, now time.Time) (string, error) {
 	var warning string
 	err := db.update(func(tx *bolt.Tx) error {
-		if err := checkSchema(tx); err != nil {
-			return err
-		}
-		c, err := tx.CreateBucketIfNotExists(bucketCosts)
+		c, err := costsBucket(tx)
 		if err != nil {
 			return err
 		}

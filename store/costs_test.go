@@ -153,10 +153,10 @@ func TestCommittedTimesEachCommit(t *testing.T) {
 	path := newDB(t, "a")
 	var times []time.Duration
 	with(t, path, Options{Committed: func(d time.Duration) { times = append(times, d) }}, func(db *DB) {
-		if _, err := db.Visit(Visit{Name: "a", Now: day1, Judge: judged(counter.Outcome{Kind: counter.View})}); err != nil {
+		if _, err := db.Visit(Visit{Name: "a", Now: day1, Outcome: counter.Outcome{Kind: counter.View}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Visit(Visit{Name: "no such counter", Now: day1, Judge: judged(counter.Outcome{Kind: counter.View})}); err == nil {
+		if _, err := db.Visit(Visit{Name: "no such counter", Now: day1, Outcome: counter.Outcome{Kind: counter.View}}); err == nil {
 			t.Fatal("a hit on no counter was taken")
 		}
 	})

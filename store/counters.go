@@ -24,12 +24,10 @@ type Visit struct {
 	Target string
 	// Image, when set, overrides what a site's image shows.
 	Image *counter.Image
-	// Judge says what the hit is, from the counter's settings, the key
-	// that signs owner cookies (nil until the first is made) and, on a
-	// site, the key of the page ("" when unknown). It runs inside the
-	// hit's transaction, once per hit even if the transaction is tried
-	// again. Nil counts a plain view.
-	Judge func(s counter.Settings, ownerKey []byte, page string) counter.Outcome
+	// Outcome is what the hit is, judged before its transaction from
+	// the counter's settings that Judging read (see DB.Judging): the zero
+	// Outcome is a plain view.
+	Outcome counter.Outcome
 }
 
 // Counted is what became of a hit.
@@ -51,6 +49,10 @@ type Counted struct {
 	// FirstToday is set on the counter's first view of the UTC day: what
 	// goes wrong on every hit is worth a log line on this one alone.
 	FirstToday bool
+
+	// settings are the counter's as the hit's transaction read them, for
+	// the Batcher's cache of what hits are judged by.
+	settings counter.Settings
 }
 
 // Hit counts one plain view on counter name at time now, from a page on
@@ -64,9 +66,8 @@ func (db *DB) Hit(name string, now time.Time, refHost string) (uint64, error) {
 // referrer change together in one transaction or not at all.
 func (db *DB) Visit(v Visit) (Counted, error) {
 	var c Counted
-	judged := v.once()
 	err := db.update(func(tx *bolt.Tx) (err error) {
-		c, err = visitTx(tx, judged)
+		c, err = visitTx(tx, v)
 		return err
 	})
 	if err != nil {
@@ -83,7 +84,7 @@ func (db *DB) VisitAll(visits []Visit) ([]Counted, error) {
 	err := db.update(func(tx *bolt.Tx) error {
 		out = out[:0]
 		for _, v := range visits {
-			c, err := visitTx(tx, v.once())
+			c, err := visitTx(tx, v)
 			if err != nil {
 				return fmt.Errorf("hit %q: %w", v.Name, err)
 			}
@@ -97,26 +98,58 @@ func (db *DB) VisitAll(visits []Visit) ([]Counted, error) {
 	return out, nil
 }
 
-// once returns v with a Judge that judges once and then repeats its first
-// verdict: a judge may remember the visitor, and a transaction tried
-// again must not make his view a reload.
-func (v Visit) once() Visit {
-	if v.Judge == nil {
-		return v
-	}
-	judge, done := v.Judge, false
-	var o counter.Outcome
-	v.Judge = func(s counter.Settings, key []byte, page string) counter.Outcome {
-		if !done {
-			o, done = judge(s, key, page), true
+// Judging is what a hit is judged by, read before its write
+// transaction: the counter's settings, the key that signs owner cookies
+// (nil until the first is made) and, on a site, the key of the page.
+type Judging struct {
+	Settings counter.Settings
+	OwnerKey []byte
+	// Page is, on a site, the key of the hit's page as visitTx will
+	// count it; "" when none.
+	Page string
+}
+
+// Judging reads, in a read transaction, what hit v is judged by, so that
+// the judging (the visitor table's file and its lock) happens before the
+// write transaction opens and never while it holds the file. A counter
+// that does not exist fails with counter.ErrNotFound.
+func (db *DB) Judging(v Visit) (Judging, error) {
+	var j Judging
+	err := db.view(func(tx *bolt.Tx) error {
+		b, err := counterBucket(tx, v.Name)
+		if err != nil {
+			return err
 		}
-		return o
+		if j.Settings, err = readSettings(b); err != nil {
+			return err
+		}
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			if k := meta.Get(keyOwnerKey); k != nil {
+				j.OwnerKey = slices.Clone(k)
+			}
+		}
+		j.Page, _ = pageOf(j.Settings, v)
+		return nil
+	})
+	if err != nil {
+		return j, fmt.Errorf("store: hit %q: %w", v.Name, err)
 	}
-	return v
+	return j, nil
+}
+
+// pageOf is the key of the page of hit v on a counter with settings s:
+// on a site, a page on its own hosts, or one the tag names where the
+// Referer was withheld; a page elsewhere is none of the site's. It is ""
+// on a plain counter, or with an error when v.Target makes no key.
+func pageOf(s counter.Settings, v Visit) (string, error) {
+	if s.Site != nil && v.Target != "" && (v.RefHost == "" || s.Site.IsSiteHost(v.RefHost)) {
+		return counter.PageKey(v.Target, s.Site.KeepQuery)
+	}
+	return "", nil
 }
 
 // visitTx counts one hit within tx. A counter that does not exist fails
-// with counter.ErrNotFound before anything is written or judged.
+// with counter.ErrNotFound before anything is written.
 func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	var c Counted
 	b, err := counterBucket(tx, v.Name)
@@ -127,20 +160,10 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Show = s.Show
-	// A site's page is one on its own hosts, or one the tag names where
-	// the Referer was withheld: a page elsewhere is none of the site's.
+	c.Show, c.settings = s.Show, s
 	var page string
-	if s.Site != nil && v.Target != "" && (v.RefHost == "" || s.Site.IsSiteHost(v.RefHost)) {
-		page, c.PageErr = counter.PageKey(v.Target, s.Site.KeepQuery)
-	}
-	if v.Judge != nil {
-		var key []byte
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			key = meta.Get(keyOwnerKey)
-		}
-		c.Outcome = v.Judge(s, key, page)
-	}
+	page, c.PageErr = pageOf(s, v)
+	c.Outcome = v.Outcome
 	views, err := decodeUint64(b.Get(keyTotal))
 	if err != nil {
 		return c, err

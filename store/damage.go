@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -15,30 +17,64 @@ import (
 // left exactly as it was: nothing here repairs or replaces it.
 var ErrDamaged = errors.New("database file damaged")
 
-// catchDamage runs fn, turning a panic or a memory fault inside bbolt into
-// ErrDamaged. bbolt trusts its pages: a corrupted one can make it panic, or
-// read outside the mapped file, which the runtime would otherwise treat as
-// a fatal fault. A transaction that panics is rolled back by bbolt itself,
-// so nothing is written.
+// catchDamage runs fn, turning a panic raised by bbolt's own code, or a
+// memory fault reading the mapped file, into ErrDamaged. bbolt trusts its
+// pages: a corrupted one can make it panic, or read outside the mapped
+// file, which the runtime would otherwise treat as a fatal fault. Any
+// other panic is a bug, not damage: it goes on up as it was, for the
+// web's recovery to answer 500 and log where it happened. A transaction
+// that panics is rolled back by bbolt itself, so nothing is written.
 func catchDamage(fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
+			if !isDamage(v) {
+				panic(v)
+			}
 			err = fmt.Errorf("%w: %v", ErrDamaged, v)
 		}
 	}()
 	return fn()
 }
 
+// isDamage reports whether panic v, being recovered by the caller's
+// deferred function, is bbolt's on a damaged file: a memory fault (a read
+// past the mapped file, in bbolt or in a decoder reading a value it
+// returned), or a panic whose nearest frame outside the runtime is in
+// bbolt.
+func isDamage(v any) bool {
+	if _, fault := v.(interface {
+		runtime.Error
+		Addr() uintptr
+	}); fault {
+		return true
+	}
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic" || strings.HasPrefix(f.Function, "runtime.panic") || f.Function == "runtime.goPanicIndex":
+			panicking = true
+		case panicking && !strings.HasPrefix(f.Function, "runtime."):
+			return strings.HasPrefix(f.Function, "go.etcd.io/bbolt")
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
 // update runs fn in one write transaction, with damage caught, and tells
-// db.committed how long the commit took.
+// db.committed how long the commit took, once bbolt is done.
 func (db *DB) update(fn func(*bolt.Tx) error) error {
 	if db.committed == nil {
-		return catchDamage(func() error { return db.bolt.Update(fn) })
+		return db.named(catchDamage(func() error { return db.bolt.Update(fn) }))
 	}
-	return catchDamage(func() error {
-		var commit time.Time
-		err := db.bolt.Update(func(tx *bolt.Tx) error {
+	var commit time.Time
+	err := catchDamage(func() error {
+		return db.bolt.Update(func(tx *bolt.Tx) error {
 			if err := fn(tx); err != nil {
 				return err
 			}
@@ -46,16 +82,27 @@ func (db *DB) update(fn func(*bolt.Tx) error) error {
 			commit = time.Now()
 			return nil
 		})
-		if err == nil && !commit.IsZero() {
-			db.committed(time.Since(commit))
-		}
-		return err
 	})
+	if err == nil && !commit.IsZero() {
+		db.committed(time.Since(commit))
+	}
+	return db.named(err)
 }
 
 // view runs fn in one read transaction, with damage caught.
 func (db *DB) view(fn func(*bolt.Tx) error) error {
-	return catchDamage(func() error { return db.bolt.View(fn) })
+	return db.named(catchDamage(func() error { return db.bolt.View(fn) }))
+}
+
+// named adds the file's path to an error that says it is damaged: a
+// transaction, not only an open, can be the first to find out (a read-only
+// open reads less of the file than a writer's), and the owner must know
+// which file.
+func (db *DB) named(err error) error {
+	if errors.Is(err, ErrDamaged) {
+		return fmt.Errorf("%s: %w", db.path, err)
+	}
+	return err
 }
 
 // checkLength fails if the file is shorter than the pages its meta page

@@ -67,6 +67,7 @@ func NewLockWaits(n int) *LockWaits {
 
 // DB is an open counter database. Close it as soon as its work is done.
 type DB struct {
+	path      string // for the owner's log: which file is damaged
 	bolt      *bolt.DB
 	lock      *os.File
 	committed func(time.Duration)
@@ -122,7 +123,7 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, lock: lock, committed: opts.Committed}
+	db := &DB{path: path, bolt: bdb, lock: lock, committed: opts.Committed}
 	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, path) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)

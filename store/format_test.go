@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,7 @@ import (
 
 // formatFileV1 is a database written by the code of schema version 1, with
 // the counts, days, referrers, password hash and session key that
-// TestFormatV1 expects. It is the promise to every owner who upgrades: a
+// checkFormatV1 expects. It is the promise to every owner who upgrades: a
 // later version must read it as it is, or migrate it.
 const formatFileV1 = "../testdata/format/counter-v1.db"
 
@@ -26,7 +27,7 @@ const formatFileV1 = "../testdata/format/counter-v1.db"
 const formatPasswordV1 = "version 1 password"
 
 // The file was written once through the store of schema version 1 (commit
-// 2d48707, TestFormatV1 -write-format-v1) and must never be written again.
+// 2d48707, the then TestFormatV1 -write-format-v1) and must never be written again.
 
 // formatDumpV1 is every bucket and key of the v1 file, in bbolt's order,
 // with its value in hex; bucket names end in a slash.
@@ -54,23 +55,9 @@ meta/
   version = 00000001
 `
 
-// TestFormatV1 reads the committed version 1 file twice: with bbolt alone,
-// spelling out every bucket, key and value as the format's doc (doc.go)
-// describes them, without schema.go; and through the store. A renamed key
-// or a changed encoding fails the first; a store that no longer reads the
-// file as written fails the second.
-func TestFormatV1(t *testing.T) {
-	path := copyOf(t, formatFileV1)
-	want := formatDumpV1
-	if got := dumpFile(t, path); got != want {
-		t.Errorf("the v1 file read with bbolt:\n%s\nwant:\n%s", got, want)
-	}
-
-	db, err := Open(path, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+// checkFormatV1 reads the committed version 1 file through the store
+// (TestFormat has checked its bytes).
+func checkFormatV1(t *testing.T, db *DB) {
 	list, err := db.List()
 	if err != nil {
 		t.Fatal(err)
@@ -175,4 +162,77 @@ func copyOf(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+var writeFormat = flag.Bool("write-format", false, "write the committed file of the current schema version (only ever once, with the release that makes it)")
+
+// formats are the committed files, one per schema version, each written
+// once by the release of its version and read by every later one. A
+// schema bump adds its line here, with its write and check, its file and
+// the file's listing, in the same commit.
+var formats = []struct {
+	version int
+	file    string
+	// dump is the file's listing (dumpFile): inline, or, when it ends
+	// in .dump, the file that holds it; pinned are lines it must hold.
+	dump   string
+	pinned []string
+	write  func(*testing.T) // how the file was written; nil for version 1, written before the table
+	check  func(*testing.T, *DB)
+}{
+	{1, formatFileV1, formatDumpV1, nil, nil, checkFormatV1},
+	{2, formatFileV2, formatDumpV2, nil, writeV2, checkFormatV2},
+	{3, formatFileV3, formatDumpV3, nil, writeV3, checkFormatV3},
+	{4, formatFileV4, formatDumpFileV4, []string{
+		"    page-days/\n      2026-12-03/p000 = 00000000000000020000000000000001\n",
+		"      2026-12-03/p204 = 00000000000000010000000000000001\n      2026-12-04/p000 = 00000000000000010000000000000001\n",
+		"    pages-folded = 323032362d31322d3033\n",
+		"  version = 00000004\n",
+	}, writeV4, checkFormatV4},
+	{5, formatFileV5, formatDumpFileV5, []string{
+		"    pages-trimmed = 323032362d31322d3034\n",
+		"    pages-folded = 323032362d31322d3034\n",
+		"  version = 00000005\n",
+	}, writeV5, checkFormatV5},
+}
+
+// TestFormat reads every committed file twice: with bbolt alone, against
+// the listing of every bucket, key and value (a renamed key or a changed
+// encoding fails it), and through the store (a store that no longer reads
+// the file as written fails it). With -write-format, it first writes the
+// file of the current schema version.
+func TestFormat(t *testing.T) {
+	if last := formats[len(formats)-1].version; last != schemaVersion {
+		t.Fatalf("schema version %d, and the last committed file is version %d's: a bump adds its file to formats", schemaVersion, last)
+	}
+	for _, f := range formats {
+		t.Run(fmt.Sprintf("v%d", f.version), func(t *testing.T) {
+			if *writeFormat && f.version == schemaVersion {
+				f.write(t)
+			}
+			path := copyOf(t, f.file)
+			want := f.dump
+			if strings.HasSuffix(f.dump, ".dump") {
+				b, err := os.ReadFile(f.dump)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = string(b)
+			}
+			if got := dumpFile(t, path); got != want {
+				t.Errorf("the v%d file read with bbolt:\n%s\nwant:\n%s", f.version, got, want)
+			}
+			for _, line := range f.pinned {
+				if !strings.Contains(want, line) {
+					t.Errorf("the v%d listing lacks %q", f.version, line)
+				}
+			}
+			db, err := Open(path, Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			f.check(t, db)
+		})
+	}
 }

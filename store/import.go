@@ -246,7 +246,11 @@ func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions) (Imp
 		return c, err
 	}
 	c.Created = c.CreatedBefore
-	if first := firstDay(imp); !first.IsZero() && first.Before(c.Created) {
+	first, err := firstDay(imp)
+	if err != nil {
+		return c, err
+	}
+	if !first.IsZero() && first.Before(c.Created) {
 		c.Created = first
 	}
 	if !imp.Created.IsZero() && imp.Created.Before(c.Created) {
@@ -273,7 +277,7 @@ func makeImported(all *bolt.Bucket, imp counter.Imported, now time.Time) (*bolt.
 }
 
 // firstDay is the start of the history's first day, zero for none.
-func firstDay(imp counter.Imported) time.Time {
+func firstDay(imp counter.Imported) (time.Time, error) {
 	first := ""
 	if len(imp.Days) > 0 {
 		first = imp.Days[0].Date
@@ -282,9 +286,9 @@ func firstDay(imp counter.Imported) time.Time {
 		first = imp.PageDays[0].Date
 	}
 	if first == "" {
-		return time.Time{}
+		return time.Time{}, nil
 	}
-	return mustDay([]byte(first))
+	return parseDay([]byte(first))
 }
 
 // mergeTally is the day that a day old of the file and a day in of an

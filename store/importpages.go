@@ -123,7 +123,11 @@ func (im *pageImport) page(d counter.PageDay) (string, error) {
 		}
 	}
 	if !found {
-		if err := im.pages.Put([]byte(page), encodePage(counter.Page{Page: page, FirstSeen: mustDay([]byte(d.Date))})); err != nil {
+		first, err := parseDay([]byte(d.Date))
+		if err != nil {
+			return "", err
+		}
+		if err := im.pages.Put([]byte(page), encodePage(counter.Page{Page: page, FirstSeen: first})); err != nil {
 			return "", err
 		}
 	}
@@ -157,7 +161,11 @@ func (im *pageImport) put(date []byte, page string, in counter.Page) error {
 	if err != nil {
 		return err
 	}
-	if day := mustDay(date); day.Before(p.FirstSeen) {
+	day, err := parseDay(date)
+	if err != nil {
+		return err
+	}
+	if day.Before(p.FirstSeen) {
 		p.FirstSeen = day
 	}
 	// A day already folded is in the page's record too.

@@ -102,6 +102,16 @@ func splitPageDayKey(k []byte) (date, page string, err error) {
 	return string(k[:len(time.DateOnly)]), string(k[len(time.DateOnly):]), nil
 }
 
+// readPageDay reads the page-days entry of key k and record v.
+func readPageDay(k, v []byte) (counter.PageDay, error) {
+	date, page, err := splitPageDayKey(k)
+	if err != nil {
+		return counter.PageDay{}, err
+	}
+	views, visitors, err := decodePageDay(v)
+	return counter.PageDay{Date: date, Page: page, Views: views, Visitors: visitors}, err
+}
+
 // encodePageDay and decodePageDay write and read a page-day record.
 func encodePageDay(views, visitors uint64) []byte {
 	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), views), visitors)

@@ -163,32 +163,28 @@ func countPage(b *bolt.Bucket, site *counter.Site, page string, v Visit, o count
 // with maxPages more to trim.
 func foldPages(b, pages, days *bolt.Bucket, day []byte, maxPages int) ([]byte, error) {
 	folded := b.Get(keyPagesFolded)
-	yesterday := dayKey(mustDay(day).AddDate(0, 0, -1))
+	today, err := parseDay(day)
+	if err != nil {
+		return nil, err
+	}
+	yesterday := dayKey(today.AddDate(0, 0, -1))
 	if bytes.Compare(folded, yesterday) >= 0 {
 		return folded, nil
 	}
 	c := days.Cursor()
-	k, v := c.First()
-	if folded != nil {
-		k, v = c.Seek(append(bytes.Clone(folded), 0xff)) // past the folded day's pages
-	}
-	for ; k != nil && bytes.Compare(k[:min(len(k), len(day))], day) < 0; k, v = c.Next() {
-		_, page, err := splitPageDayKey(k)
+	for k, v := pastFolded(c, folded); k != nil && bytes.Compare(k[:min(len(k), len(day))], day) < 0; k, v = c.Next() {
+		d, err := readPageDay(k, v)
 		if err != nil {
 			return nil, err
 		}
-		views, visitors, err := decodePageDay(v)
-		if err != nil {
-			return nil, err
-		}
-		p, found, err := getPage(pages, page)
+		p, found, err := getPage(pages, d.Page)
 		if err != nil {
 			return nil, err
 		}
 		if !found {
-			return nil, fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, page)
+			return nil, fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, d.Page)
 		}
-		if err := pages.Put([]byte(page), encodePage(plus(p, counter.Page{Views: views, Visitors: visitors}))); err != nil {
+		if err := pages.Put([]byte(d.Page), encodePage(plus(p, counter.Page{Views: d.Views, Visitors: d.Visitors}))); err != nil {
 			return nil, err
 		}
 	}
@@ -201,13 +197,24 @@ func foldPages(b, pages, days *bolt.Bucket, day []byte, maxPages int) ([]byte, e
 	return yesterday, nil
 }
 
-// mustDay reads a day key this package made.
-func mustDay(day []byte) time.Time {
+// parseDay reads a day key (2006-01-02): one this package made, or an
+// imported history's day, which counter.Imported has checked.
+func parseDay(day []byte) (time.Time, error) {
 	t, err := time.Parse(time.DateOnly, string(day))
 	if err != nil {
-		panic("store: day key " + string(day))
+		return t, fmt.Errorf("day key %q: %w", day, err)
 	}
-	return t
+	return t, nil
+}
+
+// pastFolded places c, on a site's page-days, on the first day not
+// folded into the pages' records yet, after folded ("" or nil for none),
+// and returns its entry.
+func pastFolded(c *bolt.Cursor, folded []byte) (k, v []byte) {
+	if folded == nil {
+		return c.First()
+	}
+	return c.Seek(append(bytes.Clone(folded), 0xff)) // past the folded day's pages
 }
 
 // plus adds the views and visitors of q to p.
@@ -331,24 +338,16 @@ func readPages(b *bolt.Bucket, since time.Time) ([]counter.Page, error) {
 			return list, nil
 		}
 		c := days.Cursor()
-		k, v := c.First()
-		if folded := b.Get(keyPagesFolded); folded != nil {
-			k, v = c.Seek(append(bytes.Clone(folded), 0xff))
-		}
-		for ; k != nil; k, v = c.Next() {
-			_, page, err := splitPageDayKey(k)
+		for k, v := pastFolded(c, b.Get(keyPagesFolded)); k != nil; k, v = c.Next() {
+			d, err := readPageDay(k, v)
 			if err != nil {
 				return nil, err
 			}
-			views, visitors, err := decodePageDay(v)
-			if err != nil {
-				return nil, err
-			}
-			i, ok := index[page]
+			i, ok := index[d.Page]
 			if !ok {
-				return nil, fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, page)
+				return nil, fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, d.Page)
 			}
-			list[i] = plus(list[i], counter.Page{Views: views, Visitors: visitors})
+			list[i] = plus(list[i], counter.Page{Views: d.Views, Visitors: d.Visitors})
 		}
 		return list, nil
 	}
@@ -359,22 +358,17 @@ func readPages(b *bolt.Bucket, since time.Time) ([]counter.Page, error) {
 	index := map[string]int{}
 	c := days.Cursor()
 	for k, v := c.Seek(dayKey(since)); k != nil; k, v = c.Next() {
-		_, page, err := splitPageDayKey(k)
+		d, err := readPageDay(k, v)
 		if err != nil {
 			return nil, err
 		}
-		views, visitors, err := decodePageDay(v)
-		if err != nil {
-			return nil, err
-		}
-		i, ok := index[page]
+		i, ok := index[d.Page]
 		if !ok {
 			i = len(list)
-			index[page] = i
-			list = append(list, counter.Page{Page: page})
+			index[d.Page] = i
+			list = append(list, counter.Page{Page: d.Page})
 		}
-		list[i].Views = saturatingAdd(list[i].Views, views)
-		list[i].Visitors = saturatingAdd(list[i].Visitors, visitors)
+		list[i] = plus(list[i], counter.Page{Views: d.Views, Visitors: d.Visitors})
 	}
 	for i := range list {
 		if p, found, err := getPage(pages, list[i].Page); err != nil {
@@ -471,15 +465,11 @@ func (db *DB) PageDays(name string, after counter.PageDay, n int) ([]counter.Pag
 			k, v = c.Seek(append(pageDayKey([]byte(after.Date), after.Page), 0))
 		}
 		for ; k != nil && len(list) < n; k, v = c.Next() {
-			date, page, err := splitPageDayKey(k)
+			d, err := readPageDay(k, v)
 			if err != nil {
 				return err
 			}
-			views, visitors, err := decodePageDay(v)
-			if err != nil {
-				return err
-			}
-			list = append(list, counter.PageDay{Date: date, Page: page, Views: views, Visitors: visitors})
+			list = append(list, d)
 		}
 		return nil
 	})

@@ -35,7 +35,7 @@ func newSite(tb testing.TB, settings ...string) string {
 // pageView is a counted view of target from a page on host.
 func pageView(host, target string, at time.Time, newVisitor bool) Visit {
 	return Visit{Name: "blog", Now: at, RefHost: host, Target: target,
-		Judge: judged(counter.Outcome{Kind: counter.View, NewVisitor: newVisitor, PageVisitor: newVisitor})}
+		Outcome: counter.Outcome{Kind: counter.View, NewVisitor: newVisitor, PageVisitor: newVisitor}}
 }
 
 // visitAll counts the visits in one transaction: what is tested is where
@@ -125,7 +125,7 @@ func TestSiteHitsNotCountedMakeNoPage(t *testing.T) {
 		for _, k := range []counter.Kind{counter.Reload, counter.Bot, counter.Foreign, counter.Owner} {
 			for _, target := range []string{"/a", "/b"} {
 				v := pageView("blog.example", target, day1, false)
-				v.Judge = judged(counter.Outcome{Kind: k})
+				v.Outcome = counter.Outcome{Kind: k}
 				c := visitAll(t, db, v)[0]
 				if wantPage := map[string]string{"/a": "/a"}[target]; c.Page != wantPage || c.Shown != 1 {
 					t.Errorf("%v on %s: page %q shown %d; want %q, 1", k, target, c.Page, c.Shown, wantPage)
@@ -413,7 +413,7 @@ func TestMigrateV2(t *testing.T) {
 	})
 	with(t, path, Options{}, func(db *DB) {
 		c, err := db.Visit(Visit{Name: "home", Now: time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC), Target: "/x",
-			Judge: judged(counter.Outcome{Kind: counter.View, NewVisitor: true})})
+			Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}})
 		if err != nil || c.Shown != 3 || c.Page != "" {
 			t.Fatalf("first hit after the upgrade: %+v, %v; want 3 on the counter itself", c, err)
 		}

@@ -12,11 +12,6 @@ import (
 	"hitcounter/counter"
 )
 
-// judged is a Judge that returns o whatever the settings.
-func judged(o counter.Outcome) func(counter.Settings, []byte, string) counter.Outcome {
-	return func(counter.Settings, []byte, string) counter.Outcome { return o }
-}
-
 func TestVisitTalliesEachKind(t *testing.T) {
 	path := newDB(t, "a")
 	day := day1.Add(time.Hour) // 2026-03-02
@@ -38,7 +33,7 @@ func TestVisitTalliesEachKind(t *testing.T) {
 	}
 	with(t, path, Options{}, func(db *DB) {
 		for i, c := range outcomes {
-			got, err := db.Visit(Visit{Name: "a", Now: day, RefHost: "example.org", Judge: judged(c.o)})
+			got, err := db.Visit(Visit{Name: "a", Now: day, RefHost: "example.org", Outcome: c.o})
 			if err != nil || got.Shown != c.shown || got.Outcome != c.o {
 				t.Errorf("hit %d (%v): %+v, %v; want shown %d", i, c.o.Kind, got, err, c.shown)
 			}
@@ -83,7 +78,7 @@ func TestVisitShowsWhatTheSettingsSay(t *testing.T) {
 			{counter.Outcome{Kind: counter.View, NewVisitor: true}, 2},
 		}
 		for i, s := range steps {
-			got, err := db.Visit(Visit{Name: "a", Now: day1, Judge: judged(s.o)})
+			got, err := db.Visit(Visit{Name: "a", Now: day1, Outcome: s.o})
 			if err != nil || got.Shown != s.want {
 				t.Errorf("hit %d: shown %d, %v; want %d", i, got.Shown, err, s.want)
 			}
@@ -91,18 +86,21 @@ func TestVisitShowsWhatTheSettingsSay(t *testing.T) {
 	})
 }
 
-func TestJudgeSeesSettingsAndOwnerKey(t *testing.T) {
+func TestJudgingReadsSettingsAndOwnerKey(t *testing.T) {
 	path := newDB(t, "a")
 	with(t, path, Options{}, func(db *DB) {
-		var seen counter.Settings
-		var seenKey []byte
-		judge := func(s counter.Settings, key []byte, _ string) counter.Outcome {
-			seen, seenKey = s, key
-			return counter.Outcome{}
+		judging := func() (counter.Settings, []byte) {
+			t.Helper()
+			j, err := db.Judging(Visit{Name: "a", Now: day1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return j.Settings, j.OwnerKey
 		}
-		if _, err := db.Visit(Visit{Name: "a", Now: day1, Judge: judge}); err != nil {
-			t.Fatal(err)
+		if _, err := db.Judging(Visit{Name: "nope", Now: day1}); !errors.Is(err, counter.ErrNotFound) {
+			t.Errorf("no such counter: got %v, want counter.ErrNotFound", err)
 		}
+		seen, seenKey := judging()
 		if seen.Reload != counter.DefaultReload || seenKey != nil {
 			t.Errorf("new counter: settings %+v, key %x; want the defaults and no key", seen, seenKey)
 		}
@@ -119,37 +117,11 @@ func TestJudgeSeesSettingsAndOwnerKey(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Visit(Visit{Name: "a", Now: day1, Judge: judge}); err != nil {
-			t.Fatal(err)
-		}
+		seen, seenKey = judging()
 		if got := fmt.Sprint(seen.Format()); got != "[show=views reload=10m ignore=192.0.2.0/24 referrers=example.org,*.example.net]" || string(seenKey) != string(key) {
 			t.Errorf("settings %s, key %x", got, seenKey)
 		}
 	})
-}
-
-// A judge runs once per hit, even when the batcher tries a failed batch
-// again hit by hit: a judge that remembers the visitor would otherwise
-// call his view a reload the second time.
-func TestJudgeRunsOncePerHit(t *testing.T) {
-	v := Visit{Name: "a", Now: day1}
-	calls := 0
-	v.Judge = func(counter.Settings, []byte, string) counter.Outcome {
-		calls++
-		if calls == 1 {
-			return counter.Outcome{Kind: counter.View, NewVisitor: true}
-		}
-		return counter.Outcome{Kind: counter.Reload}
-	}
-	once := v.once()
-	for range 3 {
-		if o := once.Judge(counter.Settings{}, nil, ""); o.Kind != counter.View || !o.NewVisitor {
-			t.Fatalf("judged %+v after a retry; want the first verdict", o)
-		}
-	}
-	if calls != 1 {
-		t.Errorf("judge ran %d times", calls)
-	}
 }
 
 // A version 1 file is migrated by the first write of this version, in
@@ -169,7 +141,7 @@ func TestMigrateV1(t *testing.T) {
 	before := time.Now().Truncate(time.Second)
 	with(t, path, Options{}, func(db *DB) {
 		c, err := db.Visit(Visit{Name: "home", Now: time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC),
-			Judge: judged(counter.Outcome{Kind: counter.View, NewVisitor: true})})
+			Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}})
 		if err != nil || c.Shown != 7 {
 			t.Fatalf("first hit after the upgrade: %+v, %v; want 7", c, err)
 		}

@@ -227,9 +227,7 @@ func TestList(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, newVisitor := range []bool{true, true, false} {
-		_, err := db.Visit(store.Visit{Name: "home", Now: testNow, Judge: func(counter.Settings, []byte, string) counter.Outcome {
-			return counter.Outcome{Kind: counter.View, NewVisitor: newVisitor}
-		}})
+		_, err := db.Visit(store.Visit{Name: "home", Now: testNow, Outcome: counter.Outcome{Kind: counter.View, NewVisitor: newVisitor}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,30 +28,6 @@ import (
 // Here the parameters go through serveEnv, the same step as CGI, and every
 // size is bounded.
 
-// Record types and values of the FastCGI specification used here.
-const (
-	fcgiVersion = 1
-
-	fcgiBeginRequest    = 1
-	fcgiAbortRequest    = 2
-	fcgiEndRequest      = 3
-	fcgiParams          = 4
-	fcgiStdin           = 5
-	fcgiStdout          = 6
-	fcgiGetValues       = 9
-	fcgiGetValuesResult = 10
-	fcgiUnknownType     = 11
-
-	fcgiResponder = 1
-	fcgiKeepConn  = 1
-
-	fcgiRequestComplete = 0
-	fcgiCantMpxConn     = 1
-	fcgiUnknownRole     = 3
-
-	fcgiMaxContent = 65535
-)
-
 // errAborted is a request the web server gave up on.
 var errAborted = errors.New("fastcgi: request aborted by the web server")
 
@@ -108,12 +84,6 @@ type fcgiConn struct {
 	// loginsAs is the one client every login on this connection counts
 	// as, when the connection does not vouch for REMOTE_ADDR (PeerClient).
 	loginsAs string
-}
-
-type fcgiRecord struct {
-	typ     uint8
-	id      uint16
-	content []byte // valid until the next read
 }
 
 // serve answers requests until the web server closes the connection or
@@ -391,33 +361,12 @@ func (c *fcgiConn) end(id uint16, status uint8) error {
 	return nil
 }
 
-func (c *fcgiConn) read() (fcgiRecord, error) {
-	var h [8]byte
-	if _, err := io.ReadFull(c.r, h[:]); err != nil {
-		if errors.Is(err, io.EOF) {
-			return fcgiRecord{}, io.EOF // the web server closed the connection
-		}
-		return fcgiRecord{}, fmt.Errorf("fastcgi: read: %w", err)
-	}
-	if h[0] != fcgiVersion {
-		return fcgiRecord{}, fmt.Errorf("fastcgi: record of version %d", h[0])
-	}
-	n := int(binary.BigEndian.Uint16(h[4:6]))
-	if _, err := io.ReadFull(c.r, c.buf[:n+int(h[6])]); err != nil {
-		return fcgiRecord{}, fmt.Errorf("fastcgi: read: %w", err)
-	}
-	return fcgiRecord{typ: h[1], id: binary.BigEndian.Uint16(h[2:4]), content: c.buf[:n]}, nil
-}
+// read reads the next record from the web server into c.buf.
+func (c *fcgiConn) read() (fcgiRecord, error) { return readRecord(c.r, c.buf[:]) }
 
+// write writes one record to the web server, buffered.
 func (c *fcgiConn) write(typ uint8, id uint16, content []byte) error {
-	h := [8]byte{fcgiVersion, typ}
-	binary.BigEndian.PutUint16(h[2:], id)
-	binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
-	c.w.Write(h[:])
-	if _, err := c.w.Write(content); err != nil {
-		return fmt.Errorf("fastcgi: write: %w", err)
-	}
-	return nil
+	return writeRecord(c.w, typ, id, content)
 }
 
 // fcgiBody reads a request's standard input from its stdin records.
@@ -463,48 +412,4 @@ func (b *fcgiBody) Read(p []byte) (int, error) {
 		b.done()
 	}
 	return n, nil
-}
-
-// parseParams decodes FastCGI name-value pairs.
-func parseParams(p []byte) (map[string]string, error) {
-	env := make(map[string]string, 32)
-	for len(p) > 0 {
-		var nameLen, valueLen int
-		var ok bool
-		if nameLen, p, ok = paramLen(p); !ok {
-			return nil, errors.New("fastcgi: bad parameter length")
-		}
-		if valueLen, p, ok = paramLen(p); !ok {
-			return nil, errors.New("fastcgi: bad parameter length")
-		}
-		if nameLen > len(p) || valueLen > len(p)-nameLen {
-			return nil, errors.New("fastcgi: parameter longer than its record")
-		}
-		env[string(p[:nameLen])] = string(p[nameLen : nameLen+valueLen])
-		p = p[nameLen+valueLen:]
-	}
-	return env, nil
-}
-
-// paramLen decodes a length of one byte, or of four with the top bit set.
-func paramLen(p []byte) (int, []byte, bool) {
-	switch {
-	case len(p) >= 1 && p[0] < 0x80:
-		return int(p[0]), p[1:], true
-	case len(p) >= 4:
-		return int(binary.BigEndian.Uint32(p) & 0x7fffffff), p[4:], true
-	}
-	return 0, p, false
-}
-
-// appendParam encodes one name-value pair.
-func appendParam(out []byte, name, value string) []byte {
-	for _, s := range []string{name, value} {
-		if len(s) < 0x80 {
-			out = append(out, byte(len(s)))
-		} else {
-			out = binary.BigEndian.AppendUint32(out, uint32(len(s))|1<<31)
-		}
-	}
-	return append(append(out, name...), value...)
 }

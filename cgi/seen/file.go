@@ -244,6 +244,25 @@ func (d *dayFile) write(s spot, k key, last uint32, buf []byte) error {
 	return nil
 }
 
+// unwrite takes back the counted view that write recorded at s, which
+// find read into buf: with prev, the visitor's last counted view before
+// it, or, when prev is 0, by emptying his slot, the taken ones after it
+// moving up so that they stay in the order they were written.
+func (d *dayFile) unwrite(s spot, prev uint32, buf []byte) error {
+	from, end := s.at, s.filled
+	if prev != 0 {
+		binary.BigEndian.PutUint32(buf[from*slotSize+keySize:], prev)
+		end = from + 1
+	} else {
+		copy(buf[from*slotSize:end*slotSize], buf[(from+1)*slotSize:end*slotSize])
+		clear(buf[(end-1)*slotSize : end*slotSize])
+	}
+	if _, err := d.f.WriteAt(buf[from*slotSize:end*slotSize], s.bucket+int64(from*slotSize)); err != nil {
+		return fmt.Errorf("seen: write: %w", err)
+	}
+	return nil
+}
+
 // crowded records that share s forgot a visitor, and reports whether it
 // is the first time today, in any process: a flag in the file
 // (flagsAt) remembers it. The caller holds the file's lock.

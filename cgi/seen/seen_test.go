@@ -32,7 +32,67 @@ func see(tb testing.TB, tab *Table, v Visit) Verdict {
 	if err != nil {
 		tb.Fatalf("See(%s at %s): %v", v.Counter, v.Now.Format(time.DateTime), err)
 	}
+	got.marked, got.prev = 0, 0 // for Unsee alone: see TestUnsee
 	return got
+}
+
+// TestUnsee: a mark taken back leaves the visitor's next hit as if the
+// hit never came, in this Table and in another process's.
+func TestUnsee(t *testing.T) {
+	alice := Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Window: 30 * time.Minute}
+	bob := alice
+	bob.Addr = "192.0.2.2"
+	at1200, at1201, at1240, at1241 := alice, alice, alice, alice
+	at1200.Now, at1201.Now, at1240.Now, at1241.Now = at(12, 0), at(12, 1), at(12, 40), at(12, 41)
+	bob.Now = at(12, 0)
+	tests := []struct {
+		name  string
+		first []Visit // seen, and kept
+		undo  Visit   // seen, then taken back
+		next  Visit
+		want  Verdict // of next, in this Table and in another
+	}{
+		{"a new visitor is new again", []Visit{bob}, at1200, at1201, newToday},
+		{"a known visitor's view is a view again", []Visit{at1200}, at1240, at1241, counted},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, other := range []bool{false, true} {
+				tab, dir := newTable(t, defaultShareSlots)
+				for _, v := range tc.first {
+					see(t, tab, v)
+				}
+				verdict, err := tab.See(tc.undo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := tab.Unsee(tc.undo, verdict); err != nil {
+					t.Fatalf("Unsee: %v", err)
+				}
+				next := tab
+				if other {
+					next = open(rundir.New(dir, "", nil), defaultShareSlots)
+					defer next.Close()
+				}
+				if got := see(t, next, tc.next); got != tc.want {
+					t.Errorf("other process %v: next hit got %+v, want %+v", other, got, tc.want)
+				}
+				if got := see(t, next, tc.next); got != reload {
+					t.Errorf("other process %v: the hit after got %+v, want %+v", other, got, reload)
+				}
+			}
+		})
+	}
+	// A reload wrote nothing: Unsee leaves the view it was a reload of.
+	tab, _ := newTable(t, defaultShareSlots)
+	see(t, tab, at1200)
+	verdict, _ := tab.See(at1201)
+	if err := tab.Unsee(at1201, verdict); err != nil {
+		t.Fatal(err)
+	}
+	if got := see(t, tab, at1201); got != reload {
+		t.Errorf("after a reload taken back: got %+v, want %+v", got, reload)
+	}
 }
 
 var (

@@ -77,6 +77,11 @@ type Verdict struct {
 	// the oldest was forgotten to make room, and is a new visitor if he
 	// comes back. It is for the owner's log, once a day a share.
 	Crowded bool
+
+	// marked and prev say what See wrote, for Unsee: the time of this
+	// counted view, and the visitor's last one before it (0 when he was
+	// new today).
+	marked, prev uint32
 }
 
 // See judges a visit and, unless it is a reload, records it as the
@@ -152,7 +157,53 @@ func (t *Table) See(v Visit) (Verdict, error) {
 		clear(t.mine)
 	}
 	t.mine[k] = sec
-	return Verdict{NewToday: !here.found(), Crowded: crowded}, nil
+	return Verdict{NewToday: !here.found(), Crowded: crowded, marked: sec, prev: here.last}, nil
+}
+
+// Unsee takes back the mark that See wrote for v when it gave verdict,
+// for a hit whose count was then not committed: the visitor's next hit is
+// judged as if this one had never come, a view and not a reload, and a new
+// visitor again if he was new. A mark that a later view of the same
+// visitor has overwritten, one of another day, or a verdict that wrote
+// nothing (a reload, one from the visitor this Table remembered) is left
+// alone. A visitor forgotten to make room for the mark stays forgotten.
+func (t *Table) Unsee(v Visit, verdict Verdict) error {
+	if verdict.marked == 0 {
+		return nil
+	}
+	now := v.Now.UTC()
+	y, m, d := now.Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.today.day.Equal(day) || t.today.mac == nil {
+		return nil
+	}
+	today := &t.today
+	// Locked to write; a file made anew holds no mark to take back.
+	ok, made, err := today.lock(t.shareSlots, true)
+	if !ok || err != nil {
+		return err
+	}
+	defer today.unlock()
+	if made {
+		return nil
+	}
+	var k key
+	k, t.buf = visitorKey(today.mac, t.buf, &v)
+	share, buf, ok, err := today.share(v.Counter, false, t.buf)
+	t.buf = buf
+	if !ok || err != nil {
+		return err
+	}
+	here, err := today.find(k, bucketAt(k, share, t.shareSlots), t.bucket[:])
+	if err != nil || !here.found() || here.last != verdict.marked {
+		return err
+	}
+	if last, ok := t.mine[k]; ok && last == verdict.marked {
+		delete(t.mine, k)
+	}
+	return today.unwrite(here, verdict.prev, t.bucket[:])
 }
 
 // known answers, without touching the file, a visit by a visitor whose

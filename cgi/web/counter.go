@@ -4,17 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"path"
-	"strconv"
 	"strings"
-	"time"
 
 	"hitcounter/cgi/seen"
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
-	"hitcounter/counter/crawler"
 	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
@@ -38,15 +33,10 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	style, err := counter.ParseStyle(r.URL.RawQuery)
-	var site siteHit
-	counts := true
-	if err == nil {
-		site, err = siteParams(r.URL.RawQuery, r.Referer())
-	}
-	if err == nil {
-		counts, err = countParam(r.URL.RawQuery)
-	}
+	// The query is read once, into q, which every later step reads.
+	q, err := counter.ParseImageQuery(r.URL.RawQuery)
+	style := q.Style
+	site := siteOf(q, r.Referer())
 	if err == nil {
 		err = style.CheckFormat(format)
 	}
@@ -59,7 +49,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	}
 	var n uint64
 	var show counter.Show
-	if r.Method == http.MethodHead || !counts {
+	if r.Method == http.MethodHead || !q.Count {
 		var g store.Glance
 		g, err = a.glance(name, site)
 		n, show = g.Shown, g.Settings.Show
@@ -101,7 +91,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	if format == counter.SVG {
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	}
-	if typo, ok := counter.FindTypo(r.URL.RawQuery); ok {
+	if typo, ok := q.Typo, q.HasTypo; ok {
 		// Unknown keys are allowed (a cache-buster), so the image is
 		// drawn and the hit counted as ever: a page that worked before
 		// keeps working. But this one is likely a mistake in the tag.
@@ -121,230 +111,6 @@ func (a *App) warnTypo(r *http.Request, name string, typo counter.Typo) {
 	if err == nil && v.NewToday {
 		a.log.Printf("%s %q: %s (said once a day per counter)", r.Method, r.URL.Path, typo.Message())
 	}
-}
-
-// countParam reads whether an image counts its hit: count=0 shows the
-// count without counting, for a page that shows a count it does not own
-// (an index listing posts, say); count=1 is the default.
-func countParam(rawQuery string) (bool, error) {
-	v, ok, err := queryValue(rawQuery, "count")
-	switch {
-	case err != nil || !ok || v == "1":
-		return true, err
-	case v == "0":
-		return false, nil
-	}
-	return true, &counter.ParamError{Param: "count", Reason: "must be 0 (show without counting) or 1"}
-}
-
-// hit counts or tallies one hit on counter name and returns what the
-// image shows. The database is closed before the image is drawn.
-//
-// The cheap checks come first, on the request alone: a prefetch, GitHub's
-// image proxy (its User-Agent from its addresses), a bot. The rest need
-// the counter's settings and run within the hit's transaction: an ignored
-// address, the owner's browser, a page on a host not allowed, then the
-// visitor table on tmpfs, which tells a reload from a view and a new
-// visitor from a known one.
-func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, error) {
-	referer := r.Referer()
-	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer), Target: site.target, Image: site.image}
-	client := a.clientAddr(r)
-	addr, err := netip.ParseAddr(client)
-	if err == nil {
-		// One visitor however a front end spells his address.
-		addr = addr.Unmap().WithZone("")
-		client = addr.String()
-	}
-	kind := requestKind(r, addr)
-	var unknown error // why the visitor could not be told apart
-	var crowded bool  // the counter's share of the visitor table forgot someone, first today
-	v.Judge = func(s counter.Settings, ownerKey []byte, page string) counter.Outcome {
-		if kind != counter.View {
-			return counter.Outcome{Kind: kind}
-		}
-		if addr.IsValid() && s.Ignores(addr) {
-			return counter.Outcome{Kind: counter.Ignored}
-		}
-		if ownerMarked(r, name, ownerKey) {
-			return counter.Outcome{Kind: counter.Owner}
-		}
-		// A Referer that names no host this can read (too long, not
-		// http) is no page on an allowed site: only a missing one counts.
-		unreadable := referer != "" && v.RefHost == "" && s.LimitsReferrers()
-		if unreadable || !s.AllowsReferrer(v.RefHost) {
-			return counter.Outcome{Kind: counter.Foreign}
-		}
-		o, err := a.seeVisitor(seen.Visit{Counter: name, Page: page, Addr: client, UserAgent: r.UserAgent(), Now: v.Now, Window: s.Reload}, &crowded)
-		if err != nil {
-			// A view by a visitor not known: a missing run directory
-			// must not cost a count.
-			unknown = err
-		}
-		return o
-	}
-	c, err := a.hits.Visit(v)
-	// One line for the hit, and none when it failed and says so in its
-	// own. A crowded share says so once a day itself; a table that
-	// cannot be used (rundir.Problem names the file and the fix) fails
-	// every hit until it is mended, and says so on each counter's first
-	// view of the day.
-	if err == nil && crowded {
-		a.log.Printf("hit %q: its share of today's visitor table is full: the visitors it saw longest ago are forgotten, and counted as new if they come back; other counters are not affected (said once a day)", name)
-	}
-	switch {
-	case err != nil || unknown == nil:
-	case c.FirstToday:
-		// Short, for the problem and its fix to fit a log line.
-		a.log.Printf("hit %q: visitor not known until mended (said once a day): %v", name, unknown)
-	}
-	if err == nil && c.PageErr != nil {
-		// Not the path itself: it is the visitor's, and may be long.
-		a.log.Printf("site %q: a hit named no page this can count (not a path like /posts/hello/, or one with . or .. segments): counted on the site alone", name)
-	}
-	if err == nil && c.FirstPastCap {
-		a.log.Printf("site %q has as many pages as its max-pages: hits on new pages count under %s today", name, counter.OtherPages)
-	}
-	return c, err
-}
-
-// seeVisitor asks the visitor table whether sv is a reload, a view by a
-// visitor new today or a view by one known, and sets *crowded when the
-// table says the counter's share forgot a visitor, first today. On a
-// site's page (sv.Page not "") the reload window and the page's visitors
-// are the page's, and the site's visitors are asked for apart, with no
-// window: a visitor who goes on to the next page is no reload.
-func (a *App) seeVisitor(sv seen.Visit, crowded *bool) (counter.Outcome, error) {
-	verdict, err := a.visitors.See(sv)
-	if err != nil {
-		return counter.Outcome{Kind: counter.View}, err
-	}
-	*crowded = verdict.Crowded
-	if verdict.Reload {
-		return counter.Outcome{Kind: counter.Reload}, nil
-	}
-	o := counter.Outcome{Kind: counter.View, NewVisitor: verdict.NewToday}
-	if sv.Page == "" {
-		return o, nil
-	}
-	o.PageVisitor = verdict.NewToday
-	site := sv
-	site.Page, site.Window = "", 0
-	verdict, err = a.visitors.See(site)
-	*crowded = *crowded || verdict.Crowded
-	o.NewVisitor = err == nil && verdict.NewToday
-	return o, err
-}
-
-// siteHit is what a hit says of a site's page; a plain counter ignores it.
-type siteHit struct {
-	target string         // the page as the tag or the Referer gives it
-	image  *counter.Image // the tag's show=page|site, nil for the site's
-}
-
-// siteParams reads what a site's hit says of its page: the tag's
-// page=PATH, or else the Referer's path, and the tag's show=page|site.
-func siteParams(rawQuery, referer string) (siteHit, error) {
-	var h siteHit
-	if p, ok, err := queryValue(rawQuery, "page"); err != nil {
-		return h, err
-	} else if ok {
-		h.target = p
-	} else if t, ok := counter.RefererTarget(referer); ok {
-		h.target = t
-	}
-	show, ok, err := queryValue(rawQuery, "show")
-	if err != nil || !ok {
-		return h, err
-	}
-	i, ok := counter.ParseImage(show)
-	if !ok {
-		return h, &counter.ParamError{Param: "show", Reason: "must be page or site"}
-	}
-	h.image = &i
-	return h, nil
-}
-
-// queryValue returns the value of key in rawQuery, which
-// counter.ParseStyle has bounded and checked; a key given twice is refused,
-// as a style's are.
-func queryValue(rawQuery, key string) (string, bool, error) {
-	var value string
-	found := false
-	for rest := rawQuery; rest != ""; {
-		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
-		k, v, _ := strings.Cut(pair, "=")
-		if k != key {
-			continue
-		}
-		if found {
-			return "", false, &counter.ParamError{Param: key, Reason: "given more than once"}
-		}
-		var err error
-		if value, err = url.QueryUnescape(v); err != nil {
-			return "", false, &counter.ParamError{Param: key, Reason: "bad %-escape"}
-		}
-		found = true
-	}
-	return value, found, nil
-}
-
-// maxUserAgent bounds the User-Agent a hit from a browser may send:
-// browsers send a few hundred bytes, and a longer one, made to make the
-// crawler patterns work hard, is judged a bot without asking them.
-const maxUserAgent = 1024
-
-// requestKind judges a hit from client address addr (the zero Addr when
-// it is not one) on the request alone: a prefetch, a view through GitHub's
-// image proxy, a bot (its User-Agent headers as Crawler-Detect reads
-// them, Sec-CH-UA and From among them, or a link preview's), or, for all
-// it says, a view. GitHub's User-Agent
-// from any other address is judged as any other: the crawler list holds
-// it, so it is a bot's.
-func requestKind(r *http.Request, addr netip.Addr) counter.Kind {
-	ua := r.UserAgent()
-	switch {
-	case counter.IsPrefetch(r.Header.Get):
-		return counter.Prefetch
-	case counter.IsGitHubCamo(ua, addr):
-		return counter.GitHub
-	case strings.TrimSpace(ua) == "" || len(ua) > maxUserAgent || crawler.IsBotRequest(r.Header.Get):
-		return counter.Bot
-	}
-	return counter.View
-}
-
-// hitter counts hits: a store.Batcher in a long-lived process, where hits
-// that arrive together share a commit, or oneShot.
-type hitter interface {
-	Visit(v store.Visit) (store.Counted, error)
-}
-
-// oneShot counts a hit in a transaction of its own, for a CGI process.
-type oneShot struct{ a *App }
-
-func (o oneShot) Visit(v store.Visit) (store.Counted, error) {
-	db, err := o.a.open(false)
-	if err != nil {
-		return store.Counted{}, err
-	}
-	c, err := db.Visit(v)
-	if cerr := db.Close(); cerr != nil && err == nil {
-		o.a.log.Printf("hit %q counted, then: %v", v.Name, cerr)
-	}
-	return c, err
-}
-
-// glance reads counter name, and on a site the page site names, as it
-// stands, counting nothing.
-func (a *App) glance(name string, site siteHit) (store.Glance, error) {
-	db, err := a.open(true)
-	if err != nil {
-		return store.Glance{}, err
-	}
-	defer db.Close()
-	return db.Glance(name, site.target, site.image, a.now())
 }
 
 // refuseImage answers an <img> that cannot show a count with the status,
@@ -396,94 +162,6 @@ func errorText(err error, r *http.Request) string {
 	return msg
 }
 
-// serveCount answers /NAME.json, counting nothing: the figure the image
-// shows, the views and visitors in all and today, and on a site those of
-// the page that page= or the Referer names. Any page may read it. A
-// counter whose statistics have a password answers with what its image
-// shows alone.
-func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	g, err := a.glanceQuery(r, name)
-	if err != nil {
-		a.Refuse(w, r, err)
-		return
-	}
-	tag(w, costs.JSON)
-	fields := []jsonField{
-		jsonString("name", name),
-		jsonCount("count", g.Shown),
-		jsonString("show", g.Settings.Show.String()),
-	}
-	if g.Protected() {
-		// Its owner keeps its figures behind a password: the JSON says
-		// what the image shows, and no more.
-		writeJSON(w, r, http.StatusOK, fields...)
-		return
-	}
-	fields = append(fields,
-		jsonCount("views", g.Count),
-		jsonCount("visitors", g.Visitors),
-		jsonString("today", dayKeyOf(a.now())),
-		jsonCount("today_views", g.Today.Views),
-		jsonCount("today_visitors", g.Today.Visitors))
-	if p := g.Page; p != nil {
-		fields = append(fields,
-			jsonString("page", p.Page),
-			jsonCount("page_views", p.Views),
-			jsonCount("page_visitors", p.Visitors),
-			jsonCount("page_today_views", g.PageToday.Views),
-			jsonCount("page_today_visitors", g.PageToday.Visitors))
-	}
-	writeJSON(w, r, http.StatusOK, fields...)
-}
-
-// glanceQuery checks name and the query of a request that reads a counter
-// without counting, and reads it.
-func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
-	err := counter.CheckName(name)
-	var site siteHit
-	if err == nil && len(r.URL.RawQuery) > counter.MaxQueryLen {
-		err = &counter.ParamError{Param: "query", Reason: "longer than " + strconv.Itoa(counter.MaxQueryLen) + " bytes"}
-	}
-	if err == nil {
-		site, err = siteParams(r.URL.RawQuery, r.Referer())
-	}
-	if err != nil {
-		return store.Glance{}, err
-	}
-	return a.glance(name, site)
-}
-
-// serveShields answers /NAME.shields.json in the schema of shields.io's
-// endpoint badge, so that a README can show the count in a badge
-// service's styles (https://shields.io/badges/endpoint-badge). It counts
-// nothing: the badge service asks again each time it draws the badge. An
-// error answers 200 with isError, as shields.io needs to show it.
-func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	g, err := a.glanceQuery(r, name)
-	label := "views"
-	if g.Settings.Show == counter.ShowVisitors {
-		label = "visitors"
-	}
-	if err != nil {
-		// shields.io reads the body of a 200 alone: any other status
-		// becomes its own "not found" or "inaccessible" (badges/shields,
-		// core/base-service/check-error-response.js), and the owner
-		// would never see why. So the status goes in a header, and the
-		// badge says the message.
-		status, msg := publicError(err)
-		a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
-		w.Header().Set(errorHeader, strconv.Itoa(status)+" "+msg)
-		writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
-			jsonString("message", msg), jsonString("color", "lightgrey"), jsonBool("isError", true))
-		return
-	}
-	tag(w, costs.JSON)
-	writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
-		jsonString("message", strconv.FormatUint(g.Shown, 10)), jsonString("color", "blue"))
-}
-
 // cutSuffixFold is strings.CutSuffix with the suffix in any case.
 func cutSuffixFold(s, suffix string) (string, bool) {
 	if len(s) > len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix) {
@@ -491,9 +169,6 @@ func cutSuffixFold(s, suffix string) (string, bool) {
 	}
 	return s, false
 }
-
-// dayKeyOf is the UTC day of t as the exports write it.
-func dayKeyOf(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // cutLast splits s around the last sep.
 func cutLast(s, sep string) (before, after string, found bool) {

@@ -86,3 +86,53 @@ func TestFullDatabaseStillAnswersWithAnImage(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedCommitCostsNoView: a view whose commit fails (the file is
+// full) is not remembered by the visitor table, so the visitor's next hit
+// within the reload window, once there is room, is counted as his view,
+// and a new visitor's; the hit after that is his reload.
+func TestFailedCommitCostsNoView(t *testing.T) {
+	for _, longLived := range []bool{false, true} {
+		t.Run(fmt.Sprintf("long-lived %v", longLived), func(t *testing.T) {
+			a, _ := testApp(t)
+			a.cfg.MaxDBSize = store.SmallestMaxSize
+			names := fillDB(t, a.cfg.DB, a.cfg.MaxDBSize)
+			if longLived {
+				t.Cleanup(a.longLived())
+			}
+			var name string
+			for i, n := range names {
+				name = n
+				if w := serve(a, "GET", "/"+n+".png", "Referer", fmt.Sprintf("https://site%d.example/", i)); w.Code == http.StatusInsufficientStorage {
+					break
+				}
+			}
+			if got := total(t, a, name); got != 0 {
+				t.Fatalf("%s: total %d after a hit that found the file full, want 0", name, got)
+			}
+			a.cfg.MaxDBSize = 0 // the owner made room
+			if longLived {
+				// The batcher opens with the options it was made with.
+				b := store.NewBatcher(a.cfg.DB, a.openOptions(false))
+				t.Cleanup(b.Close)
+				a.hits = b
+			}
+			// The same visitor (address and User-Agent) from the same page.
+			for i, want := range []struct {
+				views, visitors, reloads uint64
+			}{{1, 1, 0}, {1, 1, 1}} {
+				if w := serve(a, "GET", "/"+name+".png", "Referer", "https://other.example/"); w.Code != http.StatusOK {
+					t.Fatalf("hit %d: status %d, want 200", i, w.Code)
+				}
+				g, err := a.glance(name, siteHit{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := []uint64{g.Count, g.Visitors, g.Today.NotCounted[counter.Reload]}
+				if got[0] != want.views || got[1] != want.visitors || got[2] != want.reloads {
+					t.Errorf("after hit %d once there was room: views, visitors, reloads %v, want %v", i, got, want)
+				}
+			}
+		})
+	}
+}

@@ -162,7 +162,7 @@ func tallyKinds(t *testing.T, dbPath, name string) {
 		for i := range h.n {
 			o := counter.Outcome{Kind: h.kind, NewVisitor: i < h.visitors}
 			v := store.Visit{Name: name, Now: now.AddDate(0, 0, -h.back), RefHost: "blog.example",
-				Judge: func(counter.Settings, []byte, string) counter.Outcome { return o }}
+				Outcome: o}
 			if _, err := db.Visit(v); err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,39 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"hitcounter/counter"
+	"hitcounter/counter/costs"
+)
+
+// serveShields answers /NAME.shields.json in the schema of shields.io's
+// endpoint badge, so that a README can show the count in a badge
+// service's styles (https://shields.io/badges/endpoint-badge). It counts
+// nothing: the badge service asks again each time it draws the badge. An
+// error answers 200 with isError, as shields.io needs to show it.
+func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	g, err := a.glanceQuery(r, name)
+	label := "views"
+	if g.Settings.Show == counter.ShowVisitors {
+		label = "visitors"
+	}
+	if err != nil {
+		// shields.io reads the body of a 200 alone: any other status
+		// becomes its own "not found" or "inaccessible" (badges/shields,
+		// core/base-service/check-error-response.js), and the owner
+		// would never see why. So the status goes in a header, and the
+		// badge says the message.
+		status, msg := publicError(err)
+		a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
+		w.Header().Set(errorHeader, strconv.Itoa(status)+" "+msg)
+		writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
+			jsonString("message", msg), jsonString("color", "lightgrey"), jsonBool("isError", true))
+		return
+	}
+	tag(w, costs.JSON)
+	writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
+		jsonString("message", strconv.FormatUint(g.Shown, 10)), jsonString("color", "blue"))
+}
