@@ -100,7 +100,7 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 	if all == nil {
 		return fmt.Errorf("%w: no counters bucket", ErrCorrupt)
 	}
-	return all.ForEach(func(k, v []byte) error {
+	err := all.ForEach(func(k, v []byte) error {
 		b := all.Bucket(k)
 		if v != nil || b == nil {
 			return fmt.Errorf("%w: %q under counters is not a bucket", ErrCorrupt, k)
@@ -109,6 +109,51 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 			return fmt.Errorf("counter %q: %w", k, err)
 		}
 		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return checkToday(tx, all)
+}
+
+// checkToday checks the today bucket: its day, and each row's counter,
+// kind and record; a page's row needs the page's record.
+func checkToday(tx *bolt.Tx, all *bolt.Bucket) error {
+	tb := tx.Bucket(bucketToday)
+	if tb == nil {
+		return nil
+	}
+	day := tb.Get(keyTodayDay)
+	if _, err := parseDay(day); err != nil {
+		return fmt.Errorf("%w: today's %w", ErrCorrupt, err)
+	}
+	return tb.ForEach(func(k, v []byte) error {
+		if bytes.Equal(k, keyTodayDay) {
+			return nil
+		}
+		i := bytes.IndexByte(k, 0)
+		if i < 0 || v == nil {
+			return fmt.Errorf("%w: today's key %q", ErrCorrupt, k)
+		}
+		b := all.Bucket(k[:i])
+		if b == nil {
+			return fmt.Errorf("%w: today's rows of counter %q, which the file has not", ErrCorrupt, k[:i])
+		}
+		switch rest := k[i+1:]; {
+		case len(rest) == 0:
+			var t counter.Tally
+			return decodeToday(v, &t)
+		case rest[0] == todayReferrer && len(rest) > 1:
+			_, err := decodeUint64(v)
+			return err
+		case rest[0] == todayPage && len(rest) > 1:
+			if pages := b.Bucket(bucketPages); pages == nil || pages.Get(rest[1:]) == nil {
+				return fmt.Errorf("%w: today's row of page %q, which counter %q has not", ErrCorrupt, rest[1:], k[:i])
+			}
+			_, _, err := decodePageDay(v)
+			return err
+		}
+		return fmt.Errorf("%w: today's key %q", ErrCorrupt, k)
 	})
 }
 

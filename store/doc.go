@@ -2,11 +2,15 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 5)
+// # Schema (version 6)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
 // spells one out. Keys marked v2 are new in version 2, v3 in version 3,
-// v4 in version 4, v5 in version 5.
+// v4 in version 4, v5 in version 5, v6 in version 6.
+//
+// A counter's keys below hold its history: every hit up to the day of the
+// today bucket's rows, whose hits are in that bucket (see "Today"); what a
+// reader sees is the two added up.
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
@@ -103,6 +107,23 @@
 //	                           days, tally and page-days from two days
 //	                           before the import's on only)
 //	  trash/NAME/              buckets of the counter the import replaced
+//	today/                     v6: bucket, the hits of one UTC day, of
+//	                           every counter, not yet in their history
+//	  "\x00day" -> "2006-01-02"  the day of every row below; sorts first
+//	  NAME "\x00" -> record    the counter's views that day, then the
+//	                           columns of a tally record (visitors, views
+//	                           via GitHub, reloads, ...); 8-byte big-endian
+//	                           columns, the zero ones at the end left out
+//	                           (a record of views alone is 8 bytes); the
+//	                           day's visitors are also what the hits add
+//	                           to visitors
+//	  NAME "\x00r" HOST -> uint64  views from pages on HOST that day, as
+//	                           in referrers/ (counter.OtherReferrers past
+//	                           the bound, counting the history's hosts)
+//	  NAME "\x00p" PAGE -> record  sites: the page's views and visitors
+//	                           that day, as a page-days record; the page
+//	                           has its record in pages/ (made by the hit
+//	                           that made the page)
 //
 // A setting key that is absent has its default (counter.DefaultSettings).
 // No client address, User-Agent or anything derived from them is stored:
@@ -161,6 +182,54 @@
 // days it folds (a day's, up to max-pages+1) twice, holds KeptPagesADay
 // rows and a batch of keys in memory, and deletes the rest; a version 4
 // file's untrimmed days are trimmed twice a day's most rows at a time.
+//
+// # Today
+//
+// A counted view used to add to its counter's total, day, tally and
+// referrer, and a site's page-day: keys two or three levels down in a
+// counter's bucket, under a counters bucket that 200 counters make a
+// branch, so that bbolt rewrote every page on the way (a view of a year-old
+// file wrote 8 pages, 32 KiB, a fresh one 5). Version 6 puts the day's
+// hits of every counter in one small bucket at the top, today, with a
+// counter's rows next to each other (its name, then a zero byte): a view
+// dirties the leaf of today (or, while today is small, nothing but the
+// root, which holds it inline), the root, the freelist and the meta page.
+// A hit never rebalances the history's pages; only the first view of a page
+// on a site (its record, page-count) and a site's first hit of a day (the
+// fold of its page-days into the records, as in version 5) write there.
+//
+// The first write of a later day folds every row into the history (total,
+// visitors, days, tally, referrers, page-days, as the hits one by one used
+// to add them), folds and trims a site's page-days before the new day
+// (pagetrim.go), and removes the bucket, in the transaction of that write:
+// a crash before its commit leaves the rows and the history as they were,
+// and nothing is added twice. A hit dated before the rows' day (one that
+// waited past midnight, a clock set back) goes into the history itself. So
+// does every write that changes or replaces the history (settings, set,
+// delete, import, page merges), after it has folded the rows: such a write
+// finds the history whole. Hits, the costs and the keys fold nothing.
+//
+// Every reader (the counter's figures, its days and referrers, a site's
+// pages, page history and page-days, the statistics page, the exports,
+// check) adds the today rows of its counter to the history, so that it
+// reads what version 5 would have. Days without hits leave nothing to
+// fold; the next write folds the last day's rows whatever its date.
+//
+// The fold's own write is one of a day, and grows with the counters that
+// had hits that day (some five pages each): the pages it frees stay on
+// the freelist, which every commit writes, until later writes use them.
+// The today bucket is one leaf while a day's rows fit in a page (some 40
+// counters with a referrer each, or as many pages of a site): past that,
+// bbolt splits it, and a view writes a branch besides.
+//
+// # Version 5
+//
+// Version 6 added the today bucket. A version 5 file has none, and its
+// history holds every hit, as a version 6 file's does when its rows are
+// folded: the first write of a version 6 program sets the version and
+// rewrites nothing (migrate5), and its first hit makes the bucket. A
+// program of version 5 would not see the hits in today: it refuses the
+// file (ErrNewerSchema).
 //
 // # Version 4
 //

@@ -194,6 +194,14 @@ var formats = []struct {
 		"    pages-folded = 323032362d31322d3034\n",
 		"  version = 00000005\n",
 	}, writeV5, checkFormatV5},
+	{6, formatFileV6, formatDumpFileV6, []string{
+		"today/\n  \x00day = 323032362d31322d3036\n",
+		"  blog\x00 = 00000000000000040000000000000003\n",
+		"  blog\x00p/posts/hello = 00000000000000020000000000000001\n",
+		"  home\x00 = 000000000000000300000000000000010000000000000001000000000000000100000000000000010000000000000001000000000000000100000000000000010000000000000001\n",
+		"  home\x00rexample.org = 0000000000000003\n",
+		"  version = 00000006\n",
+	}, writeV6, checkFormatV6},
 }
 
 // TestFormat reads every committed file twice: with bbolt alone, against

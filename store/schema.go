@@ -16,9 +16,11 @@ import (
 // per-counter settings; version 3 added sites, counters with a row per
 // page; version 4 added the history of what the counter costs on its
 // machine; version 5 keeps a site's past days to their most viewed pages
-// (pages-trimmed), the others' under the day's OtherPages row. migrate.go
-// brings an older file up to it.
-const schemaVersion = 5
+// (pages-trimmed), the others' under the day's OtherPages row; version 6
+// keeps the current day's hits of every counter in one small bucket,
+// today, folded into the counters' history when the day changes.
+// migrate.go brings an older file up to it.
+const schemaVersion = 6
 
 var (
 	bucketMeta       = []byte("meta")
@@ -59,7 +61,56 @@ var (
 	bucketStaged    = []byte("staged")    // in importing: counters as the import makes them
 	bucketBase      = []byte("base")      // in importing: counters as the import found them
 	bucketTrash     = []byte("trash")     // in importing: the file's buckets the import replaced
+	// The hits of the current day, of every counter, kept apart from the
+	// counters' history so that a hit writes one small bucket (today.go).
+	bucketToday = []byte("today")   // v6, at the top
+	keyTodayDay = []byte("\x00day") // v6, in today: the UTC day of its rows; sorts before every counter's
 )
+
+// The keys of a counter's rows in the today bucket: its name, a zero byte
+// (no name holds one, so that a counter's rows sort together, apart from
+// any other's), then a kind and the rest of the key. The counts row has no
+// kind.
+const (
+	todayPage     = 'p' // then PAGE as in pages/: the page's views and visitors that day
+	todayReferrer = 'r' // then HOST as in referrers/: views from HOST that day
+)
+
+// todayPrefix is the key of counter name's counts row in the today bucket,
+// and the start of its other rows' keys.
+func todayPrefix(name string) []byte {
+	return append([]byte(name), 0)
+}
+
+// todayKey is the key of counter prefix's row of kind for rest (a page or
+// a host) in the today bucket.
+func todayKey(prefix []byte, kind byte, rest string) []byte {
+	k := make([]byte, 0, len(prefix)+1+len(rest))
+	return append(append(append(k, prefix...), kind), rest...)
+}
+
+// encodeToday writes a counter's counts row: its views, then the columns
+// of a tally record (encodeTally), without the zero columns at the end, so
+// that a row of views and visitors alone takes 16 bytes.
+func encodeToday(t counter.Tally) []byte {
+	b := append(encodeUint64(t.Views), encodeTally(t)...)
+	for len(b) > 8 && binary.BigEndian.Uint64(b[len(b)-8:]) == 0 {
+		b = b[:len(b)-8]
+	}
+	return b
+}
+
+// decodeToday reads a counts row into t; missing columns read as zero.
+func decodeToday(b []byte, t *counter.Tally) error {
+	if len(b) < 8 || len(b)%8 != 0 {
+		return fmt.Errorf("%w: today's counts of %d bytes", ErrCorrupt, len(b))
+	}
+	t.Views = binary.BigEndian.Uint64(b)
+	if len(b) == 8 {
+		return nil
+	}
+	return decodeTally(b[8:], t)
+}
 
 // pageColumns is the number of 8-byte columns of a page record: views and
 // visitors of the days folded into it (up to pages-folded), the first

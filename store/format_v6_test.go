@@ -1,0 +1,202 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"hitcounter/counter"
+	"hitcounter/counter/costs"
+)
+
+// formatFileV6 is a database written by the code of schema version 6: a
+// plain counter and a site with a day of hits folded into their history
+// and the next day's hits still in the today bucket (a referrer, hits of
+// every kind, pages, a page past max-pages); a password, settings, the
+// owner key and a day of costs. formatDumpFileV6 is its listing
+// (dumpFile), written with it.
+const (
+	formatFileV6     = "../testdata/format/counter-v6.db"
+	formatDumpFileV6 = "../testdata/format/counter-v6.dump"
+)
+
+// formatPasswordV6 is the password whose hash the plain counter holds.
+const formatPasswordV6 = "version 6 password"
+
+// writeV6 writes formatFileV6 through the store, as the counter does, when
+// TestFormat is run with -write-format under schema version 6. It was run
+// once; the files are committed and must never be written again.
+func writeV6(t *testing.T) {
+	if schemaVersion != 6 {
+		t.Fatalf("schema version %d: the v6 file is the version 6 release's and stays as it is", schemaVersion)
+	}
+	os.Remove(formatFileV6)
+	defer os.Remove(LockPath(formatFileV6))
+	site, err := counter.NewSite("blog.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := site.Set("max-pages=2"); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+	view := func(page string, at time.Time, visitor bool) Visit {
+		return Visit{Name: "blog", Now: at, RefHost: "blog.example", Target: page,
+			Outcome: counter.Outcome{Kind: counter.View, NewVisitor: visitor, PageVisitor: visitor}}
+	}
+	hash, err := counter.HashPassword([]byte(formatPasswordV6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	with(t, formatFileV6, Options{Create: true}, func(db *DB) {
+		if err := db.CreateWith("blog", 0, day, site); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Create("home", 10, day); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Configure("home", func(s *counter.Settings) error {
+			return errors.Join(s.Set("show=visitors"), s.Set("referrers=example.org"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetPasswordHash("home", hash); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.OwnerKey(); err != nil {
+			t.Fatal(err)
+		}
+		// Two days of the same hits: the first day's are folded into the
+		// history by the first hit of the second, whose are left in today.
+		for d := range 2 {
+			at := day.AddDate(0, 0, d)
+			for i, k := range append([]counter.Kind{counter.View, counter.View, counter.GitHub}, counter.NotCountedKinds[:]...) {
+				if _, err := db.Visit(Visit{Name: "home", Now: at.Add(time.Duration(i) * time.Hour), RefHost: "example.org",
+					Outcome: counter.Outcome{Kind: k, NewVisitor: i == 0}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, page := range []string{"/", "/posts/hello", "/about", "/posts/hello"} {
+				if _, err := db.Visit(view(page, at.Add(time.Duration(i)*time.Minute), i < 3)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-05", 420, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 1)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := os.WriteFile(formatDumpFileV6, []byte(dumpFile(t, formatFileV6)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s and %s", formatFileV6, formatDumpFileV6)
+}
+
+// checkFormatV6 reads the committed version 6 file through the store
+// (TestFormat has checked its bytes): every figure adds the today
+// bucket's day to the history's.
+func checkFormatV6(t *testing.T, db *DB) {
+	list, err := db.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range list {
+		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d protected=%v", c.Name, c.Count, c.Visitors, c.Pages, c.Protected()))
+	}
+	wantList := "blog views=8 visitors=6 pages=2 protected=false\nhome views=16 visitors=2 pages=0 protected=true"
+	if got := strings.Join(lines, "\n"); got != wantList {
+		t.Errorf("List:\n%s\nwant:\n%s", got, wantList)
+	}
+	h, err := db.History("home", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := counter.VerifyPassword(h.PasswordHash, []byte(formatPasswordV6)); !ok || err != nil {
+		t.Errorf("the stored hash does not take the v6 password: %v", err)
+	}
+	if len(h.Days) != 2 || h.Days[0].Tally != h.Days[1].Tally || h.Days[1].Date != "2026-12-06" || h.Days[1].Views != 3 || h.Days[1].GitHub != 1 {
+		t.Errorf("home's days %+v, want two alike, of 3 views, one through GitHub", h.Days)
+	}
+	if len(h.Referrers) != 1 || h.Referrers[0].Hits != 6 {
+		t.Errorf("home's referrers %+v, want example.org's 6", h.Referrers)
+	}
+	pages := map[string]string{}
+	list2, err := db.Pages("blog", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list2 {
+		pages[p.Page] = fmt.Sprintf("%d/%d", p.Views, p.Visitors)
+	}
+	if got, want := fmt.Sprint(pages), fmt.Sprintf("map[%s:2/2 /:2/2 /posts/hello:4/2]", counter.OtherPages); got != want {
+		t.Errorf("blog's pages %s, want %s", got, want)
+	}
+	days, err := db.PageDays("blog", counter.PageDay{}, 10)
+	if err != nil || len(days) != 6 || days[5].Date != "2026-12-06" {
+		t.Errorf("blog's page days %+v, %v; want 3 of each day", days, err)
+	}
+}
+
+// The committed file of the version 5 release is migrated in place by the
+// first write of this version, which rewrites nothing: the history stands
+// as it is, today's hits go into the today bucket, and the next day's
+// first hit folds them in. No count is lost or counted twice.
+func TestMigrateV5(t *testing.T) {
+	path := copyOf(t, formatFileV5)
+	at := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+	with(t, path, Options{}, func(db *DB) {
+		before := readAll(t, db, at)
+		home, err := db.Counter("home")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := versionOf(t, db); v != 5 {
+			t.Fatalf("version %d before the first write, want 5", v)
+		}
+		if _, err := db.Visit(Visit{Name: "home", Now: at, RefHost: "example.org", Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}}); err != nil {
+			t.Fatal(err)
+		}
+		if v := versionOf(t, db); v != schemaVersion {
+			t.Errorf("version %d after the first write, want %d", v, schemaVersion)
+		}
+		c, err := db.Visit(pageView("blog.example", "/p000", at, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Page != "/p000" || c.Shown != 4 {
+			t.Errorf("a hit on /p000: page %q shows %d, want /p000 and 4", c.Page, c.Shown)
+		}
+		if n := todayRowsOf(t, db); n != 5 {
+			t.Errorf("%d rows in today, want home's counts and referrer, blog's counts, referrer and page", n)
+		}
+		after, err := db.Counter("home")
+		if err != nil || after.Count != home.Count+1 || after.Visitors != home.Visitors+1 {
+			t.Errorf("home after a hit: %d views, %d visitors, %v; want %d and %d", after.Count, after.Visitors, err, home.Count+1, home.Visitors+1)
+		}
+		// The next day's first write folds them: what the readers see of
+		// the days before stays as it was.
+		if _, err := db.Visit(pageView("blog.example", "/p001", at.AddDate(0, 0, 1), true)); err != nil {
+			t.Fatal(err)
+		}
+		if n := todayRowsOf(t, db); n != 3 {
+			t.Errorf("%d rows in today after the fold, want blog's counts, referrer and page", n)
+		}
+		h, err := db.History("home", time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := h.Days[len(h.Days)-1]; last.Date != "2026-12-06" || last.Views != 1 || last.Visitors != 1 {
+			t.Errorf("home's last day %+v, want 2026-12-06 of 1 view and visitor", last)
+		}
+		if !strings.Contains(before, "counter home 13 1 0") {
+			t.Errorf("the v5 file read as:\n%s", before)
+		}
+	})
+	if _, err := Check(path, time.Second); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}

@@ -1,0 +1,305 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+)
+
+// todayFiles makes two files with a plain counter, home, and a site,
+// blog, of at most 3 pages.
+func todayFiles(t *testing.T) (folded, kept string) {
+	t.Helper()
+	site, err := counter.NewSite("blog.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := site.Set("max-pages=3"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*string{&folded, &kept} {
+		*p = newDB(t)
+		with(t, *p, Options{}, func(db *DB) {
+			if err := db.Create("home", 5, day1); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.CreateWith("blog", 0, day1, site); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	return folded, kept
+}
+
+// readAll is everything the readers say of home and blog at now, as text.
+func readAll(t *testing.T, db *DB, now time.Time) string {
+	t.Helper()
+	var out strings.Builder
+	list, err := db.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list {
+		fmt.Fprintf(&out, "counter %s %d %d %d\n", c.Name, c.Count, c.Visitors, c.Pages)
+	}
+	for _, c := range list {
+		name := c.Name
+		h, err := db.History(name, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&out, "%s days %+v\n%s referrers %+v\n", name, h.Days, name, h.Referrers)
+		since, err := db.History(name, now.AddDate(0, 0, -1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&out, "%s days since yesterday %+v\n", name, since.Days)
+		g, err := db.Glance(name, "/a", nil, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&out, "%s glance %d %+v %+v %+v\n", name, g.Shown, g.Today, g.Page, g.PageToday)
+	}
+	if !slices.ContainsFunc(list, func(c counter.Info) bool { return c.Name == "blog" }) {
+		return out.String()
+	}
+	for _, since := range []time.Time{{}, now.AddDate(0, 0, -1), now} {
+		pages, err := db.Pages("blog", since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.SortFunc(pages, func(a, b counter.Page) int { return strings.Compare(a.Page, b.Page) })
+		fmt.Fprintf(&out, "pages since %s: %+v\n", since.Format(time.DateOnly), pages)
+	}
+	// Two at a time, to page through the merge of file and today.
+	var after counter.PageDay
+	for {
+		days, err := db.PageDays("blog", after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&out, "page days %+v\n", days)
+		if len(days) < 2 {
+			break
+		}
+		after = days[len(days)-1]
+	}
+	for _, page := range []string{"/a", counter.OtherPages} {
+		h, err := db.PageHistory("blog", page, time.Time{})
+		if errors.Is(err, counter.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&out, "page %s %d %d %+v\n", page, h.Count, h.Visitors, h.Days)
+	}
+	return out.String()
+}
+
+// todayRowsOf is the number of rows of the today bucket, its day's key
+// left out.
+func todayRowsOf(t *testing.T, db *DB) int {
+	t.Helper()
+	n := 0
+	err := db.view(func(tx *bolt.Tx) error {
+		if tb := tx.Bucket(bucketToday); tb != nil {
+			n = tb.Stats().KeyN - 1
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// The same hits counted in two files, one whose today rows are folded
+// into the history after every hit (as every hit was counted before
+// version 6) and one left to fold when the day changes: every reader sees
+// the same in both, after every hit, across a day with no hits, a hit that
+// comes late for its day, and the folds.
+func TestTodayReadsAsHistory(t *testing.T) {
+	foldedPath, keptPath := todayFiles(t)
+	d := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	view := func(name string, at time.Time, ref string, k counter.Kind, visitor bool) Visit {
+		return Visit{Name: name, Now: at, RefHost: ref, Outcome: counter.Outcome{Kind: k, NewVisitor: visitor}}
+	}
+	page := func(target string, at time.Time, visitor bool) Visit {
+		return pageView("blog.example", target, at, visitor)
+	}
+	var visits []Visit
+	for _, at := range []time.Time{d, d.AddDate(0, 0, 1), d.AddDate(0, 0, 3)} {
+		visits = append(visits,
+			view("home", at, "", counter.View, true),
+			view("home", at.Add(time.Minute), "a.example", counter.View, false),
+			view("home", at.Add(2*time.Minute), "b.example", counter.GitHub, true),
+			view("home", at.Add(3*time.Minute), "", counter.Bot, false),
+			page("/a", at, true), page("/a", at.Add(time.Minute), false),
+			page("/b", at.Add(2*time.Minute), true), page("/c", at.Add(3*time.Minute), true),
+			page("/d", at.Add(4*time.Minute), true), // past max-pages: (other pages)
+			Visit{Name: "blog", Now: at.Add(5 * time.Minute), RefHost: "blog.example", Target: "/a",
+				Outcome: counter.Outcome{Kind: counter.Reload}},
+			view("blog", at.Add(6*time.Minute), "elsewhere.example", counter.View, true),
+		)
+	}
+	// Late for its day: dated the day before the last rows', it goes into
+	// the history.
+	visits = append(visits, view("home", d.AddDate(0, 0, 1).Add(time.Hour), "a.example", counter.View, true),
+		page("/b", d.AddDate(0, 0, 1).Add(time.Hour), true), page("/a", d.AddDate(0, 0, 3).Add(time.Hour), false))
+
+	folded, err := Open(foldedPath, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := Open(keptPath, Options{})
+	if err != nil {
+		folded.Close()
+		t.Fatal(err)
+	}
+	closed := false
+	closeBoth := func() {
+		if !closed {
+			folded.Close()
+			kept.Close()
+			closed = true
+		}
+	}
+	defer closeBoth()
+	for i, v := range visits {
+		a, err := folded.Visit(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		b, err := kept.Visit(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.settings, b.settings = counter.Settings{}, counter.Settings{}
+		if fmt.Sprintf("%+v", a) != fmt.Sprintf("%+v", b) {
+			t.Errorf("hit %d (%s %s %s): got %+v, want %+v", i, v.Name, v.Target, v.Now, b, a)
+		}
+		if got, want := readAll(t, kept, v.Now), readAll(t, folded, v.Now); got != want {
+			t.Fatalf("after hit %d (%s %s %s), with today's rows:\n%s\nwant, all in the history:\n%s", i, v.Name, v.Target, v.Now, got, want)
+		}
+		if n := todayRowsOf(t, folded); n != 0 {
+			t.Fatalf("after hit %d, %d rows left in today of the folded file", i, n)
+		}
+	}
+	// The last day's rows are still in today: home's counts and
+	// referrer, blog's counts, referrer and pages.
+	if n := todayRowsOf(t, kept); n < 6 {
+		t.Errorf("%d rows in today, want home's and blog's", n)
+	}
+	closeBoth()
+	for _, p := range []string{foldedPath, keptPath} {
+		if _, err := Check(p, time.Second); err != nil {
+			t.Errorf("check %s: %v", p, err)
+		}
+	}
+}
+
+// A fold is part of the write that makes it: one that fails leaves the
+// today rows and the history as they were, and the hit is not counted.
+func TestTodayFoldIsAllOrNothing(t *testing.T) {
+	path := newDB(t, "home")
+	d := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	with(t, path, Options{}, func(db *DB) {
+		for range 3 {
+			if _, err := db.Hit("home", d, "a.example"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A row the fold cannot place, sorted after home's.
+		err := db.write(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketToday).Put(todayPrefix("zz-gone"), encodeToday(counter.Tally{Views: 1}))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := readAll(t, db, d)
+		if _, err := db.Hit("home", d.AddDate(0, 0, 1), ""); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("a hit of the next day: %v, want ErrCorrupt", err)
+		}
+		if got := readAll(t, db, d); got != before {
+			t.Errorf("after a failed fold:\n%s\nwant as before:\n%s", got, before)
+		}
+		if n := todayRowsOf(t, db); n != 3 {
+			t.Errorf("%d rows in today, want home's 2 and the bad one", n)
+		}
+		info, err := db.Counter("home")
+		if err != nil || info.Count != 3 {
+			t.Errorf("home: %d views, %v; want 3", info.Count, err)
+		}
+	})
+}
+
+// A hit of the current day writes the today bucket, the root and the
+// freelist (and the meta page), whatever the file's age: at most four
+// pages, on a fresh file and on one with a year of 200 counters' days.
+func TestHitWritesFourPages(t *testing.T) {
+	year := newDB(t)
+	d := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	with(t, year, Options{}, func(db *DB) {
+		for i := range 200 {
+			name := fmt.Sprintf("counter-%03d", i)
+			if err := db.Create(name, 0, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The year in one transaction, its last day folded: a file
+		// with no free pages (see doc.go, "Today", for a file whose last
+		// fold freed many).
+		err := db.update(func(tx *bolt.Tx) error {
+			for day := range 365 {
+				for i := range 200 {
+					_, err := visitTx(tx, Visit{Name: fmt.Sprintf("counter-%03d", i), Now: d.AddDate(0, 0, day), RefHost: "example.org",
+						Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}})
+					if err != nil {
+						return err
+					}
+				}
+			}
+			return foldToday(tx, nil)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, tc := range []struct {
+		name, path string
+	}{
+		{"fresh", newDB(t, "counter-100")},
+		{"a year of 200 counters", year},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			with(t, tc.path, Options{}, func(db *DB) {
+				now := d.AddDate(1, 0, 0)
+				for i := range 4 {
+					stats := db.bolt.Stats()
+					before := stats.TxStats.GetPageAlloc()
+					if _, err := db.Visit(Visit{Name: "counter-100", Now: now.Add(time.Duration(i) * time.Second), RefHost: "example.org",
+						Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}}); err != nil {
+						t.Fatal(err)
+					}
+					// The meta page is written besides the pages allocated.
+					stats = db.bolt.Stats()
+					written := stats.TxStats.GetPageAlloc() - before + int64(db.bolt.Info().PageSize)
+					if written > 4*4096 {
+						t.Errorf("hit %d wrote %d bytes, want at most %d", i, written, 4*4096)
+					}
+				}
+			})
+		})
+	}
+}
