@@ -139,11 +139,13 @@
 // under counter.OtherPages. A view with no page, or one it may not make,
 // counts on the site alone. Nothing a visitor sends makes a counter.
 //
-// A hit writes its page's day, not its page's record: a page's figures
-// are its record plus its days after pages-folded. The first hit of a UTC
-// day adds the days before it into the records and moves pages-folded to
-// yesterday, within its own transaction, so that a hit has one leaf fewer
-// to write and a reader adds a day or two.
+// A hit writes its page's day (v6: its row in today, folded into
+// page-days with the day), not its page's record: a page's figures are its
+// record plus its days after pages-folded plus its row in today. A site's
+// first hit of a UTC day (and the fold of today's rows) adds the days
+// before it into the records and moves pages-folded to yesterday, within
+// its own transaction, so that a hit has one leaf fewer to write and a
+// reader adds a day or two.
 //
 // The same fold then trims the days it folded (pagetrim.go): a day keeps
 // the rows of its KeptPagesADay most viewed pages (ties to more visitors,

@@ -72,12 +72,13 @@ type pageHit struct {
 	firstCap bool          // the first hit of the day past the cap
 }
 
-// A page's views and visitors are in two places: its record holds the
-// days up to pages-folded, and the page-days after it are added on
-// reading. A hit writes its page's day only (the record is written when
-// the page is made, or once a day by foldPages): one leaf of the file
-// fewer to write for every hit, which a FastCGI batch of hits on many
-// pages feels.
+// A page's views and visitors are in three places: its record holds the
+// days up to pages-folded, and the page-days after it and its row in the
+// today bucket are added on reading. A hit writes its page's row in today
+// (countPageToday), or, for a day before today's rows, its page's day
+// (countPage); the record is written when the page is made, or once a day
+// by foldPages: one leaf of the file fewer to write for every hit, which a
+// FastCGI batch of hits on many pages feels.
 
 // countPage counts a view on page (a key made by counter.PageKey) of the
 // site in b, making its row when the hit came from one of the site's hosts
