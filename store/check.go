@@ -116,23 +116,33 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 	return checkToday(tx, all)
 }
 
-// checkToday checks the today bucket: its day, and each row's counter,
-// kind and record; a page's row needs the page's record.
+// checkToday checks the today buckets: each one's day, and each row's
+// counter (whose name hashes to the bucket), kind and record; a page's row
+// needs the page's record.
 func checkToday(tx *bolt.Tx, all *bolt.Bucket) error {
-	tb := tx.Bucket(bucketToday)
-	if tb == nil {
-		return nil
+	for i := range todayShards {
+		shard := todayShard(i)
+		tb := tx.Bucket(shard)
+		if tb == nil {
+			continue
+		}
+		if _, err := parseDay(tb.Get(keyTodayDay)); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrCorrupt, shard, err)
+		}
+		if err := checkShard(tb, shard, all); err != nil {
+			return fmt.Errorf("%s: %w", shard, err)
+		}
 	}
-	day := tb.Get(keyTodayDay)
-	if _, err := parseDay(day); err != nil {
-		return fmt.Errorf("%w: today's %w", ErrCorrupt, err)
-	}
+	return nil
+}
+
+func checkShard(tb *bolt.Bucket, shard []byte, all *bolt.Bucket) error {
 	return tb.ForEach(func(k, v []byte) error {
-		if bytes.Equal(k, keyTodayDay) {
+		if bytes.Equal(k, keyTodayDay) || bytes.Equal(k, keyTodayPinned) {
 			return nil
 		}
 		i := bytes.IndexByte(k, 0)
-		if i < 0 || v == nil {
+		if i < 0 || v == nil || !bytes.Equal(todayBucket(string(k[:i])), shard) {
 			return fmt.Errorf("%w: today's key %q", ErrCorrupt, k)
 		}
 		b := all.Bucket(k[:i])

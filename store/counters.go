@@ -169,7 +169,7 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	page, c.PageErr = pageOf(s, v)
 	c.Outcome = v.Outcome
 	day := dayKey(v.Now)
-	tb, err := todayFor(tx, day)
+	tb, err := todayFor(tx, day, v.Name)
 	if err != nil {
 		return c, err
 	}

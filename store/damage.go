@@ -72,7 +72,7 @@ func isDamage(v any) bool {
 // finds it whole.
 func (db *DB) update(fn func(*bolt.Tx) error) error {
 	return db.write(func(tx *bolt.Tx) error {
-		if err := foldToday(tx, nil); err != nil {
+		if err := foldToday(tx); err != nil {
 			return err
 		}
 		return fn(tx)

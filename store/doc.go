@@ -107,9 +107,16 @@
 //	                           days, tally and page-days from two days
 //	                           before the import's on only)
 //	  trash/NAME/              buckets of the counter the import replaced
-//	today/                     v6: bucket, the hits of one UTC day, of
-//	                           every counter, not yet in their history
+//	today-0/ ... today-f/      v6: buckets, the hits of one UTC day of the
+//	                           counters whose names hash to each (FNV-1a
+//	                           of the name, modulo 16, in hex), not yet in
+//	                           their history; each made by its first hit
+//	                           of a day, removed when folded
 //	  "\x00day" -> "2006-01-02"  the day of every row below; sorts first
+//	  "\x00pin"/               an empty bucket, so that bbolt gives the
+//	                           bucket a page of its own rather than keep it
+//	                           inline in the root (16 of them would outgrow
+//	                           the root's page)
 //	  NAME "\x00" -> record    the counter's views that day, then the
 //	                           columns of a tally record (visitors, views
 //	                           via GitHub, reloads, ...); 8-byte big-endian
@@ -191,38 +198,40 @@
 // referrer, and a site's page-day: keys two or three levels down in a
 // counter's bucket, under a counters bucket that 200 counters make a
 // branch, so that bbolt rewrote every page on the way (a view of a year-old
-// file wrote 8 pages, 32 KiB, a fresh one 5). Version 6 puts the day's
-// hits of every counter in one small bucket at the top, today, with a
-// counter's rows next to each other (its name, then a zero byte): a view
-// dirties the leaf of today (or, while today is small, nothing but the
-// root, which holds it inline), the root, the freelist and the meta page.
-// A hit never rebalances the history's pages; only the first view of a page
-// on a site (its record, page-count) and a site's first hit of a day (the
-// fold of its page-days into the records, as in version 5) write there.
+// file wrote 8 to 13 pages, a fresh one 5). Version 6 puts the day's hits
+// in small buckets at the top, today-0 to today-f, a counter's in the one
+// its name hashes to, with its rows next to each other (its name, then a
+// zero byte): a view dirties that bucket's leaf, the root, the freelist and
+// the meta page, 16 KiB. A hit never rebalances the history's pages; only
+// the first view of a page on a site (its record, page-count) and a site's
+// first hit of a day (the fold of its page-days into the records, as in
+// version 5) write there.
 //
-// The first write of a later day folds every row into the history (total,
-// visitors, days, tally, referrers, page-days, as the hits one by one used
-// to add them), folds and trims a site's page-days before the new day
-// (pagetrim.go), and removes the bucket, in the transaction of that write:
-// a crash before its commit leaves the rows and the history as they were,
-// and nothing is added twice. A hit dated before the rows' day (one that
-// waited past midnight, a clock set back) goes into the history itself. So
-// does every write that changes or replaces the history (settings, set,
-// delete, import, page merges), after it has folded the rows: such a write
-// finds the history whole. Hits, the costs and the keys fold nothing.
+// The first write of a later day on a today bucket folds its rows into the
+// history (total, visitors, days, tally, referrers, page-days, as the hits
+// one by one used to add them), folds and trims its sites' page-days before
+// the new day (pagetrim.go), and removes the bucket, in the transaction of
+// that write: a crash before its commit leaves the rows and the history as
+// they were, and nothing is added twice. Each bucket folds on its own
+// first hit of the day, so that a fold rewrites the history of a
+// sixteenth of the day's counters, and the pages it frees (which every
+// later commit writes in the freelist until they are used again) stay few.
+// A hit dated before its bucket's day (one that waited past midnight, a
+// clock set back) goes into the history itself. So does every write that
+// changes or replaces the history (settings, set, delete, import, page
+// merges), after it has folded every bucket: it finds the history whole.
+// Hits, the costs and the keys fold nothing.
 //
 // Every reader (the counter's figures, its days and referrers, a site's
 // pages, page history and page-days, the statistics page, the exports,
-// check) adds the today rows of its counter to the history, so that it
-// reads what version 5 would have. Days without hits leave nothing to
-// fold; the next write folds the last day's rows whatever its date.
+// check) adds its counter's today rows to the history, so that it reads
+// what version 5 would have. Days without hits leave nothing to fold; the
+// next write folds the last day's rows whatever their date.
 //
-// The fold's own write is one of a day, and grows with the counters that
-// had hits that day (some five pages each): the pages it frees stay on
-// the freelist, which every commit writes, until later writes use them.
-// The today bucket is one leaf while a day's rows fit in a page (some 40
-// counters with a referrer each, or as many pages of a site): past that,
-// bbolt splits it, and a view writes a branch besides.
+// A bucket is one leaf while its day's rows fit in a page (some 40
+// counters with a referrer each, so some 600 in all; or some 80 pages of
+// one site): past that, bbolt splits it, and a view writes a branch
+// besides.
 //
 // # Version 5
 //

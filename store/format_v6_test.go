@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
 )
@@ -182,15 +184,26 @@ func TestMigrateV5(t *testing.T) {
 		if _, err := db.Visit(pageView("blog.example", "/p001", at.AddDate(0, 0, 1), true)); err != nil {
 			t.Fatal(err)
 		}
-		if n := todayRowsOf(t, db); n != 3 {
-			t.Errorf("%d rows in today after the fold, want blog's counts, referrer and page", n)
+		if _, err := db.Visit(Visit{Name: "home", Now: at.AddDate(0, 0, 1), Outcome: counter.Outcome{Kind: counter.View}}); err != nil {
+			t.Fatal(err)
+		}
+		if n := todayRowsOf(t, db); n != 4 {
+			t.Errorf("%d rows in today after the folds, want home's counts, blog's counts, referrer and page", n)
 		}
 		h, err := db.History("home", time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if last := h.Days[len(h.Days)-1]; last.Date != "2026-12-06" || last.Views != 1 || last.Visitors != 1 {
-			t.Errorf("home's last day %+v, want 2026-12-06 of 1 view and visitor", last)
+		if n := len(h.Days); n < 2 || h.Days[n-2].Date != "2026-12-06" || h.Days[n-2].Views != 1 || h.Days[n-2].Visitors != 1 || h.Days[n-1].Views != 1 {
+			t.Errorf("home's last days %+v, want 2026-12-06 of 1 view and visitor, and a view the day after", h.Days[max(0, n-2):])
+		}
+		var past uint64
+		err = db.view(func(tx *bolt.Tx) error {
+			past, err = decodeUint64(tx.Bucket(bucketCounters).Bucket([]byte("home")).Bucket(bucketDays).Get([]byte("2026-12-06")))
+			return err
+		})
+		if err != nil || past != 1 {
+			t.Errorf("home's 2026-12-06 in its history: %d, %v; want the folded view", past, err)
 		}
 		if !strings.Contains(before, "counter home 13 1 0") {
 			t.Errorf("the v5 file read as:\n%s", before)

@@ -55,8 +55,10 @@ func migrate(tx *bolt.Tx, from uint32) error {
 // on any file. (A step of its own, apart from the version bump, so that
 // another change of version 6 can join it.)
 func migrate5(tx *bolt.Tx) error {
-	if tx.Bucket(bucketToday) != nil {
-		return fmt.Errorf("%w: a today bucket in a file of version 5", ErrCorrupt)
+	for i := range todayShards {
+		if tx.Bucket(todayShard(i)) != nil {
+			return fmt.Errorf("%w: a today bucket in a file of version 5", ErrCorrupt)
+		}
 	}
 	return nil
 }

@@ -62,10 +62,34 @@ var (
 	bucketBase      = []byte("base")      // in importing: counters as the import found them
 	bucketTrash     = []byte("trash")     // in importing: the file's buckets the import replaced
 	// The hits of the current day, of every counter, kept apart from the
-	// counters' history so that a hit writes one small bucket (today.go).
-	bucketToday = []byte("today")   // v6, at the top
-	keyTodayDay = []byte("\x00day") // v6, in today: the UTC day of its rows; sorts before every counter's
+	// counters' history so that a hit writes one small bucket (today.go):
+	// one of todayShards, at the top, chosen by the counter's name.
+	bucketTodayPrefix = "today-"          // v6, at the top: then the shard's number, 0 to f
+	keyTodayDay       = []byte("\x00day") // v6, in a today shard: the UTC day of its rows; sorts before every counter's
+	keyTodayPinned    = []byte("\x00pin") // v6, in a today shard: an empty bucket, so that bbolt never keeps the shard inline in the root
 )
+
+// todayShards is the number of today buckets. A counter's rows are in the
+// one its name hashes to (todayBucket), so that each stays a leaf of its
+// own while up to some 40 counters of its own have hits in a day, and each
+// is folded into the history on its own, a sixteenth of the day's
+// counters at a time.
+const todayShards = 16
+
+// todayBucket is the name of the today bucket of counter name: "today-"
+// and the FNV-1a hash of the name, modulo todayShards, in hex.
+func todayBucket(name string) []byte {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return todayShard(int(h % todayShards))
+}
+
+// todayShard is the name of today bucket i.
+func todayShard(i int) []byte {
+	return append([]byte(bucketTodayPrefix), "0123456789abcdef"[i])
+}
 
 // The keys of a counter's rows in the today bucket: its name, a zero byte
 // (no name holds one, so that a counter's rows sort together, apart from

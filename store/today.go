@@ -9,13 +9,14 @@ import (
 	"hitcounter/counter"
 )
 
-// A hit of the current UTC day writes the today bucket alone (doc.go,
-// "Today"): a small bucket at the top of the file, so that bbolt rewrites
-// its leaf, the root, the freelist and the meta page, and not the path
-// down to a counter's days, tally and referrers, which a year of history
-// makes two or three pages deeper. The first write of a later day folds
-// the rows into the history, as do the writes that change the history
-// (update): every reader adds the rows to what the history holds.
+// A hit of the current UTC day writes its counter's today bucket alone
+// (doc.go, "Today"): a small bucket at the top of the file, so that bbolt
+// rewrites its leaf, the root, the freelist and the meta page, and not the
+// path down to a counter's days, tally and referrers, which a year of
+// history makes two or three pages deeper. The first write of a later day
+// on a bucket folds its rows into the history, as do the writes that
+// change the history (update), all buckets: every reader adds the rows to
+// what the history holds.
 
 // todayRows is counter's rows in the today bucket, as a reader adds them
 // to its history.
@@ -29,7 +30,7 @@ type todayRows struct {
 // loadToday reads counter name's counts row and finds its other rows.
 func loadToday(tx *bolt.Tx, name string) (todayRows, error) {
 	t := todayRows{prefix: todayPrefix(name)}
-	tb := tx.Bucket(bucketToday)
+	tb := tx.Bucket(todayBucket(name))
 	if tb == nil {
 		return t, nil
 	}
@@ -81,12 +82,14 @@ func (t todayRows) each(kind byte, fn func(rest, v []byte) error) error {
 	return nil
 }
 
-// todayFor returns the today bucket for a hit on day, folding the rows of
-// an earlier day into the history first; nil when the rows are of a later
-// day than the hit's (a hit that waited past midnight for its batch, a
-// clock set back), which then goes into the history itself.
-func todayFor(tx *bolt.Tx, day []byte) (*bolt.Bucket, error) {
-	if tb := tx.Bucket(bucketToday); tb != nil {
+// todayFor returns the today bucket of counter name for a hit on day,
+// folding the bucket's rows of an earlier day into the history first; nil
+// when the rows are of a later day than the hit's (a hit that waited past
+// midnight for its batch, a clock set back), which then goes into the
+// history itself.
+func todayFor(tx *bolt.Tx, day []byte, name string) (*bolt.Bucket, error) {
+	shard := todayBucket(name)
+	if tb := tx.Bucket(shard); tb != nil {
 		switch d := tb.Get(keyTodayDay); {
 		case d == nil:
 		case bytes.Equal(d, day):
@@ -94,29 +97,43 @@ func todayFor(tx *bolt.Tx, day []byte) (*bolt.Bucket, error) {
 		case bytes.Compare(d, day) > 0:
 			return nil, nil
 		default:
-			if err := foldToday(tx, day); err != nil {
+			if err := foldShard(tx, shard, day); err != nil {
 				return nil, err
 			}
 		}
 	}
-	tb, err := tx.CreateBucketIfNotExists(bucketToday)
+	tb, err := tx.CreateBucketIfNotExists(shard)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := tb.CreateBucketIfNotExists(keyTodayPinned); err != nil {
 		return nil, err
 	}
 	return tb, tb.Put(keyTodayDay, day)
 }
 
-// foldToday adds every row of the today bucket into its counter's history
-// and removes the bucket, in tx: a crash loses neither the rows nor the
-// history, and nothing is added twice. A site's page-days before next
-// (the day of the hit that folds; the rows' own day when nil) are then
-// folded into its pages' records and trimmed, as a v5 site's first hit of
-// a day did (foldPages).
-func foldToday(tx *bolt.Tx, next []byte) error {
+// foldToday folds every today bucket into the history (foldShard), for a
+// write that changes the history.
+func foldToday(tx *bolt.Tx) error {
 	if err := checkSchema(tx); err != nil {
 		return err
 	}
-	tb := tx.Bucket(bucketToday)
+	for i := range todayShards {
+		if err := foldShard(tx, todayShard(i), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// foldShard adds every row of today bucket shard into its counter's
+// history and removes the bucket, in tx: a crash loses neither the rows
+// nor the history, and nothing is added twice. A site's page-days before
+// next (the day of the hit that folds; the rows' own day when nil) are
+// then folded into its pages' records and trimmed, as a v5 site's first
+// hit of a day did (foldPages).
+func foldShard(tx *bolt.Tx, shard, next []byte) error {
+	tb := tx.Bucket(shard)
 	if tb == nil {
 		return nil
 	}
@@ -129,7 +146,7 @@ func foldToday(tx *bolt.Tx, next []byte) error {
 			return fmt.Errorf("fold the hits of %s: %w", day, err)
 		}
 	}
-	return tx.DeleteBucket(bucketToday)
+	return tx.DeleteBucket(shard)
 }
 
 // foldRows adds the rows of tb, of day, into the history.
@@ -140,7 +157,7 @@ func foldRows(tx *bolt.Tx, tb *bolt.Bucket, day, next []byte) error {
 	var sites [][]byte
 	c := tb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if bytes.Equal(k, keyTodayDay) {
+		if bytes.Equal(k, keyTodayDay) || bytes.Equal(k, keyTodayPinned) {
 			continue
 		}
 		i := bytes.IndexByte(k, 0)

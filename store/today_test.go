@@ -110,8 +110,10 @@ func todayRowsOf(t *testing.T, db *DB) int {
 	t.Helper()
 	n := 0
 	err := db.view(func(tx *bolt.Tx) error {
-		if tb := tx.Bucket(bucketToday); tb != nil {
-			n = tb.Stats().KeyN - 1
+		for i := range todayShards {
+			if tb := tx.Bucket(todayShard(i)); tb != nil {
+				n += tb.Stats().KeyN - 2 // the day and the pin
+			}
 		}
 		return nil
 	})
@@ -222,7 +224,7 @@ func TestTodayFoldIsAllOrNothing(t *testing.T) {
 		}
 		// A row the fold cannot place, sorted after home's.
 		err := db.write(func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketToday).Put(todayPrefix("zz-gone"), encodeToday(counter.Tally{Views: 1}))
+			return tx.Bucket(todayBucket("home")).Put(todayPrefix("zz-gone"), encodeToday(counter.Tally{Views: 1}))
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -244,59 +246,78 @@ func TestTodayFoldIsAllOrNothing(t *testing.T) {
 	})
 }
 
-// A hit of the current day writes the today bucket, the root and the
-// freelist (and the meta page), whatever the file's age: at most four
-// pages, on a fresh file and on one with a year of 200 counters' days.
+// A hit of the current day writes its today bucket, the root, the
+// freelist and the meta page, whatever the file's age: at most four pages,
+// on a fresh file, on one with a year of 200 counters' days, once all 200
+// had a view that day, and the next day, once each today bucket's first
+// view folded the day before.
 func TestHitWritesFourPages(t *testing.T) {
 	year := newDB(t)
 	d := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	name := func(i int) string { return fmt.Sprintf("counter-%03d", i) }
+	view := func(i int, at time.Time) Visit {
+		return Visit{Name: name(i), Now: at, RefHost: "example.org", Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}}
+	}
 	with(t, year, Options{}, func(db *DB) {
 		for i := range 200 {
-			name := fmt.Sprintf("counter-%03d", i)
-			if err := db.Create(name, 0, d); err != nil {
+			if err := db.Create(name(i), 0, d); err != nil {
 				t.Fatal(err)
 			}
 		}
-		// The year in one transaction, its last day folded: a file
-		// with no free pages (see doc.go, "Today", for a file whose last
-		// fold freed many).
+		// The year in one transaction, its last day folded.
 		err := db.update(func(tx *bolt.Tx) error {
 			for day := range 365 {
 				for i := range 200 {
-					_, err := visitTx(tx, Visit{Name: fmt.Sprintf("counter-%03d", i), Now: d.AddDate(0, 0, day), RefHost: "example.org",
-						Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}})
-					if err != nil {
+					if _, err := visitTx(tx, view(i, d.AddDate(0, 0, day))); err != nil {
 						return err
 					}
 				}
 			}
-			return foldToday(tx, nil)
+			return foldToday(tx)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 	})
+	now := d.AddDate(1, 0, 0)
 	for _, tc := range []struct {
 		name, path string
+		before     func(*DB) // views before the measure
 	}{
-		{"fresh", newDB(t, "counter-100")},
-		{"a year of 200 counters", year},
+		{"fresh", newDB(t, name(100)), nil},
+		{"a year of 200 counters", year, nil},
+		{"all 200 seen today", year, func(db *DB) {
+			for i := range 200 {
+				if _, err := db.Visit(view(i, now)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"the next day, all 200 seen", year, func(db *DB) {
+			for i := range 200 {
+				if _, err := db.Visit(view(i, now.AddDate(0, 0, 1))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			now = now.AddDate(0, 0, 1)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			with(t, tc.path, Options{}, func(db *DB) {
-				now := d.AddDate(1, 0, 0)
+				if tc.before != nil {
+					tc.before(db)
+				}
 				for i := range 4 {
 					stats := db.bolt.Stats()
 					before := stats.TxStats.GetPageAlloc()
-					if _, err := db.Visit(Visit{Name: "counter-100", Now: now.Add(time.Duration(i) * time.Second), RefHost: "example.org",
-						Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}}); err != nil {
+					if _, err := db.Visit(view(100, now.Add(time.Duration(i)*time.Second))); err != nil {
 						t.Fatal(err)
 					}
 					// The meta page is written besides the pages allocated.
 					stats = db.bolt.Stats()
 					written := stats.TxStats.GetPageAlloc() - before + int64(db.bolt.Info().PageSize)
 					if written > 4*4096 {
-						t.Errorf("hit %d wrote %d bytes, want at most %d", i, written, 4*4096)
+						t.Errorf("view %d wrote %d bytes, want at most %d (%d pages free)", i, written, 4*4096, stats.FreePageN)
 					}
 				}
 			})
