@@ -395,11 +395,28 @@ func addReferrer(parent *bolt.Bucket, host string, n uint64) error {
 		return err
 	}
 	key := []byte(host)
-	if b.Get(key) == nil && b.Stats().KeyN >= counter.MaxReferrers {
+	if b.Get(key) == nil && countHosts(b, counter.MaxReferrers) >= counter.MaxReferrers {
 		key = []byte(counter.OtherReferrers)
 	}
 	_, err = addTo(b, key, n)
 	return err
+}
+
+// countHosts counts the hosts of referrers bucket b, up to limit, not
+// counter.OtherReferrers, which is made only past them: so that a fold,
+// which adds the day's OtherReferrers before its hosts (it sorts first),
+// keeps the hosts a hit at a time kept. Unlike b.Stats(), which reads the
+// pages as last committed, it sees what this transaction wrote: the hosts
+// a batch or a fold added before.
+func countHosts(b *bolt.Bucket, limit int) int {
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
+		if string(k) != counter.OtherReferrers {
+			n++
+		}
+	}
+	return n
 }
 
 // addTodayReferrer counts a view from host in the today bucket, under
@@ -413,10 +430,10 @@ func addTodayReferrer(b *bolt.Bucket, t todayRows, host string) error {
 		if past == nil || past.Get([]byte(host)) == nil {
 			n := 0
 			if past != nil {
-				n = past.Stats().KeyN
+				n = countHosts(past, counter.MaxReferrers)
 			}
 			err := t.each(todayReferrer, func(rest, _ []byte) error {
-				if past == nil || past.Get(rest) == nil {
+				if string(rest) != counter.OtherReferrers && (past == nil || past.Get(rest) == nil) {
 					n++
 				}
 				return nil

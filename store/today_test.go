@@ -324,3 +324,63 @@ func TestHitWritesFourPages(t *testing.T) {
 		})
 	}
 }
+
+// The bound on a counter's referring hosts holds across the history and
+// the day's rows: past counter.MaxReferrers hosts, a new host's views add
+// up under counter.OtherReferrers, as they did with every hit in the
+// history, before the fold and after.
+func TestTodayReferrersBounded(t *testing.T) {
+	foldedPath, keptPath := todayFiles(t)
+	d := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	var visits []Visit
+	for i := range counter.MaxReferrers + 30 {
+		day := d
+		if i >= 60 {
+			day = d.AddDate(0, 0, 1)
+		}
+		visits = append(visits, Visit{Name: "home", Now: day.Add(time.Duration(i) * time.Second), RefHost: fmt.Sprintf("h%03d.example", i),
+			Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}})
+		if i%7 == 0 { // a host seen before, and one of the day before
+			visits = append(visits, Visit{Name: "home", Now: day.Add(time.Duration(i)*time.Second + 1), RefHost: fmt.Sprintf("h%03d.example", i/2),
+				Outcome: counter.Outcome{Kind: counter.View}})
+		}
+	}
+	visits = append(visits, Visit{Name: "home", Now: d.AddDate(0, 0, 2), RefHost: "late.example", Outcome: counter.Outcome{Kind: counter.View}})
+	with(t, foldedPath, Options{}, func(folded *DB) {
+		with(t, keptPath, Options{}, func(kept *DB) {
+			for i, v := range visits {
+				if _, err := folded.Visit(v); err != nil {
+					t.Fatal(err)
+				}
+				if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := kept.Visit(v); err != nil {
+					t.Fatal(err)
+				}
+				a, err := folded.Referrers("home")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := kept.Referrers("home")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(a, b) {
+					t.Fatalf("after hit %d (%s %s): referrers\n%v\nwant, all in the history:\n%v", i, v.RefHost, v.Now, b, a)
+				}
+			}
+			refs, err := kept.Referrers("home")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum uint64
+			for _, r := range refs {
+				sum += r.Hits
+			}
+			if len(refs) != counter.MaxReferrers+1 || refs[0].Host != counter.OtherReferrers || sum != uint64(len(visits)) {
+				t.Errorf("%d hosts, the first %q, %d views in all; want %d, %q and %d", len(refs), refs[0].Host, sum, counter.MaxReferrers+1, counter.OtherReferrers, len(visits))
+			}
+		})
+	})
+}
