@@ -384,3 +384,58 @@ func TestTodayReferrersBounded(t *testing.T) {
 		})
 	})
 }
+
+// A site's day of more pages than a day keeps (KeptPagesADay) is trimmed
+// when it is folded, and reads the same as with every hit in the history:
+// before the fold, after the next day's first hit, and after the day
+// after's.
+func TestTodayTrimsAsHistory(t *testing.T) {
+	site, err := counter.NewSite("blog.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{newDB(t), newDB(t)}
+	for _, p := range paths {
+		with(t, p, Options{}, func(db *DB) {
+			if err := db.CreateWith("blog", 0, day1, site); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	d := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	var days [][]Visit
+	var first []Visit
+	for i := range KeptPagesADay + 10 {
+		first = append(first, pageView("blog.example", fmt.Sprintf("/p%03d", i), d.Add(time.Duration(i)*time.Second), true))
+		if i%3 == 0 {
+			first = append(first, pageView("blog.example", fmt.Sprintf("/p%03d", i), d.Add(time.Duration(i)*time.Second+1), false))
+		}
+	}
+	days = append(days, first,
+		[]Visit{pageView("blog.example", "/p205", d.AddDate(0, 0, 1), true), pageView("blog.example", "/p001", d.AddDate(0, 0, 1), true)},
+		[]Visit{pageView("blog.example", "/p002", d.AddDate(0, 0, 2), true)})
+	with(t, paths[0], Options{}, func(folded *DB) {
+		with(t, paths[1], Options{}, func(kept *DB) {
+			for n, day := range days {
+				for _, v := range day {
+					if _, err := folded.Visit(v); err != nil {
+						t.Fatal(err)
+					}
+					if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := kept.Visit(v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				now := day[len(day)-1].Now
+				if got, want := readAll(t, kept, now), readAll(t, folded, now); got != want {
+					t.Fatalf("after day %d, with today's rows:\n%s\nwant, all in the history:\n%s", n, got, want)
+				}
+			}
+			if got := len(pageDaysOf(t, kept, "2026-12-03")); got != KeptPagesADay+1 {
+				t.Errorf("%d rows of the first day, want its %d most viewed and (other pages)", got, KeptPagesADay)
+			}
+		})
+	})
+}
