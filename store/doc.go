@@ -2,11 +2,11 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 5)
+// # Schema (version 6)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
 // spells one out. Keys marked v2 are new in version 2, v3 in version 3,
-// v4 in version 4, v5 in version 5.
+// v4 in version 4, v5 in version 5, v6 in version 6.
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
@@ -32,6 +32,9 @@
 //	    allow-referrers -> text  v2: hosts whose pages count, one per
 //	                           line, "*.example.org" for every host under
 //	                           it; empty for every host
+//	    theme   -> text        v6: the image's look when the tag names no
+//	                           theme: a built-in look's name or a set's
+//	                           under themes/; empty or absent, the font
 //	    days/                  bucket
 //	      2006-01-02 -> uint64 views on that UTC day; keys sort as dates
 //	    tally/                 v2: bucket, days with anything but plain views
@@ -93,6 +96,16 @@
 //	  build-before -> record   the same of the build before it
 //	  warnings  -> text        the warnings of the last 30 days, a line
 //	                           each, each beginning with its date
+//	themes/                    v6: bucket, owners' digit sets (theme add);
+//	                           made by the first set added
+//	  NAME/                    bucket, NAME as in counter.CheckThemeName
+//	    added   -> int64       when it was added, Unix seconds
+//	    head    -> record      digitset's header record (height, palette,
+//	                           loop, layout, each digit's width, frames
+//	                           and delays)
+//	    0 .. 9  -> record      digitset's record of that digit: its frames'
+//	                           palette indices and its file for SVG; a hit
+//	                           reads the header and the digits it draws
 //	importing/                 while an import runs (import_steps.go): its
 //	                           work, read by nothing else; left by an
 //	                           interrupted import, it is removed by the next
@@ -161,6 +174,14 @@
 // days it folds (a day's, up to max-pages+1) twice, holds KeptPagesADay
 // rows and a batch of keys in memory, and deletes the rest; a version 4
 // file's untrimmed days are trimmed twice a day's most rows at a time.
+//
+// # Version 5
+//
+// Version 6 added themes/ and a counter's theme. A version 5 file is
+// migrated by the first write of a version 6 program, which sets the
+// version and rewrites nothing else (migrateTo6): it has no sets, and its
+// counters draw the font, as before. A counter's theme names a set that
+// the file holds (or a look): theme remove refuses a set in use.
 //
 // # Version 4
 //

@@ -194,6 +194,12 @@ var formats = []struct {
 		"    pages-folded = 323032362d31322d3034\n",
 		"  version = 00000005\n",
 	}, writeV5, checkFormatV5},
+	{6, formatFileV6, formatDumpFileV6, []string{
+		"    theme = 706978656c\n",
+		"    theme = 6c6564\n",
+		"themes/\n  pixel/\n",
+		"  version = 00000006\n",
+	}, writeV6, checkFormatV6},
 }
 
 // TestFormat reads every committed file twice: with bbolt alone, against

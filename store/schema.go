@@ -16,9 +16,10 @@ import (
 // per-counter settings; version 3 added sites, counters with a row per
 // page; version 4 added the history of what the counter costs on its
 // machine; version 5 keeps a site's past days to their most viewed pages
-// (pages-trimmed), the others' under the day's OtherPages row. migrate.go
-// brings an older file up to it.
-const schemaVersion = 5
+// (pages-trimmed), the others' under the day's OtherPages row; version 6
+// keeps owners' digit sets (themes) and a counter's default theme.
+// migrate.go brings an older file up to it.
+const schemaVersion = 6
 
 var (
 	bucketMeta       = []byte("meta")
@@ -59,7 +60,15 @@ var (
 	bucketStaged    = []byte("staged")    // in importing: counters as the import makes them
 	bucketBase      = []byte("base")      // in importing: counters as the import found them
 	bucketTrash     = []byte("trash")     // in importing: the file's buckets the import replaced
+	keyTheme        = []byte("theme")     // v6, in a counter: its default theme
+	bucketThemes    = []byte("themes")    // v6, at the top: owners' digit sets
+	keyThemeHead    = []byte("head")      // v6, in themes/NAME: digitset's header record
+	keyThemeAdded   = []byte("added")     // v6, in themes/NAME: when theme add made it
 )
+
+// themeDigitKey is the key of digit i's record in a themes/NAME bucket:
+// "0" to "9", so that a hit reads only the digits it draws.
+func themeDigitKey(i int) []byte { return []byte{'0' + byte(i)} }
 
 // pageColumns is the number of 8-byte columns of a page record: views and
 // visitors of the days folded into it (up to pages-folded), the first
