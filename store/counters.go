@@ -28,6 +28,10 @@ type Visit struct {
 	// the counter's settings that Judging read (see DB.Judging): the zero
 	// Outcome is a plain view.
 	Outcome counter.Outcome
+	// Set is the digit set the tag names (theme=NAME), "" for none: one
+	// the file does not hold fails the hit with counter.ErrNoTheme, in
+	// its transaction, before anything is written.
+	Set string
 }
 
 // Counted is what became of a hit.
@@ -161,6 +165,9 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	s, err := readSettings(b)
 	if err != nil {
 		return c, err
+	}
+	if v.Set != "" && themeBucket(tx, v.Set) == nil {
+		return c, counter.ErrNoTheme
 	}
 	c.Show, c.Theme, c.settings = s.Show, s.Theme, s
 	var page string
