@@ -35,7 +35,7 @@ func (e *cmdEnv) readThemeFiles(path string) (themefile.Bundle, error) {
 		name := filepath.Base(path)
 		data, err := e.readThemeFile(f, &budget)
 		if err != nil {
-			return themefile.Bundle{}, fmt.Errorf("%s: %w", name, err)
+			return themefile.Bundle{}, err // the caller names path
 		}
 		return themefile.Bundle{Layout: themefile.Strip, Names: []string{name}, Data: [][]byte{data}}, nil
 	}

@@ -49,18 +49,26 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	}
 	var n uint64
 	var show counter.Show
+	var theme string // the counter's default theme
 	if r.Method == http.MethodHead || !q.Count {
 		var g store.Glance
 		g, err = a.glance(name, site)
-		n, show = g.Shown, g.Settings.Show
+		n, show, theme = g.Shown, g.Settings.Show, g.Settings.Theme
 	} else {
 		var c store.Counted
-		c, err = a.hit(r, name, site)
-		n, show = c.Shown, c.Show
+		c, err = a.hit(r, name, site, style.Set)
+		n, show, theme = c.Shown, c.Show, c.Theme
 		if err == nil {
 			// Timed as a hit: a refused one writes nothing, the costs'
 			// files and fold included.
 			tag(w, costs.Hit)
+		}
+	}
+	if theme != "" && err == nil {
+		// As if the tag said theme=THEME, unless it names one; a tag
+		// that cannot take it (a badge) keeps its own style.
+		if qt, terr := counter.ParseImageQueryTheme(r.URL.RawQuery, theme); terr == nil {
+			style = qt.Style
 		}
 	}
 	if style.Label == "" && show == counter.ShowVisitors {
@@ -69,7 +77,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	text := counter.Digits(n, style.Digits)
 	status := http.StatusOK
 	if err != nil {
-		if errors.Is(err, counter.ErrNotFound) {
+		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoTheme) {
 			a.refuseImage(w, r, format, err)
 			return
 		}
@@ -77,11 +85,22 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.log.Printf("%s %q not counted: %v", r.Method, name, err)
 		status, _ = publicError(err)
 		text = counter.Placeholder(style.Digits)
+		style = q.Style
+		style.Set = ""
 	}
 	var body bytes.Buffer
-	d, err := a.glyphs.NewDrawing(text, style)
-	if err == nil {
-		err = d.Encode(&body, format)
+	if style.Set != "" {
+		err = a.drawSet(&body, name, text, format, style, q.Style.Set != "")
+		if errors.Is(err, errSetGone) {
+			style = q.Style // the font, as the log line says
+		}
+	}
+	if style.Set == "" {
+		var d *draw.Drawing
+		d, err = a.glyphs.NewDrawing(text, style)
+		if err == nil {
+			err = d.Encode(&body, format)
+		}
 	}
 	if err != nil {
 		a.refuseImage(w, r, format, err)
@@ -156,6 +175,10 @@ func errorText(err error, r *http.Request) string {
 		name, _, _ := cutLast(path.Base(r.URL.Path), ".")
 		if counter.CheckName(name) == nil {
 			return "no counter " + name
+		}
+	case errors.Is(err, counter.ErrNoTheme):
+		if q, qerr := counter.ParseImageQuery(r.URL.RawQuery); qerr == nil && q.Style.Set != "" {
+			return "no theme " + q.Style.Set
 		}
 	}
 	_, msg := publicError(err)

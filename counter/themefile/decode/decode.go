@@ -47,7 +47,7 @@ func Set(b themefile.Bundle) (*digitset.Set, error) {
 		}
 		var err error
 		if src, err = strip(b.Data[0]); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Names[0], err)
+			return nil, err // theme add names the file
 		}
 	default:
 		return nil, fmt.Errorf("decode: layout %q", b.Layout)
