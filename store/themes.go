@@ -282,3 +282,25 @@ func (db *DB) DigitSet(name, text string) (*digitset.Set, error) {
 	}
 	return s, nil
 }
+
+// ThemeNames returns the names of the stored sets, sorted, reading no
+// set: for the pages that show every theme.
+func (db *DB) ThemeNames() ([]string, error) {
+	var names []string
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		if all := tx.Bucket(bucketThemes); all != nil {
+			return all.ForEachBucket(func(k []byte) error {
+				names = append(names, string(k))
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: theme names: %w", err)
+	}
+	return names, nil
+}

@@ -108,7 +108,11 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	}
 	noCache(w.Header())
 	if format == counter.SVG {
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		csp := "default-src 'none'; style-src 'unsafe-inline'"
+		if style.Set != "" {
+			csp += "; img-src data:" // the set's own files, embedded
+		}
+		w.Header().Set("Content-Security-Policy", csp)
 	}
 	if typo, ok := q.Typo, q.HasTypo; ok {
 		// Unknown keys are allowed (a cache-buster), so the image is

@@ -98,3 +98,25 @@ func TestFastCGIDrawsDigitSets(t *testing.T) {
 		t.Errorf("demo counted %d, want 4", n)
 	}
 }
+
+// TestPagesShowEverySet: the demo page and the statistics page show the
+// count in each set added, beside the built-in looks, with its tag.
+func TestPagesShowEverySet(t *testing.T) {
+	a, _ := testApp(t, "demo")
+	a.demo = true
+	addTestSet(t, a)
+	index := serve(a, "GET", "/").Body.String()
+	for _, want := range []string{`<img src="demo.gif?theme=pix"`, `counter.cgi/demo.gif?theme=pix" alt="visitors"`,
+		`<img src="demo.png?theme=nixie"`, "each load of this page adds 8 views"} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the demo page lacks %q", want)
+		}
+	}
+	stats := serve(a, "GET", "/demo/stats").Body.String()
+	for _, want := range []string{`<img src="../demo.gif?theme=pix&amp;count=0"`, `counter.cgi/demo.gif?theme=pix" alt="visitors"`,
+		`<img src="../demo.png?theme=led&amp;count=0"`} {
+		if !strings.Contains(stats, want) {
+			t.Errorf("the statistics page lacks %q", want)
+		}
+	}
+}
