@@ -114,6 +114,8 @@ if [ "$packaged" = 0 ]; then
 	fi
 	remove "$init_script"
 	remove "$bin_path"
+	remove "$decoder_path"
+	remove "$decoder_dir"
 	remove "$tmpfiles_conf"
 fi
 rm -f "$root/run/counter.pid"
