@@ -19,6 +19,9 @@ const (
 	// maxSetWork bounds the pixels an animated GIF's composition writes,
 	// scaled digit frames and composed frames counted.
 	maxSetWork = 1 << 22
+	// smoothCost is what a pixel drawn by the smooth filter counts
+	// against maxSetWork, about its cost against a copied one.
+	smoothCost = 16
 )
 
 // ErrSetTooLarge reports a count that a digit set would draw wider than
@@ -137,9 +140,6 @@ func newSetDrawing(s *digitset.Set, text string, opt SetOptions) (*setDrawing, e
 			}
 		}
 	}
-	if opt.Smooth && d.height != s.Height {
-		d.smooth = newSmoother(s.Palette)
-	}
 	return d, nil
 }
 
@@ -161,7 +161,13 @@ func (d *setDrawing) frame(k, n int) []uint8 {
 	dw := d.widths[k]
 	out := make([]uint8, dw*d.height)
 	d.work += len(out)
-	if d.smooth != nil {
+	if d.opt.Smooth {
+		if d.smooth == nil {
+			d.smooth = newSmoother(d.set.Palette)
+		}
+		// A smooth pixel mixes several and searches the palette: it
+		// costs the budget as much as smoothCost copied ones.
+		d.work += len(out) * (smoothCost - 1)
 		if d.xtaps[k] == nil {
 			t := triangleTaps(sw, dw)
 			d.xtaps[k] = &t

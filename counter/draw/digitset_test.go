@@ -390,3 +390,37 @@ func compareGIFFrames(t *testing.T, file string, got []byte) {
 		}
 	}
 }
+
+// TestDigitSetGIFBudget: large digits changing out of step would make
+// more frames than MaxSetFrames; the composition's pixel budget cuts the
+// animation sooner, and what is drawn is still a valid GIF.
+func TestDigitSetGIFBudget(t *testing.T) {
+	primes := []int{2, 3, 5, 7, 11, 13, 17, 19, 23, 29}
+	var src [10]digitset.Source
+	for k := range src {
+		d := digitset.Source{Piece: []byte("gif"), PieceType: digitset.TypeGIF}
+		for f := range 8 {
+			d.Frames = append(d.Frames, digitFrame(k, f%4, 100, 200))
+			d.Delays = append(d.Delays, primes[k])
+		}
+		src[k] = d
+	}
+	s := newSet(t, src, digitset.LayoutGIFFolder)
+	var b bytes.Buffer
+	if err := WriteDigitSet(&b, s, "0123", counter.GIF, SetOptions{Height: MaxSetHeight}); err != nil {
+		t.Fatal(err)
+	}
+	size := b.Len()
+	g, err := gif.DecodeAll(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 161 of the hundredths before 210 end a frame of 2, 3, 5 or 7.
+	if n := len(g.Image); n < 2 || n >= MaxSetFrames {
+		t.Errorf("got %d frames, want the budget to cut under %d", n, MaxSetFrames)
+	}
+	if g.Config.Width != 512 || g.Config.Height != MaxSetHeight {
+		t.Errorf("got %dx%d, want 512x%d", g.Config.Width, g.Config.Height, MaxSetHeight)
+	}
+	t.Logf("%d frames, %d bytes", len(g.Image), size)
+}
