@@ -26,7 +26,7 @@ const (
 
 // ErrSetTooLarge reports a count that a digit set would draw wider than
 // MaxSetWidth or higher than MaxSetHeight: a bad request, not a fault.
-var ErrSetTooLarge = errors.New("draw: digit set image over 1024x256 px")
+var ErrSetTooLarge = errors.New("digit set image over 1024x256 px")
 
 // SetOptions are how a digit set is drawn.
 type SetOptions struct {

@@ -424,3 +424,36 @@ func TestDigitSetGIFBudget(t *testing.T) {
 	}
 	t.Logf("%d frames, %d bytes", len(g.Image), size)
 }
+
+// FuzzDigitSet draws every set that digitset.Parse takes from damaged
+// bytes, in every format: none may panic, and the raster ones decode.
+func FuzzDigitSet(f *testing.F) {
+	f.Add(stillSet(f).Marshal(), "0123456789", 0, false)
+	f.Add(animSet(f).Marshal(), "1120", 17, true)
+	f.Fuzz(func(t *testing.T, b []byte, text string, height int, smooth bool) {
+		s, err := digitset.Parse(b)
+		if err != nil {
+			return
+		}
+		opt := SetOptions{Height: height, Smooth: smooth}
+		for _, format := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+			var out bytes.Buffer
+			if err := WriteDigitSet(&out, s, text, format, opt); err != nil {
+				if out.Len() != 0 {
+					t.Fatalf("%v: %v after %d bytes", format, err, out.Len())
+				}
+				continue
+			}
+			if format == counter.SVG {
+				continue
+			}
+			img, _, err := image.Decode(&out)
+			if err != nil {
+				t.Fatalf("%v: %v", format, err)
+			}
+			if r := img.Bounds(); r.Dx() > MaxSetWidth || r.Dy() > MaxSetHeight {
+				t.Fatalf("%v: %v", format, r)
+			}
+		}
+	})
+}
