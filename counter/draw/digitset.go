@@ -96,6 +96,9 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 	if s.Height < 1 || s.Height > digitset.MaxSide {
 		return nil, fmt.Errorf("draw: digit set of height %d", s.Height)
 	}
+	if len(s.Palette) < 1 || len(s.Palette) > 256 {
+		return nil, fmt.Errorf("draw: digit set of %d colours", len(s.Palette))
+	}
 	d := &setDrawing{set: s, text: text, opt: opt, height: opt.Height}
 	if d.height == 0 {
 		d.height = s.Height
@@ -105,6 +108,9 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 	}
 	for i := range d.widths {
 		sw := s.Digits[i].Width
+		if sw < 1 || sw > digitset.MaxSide {
+			return nil, fmt.Errorf("draw: digit %d of width %d", i, sw)
+		}
 		d.widths[i] = max(1, (sw*d.height+s.Height/2)/s.Height)
 	}
 	for i := 0; i < len(text); i++ {

@@ -141,6 +141,9 @@ func TestDigitSetRefuses(t *testing.T) {
 		{"too high", s, "1", SetOptions{Height: MaxSetHeight + 1}, true},
 		{"negative height", s, "1", SetOptions{Height: -1}, true},
 		{"digit not read", partial, "45", SetOptions{}, false},
+		{"an empty set", &digitset.Set{}, "1", SetOptions{}, false},
+		{"no widths", &digitset.Set{Height: 10, Palette: s.Palette}, "1", SetOptions{}, false},
+		{"too many colours", &digitset.Set{Height: 10, Palette: make(color.Palette, 257), Digits: s.Digits}, "1", SetOptions{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {

@@ -247,6 +247,7 @@ type gifWriter struct {
 	depth         int
 	lw            *lzw.Writer
 	blocks        *subBlocks
+	err           error // the first of the LZW writer's
 }
 
 func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx int) *gifWriter {
@@ -304,9 +305,10 @@ func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
 	} else {
 		g.lw.Reset(g.blocks, lzw.LSB, litWidth)
 	}
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		// Indices are below the table's size, so writing cannot fail.
-		g.lw.Write(canvas[y*g.width+r.Min.X : y*g.width+r.Max.X])
+	for y := r.Min.Y; y < r.Max.Y && g.err == nil; y++ {
+		// Only an index past the colour table fails, which a parsed set
+		// does not hold.
+		_, g.err = g.lw.Write(canvas[y*g.width+r.Min.X : y*g.width+r.Max.X])
 	}
 	g.lw.Close()
 	g.blocks.flush()
@@ -315,5 +317,8 @@ func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
 
 func (g *gifWriter) close() error {
 	g.bw.WriteByte(0x3b)
-	return g.bw.Flush()
+	if err := g.bw.Flush(); err != nil {
+		return err
+	}
+	return g.err
 }
