@@ -104,6 +104,23 @@ func TestDigitSetScaled(t *testing.T) {
 				}
 				x += dw
 			}
+			if !tc.smooth && tc.height%setHeight == 0 {
+				// A whole multiple repeats each pixel n by n.
+				n := tc.height / setHeight
+				own := expected("120", setWidth, func(int) int { return 0 })
+				diff := 0
+				for y := range tc.height {
+					for x := range w {
+						a := color.NRGBAModel.Convert(got.At(x, y)).(color.NRGBA)
+						if a != own.NRGBAAt(x/n, y/n) {
+							diff++
+						}
+					}
+				}
+				if diff > 0 {
+					t.Errorf("%d pixels are not their source pixel repeated %d by %d", diff, n, n)
+				}
+			}
 			if tc.smooth && tc.height == 30 {
 				// A mix of colour and black between the middle and the bottom.
 				mixed := false
