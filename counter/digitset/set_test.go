@@ -130,6 +130,7 @@ func TestNewRefuses(t *testing.T) {
 		{"negative delay", func() [10]Source { ds := animated(6, 20); ds[4].Delays[1] = -1; return ds }(), LayoutGIFFolder, 4, "frame 1: delay -1"},
 		{"no file", func() [10]Source { ds := stills(6, 20); ds[9].Piece = nil; return ds }(), LayoutPNGFolder, 9, "no file"},
 		{"file type", func() [10]Source { ds := stills(6, 20); ds[0].PieceType = "image/jpeg"; return ds }(), LayoutPNGFolder, 0, `file type "image/jpeg"`},
+		{"file type of no file", func() [10]Source { ds := stills(6, 20); ds[6].Piece = nil; return ds }(), LayoutStrip, 6, `file type "image/png" of no file`},
 		{"too many pixels", func() [10]Source {
 			ds := stills(200, 200)
 			for i := range ds {

@@ -477,3 +477,37 @@ func FuzzDigitSet(f *testing.F) {
 		}
 	})
 }
+
+// TestDigitPNG: a strip's digits stored without files are embedded in an
+// SVG as PNGs of their first frames, which DigitPNG makes.
+func TestDigitPNG(t *testing.T) {
+	s := stripSet(t)
+	for k := range s.Digits {
+		s.Digits[k].Piece, s.Digits[k].PieceType = nil, ""
+	}
+	s, err := digitset.Parse(s.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 10 {
+		piece, err := DigitPNG(s, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(piece))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := sameImage(img, digitFrame(k, 0, 7, setHeight)); n != 0 {
+			t.Errorf("digit %d: %d pixels differ", k, n)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteDigitSet(&b, s, "3", counter.SVG, SetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := DigitPNG(s, 3)
+	if !strings.Contains(b.String(), `href="data:image/png;base64,`+base64.StdEncoding.EncodeToString(want)+`"`) {
+		t.Errorf("the SVG does not embed digit 3's PNG: %.200s", b.String())
+	}
+}
