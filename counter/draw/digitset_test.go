@@ -2,17 +2,10 @@ package draw
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"image"
 	"image/color"
-	"image/draw"
-	"image/gif"
 	"image/png"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +15,9 @@ import (
 )
 
 // TestDigitSetPNG draws counts in each layout and finds every digit's
+
 // pixels where they belong, edge to edge.
+
 func TestDigitSetPNG(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -61,7 +56,9 @@ func TestDigitSetPNG(t *testing.T) {
 }
 
 // TestDigitSetScaled draws at other heights: nearest neighbour repeats
+
 // the set's pixels, the smooth filter mixes them.
+
 func TestDigitSetScaled(t *testing.T) {
 	s := stillSet(t)
 	for _, tc := range []struct {
@@ -185,178 +182,27 @@ func TestDigitSetRefuses(t *testing.T) {
 }
 
 // playGIF composes a GIF's frames as a browser does, disposal applied,
+
 // through one cycle and the first frame of the next, and returns each
+
 // frame as shown, with its delay.
-func playGIF(t *testing.T, g *gif.GIF) []*image.NRGBA {
-	t.Helper()
-	canvas := image.NewNRGBA(image.Rect(0, 0, g.Config.Width, g.Config.Height))
-	var shown []*image.NRGBA
-	for i := 0; i <= len(g.Image); i++ {
-		n := i % len(g.Image)
-		f := g.Image[n]
-		draw.Draw(canvas, f.Rect, f, f.Rect.Min, draw.Over)
-		snap := image.NewNRGBA(canvas.Rect)
-		copy(snap.Pix, canvas.Pix)
-		shown = append(shown, snap)
-		switch g.Disposal[n] {
-		case gif.DisposalBackground:
-			draw.Draw(canvas, f.Rect, image.Transparent, image.Point{}, draw.Src)
-		case gif.DisposalPrevious:
-			t.Fatalf("frame %d: disposal previous, which the encoder never writes", n)
-		}
-	}
-	return shown
-}
 
 // TestDigitSetGIF checks every frame of an animated count against the
+
 // digits' own timelines, centisecond by centisecond: digits in step, each
+
 // with its own delays, the boundaries the union of their changes.
-func TestDigitSetGIF(t *testing.T) {
-	s := animSet(t)
-	for _, tc := range []struct {
-		text       string
-		cycle      int // the output's, in hundredths
-		frames     int
-		firstDelay int
-	}{
-		{"1120", 50, 6, 10},                   // 1 changes at 20, 50; 2 at 10, 20, 25, 35, 45, 50
-		{"0008", 0, 1, 0},                     // still digits: one frame
-		{"96", 72, 13, 9},                     // 9 every 9; 6 at 11, 24, 35, 48, 59, 72
-		{"3", 28, 4, 7},                       // one digit's own frames
-		{"0123456789", 6000, MaxSetFrames, 7}, // cut at the frame cap
-	} {
-		t.Run(tc.text, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := WriteDigitSet(&b, s, tc.text, counter.GIF, SetOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			g, err := gif.DecodeAll(bytes.NewReader(b.Bytes()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(g.Image) != tc.frames {
-				t.Errorf("got %d frames, want %d", len(g.Image), tc.frames)
-			}
-			if tc.frames == 1 {
-				if g.LoopCount != -1 && g.LoopCount != 0 {
-					t.Errorf("still: got loop count %d", g.LoopCount)
-				}
-			} else if g.LoopCount != 0 {
-				t.Errorf("got loop count %d, want 0 (for ever)", g.LoopCount)
-			}
-			total := 0
-			for _, d := range g.Delay {
-				total += d
-			}
-			if tc.cycle != 6000 && total != tc.cycle {
-				t.Errorf("got a cycle of %d, want %d (delays %v)", total, tc.cycle, g.Delay)
-			}
-			if g.Delay[0] != tc.firstDelay {
-				t.Errorf("got first delay %d, want %d", g.Delay[0], tc.firstDelay)
-			}
-			// Each digit's frame at time t in its own timeline.
-			frameAt := func(k, at int) int {
-				ds := animDelays[k]
-				if len(ds) == 1 {
-					return 0
-				}
-				cycle := 0
-				for _, d := range ds {
-					cycle += gifDelay(d)
-				}
-				at %= cycle
-				for f, d := range ds {
-					if at < gifDelay(d) {
-						return f
-					}
-					at -= gifDelay(d)
-				}
-				panic("unreachable")
-			}
-			shown := playGIF(t, g)
-			start := 0
-			for i, d := range g.Delay {
-				for at := start; at < start+max(d, 1); at++ {
-					want := expected(tc.text, setWidth, func(k int) int { return frameAt(k, at) })
-					if n := sameImage(shown[i], want); n != 0 {
-						t.Fatalf("frame %d (from %d to %d) at %d: %d pixels differ", i, start, start+d, at, n)
-					}
-				}
-				start += d
-			}
-			// Looping back shows the first frame as it was.
-			if n := sameImage(shown[len(shown)-1], shown[0]); n != 0 {
-				t.Errorf("after a loop, the first frame has %d pixels other than at first", n)
-			}
-		})
-	}
-}
 
 // TestDigitSetGIFLoop: a GIF loops as the set's source did.
-func TestDigitSetGIFLoop(t *testing.T) {
-	s := animSet(t)
-	for _, loop := range []int{0, -1, 3} {
-		s.Loop = loop
-		var b bytes.Buffer
-		if err := WriteDigitSet(&b, s, "12", counter.GIF, SetOptions{Height: 20}); err != nil {
-			t.Fatal(err)
-		}
-		g, err := gif.DecodeAll(&b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g.LoopCount != loop {
-			t.Errorf("got loop count %d, want %d", g.LoopCount, loop)
-		}
-	}
-}
 
 // TestDigitSetSVG checks that each digit drawn is embedded once, as its
+
 // own file, and placed edge to edge at the output's scale.
-func TestDigitSetSVG(t *testing.T) {
-	s := animSet(t)
-	var b bytes.Buffer
-	if err := WriteDigitSet(&b, s, "0100", counter.SVG, SetOptions{Height: 20}); err != nil {
-		t.Fatal(err)
-	}
-	svg := b.String()
-	images := regexp.MustCompile(`<image id="d(\d)" width="(\d+)" height="20" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:(image/\w+);base64,([^"]*)"/>`).FindAllStringSubmatch(svg, -1)
-	if len(images) != 2 {
-		t.Fatalf("got %d images, want 2: %s", len(images), svg)
-	}
-	for _, m := range images {
-		k, _ := strconv.Atoi(m[1])
-		piece, err := base64.StdEncoding.DecodeString(m[4])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(piece, s.Digits[k].Piece) || m[3] != s.Digits[k].PieceType {
-			t.Errorf("digit %d: the embedded %s is not the digit's own file", k, m[3])
-		}
-		if w, _ := strconv.Atoi(m[2]); w != 2*setWidth(k) {
-			t.Errorf("digit %d: got width %d, want %d", k, w, 2*setWidth(k))
-		}
-	}
-	uses := regexp.MustCompile(`<use href="#d(\d)" x="(\d+)"/>`).FindAllStringSubmatch(svg, -1)
-	x := 0
-	for i, k := range []int{0, 1, 0, 0} {
-		if i >= len(uses) || uses[i][1] != strconv.Itoa(k) || uses[i][2] != strconv.Itoa(x) {
-			t.Fatalf("got uses %v, want digit %d at %d", uses, k, x)
-		}
-		x += 2 * setWidth(k)
-	}
-	if !strings.HasPrefix(svg, `<svg xmlns="http://www.w3.org/2000/svg" width="`+strconv.Itoa(x)+`" height="20" viewBox="0 0 `+strconv.Itoa(x)+` 20"`) {
-		t.Errorf("got %.120s, want an SVG %d by 20", svg, x)
-	}
-	var smooth bytes.Buffer
-	WriteDigitSet(&smooth, s, "1", counter.SVG, SetOptions{Height: 20, Smooth: true})
-	if strings.Contains(smooth.String(), "pixelated") {
-		t.Error("a smooth SVG asks for pixelated rendering")
-	}
-}
 
 // TestDigitSetGolden keeps small composed images as they are drawn now;
+
 // go test ./counter/draw -update rewrites them.
+
 func TestDigitSetGolden(t *testing.T) {
 	for _, tc := range []struct {
 		file string
@@ -385,68 +231,19 @@ func TestDigitSetGolden(t *testing.T) {
 }
 
 // compareGIFFrames compares every frame and delay of an animated golden
+
 // GIF, which checkGolden's decoding reads the first frame of.
-func compareGIFFrames(t *testing.T, file string, got []byte) {
-	t.Helper()
-	want, err := os.ReadFile(filepath.Join(goldenDir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gif.DecodeAll(bytes.NewReader(got))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := gif.DecodeAll(bytes.NewReader(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(g.Delay, w.Delay) || g.LoopCount != w.LoopCount {
-		t.Fatalf("got delays %v, loop %d, want %v, %d", g.Delay, g.LoopCount, w.Delay, w.LoopCount)
-	}
-	gs, ws := playGIF(t, g), playGIF(t, w)
-	for i := range gs {
-		if n := sameImage(gs[i], ws[i]); n != 0 {
-			t.Errorf("frame %d: %d pixels differ", i, n)
-		}
-	}
-}
 
 // TestDigitSetGIFBudget: large digits changing out of step would make
+
 // more frames than MaxSetFrames; the composition's pixel budget cuts the
+
 // animation sooner, and what is drawn is still a valid GIF.
-func TestDigitSetGIFBudget(t *testing.T) {
-	primes := []int{2, 3, 5, 7, 11, 13, 17, 19, 23, 29}
-	var src [10]digitset.Source
-	for k := range src {
-		d := digitset.Source{Piece: []byte("gif"), PieceType: digitset.TypeGIF}
-		for f := range 8 {
-			d.Frames = append(d.Frames, digitFrame(k, f%4, 100, 200))
-			d.Delays = append(d.Delays, primes[k])
-		}
-		src[k] = d
-	}
-	s := newSet(t, src, digitset.LayoutGIFFolder)
-	var b bytes.Buffer
-	if err := WriteDigitSet(&b, s, "0123", counter.GIF, SetOptions{Height: MaxSetHeight}); err != nil {
-		t.Fatal(err)
-	}
-	size := b.Len()
-	g, err := gif.DecodeAll(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 161 of the hundredths before 210 end a frame of 2, 3, 5 or 7.
-	if n := len(g.Image); n < 2 || n >= MaxSetFrames {
-		t.Errorf("got %d frames, want the budget to cut under %d", n, MaxSetFrames)
-	}
-	if g.Config.Width != 512 || g.Config.Height != MaxSetHeight {
-		t.Errorf("got %dx%d, want 512x%d", g.Config.Width, g.Config.Height, MaxSetHeight)
-	}
-	t.Logf("%d frames, %d bytes", len(g.Image), size)
-}
 
 // FuzzDigitSet draws every set that digitset.Parse takes from damaged
+
 // bytes, in every format: none may panic, and the raster ones decode.
+
 func FuzzDigitSet(f *testing.F) {
 	f.Add(stillSet(f).Marshal(), "0123456789", 0, false)
 	f.Add(animSet(f).Marshal(), "1120", 17, true)
@@ -479,35 +276,5 @@ func FuzzDigitSet(f *testing.F) {
 }
 
 // TestDigitPNG: a strip's digits stored without files are embedded in an
+
 // SVG as PNGs of their first frames, which DigitPNG makes.
-func TestDigitPNG(t *testing.T) {
-	s := stripSet(t)
-	for k := range s.Digits {
-		s.Digits[k].Piece, s.Digits[k].PieceType = nil, ""
-	}
-	s, err := digitset.Parse(s.Marshal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range 10 {
-		piece, err := DigitPNG(s, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(piece))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := sameImage(img, digitFrame(k, 0, 7, setHeight)); n != 0 {
-			t.Errorf("digit %d: %d pixels differ", k, n)
-		}
-	}
-	var b bytes.Buffer
-	if err := WriteDigitSet(&b, s, "3", counter.SVG, SetOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	want, _ := DigitPNG(s, 3)
-	if !strings.Contains(b.String(), `href="data:image/png;base64,`+base64.StdEncoding.EncodeToString(want)+`"`) {
-		t.Errorf("the SVG does not embed digit 3's PNG: %.200s", b.String())
-	}
-}
