@@ -15,9 +15,7 @@ import (
 )
 
 // TestDigitSetPNG draws counts in each layout and finds every digit's
-
 // pixels where they belong, edge to edge.
-
 func TestDigitSetPNG(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -56,9 +54,7 @@ func TestDigitSetPNG(t *testing.T) {
 }
 
 // TestDigitSetScaled draws at other heights: nearest neighbour repeats
-
 // the set's pixels, the smooth filter mixes them.
-
 func TestDigitSetScaled(t *testing.T) {
 	s := stillSet(t)
 	for _, tc := range []struct {
@@ -181,28 +177,8 @@ func TestDigitSetRefuses(t *testing.T) {
 	}
 }
 
-// playGIF composes a GIF's frames as a browser does, disposal applied,
-
-// through one cycle and the first frame of the next, and returns each
-
-// frame as shown, with its delay.
-
-// TestDigitSetGIF checks every frame of an animated count against the
-
-// digits' own timelines, centisecond by centisecond: digits in step, each
-
-// with its own delays, the boundaries the union of their changes.
-
-// TestDigitSetGIFLoop: a GIF loops as the set's source did.
-
-// TestDigitSetSVG checks that each digit drawn is embedded once, as its
-
-// own file, and placed edge to edge at the output's scale.
-
 // TestDigitSetGolden keeps small composed images as they are drawn now;
-
 // go test ./counter/draw -update rewrites them.
-
 func TestDigitSetGolden(t *testing.T) {
 	for _, tc := range []struct {
 		file string
@@ -230,20 +206,8 @@ func TestDigitSetGolden(t *testing.T) {
 	}
 }
 
-// compareGIFFrames compares every frame and delay of an animated golden
-
-// GIF, which checkGolden's decoding reads the first frame of.
-
-// TestDigitSetGIFBudget: large digits changing out of step would make
-
-// more frames than MaxSetFrames; the composition's pixel budget cuts the
-
-// animation sooner, and what is drawn is still a valid GIF.
-
 // FuzzDigitSet draws every set that digitset.Parse takes from damaged
-
 // bytes, in every format: none may panic, and the raster ones decode.
-
 func FuzzDigitSet(f *testing.F) {
 	f.Add(stillSet(f).Marshal(), "0123456789", 0, false)
 	f.Add(animSet(f).Marshal(), "1120", 17, true)
@@ -274,7 +238,3 @@ func FuzzDigitSet(f *testing.F) {
 		}
 	})
 }
-
-// TestDigitPNG: a strip's digits stored without files are embedded in an
-
-// SVG as PNGs of their first frames, which DigitPNG makes.

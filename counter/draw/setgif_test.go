@@ -14,6 +14,9 @@ import (
 	"hitcounter/counter/digitset"
 )
 
+// playGIF composes a GIF's frames as a browser does, disposal applied,
+// through one cycle and the first frame of the next, and returns each
+// frame as shown, with its delay.
 func playGIF(t *testing.T, g *gif.GIF) []*image.NRGBA {
 	t.Helper()
 	canvas := image.NewNRGBA(image.Rect(0, 0, g.Config.Width, g.Config.Height))
@@ -35,6 +38,9 @@ func playGIF(t *testing.T, g *gif.GIF) []*image.NRGBA {
 	return shown
 }
 
+// TestDigitSetGIF checks every frame of an animated count against the
+// digits' own timelines, centisecond by centisecond: digits in step, each
+// with its own delays, the boundaries the union of their changes.
 func TestDigitSetGIF(t *testing.T) {
 	s := animSet(t)
 	for _, tc := range []struct {
@@ -116,6 +122,7 @@ func TestDigitSetGIF(t *testing.T) {
 	}
 }
 
+// TestDigitSetGIFLoop: a GIF loops as the set's source did.
 func TestDigitSetGIFLoop(t *testing.T) {
 	s := animSet(t)
 	for _, loop := range []int{0, -1, 3} {
@@ -134,6 +141,8 @@ func TestDigitSetGIFLoop(t *testing.T) {
 	}
 }
 
+// compareGIFFrames compares every frame and delay of an animated golden
+// GIF, which checkGolden's decoding reads the first frame of.
 func compareGIFFrames(t *testing.T, file string, got []byte) {
 	t.Helper()
 	want, err := os.ReadFile(filepath.Join(goldenDir, file))
@@ -159,6 +168,9 @@ func compareGIFFrames(t *testing.T, file string, got []byte) {
 	}
 }
 
+// TestDigitSetGIFBudget: large digits changing out of step would make
+// more frames than MaxSetFrames; the composition's pixel budget cuts the
+// animation sooner, and what is drawn is still a valid GIF.
 func TestDigitSetGIFBudget(t *testing.T) {
 	primes := []int{2, 3, 5, 7, 11, 13, 17, 19, 23, 29}
 	var src [10]digitset.Source

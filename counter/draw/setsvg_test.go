@@ -13,6 +13,8 @@ import (
 	"hitcounter/counter/digitset"
 )
 
+// TestDigitSetSVG checks that each digit drawn is embedded once, as its
+// own file, and placed edge to edge at the output's scale.
 func TestDigitSetSVG(t *testing.T) {
 	s := animSet(t)
 	var b bytes.Buffer
@@ -55,6 +57,8 @@ func TestDigitSetSVG(t *testing.T) {
 	}
 }
 
+// TestDigitPNG: a strip's digits stored without files are embedded in an
+// SVG as PNGs of their first frames, which DigitPNG makes.
 func TestDigitPNG(t *testing.T) {
 	s := stripSet(t)
 	for k := range s.Digits {
