@@ -23,7 +23,7 @@ import (
 //	u8         which digit (0 to 9)
 //	u16        width (as in the header)
 //	u16        frame count f (1 to MaxFrames)
-//	u8         piece type: 1 image/png, 2 image/gif
+//	u8         piece type: 0 none (p is 0), 1 image/png, 2 image/gif
 //	u32        piece length p
 //	f × (u16 delay, width×height palette indices)
 //	p bytes    the piece
@@ -212,8 +212,8 @@ func (s *Set) ParseDigit(i int, b []byte) error {
 		return damaged("digit %d: width %d, the header says %d", i, d.Width, s.Digits[i].Width)
 	case frames < 1 || frames > MaxFrames:
 		return damaged("digit %d: %d frames", i, frames)
-	case d.PieceType == "":
-		return damaged("digit %d: piece type %d", i, b[9])
+	case d.PieceType == "" && (b[9] != 0 || pieceLen != 0 || s.Layout != LayoutStrip) || d.PieceType != "" && pieceLen == 0:
+		return damaged("digit %d: piece type %d of %d bytes", i, b[9], pieceLen)
 	case uint64(len(b)) != uint64(digitFixed)+uint64(frames*(2+size))+pieceLen:
 		return damaged("digit %d: record of %d bytes", i, len(b))
 	case pieceLen > MaxPieceBytes:
@@ -232,7 +232,9 @@ func (s *Set) ParseDigit(i int, b []byte) error {
 		d.Frames[k] = Frame{Delay: int(binary.BigEndian.Uint16(p)), Pix: pix}
 		p = p[2+size:]
 	}
-	d.Piece = p[:len(p):len(p)]
+	if len(p) > 0 {
+		d.Piece = p[:len(p):len(p)]
+	}
 	s.Digits[i] = d
 	return nil
 }

@@ -17,6 +17,13 @@ func TestMarshalRoundTrip(t *testing.T) {
 		{"stills", stills(7, 30), LayoutPNGFolder},
 		{"animated", animated(5, 12), LayoutGIFFolder},
 		{"many colours", gradient(), LayoutStrip},
+		{"strip without files", func() [10]Source {
+			ds := stills(7, 30)
+			for i := range ds {
+				ds[i].Piece, ds[i].PieceType = nil, ""
+			}
+			return ds
+		}(), LayoutStrip},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := New(tc.digits, tc.layout)
@@ -112,6 +119,19 @@ func TestParseRefuses(t *testing.T) {
 		{"no frames", at(digit0+8, 0)},
 		{"piece type", at(digit0+9, 7)},
 		{"pixel past palette", at(digit0+digitFixed+2, 200)},
+		{"no file in a folder set", func() []byte {
+			ds := stills(3, 4)
+			for i := range ds {
+				ds[i].Piece, ds[i].PieceType = nil, ""
+			}
+			s, err := New(ds, LayoutStrip)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := s.Marshal()
+			b[4+10] = 1 // png-folder
+			return b
+		}()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Parse(tc.b); !errors.Is(err, ErrDamaged) {

@@ -52,6 +52,14 @@ func keys(img image.Image) []uint32 {
 		}
 		return out
 	}
+	if n, ok := img.(*image.NRGBA); ok {
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				out = append(out, key(n.NRGBAAt(x, y)))
+			}
+		}
+		return out
+	}
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			out = append(out, key(color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)))
@@ -154,14 +162,18 @@ func (q *quantizer) cut(digits [10]Source) {
 		want--
 		q.palette = append(q.palette, color.NRGBA{})
 	}
-	type box struct{ lo, hi int }
-	boxes := []box{{0, len(entries)}}
-	// spread returns a box's squared error about its mean (each pixel
-	// counted) and the channel along which that error is largest.
-	spread := func(bx box) (sse, ch int) {
+	// A box is a range of entries, with its squared error about its mean
+	// (each pixel counted) and the channel along which that error is
+	// largest, worked out once.
+	type box struct{ lo, hi, sse, ch int }
+	measure := func(lo, hi int) box {
+		bx := box{lo: lo, hi: hi}
+		if hi-lo < 2 {
+			return bx // cannot be split
+		}
 		var n int
 		var sum, sq [4]int
-		for _, e := range entries[bx.lo:bx.hi] {
+		for _, e := range entries[lo:hi] {
 			n += e.n
 			for c := range 4 {
 				sum[c] += e.n * e.c[c]
@@ -171,26 +183,25 @@ func (q *quantizer) cut(digits [10]Source) {
 		best := -1
 		for c := range 4 {
 			v := sq[c] - sum[c]*sum[c]/n
-			sse += v
+			bx.sse += v
 			if v > best {
-				ch, best = c, v
+				bx.ch, best = c, v
 			}
 		}
-		return sse, ch
+		return bx
 	}
+	boxes := []box{measure(0, len(entries))}
 	for len(boxes) < want {
-		best, bestScore, bestCh := -1, 0, 0
+		best, bestScore := -1, 0
 		for i, bx := range boxes {
-			if bx.hi-bx.lo < 2 {
-				continue
-			}
-			if score, ch := spread(bx); score > bestScore {
-				best, bestScore, bestCh = i, score, ch
+			if bx.sse > bestScore {
+				best, bestScore = i, bx.sse
 			}
 		}
 		if best < 0 {
 			break
 		}
+		bestCh := boxes[best].ch
 		bx := boxes[best]
 		part := entries[bx.lo:bx.hi]
 		slices.SortFunc(part, func(a, b entry) int {
@@ -205,8 +216,8 @@ func (q *quantizer) cut(digits [10]Source) {
 			acc += part[mid].n
 			mid++
 		}
-		boxes[best] = box{bx.lo, bx.lo + mid}
-		boxes = append(boxes, box{bx.lo + mid, bx.hi})
+		boxes[best] = measure(bx.lo, bx.lo+mid)
+		boxes = append(boxes, measure(bx.lo+mid, bx.hi))
 	}
 	for _, bx := range boxes {
 		var sum [4]int

@@ -49,10 +49,11 @@ type Digit struct {
 	Width  int
 	Frames []Frame // at least one; nil in a set read by ParseHeader until ParseDigit
 	// Piece is the digit as an image file an SVG embeds as a data: URI:
-	// the owner's own file for a folder set, a PNG made at add time for a
-	// digit cut from a strip.
+	// the owner's own file for a folder set; for a digit cut from a strip,
+	// a PNG made at add time (draw.DigitPNG), or none, and an SVG then
+	// embeds a PNG of its first frame made when it is drawn.
 	Piece     []byte
-	PieceType string // TypePNG or TypeGIF
+	PieceType string // TypePNG or TypeGIF; "" when there is no Piece
 }
 
 // Set is an owner's digit set as stored.
@@ -69,9 +70,9 @@ type Set struct {
 // file for SVG.
 type Source struct {
 	Frames    []image.Image
-	Delays    []int // one a frame, or none for a still digit
-	Loop      int   // as image/gif's LoopCount
-	Piece     []byte
+	Delays    []int  // one a frame, or none for a still digit
+	Loop      int    // as image/gif's LoopCount
+	Piece     []byte // none only for a strip's digit
 	PieceType string
 }
 
@@ -101,7 +102,7 @@ func New(digits [10]Source, layout string) (*Set, error) {
 	s := &Set{Layout: layout, Height: commonHeight(digits)}
 	pixels, pieces := 0, 0
 	for i, d := range digits {
-		if err := checkSource(i, d, s.Height); err != nil {
+		if err := checkSource(i, d, s.Height, layout); err != nil {
 			return nil, err
 		}
 		b := d.Frames[0].Bounds()
@@ -112,7 +113,10 @@ func New(digits [10]Source, layout string) (*Set, error) {
 		if pieces += len(d.Piece); pieces > MaxPieceBytes {
 			return nil, digitErr(i, "the set's files pass %d bytes", MaxPieceBytes)
 		}
-		s.Digits[i] = Digit{Width: b.Dx(), PieceType: d.PieceType, Piece: slices.Clone(d.Piece)}
+		s.Digits[i] = Digit{Width: b.Dx(), PieceType: d.PieceType}
+		if len(d.Piece) > 0 {
+			s.Digits[i].Piece = slices.Clone(d.Piece)
+		}
 	}
 	s.Loop = loopOf(digits)
 	q := newQuantizer(digits)
@@ -158,7 +162,7 @@ func commonHeight(digits [10]Source) int {
 	return best
 }
 
-func checkSource(i int, d Source, height int) error {
+func checkSource(i int, d Source, height int, layout string) error {
 	switch {
 	case len(d.Frames) == 0:
 		return digitErr(i, "no image")
@@ -168,9 +172,11 @@ func checkSource(i int, d Source, height int) error {
 		return digitErr(i, "%d delays for %d frames", len(d.Delays), len(d.Frames))
 	case d.Loop < -1:
 		return digitErr(i, "loop count %d", d.Loop)
-	case len(d.Piece) == 0:
+	case len(d.Piece) == 0 && layout != LayoutStrip:
 		return digitErr(i, "no file")
-	case d.PieceType != TypePNG && d.PieceType != TypeGIF:
+	case len(d.Piece) == 0 && d.PieceType != "":
+		return digitErr(i, "file type %q of no file", d.PieceType)
+	case len(d.Piece) > 0 && d.PieceType != TypePNG && d.PieceType != TypeGIF:
 		return digitErr(i, "file type %q, want %s or %s", d.PieceType, TypePNG, TypeGIF)
 	}
 	if d.Frames[0] == nil {

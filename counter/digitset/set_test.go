@@ -5,6 +5,7 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"image/draw"
 	"strings"
 	"testing"
 )
@@ -129,6 +130,7 @@ func TestNewRefuses(t *testing.T) {
 		{"negative delay", func() [10]Source { ds := animated(6, 20); ds[4].Delays[1] = -1; return ds }(), LayoutGIFFolder, 4, "frame 1: delay -1"},
 		{"no file", func() [10]Source { ds := stills(6, 20); ds[9].Piece = nil; return ds }(), LayoutPNGFolder, 9, "no file"},
 		{"file type", func() [10]Source { ds := stills(6, 20); ds[0].PieceType = "image/jpeg"; return ds }(), LayoutPNGFolder, 0, `file type "image/jpeg"`},
+		{"file type of no file", func() [10]Source { ds := stills(6, 20); ds[6].Piece = nil; return ds }(), LayoutStrip, 6, `file type "image/png" of no file`},
 		{"too many pixels", func() [10]Source {
 			ds := stills(200, 200)
 			for i := range ds {
@@ -267,6 +269,10 @@ func TestExactPalette(t *testing.T) {
 	pal := image.NewPaletted(image.Rect(0, 0, 6, 20), color.Palette{black, color.NRGBA{0x10, 0x20, 0x30, 0x40}})
 	pal.Pix[5] = 1
 	ds[2].Frames[0] = pal
+	// Any other image type is read through At: digit 3 as RGBA.
+	rgba := image.NewRGBA(image.Rect(0, 0, 6, 20))
+	draw.Draw(rgba, rgba.Rect, ds[3].Frames[0], image.Point{}, draw.Src)
+	ds[3].Frames[0] = rgba
 	s, err := New(ds, LayoutPNGFolder)
 	if err != nil {
 		t.Fatal(err)
@@ -282,5 +288,32 @@ func TestExactPalette(t *testing.T) {
 	}
 	if got := s.Digits[2].Frames[0].Pix[5]; got != 2 {
 		t.Errorf("got index %d, want 2", got)
+	}
+	want3, err := New(stills(6, 20), LayoutPNGFolder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Digits[3].Frames[0].Pix, want3.Digits[3].Frames[0].Pix; !bytes.Equal(got, want) {
+		t.Errorf("digit 3 from RGBA: got %v, want %v", got, want)
+	}
+}
+
+// BenchmarkNewTrueColour converts the largest still set theme add takes:
+// ten 200x200 digits of photographic colour, quantised.
+func BenchmarkNewTrueColour(b *testing.B) {
+	var ds [10]Source
+	for i := range ds {
+		img := image.NewNRGBA(image.Rect(0, 0, MaxSide, MaxSide))
+		for y := range MaxSide {
+			for x := range MaxSide {
+				img.Set(x, y, color.NRGBA{uint8(x + i), uint8(y * 3), uint8(x ^ y), 0xff})
+			}
+		}
+		ds[i] = Source{Frames: []image.Image{img}, Piece: []byte("x"), PieceType: TypePNG}
+	}
+	for b.Loop() {
+		if _, err := New(ds, LayoutPNGFolder); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

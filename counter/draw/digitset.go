@@ -19,11 +19,14 @@ const (
 	// maxSetWork bounds the pixels an animated GIF's composition writes,
 	// scaled digit frames and composed frames counted.
 	maxSetWork = 1 << 22
+	// smoothCost is what a pixel drawn by the smooth filter counts
+	// against maxSetWork, about its cost against a copied one.
+	smoothCost = 16
 )
 
 // ErrSetTooLarge reports a count that a digit set would draw wider than
 // MaxSetWidth or higher than MaxSetHeight: a bad request, not a fault.
-var ErrSetTooLarge = errors.New("draw: digit set image over 1024x256 px")
+var ErrSetTooLarge = errors.New("digit set image over 1024x256 px")
 
 // SetOptions are how a digit set is drawn.
 type SetOptions struct {
@@ -93,6 +96,9 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 	if s.Height < 1 || s.Height > digitset.MaxSide {
 		return nil, fmt.Errorf("draw: digit set of height %d", s.Height)
 	}
+	if len(s.Palette) < 1 || len(s.Palette) > 256 {
+		return nil, fmt.Errorf("draw: digit set of %d colours", len(s.Palette))
+	}
 	d := &setDrawing{set: s, text: text, opt: opt, height: opt.Height}
 	if d.height == 0 {
 		d.height = s.Height
@@ -102,6 +108,9 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 	}
 	for i := range d.widths {
 		sw := s.Digits[i].Width
+		if sw < 1 || sw > digitset.MaxSide {
+			return nil, fmt.Errorf("draw: digit %d of width %d", i, sw)
+		}
 		d.widths[i] = max(1, (sw*d.height+s.Height/2)/s.Height)
 	}
 	for i := 0; i < len(text); i++ {
@@ -137,9 +146,6 @@ func newSetDrawing(s *digitset.Set, text string, opt SetOptions) (*setDrawing, e
 			}
 		}
 	}
-	if opt.Smooth && d.height != s.Height {
-		d.smooth = newSmoother(s.Palette)
-	}
 	return d, nil
 }
 
@@ -161,7 +167,13 @@ func (d *setDrawing) frame(k, n int) []uint8 {
 	dw := d.widths[k]
 	out := make([]uint8, dw*d.height)
 	d.work += len(out)
-	if d.smooth != nil {
+	if d.opt.Smooth {
+		if d.smooth == nil {
+			d.smooth = newSmoother(d.set.Palette)
+		}
+		// A smooth pixel mixes several and searches the palette: it
+		// costs the budget as much as smoothCost copied ones.
+		d.work += len(out) * (smoothCost - 1)
 		if d.xtaps[k] == nil {
 			t := triangleTaps(sw, dw)
 			d.xtaps[k] = &t

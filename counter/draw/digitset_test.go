@@ -2,17 +2,10 @@ package draw
 
 import (
 	"bytes"
-	"encoding/base64"
 	"errors"
 	"image"
 	"image/color"
-	"image/draw"
-	"image/gif"
 	"image/png"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,6 +97,23 @@ func TestDigitSetScaled(t *testing.T) {
 				}
 				x += dw
 			}
+			if !tc.smooth && tc.height%setHeight == 0 {
+				// A whole multiple repeats each pixel n by n.
+				n := tc.height / setHeight
+				own := expected("120", setWidth, func(int) int { return 0 })
+				diff := 0
+				for y := range tc.height {
+					for x := range w {
+						a := color.NRGBAModel.Convert(got.At(x, y)).(color.NRGBA)
+						if a != own.NRGBAAt(x/n, y/n) {
+							diff++
+						}
+					}
+				}
+				if diff > 0 {
+					t.Errorf("%d pixels are not their source pixel repeated %d by %d", diff, n, n)
+				}
+			}
 			if tc.smooth && tc.height == 30 {
 				// A mix of colour and black between the middle and the bottom.
 				mixed := false
@@ -141,6 +151,9 @@ func TestDigitSetRefuses(t *testing.T) {
 		{"too high", s, "1", SetOptions{Height: MaxSetHeight + 1}, true},
 		{"negative height", s, "1", SetOptions{Height: -1}, true},
 		{"digit not read", partial, "45", SetOptions{}, false},
+		{"an empty set", &digitset.Set{}, "1", SetOptions{}, false},
+		{"no widths", &digitset.Set{Height: 10, Palette: s.Palette}, "1", SetOptions{}, false},
+		{"too many colours", &digitset.Set{Height: 10, Palette: make(color.Palette, 257), Digits: s.Digits}, "1", SetOptions{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
@@ -161,177 +174,6 @@ func TestDigitSetRefuses(t *testing.T) {
 	// A digit that was read draws.
 	if err := WriteDigitSet(new(bytes.Buffer), partial, "44", counter.GIF, SetOptions{}); err != nil {
 		t.Errorf("digit 4 read: %v", err)
-	}
-}
-
-// playGIF composes a GIF's frames as a browser does, disposal applied,
-// through one cycle and the first frame of the next, and returns each
-// frame as shown, with its delay.
-func playGIF(t *testing.T, g *gif.GIF) []*image.NRGBA {
-	t.Helper()
-	canvas := image.NewNRGBA(image.Rect(0, 0, g.Config.Width, g.Config.Height))
-	var shown []*image.NRGBA
-	for i := 0; i <= len(g.Image); i++ {
-		n := i % len(g.Image)
-		f := g.Image[n]
-		draw.Draw(canvas, f.Rect, f, f.Rect.Min, draw.Over)
-		snap := image.NewNRGBA(canvas.Rect)
-		copy(snap.Pix, canvas.Pix)
-		shown = append(shown, snap)
-		switch g.Disposal[n] {
-		case gif.DisposalBackground:
-			draw.Draw(canvas, f.Rect, image.Transparent, image.Point{}, draw.Src)
-		case gif.DisposalPrevious:
-			t.Fatalf("frame %d: disposal previous, which the encoder never writes", n)
-		}
-	}
-	return shown
-}
-
-// TestDigitSetGIF checks every frame of an animated count against the
-// digits' own timelines, centisecond by centisecond: digits in step, each
-// with its own delays, the boundaries the union of their changes.
-func TestDigitSetGIF(t *testing.T) {
-	s := animSet(t)
-	for _, tc := range []struct {
-		text       string
-		cycle      int // the output's, in hundredths
-		frames     int
-		firstDelay int
-	}{
-		{"1120", 50, 6, 10},                   // 1 changes at 20, 50; 2 at 10, 20, 25, 35, 45, 50
-		{"0008", 0, 1, 0},                     // still digits: one frame
-		{"96", 72, 13, 9},                     // 9 every 9; 6 at 11, 24, 35, 48, 59, 72
-		{"3", 28, 4, 7},                       // one digit's own frames
-		{"0123456789", 6000, MaxSetFrames, 7}, // cut at the frame cap
-	} {
-		t.Run(tc.text, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := WriteDigitSet(&b, s, tc.text, counter.GIF, SetOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			g, err := gif.DecodeAll(bytes.NewReader(b.Bytes()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(g.Image) != tc.frames {
-				t.Errorf("got %d frames, want %d", len(g.Image), tc.frames)
-			}
-			if tc.frames == 1 {
-				if g.LoopCount != -1 && g.LoopCount != 0 {
-					t.Errorf("still: got loop count %d", g.LoopCount)
-				}
-			} else if g.LoopCount != 0 {
-				t.Errorf("got loop count %d, want 0 (for ever)", g.LoopCount)
-			}
-			total := 0
-			for _, d := range g.Delay {
-				total += d
-			}
-			if tc.cycle != 6000 && total != tc.cycle {
-				t.Errorf("got a cycle of %d, want %d (delays %v)", total, tc.cycle, g.Delay)
-			}
-			if g.Delay[0] != tc.firstDelay {
-				t.Errorf("got first delay %d, want %d", g.Delay[0], tc.firstDelay)
-			}
-			// Each digit's frame at time t in its own timeline.
-			frameAt := func(k, at int) int {
-				ds := animDelays[k]
-				if len(ds) == 1 {
-					return 0
-				}
-				cycle := 0
-				for _, d := range ds {
-					cycle += gifDelay(d)
-				}
-				at %= cycle
-				for f, d := range ds {
-					if at < gifDelay(d) {
-						return f
-					}
-					at -= gifDelay(d)
-				}
-				panic("unreachable")
-			}
-			shown := playGIF(t, g)
-			start := 0
-			for i, d := range g.Delay {
-				for at := start; at < start+max(d, 1); at++ {
-					want := expected(tc.text, setWidth, func(k int) int { return frameAt(k, at) })
-					if n := sameImage(shown[i], want); n != 0 {
-						t.Fatalf("frame %d (from %d to %d) at %d: %d pixels differ", i, start, start+d, at, n)
-					}
-				}
-				start += d
-			}
-			// Looping back shows the first frame as it was.
-			if n := sameImage(shown[len(shown)-1], shown[0]); n != 0 {
-				t.Errorf("after a loop, the first frame has %d pixels other than at first", n)
-			}
-		})
-	}
-}
-
-// TestDigitSetGIFLoop: a GIF loops as the set's source did.
-func TestDigitSetGIFLoop(t *testing.T) {
-	s := animSet(t)
-	for _, loop := range []int{0, -1, 3} {
-		s.Loop = loop
-		var b bytes.Buffer
-		if err := WriteDigitSet(&b, s, "12", counter.GIF, SetOptions{Height: 20}); err != nil {
-			t.Fatal(err)
-		}
-		g, err := gif.DecodeAll(&b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g.LoopCount != loop {
-			t.Errorf("got loop count %d, want %d", g.LoopCount, loop)
-		}
-	}
-}
-
-// TestDigitSetSVG checks that each digit drawn is embedded once, as its
-// own file, and placed edge to edge at the output's scale.
-func TestDigitSetSVG(t *testing.T) {
-	s := animSet(t)
-	var b bytes.Buffer
-	if err := WriteDigitSet(&b, s, "0100", counter.SVG, SetOptions{Height: 20}); err != nil {
-		t.Fatal(err)
-	}
-	svg := b.String()
-	images := regexp.MustCompile(`<image id="d(\d)" width="(\d+)" height="20" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:(image/\w+);base64,([^"]*)"/>`).FindAllStringSubmatch(svg, -1)
-	if len(images) != 2 {
-		t.Fatalf("got %d images, want 2: %s", len(images), svg)
-	}
-	for _, m := range images {
-		k, _ := strconv.Atoi(m[1])
-		piece, err := base64.StdEncoding.DecodeString(m[4])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(piece, s.Digits[k].Piece) || m[3] != s.Digits[k].PieceType {
-			t.Errorf("digit %d: the embedded %s is not the digit's own file", k, m[3])
-		}
-		if w, _ := strconv.Atoi(m[2]); w != 2*setWidth(k) {
-			t.Errorf("digit %d: got width %d, want %d", k, w, 2*setWidth(k))
-		}
-	}
-	uses := regexp.MustCompile(`<use href="#d(\d)" x="(\d+)"/>`).FindAllStringSubmatch(svg, -1)
-	x := 0
-	for i, k := range []int{0, 1, 0, 0} {
-		if i >= len(uses) || uses[i][1] != strconv.Itoa(k) || uses[i][2] != strconv.Itoa(x) {
-			t.Fatalf("got uses %v, want digit %d at %d", uses, k, x)
-		}
-		x += 2 * setWidth(k)
-	}
-	if !strings.HasPrefix(svg, `<svg xmlns="http://www.w3.org/2000/svg" width="`+strconv.Itoa(x)+`" height="20" viewBox="0 0 `+strconv.Itoa(x)+` 20"`) {
-		t.Errorf("got %.120s, want an SVG %d by 20", svg, x)
-	}
-	var smooth bytes.Buffer
-	WriteDigitSet(&smooth, s, "1", counter.SVG, SetOptions{Height: 20, Smooth: true})
-	if strings.Contains(smooth.String(), "pixelated") {
-		t.Error("a smooth SVG asks for pixelated rendering")
 	}
 }
 
@@ -364,29 +206,35 @@ func TestDigitSetGolden(t *testing.T) {
 	}
 }
 
-// compareGIFFrames compares every frame and delay of an animated golden
-// GIF, which checkGolden's decoding reads the first frame of.
-func compareGIFFrames(t *testing.T, file string, got []byte) {
-	t.Helper()
-	want, err := os.ReadFile(filepath.Join(goldenDir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gif.DecodeAll(bytes.NewReader(got))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := gif.DecodeAll(bytes.NewReader(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(g.Delay, w.Delay) || g.LoopCount != w.LoopCount {
-		t.Fatalf("got delays %v, loop %d, want %v, %d", g.Delay, g.LoopCount, w.Delay, w.LoopCount)
-	}
-	gs, ws := playGIF(t, g), playGIF(t, w)
-	for i := range gs {
-		if n := sameImage(gs[i], ws[i]); n != 0 {
-			t.Errorf("frame %d: %d pixels differ", i, n)
+// FuzzDigitSet draws every set that digitset.Parse takes from damaged
+// bytes, in every format: none may panic, and the raster ones decode.
+func FuzzDigitSet(f *testing.F) {
+	f.Add(stillSet(f).Marshal(), "0123456789", 0, false)
+	f.Add(animSet(f).Marshal(), "1120", 17, true)
+	f.Fuzz(func(t *testing.T, b []byte, text string, height int, smooth bool) {
+		s, err := digitset.Parse(b)
+		if err != nil {
+			return
 		}
-	}
+		opt := SetOptions{Height: height, Smooth: smooth}
+		for _, format := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+			var out bytes.Buffer
+			if err := WriteDigitSet(&out, s, text, format, opt); err != nil {
+				if out.Len() != 0 {
+					t.Fatalf("%v: %v after %d bytes", format, err, out.Len())
+				}
+				continue
+			}
+			if format == counter.SVG {
+				continue
+			}
+			img, _, err := image.Decode(&out)
+			if err != nil {
+				t.Fatalf("%v: %v", format, err)
+			}
+			if r := img.Bounds(); r.Dx() > MaxSetWidth || r.Dy() > MaxSetHeight {
+				t.Fatalf("%v: %v", format, r)
+			}
+		}
+	})
 }

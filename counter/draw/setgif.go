@@ -2,6 +2,7 @@ package draw
 
 import (
 	"bufio"
+	"bytes"
 	"compress/lzw"
 	"encoding/binary"
 	"image"
@@ -191,14 +192,23 @@ func (d *setDrawing) frameOf(clocks []*digitClock, k int) int {
 func diffBox(prev, cur []uint8, width, x0, x1, height, clearIdx int) (box, clearBox image.Rectangle) {
 	for y := range height {
 		p, c := prev[y*width+x0:y*width+x1], cur[y*width+x0:y*width+x1]
-		for x := range c {
-			if p[x] == c[x] {
-				continue
-			}
-			px := image.Rect(x0+x, y, x0+x+1, y+1)
-			box = box.Union(px)
-			if int(c[x]) == clearIdx {
-				clearBox = clearBox.Union(px)
+		if bytes.Equal(p, c) {
+			continue
+		}
+		lo, hi := 0, len(c)-1
+		for p[lo] == c[lo] {
+			lo++
+		}
+		for p[hi] == c[hi] {
+			hi--
+		}
+		box = box.Union(image.Rect(x0+lo, y, x0+hi+1, y+1))
+		if clearIdx < 0 {
+			continue
+		}
+		for x := lo; x <= hi; x++ {
+			if int(c[x]) == clearIdx && p[x] != c[x] {
+				clearBox = clearBox.Union(image.Rect(x0+x, y, x0+x+1, y+1))
 			}
 		}
 	}
@@ -237,6 +247,7 @@ type gifWriter struct {
 	depth         int
 	lw            *lzw.Writer
 	blocks        *subBlocks
+	err           error // the first of the LZW writer's
 }
 
 func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx int) *gifWriter {
@@ -294,9 +305,10 @@ func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
 	} else {
 		g.lw.Reset(g.blocks, lzw.LSB, litWidth)
 	}
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		// Indices are below the table's size, so writing cannot fail.
-		g.lw.Write(canvas[y*g.width+r.Min.X : y*g.width+r.Max.X])
+	for y := r.Min.Y; y < r.Max.Y && g.err == nil; y++ {
+		// Only an index past the colour table fails, which a parsed set
+		// does not hold.
+		_, g.err = g.lw.Write(canvas[y*g.width+r.Min.X : y*g.width+r.Max.X])
 	}
 	g.lw.Close()
 	g.blocks.flush()
@@ -305,5 +317,8 @@ func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
 
 func (g *gifWriter) close() error {
 	g.bw.WriteByte(0x3b)
-	return g.bw.Flush()
+	if err := g.bw.Flush(); err != nil {
+		return err
+	}
+	return g.err
 }

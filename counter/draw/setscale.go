@@ -1,6 +1,10 @@
 package draw
 
-import "image/color"
+import (
+	"cmp"
+	"image/color"
+	"slices"
+)
 
 // A digit set's frames are drawn at the output height by one of two
 // filters. Nearest neighbour (the default) keeps pixel art's hard edges and
@@ -73,6 +77,9 @@ func triangleTaps(src, dst int) taps {
 type smoother struct {
 	pm [256][4]int32 // the palette premultiplied
 	n  int
+	// byRed is the palette's indices in order of red, then index, for
+	// nearest to search outward from a colour's red.
+	byRed []uint8
 	// cache is a direct-mapped cache of colour to index: key | 1<<32 when
 	// full, the index in the low byte of val.
 	keys [4096]uint64
@@ -80,27 +87,50 @@ type smoother struct {
 }
 
 func newSmoother(p color.Palette) *smoother {
-	s := &smoother{n: len(p)}
+	s := &smoother{n: len(p), byRed: make([]uint8, len(p))}
 	for i, c := range p {
 		r, g, b, a := c.RGBA()
 		s.pm[i] = [4]int32{int32(r >> 8), int32(g >> 8), int32(b >> 8), int32(a >> 8)}
+		s.byRed[i] = uint8(i)
 	}
+	slices.SortFunc(s.byRed, func(a, b uint8) int {
+		return cmp.Or(cmp.Compare(s.pm[a][0], s.pm[b][0]), cmp.Compare(a, b))
+	})
 	return s
 }
 
-// nearest returns the palette index nearest to premultiplied colour c.
+// nearest returns the palette index nearest to premultiplied colour c by
+// squared distance, the lowest index on a tie. It searches outward from
+// c's red and stops where red alone is farther than the best found.
 func (s *smoother) nearest(c [4]int32) uint8 {
 	key := uint32(c[0])<<24 | uint32(c[1])<<16 | uint32(c[2])<<8 | uint32(c[3])
 	slot := key * 2654435761 >> 20
 	if s.keys[slot] == uint64(key)|1<<32 {
 		return s.vals[slot]
 	}
+	start, _ := slices.BinarySearchFunc(s.byRed, c[0], func(i uint8, r int32) int { return cmp.Compare(s.pm[i][0], r) })
 	best, bestD := 0, int32(-1)
-	for i := 0; i < s.n; i++ {
+	try := func(j int) bool {
+		i := int(s.byRed[j])
 		p := &s.pm[i]
-		d0, d1, d2, d3 := c[0]-p[0], c[1]-p[1], c[2]-p[2], c[3]-p[3]
-		if d := d0*d0 + d1*d1 + d2*d2 + d3*d3; bestD < 0 || d < bestD {
+		d0 := c[0] - p[0]
+		if bestD >= 0 && d0*d0 > bestD {
+			return false
+		}
+		d1, d2, d3 := c[1]-p[1], c[2]-p[2], c[3]-p[3]
+		if d := d0*d0 + d1*d1 + d2*d2 + d3*d3; bestD < 0 || d < bestD || d == bestD && i < best {
 			best, bestD = i, d
+		}
+		return true
+	}
+	for up, down, goUp, goDown := start, start-1, true, true; goUp || goDown; {
+		if goUp = goUp && up < s.n; goUp {
+			goUp = try(up)
+			up++
+		}
+		if goDown = goDown && down >= 0; goDown {
+			goDown = try(down)
+			down--
 		}
 	}
 	s.keys[slot], s.vals[slot] = uint64(key)|1<<32, uint8(best)
@@ -113,17 +143,26 @@ func (s *smoother) scaleSmooth(dst []uint8, dw, dh int, src []uint8, w int, xt, 
 	for y := range dh {
 		for x := range dw {
 			var acc [4]int64
+			first := src[int(yt.src[yt.start[y]])*w+int(xt.src[xt.start[x]])]
+			flat := true
 			for j := yt.start[y]; j < yt.start[y+1]; j++ {
 				row := src[int(yt.src[j])*w:]
 				wy := int64(yt.w[j])
 				for i := xt.start[x]; i < xt.start[x+1]; i++ {
-					c := &s.pm[row[xt.src[i]]]
+					v := row[xt.src[i]]
+					flat = flat && v == first
+					c := &s.pm[v]
 					wt := wy * int64(xt.w[i])
 					acc[0] += wt * int64(c[0])
 					acc[1] += wt * int64(c[1])
 					acc[2] += wt * int64(c[2])
 					acc[3] += wt * int64(c[3])
 				}
+			}
+			if flat {
+				// One colour mixed with itself is itself.
+				dst[y*dw+x] = first
+				continue
 			}
 			const half = weightOne * weightOne / 2
 			c := [4]int32{
