@@ -68,10 +68,11 @@ func (a *App) readStats(r *http.Request, name string, since time.Time) (statsVie
 		if v.history.Settings.IsSite() {
 			v.site, err = a.loadSite(r, db, v.history, since)
 		}
-		v.costs = a.loadCosts(db)
-		if v.themes, err = db.ThemeNames(); err != nil {
+		if err != nil {
 			return v, err
 		}
+		v.costs = a.loadCosts(db)
+		v.themes, err = db.ThemeNames()
 	}
 	return v, err
 }
