@@ -265,6 +265,9 @@ func ownSettings(s counter.Settings) string {
 	if len(s.Referrers) > 0 {
 		own = append(own, "referrers")
 	}
+	if s.Theme != "" {
+		own = append(own, "theme")
+	}
 	if site := s.Site; site != nil {
 		own = append(own, "hosts")
 		if site.MaxPages != counter.DefaultMaxPages {
