@@ -20,6 +20,10 @@ import (
 //     animated digits drawn, and its frame boundaries are the union of
 //     every drawn digit's change times within that cycle; each output
 //     frame lasts until the next boundary. A still digit never changes.
+//   - A state that would last one hundredth (two digits changing a
+//     hundredth apart) is not shown: the frame before lasts that hundredth
+//     longer. Browsers play a delay under 2 as 10, which would put the
+//     digits out of step.
 //   - The output is cut short, at the end of a frame, after MaxSetFrames
 //     frames, after maxSetCycle hundredths of a second, or when its
 //     composition has written maxSetWork pixels; it then loops from the
@@ -121,23 +125,31 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 	pending := gifFrame{rect: full, disposal: 1}
 	frames := 1
 	var changed [10]bool
-	for t := 0; ; {
-		next := cycle
+	next := func() int {
+		n := cycle
 		for _, c := range clocks {
-			next = min(next, c.next)
+			n = min(n, c.next)
 		}
-		pending.delay += next - t
-		t = next
+		return n
+	}
+	for t := 0; ; {
+		n := next()
+		pending.delay += n - t
+		t = n
 		if t >= cycle || frames == MaxSetFrames || d.work > maxSetWork {
 			break
 		}
-		changed = [10]bool{}
 		for _, c := range clocks {
 			if c.next == t {
 				c.frame = (c.frame + 1) % len(c.delays)
 				c.next += c.delays[c.frame]
 				changed[c.k] = true
 			}
+		}
+		if next()-t < 2 {
+			// What the digits show now lasts one hundredth, which a
+			// browser would play as ten: the frame before shows it.
+			continue
 		}
 		copy(cur, prev)
 		box, clearBox := image.Rectangle{}, image.Rectangle{}
@@ -150,6 +162,7 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 			b, cb := diffBox(prev, cur, d.width, x0[i], x0[i]+d.widths[k], d.height, clearIdx)
 			box, clearBox = box.Union(b), clearBox.Union(cb)
 		}
+		changed = [10]bool{}
 		if box.Empty() {
 			continue // the digits' new frames look as the old did
 		}
