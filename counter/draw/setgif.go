@@ -101,7 +101,7 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 	size := d.width * d.height
 	prev := make([]uint8, size)
 	clocks, cycle := d.clocks()
-	// state[i] is the frame shown at position i.
+	// x0[i] is where the digit at position i starts.
 	x0 := make([]int, len(d.text))
 	x := 0
 	for i := 0; i < len(d.text); i++ {
@@ -113,13 +113,20 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 	full := image.Rect(0, 0, d.width, d.height)
 	if len(clocks) == 0 {
 		gw.header(-1)
-		gw.frame(prev, gifFrame{rect: full, disposal: 1})
+		gw.frame(prev, nil, gifFrame{rect: full, disposal: 1})
 		return gw.close()
 	}
 	gw.header(d.set.Loop)
-	var first []uint8
+	// With a clear index, first keeps the first frame for the loop back,
+	// and before the state the pending frame is drawn over, whose
+	// unchanged pixels it then writes as clear: "leave what is there",
+	// which compresses better. That holds only while the frame before
+	// the pending one left its pixels in place (keep).
+	var first, before []uint8
+	keep := false
 	if clearIdx >= 0 {
 		first = append([]uint8(nil), prev...)
+		before = make([]uint8, size)
 	}
 	cur := make([]uint8, size)
 	pending := gifFrame{rect: full, disposal: 1}
@@ -172,9 +179,14 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 			box = box.Union(pending.rect)
 		}
 		d.work += pending.rect.Dx() * pending.rect.Dy()
-		gw.frame(prev, pending)
+		gw.frame(prev, keepOf(keep, before), pending)
+		keep = before != nil && pending.disposal == 1
 		pending = gifFrame{rect: box, disposal: 1}
-		prev, cur = cur, prev
+		if before != nil {
+			before, prev, cur = prev, cur, before
+		} else {
+			prev, cur = cur, prev
+		}
 		frames++
 	}
 	if first != nil {
@@ -186,8 +198,16 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 			pending.disposal = 2
 		}
 	}
-	gw.frame(prev, pending)
+	gw.frame(prev, keepOf(keep, before), pending)
 	return gw.close()
+}
+
+// keepOf returns before when keep, else nil.
+func keepOf(keep bool, before []uint8) []uint8 {
+	if keep {
+		return before
+	}
+	return nil
 }
 
 // frameOf returns the frame digit k shows now.
@@ -260,6 +280,7 @@ type gifWriter struct {
 	depth         int
 	lw            *lzw.Writer
 	blocks        *subBlocks
+	row           []uint8 // a row with unchanged pixels made clear
 	err           error // the first of the LZW writer's
 }
 
@@ -296,8 +317,9 @@ func (g *gifWriter) header(loop int) {
 	g.bw.Write(b)
 }
 
-// frame writes the part of canvas (the whole image) under f.rect.
-func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
+// frame writes the part of canvas (the whole image) under f.rect; where
+// keep is given, each pixel that canvas has as keep has is written clear.
+func (g *gifWriter) frame(canvas, keep []uint8, f gifFrame) {
 	var b [18]byte
 	flags := f.disposal << 2
 	trans := byte(0)
@@ -319,9 +341,19 @@ func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
 		g.lw.Reset(g.blocks, lzw.LSB, litWidth)
 	}
 	for y := r.Min.Y; y < r.Max.Y && g.err == nil; y++ {
+		row := canvas[y*g.width+r.Min.X : y*g.width+r.Max.X]
+		if keep != nil {
+			g.row = append(g.row[:0], row...)
+			for x, v := range keep[y*g.width+r.Min.X : y*g.width+r.Max.X] {
+				if v == row[x] {
+					g.row[x] = byte(g.clearIdx)
+				}
+			}
+			row = g.row
+		}
 		// Only an index past the colour table fails, which a parsed set
 		// does not hold.
-		_, g.err = g.lw.Write(canvas[y*g.width+r.Min.X : y*g.width+r.Max.X])
+		_, g.err = g.lw.Write(row)
 	}
 	g.lw.Close()
 	g.blocks.flush()
