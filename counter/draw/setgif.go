@@ -129,7 +129,11 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		before = make([]uint8, size)
 	}
 	cur := make([]uint8, size)
-	pending := gifFrame{rect: full, disposal: 1}
+	// The first frame needs to cover only what is not clear.
+	pending := gifFrame{rect: opaqueBox(prev, d.width, full, clearIdx), disposal: 1}
+	if pending.rect.Empty() {
+		pending.rect = image.Rect(0, 0, 1, 1)
+	}
 	frames := 1
 	var changed [10]bool
 	next := func() int {
@@ -174,9 +178,11 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 			continue // the digits' new frames look as the old did
 		}
 		if !clearBox.Empty() {
+			// The pending frame clears its box when it ends, so this one
+			// redraws what is not clear there.
 			pending.rect = pending.rect.Union(clearBox)
 			pending.disposal = 2
-			box = box.Union(pending.rect)
+			box = box.Union(opaqueBox(cur, d.width, pending.rect, clearIdx))
 		}
 		d.work += pending.rect.Dx() * pending.rect.Dy()
 		gw.frame(prev, keepOf(keep, before), pending)
@@ -246,6 +252,31 @@ func diffBox(prev, cur []uint8, width, x0, x1, height, clearIdx int) (box, clear
 		}
 	}
 	return box, clearBox
+}
+
+// opaqueBox returns the box of the pixels of canvas within r that are not
+// clearIdx.
+func opaqueBox(canvas []uint8, width int, r image.Rectangle, clearIdx int) image.Rectangle {
+	if clearIdx < 0 {
+		return r
+	}
+	var box image.Rectangle
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := canvas[y*width+r.Min.X : y*width+r.Max.X]
+		lo, hi := -1, -1
+		for x, v := range row {
+			if int(v) != clearIdx {
+				if lo < 0 {
+					lo = x
+				}
+				hi = x
+			}
+		}
+		if lo >= 0 {
+			box = box.Union(image.Rect(r.Min.X+lo, y, r.Min.X+hi+1, y+1))
+		}
+	}
+	return box
 }
 
 // gifPalette returns p as a GIF colour table, which has one fully
