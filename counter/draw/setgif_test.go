@@ -42,22 +42,30 @@ func playGIF(t *testing.T, g *gif.GIF) []*image.NRGBA {
 // digits' own timelines, centisecond by centisecond: digits in step, each
 // with its own delays, the boundaries the union of their changes.
 func TestDigitSetGIF(t *testing.T) {
-	s := animSet(t)
+	sets := map[bool]*digitset.Set{false: animSet(t), true: animSetOf(t, dotFrame)}
 	for _, tc := range []struct {
 		text       string
-		cycle      int // the output's, in hundredths
+		dots       bool // dotFrame's digits, mostly clear, for digitFrame's
+		cycle      int  // the output's, in hundredths
 		frames     int
 		firstDelay int
 	}{
-		{"1120", 50, 6, 10},                   // 1 changes at 20, 50; 2 at 10, 20, 25, 35, 45, 50
-		{"0008", 0, 1, 0},                     // still digits: one frame
-		{"96", 72, 12, 9},                     // 9 every 9; 6 at 11, 24, 35 (shown from 36), 48, 59, 72
-		{"3", 28, 4, 7},                       // one digit's own frames
-		{"0123456789", 6000, MaxSetFrames, 7}, // cut at the frame cap
+		{"1120", false, 50, 6, 10},                   // 1 changes at 20, 50; 2 at 10, 20, 25, 35, 45, 50
+		{"0008", false, 0, 1, 0},                     // still digits: one frame
+		{"96", false, 72, 12, 9},                     // 9 every 9; 6 at 11, 24, 35 (shown from 36), 48, 59, 72
+		{"3", false, 28, 4, 7},                       // one digit's own frames
+		{"0123456789", false, 6000, MaxSetFrames, 7}, // cut at the frame cap
+		{"1120", true, 50, 6, 10},
+		{"96", true, 72, 12, 9},
+		{"0123456789", true, 6000, MaxSetFrames, 7},
 	} {
-		t.Run(tc.text, func(t *testing.T) {
+		frame := digitFrame
+		if tc.dots {
+			frame = dotFrame
+		}
+		t.Run(tc.text+map[bool]string{true: "/dots"}[tc.dots], func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteDigitSet(&b, s, tc.text, counter.GIF, SetOptions{}); err != nil {
+			if err := WriteDigitSet(&b, sets[tc.dots], tc.text, counter.GIF, SetOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			g, err := gif.DecodeAll(bytes.NewReader(b.Bytes()))
@@ -121,7 +129,7 @@ func TestDigitSetGIF(t *testing.T) {
 					if at > start && state(at) != state(start) && state(at-1) != state(at) && state(at+1) != state(at) {
 						continue // a state of one hundredth, not shown
 					}
-					want := expected(tc.text, setWidth, func(k int) int { return frameAt(k, at) })
+					want := expectedOf(frame, tc.text, setWidth, func(k int) int { return frameAt(k, at) })
 					if n := sameImage(shown[i], want); n != 0 {
 						t.Fatalf("frame %d (from %d to %d) at %d: %d pixels differ", i, start, start+d, at, n)
 					}
