@@ -312,7 +312,7 @@ type gifWriter struct {
 	lw            *lzw.Writer
 	blocks        *subBlocks
 	row           []uint8 // a row with unchanged pixels made clear
-	err           error // the first of the LZW writer's
+	err           error   // the first of the LZW writer's
 }
 
 func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx int) *gifWriter {
