@@ -30,10 +30,11 @@ import (
 //     start, every digit with it.
 //   - It loops as the set does (digitset.Set.Loop).
 //
-// Each frame after the first holds only the box of pixels that changed. A
-// pixel that turns transparent needs the frame before it cleared
+// The first frame covers what is not clear; each after it only the box
+// of pixels that changed, those it leaves alone written clear ("leave what
+// is there"). A pixel that turns clear needs the frame before it cleared
 // (disposal "restore to background") over a box that covers it, and the
-// next frame then redraws that box.
+// next frame then redraws what is not clear in that box.
 
 // maxSetCycle bounds the output's cycle, in hundredths of a second.
 const maxSetCycle = 60 * 100
