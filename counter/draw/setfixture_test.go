@@ -173,9 +173,25 @@ func expectedOf(frame func(k, f, w, h int) *image.NRGBA, text string, width func
 	return img
 }
 
-// sameImage returns how many pixels of got and want differ, reading
-// alpha under half as clear, as GIF has it.
+// sameImage returns how many pixels of got and want differ, or -1 when
+// their sizes do.
 func sameImage(got, want image.Image) int {
+	return countDiff(got, want, func(c color.NRGBA) color.NRGBA { return c })
+}
+
+// sameAsGIF is sameImage as GIF draws colours: alpha under half clear,
+// the rest opaque.
+func sameAsGIF(got, want image.Image) int {
+	return countDiff(got, want, func(c color.NRGBA) color.NRGBA {
+		if c.A < 0x80 {
+			return color.NRGBA{}
+		}
+		c.A = 0xff
+		return c
+	})
+}
+
+func countDiff(got, want image.Image, norm func(color.NRGBA) color.NRGBA) int {
 	if got.Bounds().Size() != want.Bounds().Size() {
 		return -1
 	}
@@ -183,11 +199,8 @@ func sameImage(got, want image.Image) int {
 	g0, w0 := got.Bounds().Min, want.Bounds().Min
 	for y := range got.Bounds().Dy() {
 		for x := range got.Bounds().Dx() {
-			a := color.NRGBAModel.Convert(got.At(g0.X+x, g0.Y+y)).(color.NRGBA)
-			b := color.NRGBAModel.Convert(want.At(w0.X+x, w0.Y+y)).(color.NRGBA)
-			if a.A < 0x80 && b.A < 0x80 {
-				continue
-			}
+			a := norm(color.NRGBAModel.Convert(got.At(g0.X+x, g0.Y+y)).(color.NRGBA))
+			b := norm(color.NRGBAModel.Convert(want.At(w0.X+x, w0.Y+y)).(color.NRGBA))
 			if a != b {
 				n++
 			}
