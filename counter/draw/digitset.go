@@ -18,7 +18,7 @@ const (
 	MaxSetFrames = 128
 	// maxSetWork bounds the pixels an animated GIF's composition writes,
 	// scaled digit frames and composed frames counted.
-	maxSetWork = 1 << 22
+	maxSetWork = 1 << 21
 	// smoothCost is what a pixel drawn by the smooth filter counts
 	// against maxSetWork, about its cost against a copied one.
 	smoothCost = 16

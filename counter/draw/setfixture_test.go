@@ -94,13 +94,26 @@ func stillSet(tb testing.TB) *digitset.Set {
 }
 
 // animSet is ten digits with animDelays' frames, as from 0.gif..9.gif.
-func animSet(tb testing.TB) *digitset.Set {
+func animSet(tb testing.TB) *digitset.Set { return animSetOf(tb, digitFrame) }
+
+// dotFrame draws frame f of digit k as a clear field with a 2x2 dot that
+// moves from frame to frame: most of the image clear, and pixels turning
+// clear at every change.
+func dotFrame(k, f, w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	x, y := (2*f+k)%(w-1), (3*f+k)%(h-1)
+	draw.Draw(img, image.Rect(x, y, x+2, y+2), image.NewUniform(digitColor(k, f)), image.Point{}, draw.Src)
+	return img
+}
+
+// animSetOf is animSet with frames drawn by frame.
+func animSetOf(tb testing.TB, frame func(k, f, w, h int) *image.NRGBA) *digitset.Set {
 	tb.Helper()
 	var src [10]digitset.Source
 	for k := range src {
 		var frames []image.Image
 		for f := range animDelays[k] {
-			frames = append(frames, digitFrame(k, f, setWidth(k), setHeight))
+			frames = append(frames, frame(k, f, setWidth(k), setHeight))
 		}
 		piece, typ := encodePiece(tb, frames, animDelays[k])
 		src[k] = digitset.Source{Frames: frames, Delays: animDelays[k], Piece: piece, PieceType: typ}
@@ -141,6 +154,11 @@ func newSet(tb testing.TB, src [10]digitset.Source, layout string) *digitset.Set
 // expected draws text as the digits' frames at the given frame numbers
 // (frameOf), at the set's own size, as a GIF shows them: clear or opaque.
 func expected(text string, width func(int) int, frameOf func(k int) int) *image.NRGBA {
+	return expectedOf(digitFrame, text, width, frameOf)
+}
+
+// expectedOf is expected with frames drawn by frame.
+func expectedOf(frame func(k, f, w, h int) *image.NRGBA, text string, width func(int) int, frameOf func(k int) int) *image.NRGBA {
 	w := 0
 	for i := range len(text) {
 		w += width(int(text[i] - '0'))
@@ -149,15 +167,31 @@ func expected(text string, width func(int) int, frameOf func(k int) int) *image.
 	x := 0
 	for i := range len(text) {
 		k := int(text[i] - '0')
-		draw.Draw(img, image.Rect(x, 0, x+width(k), setHeight), digitFrame(k, frameOf(k), width(k), setHeight), image.Point{}, draw.Src)
+		draw.Draw(img, image.Rect(x, 0, x+width(k), setHeight), frame(k, frameOf(k), width(k), setHeight), image.Point{}, draw.Src)
 		x += width(k)
 	}
 	return img
 }
 
-// sameImage returns how many pixels of got and want differ, reading
-// alpha under half as clear, as GIF has it.
+// sameImage returns how many pixels of got and want differ, or -1 when
+// their sizes do.
 func sameImage(got, want image.Image) int {
+	return countDiff(got, want, func(c color.NRGBA) color.NRGBA { return c })
+}
+
+// sameAsGIF is sameImage as GIF draws colours: alpha under half clear,
+// the rest opaque.
+func sameAsGIF(got, want image.Image) int {
+	return countDiff(got, want, func(c color.NRGBA) color.NRGBA {
+		if c.A < 0x80 {
+			return color.NRGBA{}
+		}
+		c.A = 0xff
+		return c
+	})
+}
+
+func countDiff(got, want image.Image, norm func(color.NRGBA) color.NRGBA) int {
 	if got.Bounds().Size() != want.Bounds().Size() {
 		return -1
 	}
@@ -165,11 +199,8 @@ func sameImage(got, want image.Image) int {
 	g0, w0 := got.Bounds().Min, want.Bounds().Min
 	for y := range got.Bounds().Dy() {
 		for x := range got.Bounds().Dx() {
-			a := color.NRGBAModel.Convert(got.At(g0.X+x, g0.Y+y)).(color.NRGBA)
-			b := color.NRGBAModel.Convert(want.At(w0.X+x, w0.Y+y)).(color.NRGBA)
-			if a.A < 0x80 && b.A < 0x80 {
-				continue
-			}
+			a := norm(color.NRGBAModel.Convert(got.At(g0.X+x, g0.Y+y)).(color.NRGBA))
+			b := norm(color.NRGBAModel.Convert(want.At(w0.X+x, w0.Y+y)).(color.NRGBA))
 			if a != b {
 				n++
 			}

@@ -20,16 +20,21 @@ import (
 //     animated digits drawn, and its frame boundaries are the union of
 //     every drawn digit's change times within that cycle; each output
 //     frame lasts until the next boundary. A still digit never changes.
+//   - A state that would last one hundredth (two digits changing a
+//     hundredth apart) is not shown: the frame before lasts that hundredth
+//     longer. Browsers play a delay under 2 as 10, which would put the
+//     digits out of step.
 //   - The output is cut short, at the end of a frame, after MaxSetFrames
 //     frames, after maxSetCycle hundredths of a second, or when its
 //     composition has written maxSetWork pixels; it then loops from the
 //     start, every digit with it.
 //   - It loops as the set does (digitset.Set.Loop).
 //
-// Each frame after the first holds only the box of pixels that changed. A
-// pixel that turns transparent needs the frame before it cleared
+// The first frame covers what is not clear; each after it only the box
+// of pixels that changed, those it leaves alone written clear ("leave what
+// is there"). A pixel that turns clear needs the frame before it cleared
 // (disposal "restore to background") over a box that covers it, and the
-// next frame then redraws that box.
+// next frame then redraws what is not clear in that box.
 
 // maxSetCycle bounds the output's cycle, in hundredths of a second.
 const maxSetCycle = 60 * 100
@@ -97,7 +102,7 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 	size := d.width * d.height
 	prev := make([]uint8, size)
 	clocks, cycle := d.clocks()
-	// state[i] is the frame shown at position i.
+	// x0[i] is where the digit at position i starts.
 	x0 := make([]int, len(d.text))
 	x := 0
 	for i := 0; i < len(d.text); i++ {
@@ -109,35 +114,54 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 	full := image.Rect(0, 0, d.width, d.height)
 	if len(clocks) == 0 {
 		gw.header(-1)
-		gw.frame(prev, gifFrame{rect: full, disposal: 1})
+		gw.frame(prev, nil, gifFrame{rect: full, disposal: 1})
 		return gw.close()
 	}
 	gw.header(d.set.Loop)
-	var first []uint8
+	// With a clear index, first keeps the first frame for the loop back,
+	// and before the state the pending frame is drawn over, whose
+	// unchanged pixels it then writes as clear: "leave what is there",
+	// which compresses better. That holds only while the frame before
+	// the pending one left its pixels in place (keep).
+	var first, before []uint8
+	keep := false
 	if clearIdx >= 0 {
 		first = append([]uint8(nil), prev...)
+		before = make([]uint8, size)
 	}
 	cur := make([]uint8, size)
-	pending := gifFrame{rect: full, disposal: 1}
+	// The first frame needs to cover only what is not clear.
+	pending := gifFrame{rect: opaqueBox(prev, d.width, full, clearIdx), disposal: 1}
+	if pending.rect.Empty() {
+		pending.rect = image.Rect(0, 0, 1, 1)
+	}
 	frames := 1
 	var changed [10]bool
-	for t := 0; ; {
-		next := cycle
+	next := func() int {
+		n := cycle
 		for _, c := range clocks {
-			next = min(next, c.next)
+			n = min(n, c.next)
 		}
-		pending.delay += next - t
-		t = next
+		return n
+	}
+	for t := 0; ; {
+		n := next()
+		pending.delay += n - t
+		t = n
 		if t >= cycle || frames == MaxSetFrames || d.work > maxSetWork {
 			break
 		}
-		changed = [10]bool{}
 		for _, c := range clocks {
 			if c.next == t {
 				c.frame = (c.frame + 1) % len(c.delays)
 				c.next += c.delays[c.frame]
 				changed[c.k] = true
 			}
+		}
+		if next()-t < 2 {
+			// What the digits show now lasts one hundredth, which a
+			// browser would play as ten: the frame before shows it.
+			continue
 		}
 		copy(cur, prev)
 		box, clearBox := image.Rectangle{}, image.Rectangle{}
@@ -150,18 +174,26 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 			b, cb := diffBox(prev, cur, d.width, x0[i], x0[i]+d.widths[k], d.height, clearIdx)
 			box, clearBox = box.Union(b), clearBox.Union(cb)
 		}
+		changed = [10]bool{}
 		if box.Empty() {
 			continue // the digits' new frames look as the old did
 		}
 		if !clearBox.Empty() {
+			// The pending frame clears its box when it ends, so this one
+			// redraws what is not clear there.
 			pending.rect = pending.rect.Union(clearBox)
 			pending.disposal = 2
-			box = box.Union(pending.rect)
+			box = box.Union(opaqueBox(cur, d.width, pending.rect, clearIdx))
 		}
 		d.work += pending.rect.Dx() * pending.rect.Dy()
-		gw.frame(prev, pending)
+		gw.frame(prev, keepOf(keep, before), pending)
+		keep = before != nil && pending.disposal == 1
 		pending = gifFrame{rect: box, disposal: 1}
-		prev, cur = cur, prev
+		if before != nil {
+			before, prev, cur = prev, cur, before
+		} else {
+			prev, cur = cur, prev
+		}
 		frames++
 	}
 	if first != nil {
@@ -173,8 +205,16 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 			pending.disposal = 2
 		}
 	}
-	gw.frame(prev, pending)
+	gw.frame(prev, keepOf(keep, before), pending)
 	return gw.close()
+}
+
+// keepOf returns before when keep, else nil.
+func keepOf(keep bool, before []uint8) []uint8 {
+	if keep {
+		return before
+	}
+	return nil
 }
 
 // frameOf returns the frame digit k shows now.
@@ -215,6 +255,31 @@ func diffBox(prev, cur []uint8, width, x0, x1, height, clearIdx int) (box, clear
 	return box, clearBox
 }
 
+// opaqueBox returns the box of the pixels of canvas within r that are not
+// clearIdx.
+func opaqueBox(canvas []uint8, width int, r image.Rectangle, clearIdx int) image.Rectangle {
+	if clearIdx < 0 {
+		return r
+	}
+	var box image.Rectangle
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := canvas[y*width+r.Min.X : y*width+r.Max.X]
+		lo, hi := -1, -1
+		for x, v := range row {
+			if int(v) != clearIdx {
+				if lo < 0 {
+					lo = x
+				}
+				hi = x
+			}
+		}
+		if lo >= 0 {
+			box = box.Union(image.Rect(r.Min.X+lo, y, r.Min.X+hi+1, y+1))
+		}
+	}
+	return box
+}
+
 // gifPalette returns p as a GIF colour table, which has one fully
 // transparent index and nothing in between: colours under half opacity all
 // map (through remap) to the first of them, made clear (clearIdx, or -1
@@ -247,7 +312,8 @@ type gifWriter struct {
 	depth         int
 	lw            *lzw.Writer
 	blocks        *subBlocks
-	err           error // the first of the LZW writer's
+	row           []uint8 // a row with unchanged pixels made clear
+	err           error   // the first of the LZW writer's
 }
 
 func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx int) *gifWriter {
@@ -283,8 +349,9 @@ func (g *gifWriter) header(loop int) {
 	g.bw.Write(b)
 }
 
-// frame writes the part of canvas (the whole image) under f.rect.
-func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
+// frame writes the part of canvas (the whole image) under f.rect; where
+// keep is given, each pixel that canvas has as keep has is written clear.
+func (g *gifWriter) frame(canvas, keep []uint8, f gifFrame) {
 	var b [18]byte
 	flags := f.disposal << 2
 	trans := byte(0)
@@ -306,9 +373,19 @@ func (g *gifWriter) frame(canvas []uint8, f gifFrame) {
 		g.lw.Reset(g.blocks, lzw.LSB, litWidth)
 	}
 	for y := r.Min.Y; y < r.Max.Y && g.err == nil; y++ {
+		row := canvas[y*g.width+r.Min.X : y*g.width+r.Max.X]
+		if keep != nil {
+			g.row = append(g.row[:0], row...)
+			for x, v := range keep[y*g.width+r.Min.X : y*g.width+r.Max.X] {
+				if v == row[x] {
+					g.row[x] = byte(g.clearIdx)
+				}
+			}
+			row = g.row
+		}
 		// Only an index past the colour table fails, which a parsed set
 		// does not hold.
-		_, g.err = g.lw.Write(canvas[y*g.width+r.Min.X : y*g.width+r.Max.X])
+		_, g.err = g.lw.Write(row)
 	}
 	g.lw.Close()
 	g.blocks.flush()

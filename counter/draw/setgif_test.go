@@ -3,8 +3,10 @@ package draw
 import (
 	"bytes"
 	"image"
+	"image/color"
 	"image/draw"
 	"image/gif"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,22 +44,30 @@ func playGIF(t *testing.T, g *gif.GIF) []*image.NRGBA {
 // digits' own timelines, centisecond by centisecond: digits in step, each
 // with its own delays, the boundaries the union of their changes.
 func TestDigitSetGIF(t *testing.T) {
-	s := animSet(t)
+	sets := map[bool]*digitset.Set{false: animSet(t), true: animSetOf(t, dotFrame)}
 	for _, tc := range []struct {
 		text       string
-		cycle      int // the output's, in hundredths
+		dots       bool // dotFrame's digits, mostly clear, for digitFrame's
+		cycle      int  // the output's, in hundredths
 		frames     int
 		firstDelay int
 	}{
-		{"1120", 50, 6, 10},                   // 1 changes at 20, 50; 2 at 10, 20, 25, 35, 45, 50
-		{"0008", 0, 1, 0},                     // still digits: one frame
-		{"96", 72, 13, 9},                     // 9 every 9; 6 at 11, 24, 35, 48, 59, 72
-		{"3", 28, 4, 7},                       // one digit's own frames
-		{"0123456789", 6000, MaxSetFrames, 7}, // cut at the frame cap
+		{"1120", false, 50, 6, 10},                   // 1 changes at 20, 50; 2 at 10, 20, 25, 35, 45, 50
+		{"0008", false, 0, 1, 0},                     // still digits: one frame
+		{"96", false, 72, 12, 9},                     // 9 every 9; 6 at 11, 24, 35 (shown from 36), 48, 59, 72
+		{"3", false, 28, 4, 7},                       // one digit's own frames
+		{"0123456789", false, 6000, MaxSetFrames, 7}, // cut at the frame cap
+		{"1120", true, 50, 6, 10},
+		{"96", true, 72, 12, 9},
+		{"0123456789", true, 6000, MaxSetFrames, 7},
 	} {
-		t.Run(tc.text, func(t *testing.T) {
+		frame := digitFrame
+		if tc.dots {
+			frame = dotFrame
+		}
+		t.Run(tc.text+map[bool]string{true: "/dots"}[tc.dots], func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteDigitSet(&b, s, tc.text, counter.GIF, SetOptions{}); err != nil {
+			if err := WriteDigitSet(&b, sets[tc.dots], tc.text, counter.GIF, SetOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			g, err := gif.DecodeAll(bytes.NewReader(b.Bytes()))
@@ -84,41 +94,76 @@ func TestDigitSetGIF(t *testing.T) {
 			if g.Delay[0] != tc.firstDelay {
 				t.Errorf("got first delay %d, want %d", g.Delay[0], tc.firstDelay)
 			}
-			// Each digit's frame at time t in its own timeline.
-			frameAt := func(k, at int) int {
-				ds := animDelays[k]
-				if len(ds) == 1 {
-					return 0
-				}
-				cycle := 0
-				for _, d := range ds {
-					cycle += gifDelay(d)
-				}
-				at %= cycle
-				for f, d := range ds {
-					if at < gifDelay(d) {
-						return f
-					}
-					at -= gifDelay(d)
-				}
-				panic("unreachable")
-			}
-			shown := playGIF(t, g)
-			start := 0
-			for i, d := range g.Delay {
-				for at := start; at < start+max(d, 1); at++ {
-					want := expected(tc.text, setWidth, func(k int) int { return frameAt(k, at) })
-					if n := sameImage(shown[i], want); n != 0 {
-						t.Fatalf("frame %d (from %d to %d) at %d: %d pixels differ", i, start, start+d, at, n)
-					}
-				}
-				start += d
-			}
-			// Looping back shows the first frame as it was.
-			if n := sameImage(shown[len(shown)-1], shown[0]); n != 0 {
-				t.Errorf("after a loop, the first frame has %d pixels other than at first", n)
-			}
+			checkTimeline(t, g, tc.text, func(k int) []int { return animDelays[k] }, func(k, f int) image.Image {
+				return frame(k, f, setWidth(k), setHeight)
+			})
 		})
+	}
+}
+
+// checkTimeline checks every frame of g, as a browser shows it, against
+// text's digits on their own timelines (delays), hundredth by hundredth:
+// digits in step, each with its own delays, the boundaries the union of
+// their changes, no frame under 2 hundredths and only states of one
+// hundredth left out; and that looping back shows the first frame as it
+// was. frame draws frame f of digit k at the size g has it.
+func checkTimeline(t *testing.T, g *gif.GIF, text string, delays func(k int) []int, frame func(k, f int) image.Image) {
+	t.Helper()
+	frameAt := func(k, at int) int {
+		ds := delays(k)
+		if len(ds) == 1 {
+			return 0
+		}
+		cycle := 0
+		for _, d := range ds {
+			cycle += gifDelay(d)
+		}
+		at %= cycle
+		for f, d := range ds {
+			if at < gifDelay(d) {
+				return f
+			}
+			at -= gifDelay(d)
+		}
+		panic("unreachable")
+	}
+	// state is what the digits show at time at, as one string.
+	state := func(at int) string {
+		var b []byte
+		for i := range len(text) {
+			b = append(b, byte('0'+frameAt(int(text[i]-'0'), at)))
+		}
+		return string(b)
+	}
+	want := func(at int) *image.NRGBA {
+		img := image.NewNRGBA(image.Rect(0, 0, g.Config.Width, g.Config.Height))
+		x := 0
+		for i := range len(text) {
+			k := int(text[i] - '0')
+			f := frame(k, frameAt(k, at))
+			draw.Draw(img, f.Bounds().Sub(f.Bounds().Min).Add(image.Pt(x, 0)), f, f.Bounds().Min, draw.Src)
+			x += f.Bounds().Dx()
+		}
+		return img
+	}
+	shown := playGIF(t, g)
+	start := 0
+	for i, d := range g.Delay {
+		if d < 2 && len(g.Image) > 1 {
+			t.Errorf("frame %d: delay %d, which browsers play as 10", i, d)
+		}
+		for at := start; at < start+max(d, 1); at++ {
+			if at > start && state(at) != state(start) && state(at-1) != state(at) && state(at+1) != state(at) {
+				continue // a state of one hundredth, not shown
+			}
+			if n := sameAsGIF(shown[i], want(at)); n != 0 {
+				t.Fatalf("frame %d (from %d to %d) at %d: %d pixels differ", i, start, start+d, at, n)
+			}
+		}
+		start += d
+	}
+	if n := sameAsGIF(shown[len(shown)-1], shown[0]); n != 0 {
+		t.Errorf("after a loop, the first frame has %d pixels other than at first", n)
 	}
 }
 
@@ -162,7 +207,7 @@ func compareGIFFrames(t *testing.T, file string, got []byte) {
 	}
 	gs, ws := playGIF(t, g), playGIF(t, w)
 	for i := range gs {
-		if n := sameImage(gs[i], ws[i]); n != 0 {
+		if n := sameAsGIF(gs[i], ws[i]); n != 0 {
 			t.Errorf("frame %d: %d pixels differ", i, n)
 		}
 	}
@@ -200,4 +245,62 @@ func TestDigitSetGIFBudget(t *testing.T) {
 		t.Errorf("got %dx%d, want 512x%d", g.Config.Width, g.Config.Height, MaxSetHeight)
 	}
 	t.Logf("%d frames, %d bytes", len(g.Image), size)
+}
+
+// FuzzDigitSetGIF makes a random set from seed (heights, widths, frame
+// counts, delays and pixels, clear ones among them) and draws text in it
+// as a GIF, which must play as checkTimeline says, and within the bounds.
+func FuzzDigitSetGIF(f *testing.F) {
+	f.Add(uint64(1), "1120")
+	f.Add(uint64(2), "0123456789")
+	f.Add(uint64(3), "999")
+	f.Fuzz(func(t *testing.T, seed uint64, text string) {
+		r := rand.New(rand.NewPCG(seed, seed>>32))
+		digits := []byte(text)
+		if len(digits) == 0 || len(digits) > counter.MaxTextLen {
+			return
+		}
+		for i, c := range digits {
+			digits[i] = '0' + c%10
+		}
+		text = string(digits)
+		colors := []color.NRGBA{{}, {0xff, 0, 0, 0xff}, {0, 0x80, 0, 0xff}, {0, 0, 0xff, 0x90}, {0, 0, 0, 0x20}}
+		h := 1 + r.IntN(9)
+		var src [10]digitset.Source
+		var delays [10][]int
+		frames := make([][]image.Image, 10)
+		for k := range src {
+			w, n := 1+r.IntN(6), 1+r.IntN(4)
+			clearShare := r.IntN(4) // of 4: how many pixels are clear
+			for range n {
+				img := image.NewNRGBA(image.Rect(0, 0, w, h))
+				for i := 0; i < len(img.Pix); i += 4 {
+					c := colors[1+r.IntN(len(colors)-1)]
+					if r.IntN(4) < clearShare {
+						c = colors[0]
+					}
+					img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+				}
+				frames[k] = append(frames[k], img)
+				delays[k] = append(delays[k], r.IntN(30))
+			}
+			src[k] = digitset.Source{Frames: frames[k], Delays: delays[k], Piece: []byte("x"), PieceType: digitset.TypeGIF}
+		}
+		s, err := digitset.New(src, digitset.LayoutGIFFolder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteDigitSet(&b, s, text, counter.GIF, SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		g, err := gif.DecodeAll(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Image) > MaxSetFrames {
+			t.Fatalf("%d frames", len(g.Image))
+		}
+		checkTimeline(t, g, text, func(k int) []int { return delays[k] }, func(k, f int) image.Image { return frames[k][f] })
+	})
 }

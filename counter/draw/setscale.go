@@ -77,9 +77,11 @@ func triangleTaps(src, dst int) taps {
 type smoother struct {
 	pm [256][4]int32 // the palette premultiplied
 	n  int
-	// byRed is the palette's indices in order of red, then index, for
-	// nearest to search outward from a colour's red.
-	byRed []uint8
+	// bySum is the palette's indices in order of the sum of their
+	// channels, then index, for nearest to search outward from a colour's
+	// sum; sum holds each index's.
+	bySum []uint8
+	sum   [256]int32
 	// cache is a direct-mapped cache of colour to index: key | 1<<32 when
 	// full, the index in the low byte of val.
 	keys [4096]uint64
@@ -87,37 +89,40 @@ type smoother struct {
 }
 
 func newSmoother(p color.Palette) *smoother {
-	s := &smoother{n: len(p), byRed: make([]uint8, len(p))}
+	s := &smoother{n: len(p), bySum: make([]uint8, len(p))}
 	for i, c := range p {
 		r, g, b, a := c.RGBA()
 		s.pm[i] = [4]int32{int32(r >> 8), int32(g >> 8), int32(b >> 8), int32(a >> 8)}
-		s.byRed[i] = uint8(i)
+		s.sum[i] = s.pm[i][0] + s.pm[i][1] + s.pm[i][2] + s.pm[i][3]
+		s.bySum[i] = uint8(i)
 	}
-	slices.SortFunc(s.byRed, func(a, b uint8) int {
-		return cmp.Or(cmp.Compare(s.pm[a][0], s.pm[b][0]), cmp.Compare(a, b))
+	slices.SortFunc(s.bySum, func(a, b uint8) int {
+		return cmp.Or(cmp.Compare(s.sum[a], s.sum[b]), cmp.Compare(a, b))
 	})
 	return s
 }
 
 // nearest returns the palette index nearest to premultiplied colour c by
 // squared distance, the lowest index on a tie. It searches outward from
-// c's red and stops where red alone is farther than the best found.
+// c's sum of channels and stops where the sums alone put a colour farther
+// than the best found: a distance d between sums means a squared distance
+// of at least d*d/4.
 func (s *smoother) nearest(c [4]int32) uint8 {
 	key := uint32(c[0])<<24 | uint32(c[1])<<16 | uint32(c[2])<<8 | uint32(c[3])
 	slot := key * 2654435761 >> 20
 	if s.keys[slot] == uint64(key)|1<<32 {
 		return s.vals[slot]
 	}
-	start, _ := slices.BinarySearchFunc(s.byRed, c[0], func(i uint8, r int32) int { return cmp.Compare(s.pm[i][0], r) })
+	cs := c[0] + c[1] + c[2] + c[3]
+	start, _ := slices.BinarySearchFunc(s.bySum, cs, func(i uint8, v int32) int { return cmp.Compare(s.sum[i], v) })
 	best, bestD := 0, int32(-1)
 	try := func(j int) bool {
-		i := int(s.byRed[j])
-		p := &s.pm[i]
-		d0 := c[0] - p[0]
-		if bestD >= 0 && d0*d0 > bestD {
+		i := int(s.bySum[j])
+		if ds := cs - s.sum[i]; bestD >= 0 && ds*ds > 4*bestD {
 			return false
 		}
-		d1, d2, d3 := c[1]-p[1], c[2]-p[2], c[3]-p[3]
+		p := &s.pm[i]
+		d0, d1, d2, d3 := c[0]-p[0], c[1]-p[1], c[2]-p[2], c[3]-p[3]
 		if d := d0*d0 + d1*d1 + d2*d2 + d3*d3; bestD < 0 || d < bestD || d == bestD && i < best {
 			best, bestD = i, d
 		}
