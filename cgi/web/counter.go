@@ -85,23 +85,13 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.log.Printf("%s %q not counted: %v", r.Method, name, err)
 		status, _ = publicError(err)
 		text = counter.Placeholder(style.Digits)
-		style = q.Style
-		style.Set = ""
+		if style.Set != "" {
+			// A set has no dashes: the font's, at its own size.
+			style = fontStyle(style.Digits)
+		}
 	}
 	var body bytes.Buffer
-	if style.Set != "" {
-		err = a.drawSet(&body, name, text, format, style, q.Style.Set != "")
-		if errors.Is(err, errSetGone) {
-			style = q.Style // the font, as the log line says
-		}
-	}
-	if style.Set == "" {
-		var d *draw.Drawing
-		d, err = a.glyphs.NewDrawing(text, style)
-		if err == nil {
-			err = d.Encode(&body, format)
-		}
-	}
+	style, err = a.drawCount(&body, name, text, format, style, q.Style)
 	if err != nil {
 		a.refuseImage(w, r, format, err)
 		return
@@ -122,6 +112,31 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.warnTypo(r, name, typo)
 	}
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
+}
+
+// drawCount draws text in style to body: in its digit set when it names
+// one, else in the font. A counter's default set that is gone draws the
+// tag's own style (tag) instead. It returns the style drawn.
+func (a *App) drawCount(body *bytes.Buffer, name, text string, format counter.Format, style, tag counter.Style) (counter.Style, error) {
+	if style.Set != "" {
+		err := a.drawSet(body, name, text, format, style, tag.Set != "")
+		if !errors.Is(err, errSetGone) {
+			return style, err
+		}
+		style = tag // the font, as drawSet's log line says
+	}
+	d, err := a.glyphs.NewDrawing(text, style)
+	if err == nil {
+		err = d.Encode(body, format)
+	}
+	return style, err
+}
+
+// fontStyle is the default style with digits digits.
+func fontStyle(digits int) counter.Style {
+	s := counter.DefaultStyle()
+	s.Digits = digits
+	return s
 }
 
 // warnTypo tells the owner of a key that looks misspelt, once a day per

@@ -120,3 +120,27 @@ func TestPagesShowEverySet(t *testing.T) {
 		}
 	}
 }
+
+// TestBusyDatabaseWithASet: a hit in a set that cannot be counted still
+// gets a counter-shaped image, the font's dashes, whatever size the set
+// was asked at.
+func TestBusyDatabaseWithASet(t *testing.T) {
+	a, _ := testApp(t, "page")
+	addTestSet(t, a)
+	holder, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := serve(a, "GET", "/page.png?theme=pix&size=200")
+	holder.Close()
+	if w.Code != 503 || w.Header().Get("Content-Type") != "image/png" {
+		t.Fatalf("status %d %q, want 503 and a PNG", w.Code, w.Header().Get("Content-Type"))
+	}
+	img, err := png.Decode(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := img.Bounds().Dy(); h >= 200 || h < counter.DefaultStyle().Size {
+		t.Errorf("the dashes are %d px high, want the font's", h)
+	}
+}
