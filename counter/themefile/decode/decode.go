@@ -26,16 +26,19 @@ import (
 	"hitcounter/counter/themefile"
 )
 
-// Set decodes the files of b into a set.
+// Set decodes the files of b into a set. Before a file is decoded, its
+// pixels (every frame counted) are taken from the set's bound,
+// digitset.MaxPixels, so that the decoding holds no more than a set may.
 func Set(b themefile.Bundle) (*digitset.Set, error) {
 	var src [10]digitset.Source
+	budget := digitset.MaxPixels
 	switch b.Layout {
 	case themefile.PNGFolder, themefile.GIFFolder:
 		if len(b.Data) != 10 {
 			return nil, fmt.Errorf("decode: %d files, want ten", len(b.Data))
 		}
 		for i := range src {
-			d, err := digit(b.Layout, b.Data[i], digitset.MaxSide)
+			d, err := digit(b.Layout, b.Data[i], digitset.MaxSide, &budget)
 			if err != nil {
 				return nil, &digitset.DigitError{Digit: i, Reason: b.Names[i] + ": " + err.Error()}
 			}
@@ -46,7 +49,7 @@ func Set(b themefile.Bundle) (*digitset.Set, error) {
 			return nil, fmt.Errorf("decode: %d files for a strip, want one", len(b.Data))
 		}
 		var err error
-		if src, err = strip(b.Data[0]); err != nil {
+		if src, err = strip(b.Data[0], &budget); err != nil {
 			return nil, err // theme add names the file
 		}
 	default:
@@ -56,23 +59,24 @@ func Set(b themefile.Bundle) (*digitset.Set, error) {
 }
 
 // digit decodes one digit's file of a folder, at most maxSide a side.
-func digit(layout string, data []byte, maxSide int) (digitset.Source, error) {
+func digit(layout string, data []byte, maxSide int, budget *int) (digitset.Source, error) {
 	if layout == themefile.PNGFolder {
-		img, err := decodePNG(data, maxSide, maxSide)
+		img, err := decodePNG(data, maxSide, maxSide, budget)
 		if err != nil {
 			return digitset.Source{}, err
 		}
 		return digitset.Source{Frames: []image.Image{img}, Piece: data, PieceType: digitset.TypePNG}, nil
 	}
-	a, err := decodeGIF(data, maxSide, maxSide)
+	a, err := decodeGIF(data, maxSide, maxSide, budget)
 	if err != nil {
 		return digitset.Source{}, err
 	}
 	return digitset.Source{Frames: a.frames, Delays: a.delays, Loop: a.loop, Piece: data, PieceType: digitset.TypeGIF}, nil
 }
 
-// decodePNG decodes a PNG of at most maxW x maxH pixels.
-func decodePNG(data []byte, maxW, maxH int) (image.Image, error) {
+// decodePNG decodes a PNG of at most maxW x maxH pixels, taken from
+// budget.
+func decodePNG(data []byte, maxW, maxH int, budget *int) (image.Image, error) {
 	cfg, err := png.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("not a PNG image (%v)", err)
@@ -80,11 +84,23 @@ func decodePNG(data []byte, maxW, maxH int) (image.Image, error) {
 	if err := fits(cfg.Width, cfg.Height, maxW, maxH); err != nil {
 		return nil, err
 	}
+	if err := spend(budget, cfg.Width*cfg.Height); err != nil {
+		return nil, err
+	}
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("a damaged PNG image (%v)", err)
 	}
 	return img, nil
+}
+
+// spend takes n pixels from budget, or fails.
+func spend(budget *int, n int) error {
+	if n > *budget {
+		return fmt.Errorf("too big: the set passes %d pixels, every frame counted", digitset.MaxPixels)
+	}
+	*budget -= n
+	return nil
 }
 
 // fits fails unless w x h is within maxW x maxH.
@@ -104,8 +120,8 @@ type animation struct {
 }
 
 // decodeGIF decodes a GIF of at most maxW x maxH pixels and
-// digitset.MaxFrames frames, composed.
-func decodeGIF(data []byte, maxW, maxH int) (animation, error) {
+// digitset.MaxFrames frames, composed, its pixels taken from budget.
+func decodeGIF(data []byte, maxW, maxH int, budget *int) (animation, error) {
 	cfg, err := gif.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return animation{}, fmt.Errorf("not a GIF image (%v)", err)
@@ -119,6 +135,9 @@ func decodeGIF(data []byte, maxW, maxH int) (animation, error) {
 	}
 	if n > digitset.MaxFrames {
 		return animation{}, fmt.Errorf("%d frames, too many: at most %d", n, digitset.MaxFrames)
+	}
+	if err := spend(budget, cfg.Width*cfg.Height*max(n, 1)); err != nil {
+		return animation{}, err
 	}
 	g, err := gif.DecodeAll(bytes.NewReader(data))
 	if err != nil {
@@ -226,18 +245,18 @@ func countFrames(data []byte) (int, error) {
 
 // strip cuts a strip image into its ten digits, each as wide as the
 // others. A strip that is a GIF keeps its frames, each cut the same way.
-func strip(data []byte) ([10]digitset.Source, error) {
+func strip(data []byte, budget *int) ([10]digitset.Source, error) {
 	var src [10]digitset.Source
 	maxW, maxH := 10*digitset.MaxSide, digitset.MaxSide
 	var a animation
 	isGIF := bytes.HasPrefix(data, []byte("GIF8"))
 	if isGIF {
 		var err error
-		if a, err = decodeGIF(data, maxW, maxH); err != nil {
+		if a, err = decodeGIF(data, maxW, maxH, budget); err != nil {
 			return src, err
 		}
 	} else {
-		img, err := decodePNG(data, maxW, maxH)
+		img, err := decodePNG(data, maxW, maxH, budget)
 		if err != nil {
 			return src, fmt.Errorf("%w (a strip is a PNG or a GIF)", err)
 		}

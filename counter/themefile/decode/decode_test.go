@@ -45,7 +45,7 @@ func TestComposeDisposal(t *testing.T) {
 	if err := gif.EncodeAll(&b, g); err != nil {
 		t.Fatal(err)
 	}
-	a, err := decodeGIF(b.Bytes(), 4, 2)
+	a, err := decodeGIF(b.Bytes(), 4, 2, ptr(100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestTooManyFrames(t *testing.T) {
 	if n, err := countFrames(b.Bytes()); n != digitset.MaxFrames+1 || err != nil {
 		t.Errorf("countFrames: %d, %v; want %d", n, err, digitset.MaxFrames+1)
 	}
-	if _, err := decodeGIF(b.Bytes(), 200, 200); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
+	if _, err := decodeGIF(b.Bytes(), 200, 200, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
 		t.Errorf("decodeGIF: %v, want too many frames", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestAnimatedStrip(t *testing.T) {
 	if err := gif.EncodeAll(&b, g); err != nil {
 		t.Fatal(err)
 	}
-	src, err := strip(b.Bytes())
+	src, err := strip(b.Bytes(), ptr(digitset.MaxPixels))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,31 @@ func TestAnimatedStrip(t *testing.T) {
 		}
 	}
 	var de *digitset.DigitError
-	if _, err := strip(b.Bytes()[:40]); err == nil || errors.As(err, &de) {
+	if _, err := strip(b.Bytes()[:40], ptr(digitset.MaxPixels)); err == nil || errors.As(err, &de) {
 		t.Errorf("a strip cut short: %v, want an error of the file", err)
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+// TestPixelBudget refuses a GIF whose frames would pass the set's pixels
+// before decoding them.
+func TestPixelBudget(t *testing.T) {
+	g := &gif.GIF{}
+	for range 3 {
+		g.Image = append(g.Image, frame(image.Rect(0, 0, 10, 10), red))
+		g.Delay = append(g.Delay, 5)
+	}
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	budget := 299
+	if _, err := decodeGIF(b.Bytes(), 200, 200, &budget); err == nil || !strings.Contains(err.Error(), "pixels, every frame counted") {
+		t.Errorf("3 frames of 100 px in a budget of 299: %v, want too big", err)
+	}
+	budget = 300
+	if _, err := decodeGIF(b.Bytes(), 200, 200, &budget); err != nil || budget != 0 {
+		t.Errorf("in a budget of 300: %v, %d left", err, budget)
 	}
 }
