@@ -115,7 +115,9 @@ if [ "$packaged" = 0 ]; then
 	remove "$init_script"
 	remove "$bin_path"
 	remove "$decoder_path"
-	remove "$decoder_dir"
+	if [ -d "$root$decoder_dir" ] && [ -z "$(ls -A "$root$decoder_dir")" ]; then
+		remove "$decoder_dir" # the owner's own files there stay
+	fi
 	remove "$tmpfiles_conf"
 fi
 rm -f "$root/run/counter.pid"
