@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"hitcounter/cgi/admin"
 	"hitcounter/counter"
 	"hitcounter/counter/draw"
 )
@@ -25,7 +26,8 @@ var (
 	buildErr  error
 )
 
-// counterBinary builds the real binary once for the whole test run.
+// counterBinary builds the real binary once for the whole test run, and
+// counter-themedecode beside it.
 func counterBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -36,6 +38,12 @@ func counterBinary(t *testing.T) string {
 		}
 		binPath = filepath.Join(dir, "counter.cgi")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+			return
+		}
+		// theme add's decoder, beside it as in a build's dist/.
+		out, err = exec.Command("go", "build", "-o", filepath.Join(dir, admin.DecoderName), "./themedecode").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))
 		}
@@ -262,7 +270,7 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"list"}, 0, "blog  100"},
 		{[]string{"list"}, 0, "NAME  COUNT  CREATED"},
 		{[]string{"list"}, 0, "UTC  visitors  0         ignore    public\n"},
-		{[]string{"check"}, 0, "3 counter(s), 108 view(s) in all, schema 5,"},
+		{[]string{"check"}, 0, "3 counter(s), 108 view(s) in all, schema 6,"},
 		{[]string{"delete", "home"}, 0, ""},
 		{[]string{"delete", "home"}, 1, "no such counter"},
 		{[]string{"help"}, 0, "counter.cgi create NAME"},

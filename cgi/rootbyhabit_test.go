@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/admin"
 	"hitcounter/cgi/internal/testenv"
 )
 
@@ -50,6 +51,13 @@ func newInstall(t *testing.T) install {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(in.bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// theme add's decoder, beside it.
+	if b, err = os.ReadFile(filepath.Join(filepath.Dir(counterBinary(t)), admin.DecoderName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(top, admin.DecoderName), b, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return in
@@ -178,6 +186,9 @@ func TestRootByHabit(t *testing.T) {
 			}
 		}, ""},
 		{"config", nil, ""},
+		{"theme add", nil, ""},
+		{"config theme", nil, ""},
+		{"theme list", nil, ""},
 		{"set", nil, ""},
 		{"list", nil, ""},
 		{"import", nil, ""},
@@ -191,20 +202,23 @@ func TestRootByHabit(t *testing.T) {
 		{"delete", nil, ""},
 	}
 	args := map[string][]string{
-		"create":      {"create", "blog"},
-		"passwd":      {"passwd", "blog"},
-		"config":      {"config", "blog", "reload=30m"},
-		"set":         {"set", "blog", "100"},
-		"list":        {"list"},
-		"import":      {"import", "-name", "blog", csv},
-		"create site": {"create", "docs", "-site", "-hosts", "example.org"},
-		"pages":       {"pages", "docs"},
-		"check":       {"check"},
-		"backup":      {"backup", filepath.Join(filepath.Dir(in.db), "backup.db")}, // beside it
-		"costs":       {"costs"},
-		"doctor":      {"doctor", "-max", "10s", "-socket", filepath.Join(in.top, "none.sock")},
-		"version":     {"version"},
-		"delete":      {"delete", "docs"},
+		"create":       {"create", "blog"},
+		"passwd":       {"passwd", "blog"},
+		"config":       {"config", "blog", "reload=30m"},
+		"theme add":    {"theme", "add", "pix", pngFolder(t)},
+		"config theme": {"config", "blog", "theme=pix"},
+		"theme list":   {"theme", "list"},
+		"set":          {"set", "blog", "100"},
+		"list":         {"list"},
+		"import":       {"import", "-name", "blog", csv},
+		"create site":  {"create", "docs", "-site", "-hosts", "example.org"},
+		"pages":        {"pages", "docs"},
+		"check":        {"check"},
+		"backup":       {"backup", filepath.Join(filepath.Dir(in.db), "backup.db")}, // beside it
+		"costs":        {"costs"},
+		"doctor":       {"doctor", "-max", "10s", "-socket", filepath.Join(in.top, "none.sock")},
+		"version":      {"version"},
+		"delete":       {"delete", "docs"},
 	}
 	for i, step := range steps {
 		if step.run != nil {

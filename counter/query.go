@@ -26,6 +26,13 @@ type ImageQuery struct {
 // ParseStyle's bounds: a known key given twice, or with a bad value, is
 // refused; unknown ones (a cache-buster) are passed over.
 func ParseImageQuery(rawQuery string) (ImageQuery, error) {
+	return ParseImageQueryTheme(rawQuery, "")
+}
+
+// ParseImageQueryTheme is ParseImageQuery for a counter whose default
+// theme (its setting theme=) is theme: a query that names no theme reads
+// as if it said theme=THEME.
+func ParseImageQueryTheme(rawQuery, theme string) (ImageQuery, error) {
 	q := ImageQuery{Count: true}
 	var count, page, show bool // given
 	twice := func(given *bool, key string) error {
@@ -36,7 +43,7 @@ func ParseImageQuery(rawQuery string) (ImageQuery, error) {
 		return nil
 	}
 	var err error
-	q.Style, err = parseStyle(rawQuery, func(rawKey, key, value string) error {
+	q.Style, err = parseStyle(rawQuery, theme, func(rawKey, key, value string) error {
 		switch key {
 		case "count":
 			if err := twice(&count, key); err != nil {

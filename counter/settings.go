@@ -54,6 +54,10 @@ type Settings struct {
 	// Site is set on a site counter, nil on a plain one. It is shared
 	// with copies of the settings: Set replaces it, never changes it.
 	Site *Site
+	// Theme is the look of the counter's image when the tag names no
+	// theme: a built-in look (led, ...) or an owner's digit set (theme
+	// add); "" for the font. The store checks that a set exists.
+	Theme string
 }
 
 // DefaultSettings are the settings of a new counter: views shown, a
@@ -61,7 +65,7 @@ type Settings struct {
 func DefaultSettings() Settings { return Settings{Reload: DefaultReload} }
 
 // SettingKeys are the keys of Settings.Set, in the order Format lists them.
-var SettingKeys = [...]string{"show", "reload", "ignore", "referrers"}
+var SettingKeys = [...]string{"show", "reload", "ignore", "referrers", "theme"}
 
 // ErrSetting reports a setting that cannot be taken.
 var ErrSetting = errors.New("invalid setting")
@@ -106,6 +110,13 @@ func (s *Settings) Set(setting string) error {
 			return fmt.Errorf("%w %q: a site counts the pages of its hosts; change hosts instead", ErrSetting, setting)
 		}
 		s.Referrers, err = editList(s.Referrers, op, value, parseHostPattern, func(a, b string) bool { return a == b })
+	case "theme":
+		if op != '=' {
+			return fmt.Errorf("%w %q: theme takes one name", ErrSetting, setting)
+		}
+		if err = CheckThemeDefault(value); err == nil {
+			s.Theme = value
+		}
 	case "hosts", "max-pages", "keep-query", "image":
 		err = s.setSite(key, op, value)
 	default:
@@ -238,13 +249,14 @@ func (s Settings) Format() []string {
 		"ignore=" + strings.Join(ignore, ","),
 	}
 	if s.Site == nil {
-		return append(lines, "referrers="+strings.Join(s.Referrers, ","))
+		return append(lines, "referrers="+strings.Join(s.Referrers, ","), "theme="+s.Theme)
 	}
 	return append(lines,
 		"hosts="+strings.Join(s.Site.Hosts, ","),
 		"max-pages="+strconv.Itoa(s.Site.MaxPages),
 		"keep-query="+strings.Join(s.Site.KeepQuery, ","),
 		"image="+s.Site.Image.String(),
+		"theme="+s.Theme,
 	)
 }
 

@@ -43,7 +43,19 @@ type Style struct {
 	// Look is a built-in look (theme=led, say) or LookFont: a look draws
 	// the digits its own way, in FG and BG, at Size.
 	Look Look
+	// Set is an owner's digit set (theme=NAME, a name that is no look
+	// and no colour scheme), "" for none: its own images are drawn, and
+	// the colours and the font are not used. SetHeight is the height
+	// size= asks of it (up to MaxSetSize), 0 for the set's own; Smooth
+	// (smooth=1) scales it with a smooth filter, not nearest neighbour.
+	Set       string
+	SetHeight int
+	Smooth    bool
 }
+
+// MaxSetSize bounds size= for a digit set: its output is at most 256
+// pixels high (and 1,024 wide, which the drawing checks).
+const MaxSetSize = 256
 
 // Theme is which colours a drawing takes.
 type Theme uint8
@@ -98,12 +110,14 @@ func (e *ParamError) Error() string { return e.Param + ": " + e.Reason }
 // "digits=7&fg=f00". Parameters it does not know (a cache-busting "v=3",
 // say) are ignored; known ones must be valid and given at most once.
 func ParseStyle(rawQuery string) (Style, error) {
-	return parseStyle(rawQuery, nil)
+	return parseStyle(rawQuery, "", nil)
 }
 
 // parseStyle is ParseStyle, handing each parameter that is not a
-// style's to other when it is not nil (ParseImageQuery).
-func parseStyle(rawQuery string, other func(rawKey, key, value string) error) (Style, error) {
+// style's to other when it is not nil (ParseImageQuery); theme, when not
+// "", is taken as the value of theme= when the query gives none (a
+// counter's default theme).
+func parseStyle(rawQuery, theme string, other func(rawKey, key, value string) error) (Style, error) {
 	s := DefaultStyle()
 	if len(rawQuery) > MaxQueryLen {
 		return s, &ParamError{"query", "longer than " + strconv.Itoa(MaxQueryLen) + " bytes"}
@@ -146,6 +160,24 @@ func parseStyle(rawQuery string, other func(rawKey, key, value string) error) (S
 		}
 	}
 	given := func(key string) bool { return seen[paramSlot(key)] }
+	if theme != "" && !given("theme") {
+		if err := s.set("theme", theme); err != nil {
+			return s, err
+		}
+		seen[paramSlot("theme")] = true
+	}
+	if s.Size > MaxSize && s.Set == "" {
+		return s, &ParamError{"size", sizeReason}
+	}
+	if s.Set != "" {
+		if s.Badge {
+			return s, &ParamError{"theme", s.Set + " draws digits, not a badge"}
+		}
+		if given("size") {
+			s.SetHeight = s.Size
+		}
+		return s, nil
+	}
 	if s.Badge {
 		// A badge shows the count as it is, in white, unless told.
 		if !given("digits") {
@@ -177,7 +209,7 @@ func parseStyle(rawQuery string, other func(rawKey, key, value string) error) (S
 
 // styleParams are the query parameters that make a style; labelColor
 // (shields.io's spelling) and labelcolor are one.
-var styleParams = [...]string{"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "theme", "darkfg", "darkbg"}
+var styleParams = [...]string{"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "theme", "darkfg", "darkbg", "smooth"}
 
 func paramSlot(key string) int {
 	if key == "labelcolor" {
@@ -200,9 +232,19 @@ func (s *Style) set(key, value string) error {
 			return &ParamError{key, "must be a whole number from 1 to 12"}
 		}
 	case "size":
-		s.Size, ok = parseBounded(value, MinSize, MaxSize)
+		// Up to a set's bound; ParseStyle holds a font to MaxSize.
+		s.Size, ok = parseBounded(value, MinSize, MaxSetSize)
 		if !ok {
-			return &ParamError{key, "must be a whole number from 8 to 128"}
+			return &ParamError{key, sizeReason}
+		}
+	case "smooth":
+		switch value {
+		case "0":
+			s.Smooth = false
+		case "1":
+			s.Smooth = true
+		default:
+			return &ParamError{key, "must be 1 (scale a digit set smoothly) or 0"}
 		}
 	case "fg", "bg", "color", "labelColor", "labelcolor", "darkfg", "darkbg":
 		c, ok := parseColor(value)
@@ -233,10 +275,14 @@ func (s *Style) set(key, value string) error {
 			s.Theme = ThemeAuto
 		default:
 			l, ok := lookupLook(value)
-			if !ok {
-				return &ParamError{key, "must be light, dark, auto or one of " + strings.Join(LookNames(), ", ")}
+			if ok {
+				s.Look = l
+				break
 			}
-			s.Look = l
+			if CheckName(value) != nil {
+				return &ParamError{key, "must be light, dark, auto, one of " + strings.Join(LookNames(), ", ") + " or a theme's name"}
+			}
+			s.Set = value
 		}
 	case "label":
 		if err := CheckLabel(value); err != nil {
@@ -246,6 +292,10 @@ func (s *Style) set(key, value string) error {
 	}
 	return nil
 }
+
+// sizeReason is why a size is refused: a font's bound, which is what
+// most tags ask for.
+const sizeReason = "must be a whole number from 8 to 128 (256 with a digit set)"
 
 // colour returns the colour that parameter key sets.
 func (s *Style) colour(key string) *color.NRGBA {

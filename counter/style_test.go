@@ -59,7 +59,12 @@ func TestParseStyle(t *testing.T) {
 		{"look retro, own colours", "theme=retro&fg=red&bg=navy", with(func(s *Style) {
 			s.Look, s.FG, s.BG = LookRetro, color.NRGBA{0xff, 0, 0, 0xff}, color.NRGBA{0, 0, 0x80, 0xff}
 		}), ""},
-		{"look unknown", "theme=moe", def, "theme"},
+		{"a digit set", "theme=moe", with(func(s *Style) { s.Set = "moe" }), ""},
+		{"a digit set at 200", "size=200&theme=moe&smooth=1", with(func(s *Style) { s.Set, s.Size, s.SetHeight, s.Smooth = "moe", 200, 200, true }), ""},
+		{"a font at 200", "size=200", def, "size"},
+		{"a set at 257", "theme=moe&size=257", def, "size"},
+		{"a set as a badge", "theme=moe&style=badge", def, "theme"},
+		{"smooth not 0 or 1", "smooth=yes", def, "smooth"},
 		{"look as a badge", "theme=nixie&style=badge", def, "theme"},
 
 		{"label of 33", "label=" + strings.Repeat("x", MaxLabel+1), def, "label"},
@@ -70,7 +75,7 @@ func TestParseStyle(t *testing.T) {
 		{"label twice", "label=a&label=b", def, "label"},
 		{"labelColor and labelcolor", "labelColor=red&labelcolor=blue", def, "labelcolor"},
 		{"style unknown", "style=plastic", def, "style"},
-		{"theme unknown", "theme=sepia", def, "theme"},
+		{"theme no name", "theme=se%2Fpia", def, "theme"},
 		{"colour name too long", "color=lightgoldenrodyellowish", def, "color"},
 		{"colour name unknown", "darkbg=bluish", def, "darkbg"},
 

@@ -11,6 +11,10 @@
 #                             binary dies there with SIGILL)
 #   counter.cgi-linux-amd64   a PC or server
 #
+# and beside each, counter-themedecode-linux-NAME: theme add's image
+# decoder (./cgi/themedecode), a program of its own so that counter.cgi,
+# which every hit starts, links no image decoder.
+#
 # and, with dpkg-deb, from those binaries and the very files install.sh
 # installs, one package for each of Debian's architectures:
 #
@@ -52,8 +56,11 @@ for target in "${targets[@]}"; do
 	env=(CGO_ENABLED=0 GOOS=linux GOARCH="$arch")
 	[ "$arm" = - ] || env+=(GOARM="$arm")
 	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$bin" ./cgi
-	size=$(stat -c %s "$bin")
-	printf '%-40s %9d bytes (%s KiB)\n' "$bin" "$size" "$(((size + 1023) / 1024))"
+	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-themedecode-linux-$name" ./cgi/themedecode
+	for b in "$bin" "$out/counter-themedecode-linux-$name"; do
+		size=$(stat -c %s "$b")
+		printf '%-40s %9d bytes (%s KiB)\n' "$b" "$size" "$(((size + 1023) / 1024))"
+	done
 done
 
 if [ -z "${VERSION:-}" ]; then
@@ -74,6 +81,7 @@ deb() {
 	trap "rm -rf '$stage'" RETURN
 	d=$stage/root
 	install -D -m 0755 "$bin" "$d/usr/lib/cgi-bin/counter.cgi"
+	install -D -m 0755 "${bin/counter.cgi-/counter-themedecode-}" "$d/usr/lib/counter/counter-themedecode"
 	install -D -m 0644 deploy/counter.tmpfiles.conf "$d/usr/lib/tmpfiles.d/counter.conf"
 	install -D -m 0644 deploy/systemd/counter.socket "$d/lib/systemd/system/counter.socket"
 	install -D -m 0644 deploy/systemd/counter.service "$d/lib/systemd/system/counter.service"

@@ -9,7 +9,10 @@
 #
 # --binary FILE   the counter.cgi to install (built for this machine, e.g. by
 #                 `go build` or deploy/build.sh); without it the script
-#                 builds one with go, if go is installed
+#                 builds one with go, if go is installed. counter-themedecode
+#                 (theme add's image decoder) is taken from beside it, named
+#                 as FILE is (counter-themedecode-linux-arm64 beside
+#                 counter.cgi-linux-arm64), or built with it
 # --server S      which server to set up: lighttpd, apache, nginx, caddy,
 #                 both (lighttpd and apache) or all, or several with commas
 #                 (apache,nginx); by default each one installed
@@ -31,7 +34,8 @@
 #                 units, the init script and the tmpfiles rule are the
 #                 package's, already in place
 #
-# It installs the binary as /usr/lib/cgi-bin/counter.cgi, makes
+# It installs the binary as /usr/lib/cgi-bin/counter.cgi (and the decoder
+# as /usr/lib/counter/counter-themedecode, out of reach of CGI), makes
 # /var/lib/counter (www-data, 0750) and /run/counter (and has systemd make
 # the latter at boot), drops in the server's configuration, enables its
 # modules, checks the configuration and reloads the servers that run
@@ -54,7 +58,7 @@ while [ $# -gt 0 ]; do
 	--url) url=${2:?--url needs a URL such as http://localhost:8080}; shift 2 ;;
 	--root) set_root "${2:?--root needs a folder}"; shift 2 ;;
 	--packaged) packaged=1; shift ;;
-	-h | --help) sed -n '2,42s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 done
@@ -96,14 +100,31 @@ elif [ -z "$binary" ]; then
 	say "building counter.cgi with $(go version | cut -d' ' -f3)"
 	binary=$work/counter.cgi
 	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$binary" ./cgi)
+	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$work/counter-themedecode" ./cgi/themedecode)
 fi
 [ -f "$binary" ] || die "--binary $binary: no such file"
 binary=$(realpath -- "$binary") # run below: a bare name would be looked up in PATH
 "$binary" help </dev/null >/dev/null 2>&1 || die "$binary does not run here (built for another machine?)"
+# theme add's decoder: beside the binary, named as it is.
+decoder=""
+if [ "$packaged" = 0 ]; then
+	base=$(basename -- "$binary")
+	for d in "$(dirname -- "$binary")/counter-themedecode${base#counter.cgi}" "$(dirname -- "$binary")/counter-themedecode"; do
+		if [ -f "$d" ]; then
+			decoder=$d
+			break
+		fi
+	done
+	[ -n "$decoder" ] || say "warning: no counter-themedecode beside $binary: theme add cannot decode images until it is installed as $decoder_path"
+fi
 bin_before=$changed
 if [ "$packaged" = 0 ]; then
 	ensure_dir /usr/lib/cgi-bin 0755 root:root
 	ensure_file "$binary" "$bin_path" 0755 root:root
+	if [ -n "$decoder" ]; then
+		ensure_dir "$decoder_dir" 0755 root:root
+		ensure_file "$decoder" "$decoder_path" 0755 root:root
+	fi
 	ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root
 else
 	changed=$((changed + 1)) # a package installed or upgraded: restart what runs it

@@ -249,7 +249,8 @@ func (b *Batcher) gather(batch []*pendingHit, want int) []*pendingHit {
 var errNothingCounted = errors.New("store: no hit in the batch was counted")
 
 // commit writes a batch in one transaction. A hit on a counter that does
-// not exist writes nothing and fails alone; if anything else fails, each
+// not exist, or that names a set the file does not hold, writes nothing
+// and fails alone; if anything else fails, each
 // hit is tried in a transaction of its own, so that one bad hit cannot
 // cost the others theirs.
 func (b *Batcher) commit(batch []*pendingHit) {
@@ -272,7 +273,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		counted := false
 		for _, h := range batch {
 			h.counted, h.err = visitTx(tx, h.visit)
-			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) {
+			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) && !errors.Is(h.err, counter.ErrNoTheme) {
 				return h.err
 			}
 			counted = counted || h.err == nil
@@ -283,7 +284,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		return nil
 	})
 	if errors.Is(err, errNothingCounted) {
-		err = nil // rolled back: each hit has its ErrNotFound
+		err = nil // rolled back: each hit has its ErrNotFound or ErrNoTheme
 	}
 	switch {
 	case err == nil:

@@ -21,6 +21,7 @@ type Report struct {
 	Schema   uint32 // schema version; 0 before the first counter
 	Counters int
 	Hits     uint64 // the totals of every counter, added up
+	Themes   int    // owners' digit sets
 }
 
 // maxCheckErrors bounds how many of bbolt's findings Check keeps.
@@ -100,6 +101,9 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 	if all == nil {
 		return fmt.Errorf("%w: no counters bucket", ErrCorrupt)
 	}
+	if err := checkThemes(tx, r); err != nil {
+		return err
+	}
 	err := all.ForEach(func(k, v []byte) error {
 		b := all.Bucket(k)
 		if v != nil || b == nil {
@@ -108,12 +112,45 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 		if err := checkCounter(string(k), b, r); err != nil {
 			return fmt.Errorf("counter %q: %w", k, err)
 		}
+		if t := b.Get(keyTheme); len(t) > 0 && !counter.IsLook(string(t)) && themeBucket(tx, string(t)) == nil {
+			return fmt.Errorf("counter %q: %w: its theme %q is not in the file", k, ErrCorrupt, t)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	return checkToday(tx, all)
+}
+
+// checkThemes checks every stored digit set: its name, when it was added,
+// and its records as digitset reads them on a hit.
+func checkThemes(tx *bolt.Tx, r *Report) error {
+	all := tx.Bucket(bucketThemes)
+	if all == nil {
+		return nil
+	}
+	return all.ForEach(func(k, v []byte) error {
+		b := all.Bucket(k)
+		if v != nil || b == nil {
+			return fmt.Errorf("%w: %q under themes is not a bucket", ErrCorrupt, k)
+		}
+		if counter.CheckThemeName(string(k)) != nil {
+			return fmt.Errorf("theme %q: %w: not a theme's name", k, ErrCorrupt)
+		}
+		t, err := readThemeInfo(string(k), b)
+		if err == nil {
+			t.Records, err = readThemeRecords(b, "0123456789")
+		}
+		if err == nil {
+			err = checkThemeRecords(t.Records)
+		}
+		if err != nil {
+			return fmt.Errorf("theme %q: %w", k, err)
+		}
+		r.Themes++
+		return nil
+	})
 }
 
 // checkToday checks the today buckets: each one's day, and each row's

@@ -29,6 +29,10 @@ type Visit struct {
 	// the counter's settings that Judging read (see DB.Judging): the zero
 	// Outcome is a plain view.
 	Outcome counter.Outcome
+	// Set is the digit set the tag names (theme=NAME), "" for none: one
+	// the file does not hold fails the hit with counter.ErrNoTheme, in
+	// its transaction, before anything is written.
+	Set string
 }
 
 // Counted is what became of a hit.
@@ -39,6 +43,8 @@ type Counted struct {
 	// page's or the site's.
 	Shown uint64
 	Show  counter.Show
+	// Theme is the counter's default theme (its setting theme=).
+	Theme string
 	// Page is, on a site, the row the hit counted on or showed: a page,
 	// counter.OtherPages, or "" for the site alone.
 	Page string
@@ -164,7 +170,10 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
-	c.Show, c.settings = s.Show, s
+	if v.Set != "" && themeBucket(tx, v.Set) == nil {
+		return c, counter.ErrNoTheme
+	}
+	c.Show, c.Theme, c.settings = s.Show, s.Theme, s
 	var page string
 	page, c.PageErr = pageOf(s, v)
 	c.Outcome = v.Outcome
@@ -521,6 +530,12 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 	if s.Referrers, err = counter.DecodeReferrers(b.Get(keyAllowReferrer)); err != nil {
 		return s, fmt.Errorf("%w: referrer list: %w", ErrCorrupt, err)
 	}
+	if v := b.Get(keyTheme); len(v) > 0 {
+		if err := counter.CheckThemeDefault(string(v)); err != nil {
+			return s, fmt.Errorf("%w: theme: %w", ErrCorrupt, err)
+		}
+		s.Theme = string(v)
+	}
 	if b.Get(keyHosts) != nil {
 		s.Site, err = readSite(b)
 	}
@@ -528,8 +543,12 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 }
 
 // putSettings stores s in a counter's bucket; a setting at its default is
-// stored all the same, so that the file says what the counter does.
+// stored all the same, so that the file says what the counter does. A
+// default theme must be a look or a set the file holds.
 func putSettings(b *bolt.Bucket, s counter.Settings) error {
+	if s.Theme != "" && !counter.IsLook(s.Theme) && themeBucket(b.Tx(), s.Theme) == nil {
+		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoTheme)
+	}
 	show := showViews
 	if s.Show == counter.ShowVisitors {
 		show = showVisitors
@@ -539,6 +558,7 @@ func putSettings(b *bolt.Bucket, s counter.Settings) error {
 		{keyReload, encodeUint64(s.ReloadSeconds())},
 		{keyIgnore, counter.EncodeList(s.IgnoreLines())},
 		{keyAllowReferrer, counter.EncodeList(s.Referrers)},
+		{keyTheme, []byte(s.Theme)},
 	} {
 		if err := b.Put(kv.k, kv.v); err != nil {
 			return err

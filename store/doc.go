@@ -8,7 +8,7 @@
 // spells one out. Keys marked v2 are new in version 2, v3 in version 3,
 // v4 in version 4, v5 in version 5, v6 in version 6.
 //
-// A counter's keys below hold its history: every hit up to the day of the
+// A counter's keys below hold its history: every hit up to the day of its
 // today bucket's rows, whose hits are in that bucket (see "Today"); what a
 // reader sees is the two added up.
 //
@@ -36,6 +36,9 @@
 //	    allow-referrers -> text  v2: hosts whose pages count, one per
 //	                           line, "*.example.org" for every host under
 //	                           it; empty for every host
+//	    theme   -> text        v6: the image's look when the tag names no
+//	                           theme: a built-in look's name or a set's
+//	                           under themes/; empty or absent, the font
 //	    days/                  bucket
 //	      2006-01-02 -> uint64 views on that UTC day; keys sort as dates
 //	    tally/                 v2: bucket, days with anything but plain views
@@ -97,6 +100,16 @@
 //	  build-before -> record   the same of the build before it
 //	  warnings  -> text        the warnings of the last 30 days, a line
 //	                           each, each beginning with its date
+//	themes/                    v6: bucket, owners' digit sets (theme add);
+//	                           made by the first set added
+//	  NAME/                    bucket, NAME as in counter.CheckThemeName
+//	    added   -> int64       when it was added, Unix seconds
+//	    head    -> record      digitset's header record (height, palette,
+//	                           loop, layout, each digit's width, frames
+//	                           and delays)
+//	    0 .. 9  -> record      digitset's record of that digit: its frames'
+//	                           palette indices and its file for SVG; a hit
+//	                           reads the header and the digits it draws
 //	importing/                 while an import runs (import_steps.go): its
 //	                           work, read by nothing else; left by an
 //	                           interrupted import, it is removed by the next
@@ -235,12 +248,15 @@
 //
 // # Version 5
 //
-// Version 6 added the today bucket. A version 5 file has none, and its
-// history holds every hit, as a version 6 file's does when its rows are
-// folded: the first write of a version 6 program sets the version and
-// rewrites nothing (migrate5), and its first hit makes the bucket. A
-// program of version 5 would not see the hits in today: it refuses the
-// file (ErrNewerSchema).
+// Version 6 added themes/ and a counter's theme, and the today buckets. A
+// version 5 file is migrated by the first write of a version 6 program,
+// which sets the version and rewrites nothing else (migrateTo6): it has no
+// sets, and its counters draw the font, as before; it has no today bucket,
+// and its history holds every hit, as a version 6 file's does when its
+// rows are folded, and a counter's first hit of a day makes its bucket. A
+// counter's theme names a set that the file holds (or a look): theme
+// remove refuses a set in use. A program of version 5 would not see the
+// hits in the today buckets: it refuses the file (ErrNewerSchema).
 //
 // # Version 4
 //

@@ -130,8 +130,8 @@ func checkFormatV2(t *testing.T, db *DB) {
 	for _, c := range list {
 		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d protected=%v %s", c.Name, c.Count, c.Visitors, c.Protected(), strings.Join(c.Settings.Format(), " ")))
 	}
-	want := "blog views=502 visitors=1 protected=true show=visitors reload=10m ignore=192.0.2.0/24,2001:db8::1 referrers=example.org,*.example.net\n" +
-		"home views=2 visitors=1 protected=false show=views reload=30m ignore= referrers="
+	want := "blog views=502 visitors=1 protected=true show=visitors reload=10m ignore=192.0.2.0/24,2001:db8::1 referrers=example.org,*.example.net theme=\n" +
+		"home views=2 visitors=1 protected=false show=views reload=30m ignore= referrers= theme="
 	if got := strings.Join(lines, "\n"); got != want {
 		t.Errorf("List:\n%s\nwant:\n%s", got, want)
 	}

@@ -110,8 +110,8 @@ func checkFormatV5(t *testing.T, db *DB) {
 	for _, c := range list {
 		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d protected=%v %s", c.Name, c.Count, c.Visitors, c.Pages, c.Protected(), strings.Join(c.Settings.Format(), " ")))
 	}
-	wantList := "blog views=408 visitors=208 pages=205 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=10000 keep-query= image=page\n" +
-		"home views=13 visitors=1 pages=0 protected=true show=visitors reload=10m ignore=192.0.2.0/24 referrers=example.org"
+	wantList := "blog views=408 visitors=208 pages=205 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=10000 keep-query= image=page theme=\n" +
+		"home views=13 visitors=1 pages=0 protected=true show=visitors reload=10m ignore=192.0.2.0/24 referrers=example.org theme="
 	if got := strings.Join(lines, "\n"); got != wantList {
 		t.Errorf("List:\n%s\nwant:\n%s", got, wantList)
 	}

@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
 	"os"
 	"strings"
 	"testing"
@@ -12,21 +14,56 @@ import (
 
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
+	"hitcounter/counter/digitset"
 )
 
-// formatFileV6 is a database written by the code of schema version 6: a
-// plain counter and a site with a day of hits folded into their history
-// and the next day's hits still in the today bucket (a referrer, hits of
-// every kind, pages, a page past max-pages); a password, settings, the
-// owner key and a day of costs. formatDumpFileV6 is its listing
-// (dumpFile), written with it.
+// formatFileV6 is a database written by the code of schema version 6. Of
+// the themes: a digit set (themes/pixel: ten still digits but 7, animated
+// in two frames), a counter whose default theme it is (blog), one whose
+// default is a built-in look (home), and one with none (plain). Of the
+// day's hits kept apart (today.go): a plain counter (visits) and a site
+// (site) with a day of hits folded into their history and the next day's
+// hits still in their today buckets (a referrer, hits of every kind,
+// pages, a page past max-pages); a password, settings, the owner key and a
+// day of costs. formatDumpFileV6 is its listing (dumpFile), written with it.
 const (
 	formatFileV6     = "../testdata/format/counter-v6.db"
 	formatDumpFileV6 = "../testdata/format/counter-v6.dump"
 )
 
-// formatPasswordV6 is the password whose hash the plain counter holds.
+// formatPasswordV6 is the password whose hash visits holds.
 const formatPasswordV6 = "version 6 password"
+
+// formatSetV6 is the set the v6 file holds: digit i is i+2 pixels wide
+// and 5 high, its pixel (x, y) lit in colour i where x+y is even; digit 7
+// has a second frame, all lit, and delays of 20 and 30 hundredths.
+func formatSetV6(t *testing.T) *digitset.Set {
+	t.Helper()
+	var src [10]digitset.Source
+	for i := range src {
+		frame := func(all bool) image.Image {
+			m := image.NewNRGBA(image.Rect(0, 0, i+2, 5))
+			for y := range 5 {
+				for x := range i + 2 {
+					if all || (x+y)%2 == 0 {
+						m.SetNRGBA(x, y, color.NRGBA{uint8(20 * i), 0x80, 0xff - uint8(20*i), 0xff})
+					}
+				}
+			}
+			return m
+		}
+		src[i] = digitset.Source{Frames: []image.Image{frame(false)}, Piece: []byte(fmt.Sprintf("piece %d", i)), PieceType: digitset.TypePNG}
+		if i == 7 {
+			src[i].Frames = append(src[i].Frames, frame(true))
+			src[i].Delays, src[i].PieceType = []int{20, 30}, digitset.TypeGIF
+		}
+	}
+	s, err := digitset.New(src, digitset.LayoutPNGFolder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // writeV6 writes formatFileV6 through the store, as the counter does, when
 // TestFormat is run with -write-format under schema version 6. It was run
@@ -37,6 +74,7 @@ func writeV6(t *testing.T) {
 	}
 	os.Remove(formatFileV6)
 	defer os.Remove(LockPath(formatFileV6))
+	day := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
 	site, err := counter.NewSite("blog.example")
 	if err != nil {
 		t.Fatal(err)
@@ -44,28 +82,36 @@ func writeV6(t *testing.T) {
 	if err := site.Set("max-pages=2"); err != nil {
 		t.Fatal(err)
 	}
-	day := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
-	view := func(page string, at time.Time, visitor bool) Visit {
-		return Visit{Name: "blog", Now: at, RefHost: "blog.example", Target: page,
-			Outcome: counter.Outcome{Kind: counter.View, NewVisitor: visitor, PageVisitor: visitor}}
-	}
 	hash, err := counter.HashPassword([]byte(formatPasswordV6))
 	if err != nil {
 		t.Fatal(err)
 	}
 	with(t, formatFileV6, Options{Create: true}, func(db *DB) {
-		if err := db.CreateWith("blog", 0, day, site); err != nil {
+		if err := db.AddTheme("pixel", RecordsOf(formatSetV6(t)), day, false); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Create("home", 10, day); err != nil {
+		for i, c := range []struct{ name, theme string }{{"blog", "pixel"}, {"home", "led"}, {"plain", ""}} {
+			s := counter.DefaultSettings()
+			if err := s.Set("theme=" + c.theme); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.CreateWith(c.name, uint64(100*i), day, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first := day.AddDate(0, 0, -1)
+		if err := db.CreateWith("site", 0, first, site); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Configure("home", func(s *counter.Settings) error {
+		if err := db.Create("visits", 10, first); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Configure("visits", func(s *counter.Settings) error {
 			return errors.Join(s.Set("show=visitors"), s.Set("referrers=example.org"))
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SetPasswordHash("home", hash); err != nil {
+		if err := db.SetPasswordHash("visits", hash); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := db.OwnerKey(); err != nil {
@@ -74,20 +120,24 @@ func writeV6(t *testing.T) {
 		// Two days of the same hits: the first day's are folded into the
 		// history by the first hit of the second, whose are left in today.
 		for d := range 2 {
-			at := day.AddDate(0, 0, d)
+			at := first.AddDate(0, 0, d)
 			for i, k := range append([]counter.Kind{counter.View, counter.View, counter.GitHub}, counter.NotCountedKinds[:]...) {
-				if _, err := db.Visit(Visit{Name: "home", Now: at.Add(time.Duration(i) * time.Hour), RefHost: "example.org",
+				if _, err := db.Visit(Visit{Name: "visits", Now: at.Add(time.Duration(i) * time.Hour), RefHost: "example.org",
 					Outcome: counter.Outcome{Kind: k, NewVisitor: i == 0}}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for i, page := range []string{"/", "/posts/hello", "/about", "/posts/hello"} {
-				if _, err := db.Visit(view(page, at.Add(time.Duration(i)*time.Minute), i < 3)); err != nil {
+				if _, err := db.Visit(Visit{Name: "site", Now: at.Add(time.Duration(i) * time.Minute), RefHost: "blog.example", Target: page,
+					Outcome: counter.Outcome{Kind: counter.View, NewVisitor: i < 3, PageVisitor: i < 3}}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-05", 420, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 1)); err != nil {
+		if _, err := db.Visit(Visit{Name: "blog", Now: day.Add(time.Hour), Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-05", 420, time.Millisecond, 4*time.Millisecond)}, day); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -98,8 +148,8 @@ func writeV6(t *testing.T) {
 }
 
 // checkFormatV6 reads the committed version 6 file through the store
-// (TestFormat has checked its bytes): every figure adds the today
-// bucket's day to the history's.
+// (TestFormat has checked its bytes): its themes, and its figures, every
+// one of which adds the today buckets' day to the history's.
 func checkFormatV6(t *testing.T, db *DB) {
 	list, err := db.List()
 	if err != nil {
@@ -107,13 +157,18 @@ func checkFormatV6(t *testing.T, db *DB) {
 	}
 	var lines []string
 	for _, c := range list {
-		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d protected=%v", c.Name, c.Count, c.Visitors, c.Pages, c.Protected()))
+		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d protected=%v %s", c.Name, c.Count, c.Visitors, c.Pages, c.Protected(), strings.Join(c.Settings.Format(), " ")))
 	}
-	wantList := "blog views=8 visitors=6 pages=2 protected=false\nhome views=16 visitors=2 pages=0 protected=true"
-	if got := strings.Join(lines, "\n"); got != wantList {
-		t.Errorf("List:\n%s\nwant:\n%s", got, wantList)
+	want := "blog views=1 visitors=1 pages=0 protected=false show=views reload=30m ignore= referrers= theme=pixel\n" +
+		"home views=100 visitors=0 pages=0 protected=false show=views reload=30m ignore= referrers= theme=led\n" +
+		"plain views=200 visitors=0 pages=0 protected=false show=views reload=30m ignore= referrers= theme=\n" +
+		"site views=8 visitors=6 pages=2 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=2 keep-query= image=page theme=\n" +
+		"visits views=16 visitors=2 pages=0 protected=true show=visitors reload=30m ignore= referrers=example.org theme="
+	if got := strings.Join(lines, "\n"); got != want {
+		t.Errorf("List:\n%s\nwant:\n%s", got, want)
 	}
-	h, err := db.History("home", time.Time{})
+	checkThemesV6(t, db)
+	h, err := db.History("visits", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +176,13 @@ func checkFormatV6(t *testing.T, db *DB) {
 		t.Errorf("the stored hash does not take the v6 password: %v", err)
 	}
 	if len(h.Days) != 2 || h.Days[0].Tally != h.Days[1].Tally || h.Days[1].Date != "2026-12-06" || h.Days[1].Views != 3 || h.Days[1].GitHub != 1 {
-		t.Errorf("home's days %+v, want two alike, of 3 views, one through GitHub", h.Days)
+		t.Errorf("visits' days %+v, want two alike, of 3 views, one through GitHub", h.Days)
 	}
 	if len(h.Referrers) != 1 || h.Referrers[0].Hits != 6 {
-		t.Errorf("home's referrers %+v, want example.org's 6", h.Referrers)
+		t.Errorf("visits' referrers %+v, want example.org's 6", h.Referrers)
 	}
 	pages := map[string]string{}
-	list2, err := db.Pages("blog", time.Time{})
+	list2, err := db.Pages("site", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +190,37 @@ func checkFormatV6(t *testing.T, db *DB) {
 		pages[p.Page] = fmt.Sprintf("%d/%d", p.Views, p.Visitors)
 	}
 	if got, want := fmt.Sprint(pages), fmt.Sprintf("map[%s:2/2 /:2/2 /posts/hello:4/2]", counter.OtherPages); got != want {
-		t.Errorf("blog's pages %s, want %s", got, want)
+		t.Errorf("site's pages %s, want %s", got, want)
 	}
-	days, err := db.PageDays("blog", counter.PageDay{}, 10)
+	days, err := db.PageDays("site", counter.PageDay{}, 10)
 	if err != nil || len(days) != 6 || days[5].Date != "2026-12-06" {
-		t.Errorf("blog's page days %+v, %v; want 3 of each day", days, err)
+		t.Errorf("site's page days %+v, %v; want 3 of each day", days, err)
+	}
+}
+
+// checkThemesV6 reads the v6 file's digit set.
+func checkThemesV6(t *testing.T, db *DB) {
+	themes, err := db.Themes()
+	if err != nil || len(themes) != 1 {
+		t.Fatalf("Themes: %v, %v; want pixel alone", themes, err)
+	}
+	if got := fmt.Sprintf("%s %s %v", themes[0].Name, themes[0].Added.Format(time.RFC3339), themes[0].UsedBy); got != "pixel 2026-12-06T00:00:00Z [blog]" {
+		t.Errorf("theme %s, want pixel 2026-12-06T00:00:00Z [blog]", got)
+	}
+	s, err := db.DigitSet("pixel", "70")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want7 := formatSetV6(t).Digits[7]
+	got7 := s.Digits[7]
+	if got7.Width != 9 || len(got7.Frames) != 2 || got7.Frames[0].Delay != 20 || got7.Frames[1].Delay != 30 || string(got7.Piece) != string(want7.Piece) {
+		t.Errorf("digit 7: width %d, %d frames, piece %q; want 9, 2 of 20 and 30, %q", got7.Width, len(got7.Frames), got7.Piece, want7.Piece)
+	}
+	if s.Height != 5 || s.Layout != digitset.LayoutPNGFolder {
+		t.Errorf("set of height %d, layout %s; want 5, %s", s.Height, s.Layout, digitset.LayoutPNGFolder)
+	}
+	if _, err := db.DigitSet("nope", "1"); !errors.Is(err, counter.ErrNoTheme) {
+		t.Errorf("a set not there: %v, want ErrNoTheme", err)
 	}
 }
 

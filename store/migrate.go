@@ -38,26 +38,31 @@ func migrate(tx *bolt.Tx, from uint32) error {
 		// trims them, a bounded number of rows at a time, and nothing is
 		// rewritten here.
 	case 5:
-		if err := migrate5(tx); err != nil {
-			return err
-		}
 	default:
 		return fmt.Errorf("%w: no migration from schema %d", ErrCorrupt, from)
+	}
+	// Every step after the first one a file needs, in order.
+	if err := migrateTo6(tx); err != nil {
+		return err
 	}
 	return meta.Put(keyVersion, binary.BigEndian.AppendUint32(nil, schemaVersion))
 }
 
-// migrate5 brings a file of version 5 to version 6, which keeps the hits
-// of the current day in the today bucket (today.go). A version 5 file has
-// none: its history holds every hit, as a version 6 file's does once its
-// today bucket is folded, and the first hit of a version 6 program makes
-// the bucket. Nothing is rewritten, so the migration takes the same time
-// on any file. (A step of its own, apart from the version bump, so that
-// another change of version 6 can join it.)
-func migrate5(tx *bolt.Tx) error {
+// migrateTo6 brings a version 5 file to version 6, which added the themes
+// bucket (made by the first theme add) and a counter's theme key (absent:
+// the font, as before), and the today buckets (migrateToday): nothing to
+// rewrite, and nothing to make.
+func migrateTo6(tx *bolt.Tx) error { return migrateToday(tx) }
+
+// migrateToday is the step of version 6 that keeps the day's hits apart,
+// in the today buckets (today.go). A file of an earlier version has none:
+// its history holds every hit, as a version 6 file's does once its today
+// buckets are folded, and the first hit of a day makes its bucket. Nothing
+// is rewritten, so the migration takes the same time on any file.
+func migrateToday(tx *bolt.Tx) error {
 	for i := range todayShards {
 		if tx.Bucket(todayShard(i)) != nil {
-			return fmt.Errorf("%w: a today bucket in a file of version 5", ErrCorrupt)
+			return fmt.Errorf("%w: a today bucket in a file of version %d", ErrCorrupt, fileVersion(tx))
 		}
 	}
 	return nil

@@ -17,8 +17,9 @@ import (
 // page; version 4 added the history of what the counter costs on its
 // machine; version 5 keeps a site's past days to their most viewed pages
 // (pages-trimmed), the others' under the day's OtherPages row; version 6
-// keeps the current day's hits of every counter in one small bucket,
-// today, folded into the counters' history when the day changes.
+// keeps owners' digit sets (themes) and a counter's default theme, and
+// the current day's hits of every counter in small buckets, today-0 to
+// today-f, folded into the counters' history when the day changes.
 // migrate.go brings an older file up to it.
 const schemaVersion = 6
 
@@ -61,6 +62,10 @@ var (
 	bucketStaged    = []byte("staged")    // in importing: counters as the import makes them
 	bucketBase      = []byte("base")      // in importing: counters as the import found them
 	bucketTrash     = []byte("trash")     // in importing: the file's buckets the import replaced
+	keyTheme        = []byte("theme")     // v6, in a counter: its default theme
+	bucketThemes    = []byte("themes")    // v6, at the top: owners' digit sets
+	keyThemeHead    = []byte("head")      // v6, in themes/NAME: digitset's header record
+	keyThemeAdded   = []byte("added")     // v6, in themes/NAME: when theme add made it
 	// The hits of the current day, of every counter, kept apart from the
 	// counters' history so that a hit writes one small bucket (today.go):
 	// one of todayShards, at the top, chosen by the counter's name.
@@ -135,6 +140,10 @@ func decodeToday(b []byte, t *counter.Tally) error {
 	}
 	return decodeTally(b[8:], t)
 }
+
+// themeDigitKey is the key of digit i's record in a themes/NAME bucket:
+// "0" to "9", so that a hit reads only the digits it draws.
+func themeDigitKey(i int) []byte { return []byte{'0' + byte(i)} }
 
 // pageColumns is the number of 8-byte columns of a page record: views and
 // visitors of the days folded into it (up to pages-folded), the first

@@ -118,7 +118,7 @@ func TestJudgingReadsSettingsAndOwnerKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen, seenKey = judging()
-		if got := fmt.Sprint(seen.Format()); got != "[show=views reload=10m ignore=192.0.2.0/24 referrers=example.org,*.example.net]" || string(seenKey) != string(key) {
+		if got := fmt.Sprint(seen.Format()); got != "[show=views reload=10m ignore=192.0.2.0/24 referrers=example.org,*.example.net theme=]" || string(seenKey) != string(key) {
 			t.Errorf("settings %s, key %x", got, seenKey)
 		}
 	})

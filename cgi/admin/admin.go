@@ -47,6 +47,7 @@ type cmdEnv struct {
 	imp               importFlags
 	json              bool // costs -json
 	costDays          int  // costs -days
+	replaceTheme      bool // theme add -replace
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -88,6 +89,8 @@ func lookupCommand(name string) (command, bool) {
 		return importCommand(), true
 	case "config":
 		return command{"NAME [KEY=VALUE ...]", 1, manyArgs, noFlags, runConfig}, true
+	case "theme":
+		return themeCommand(), true
 	case "list":
 		return command{"", 0, 0, noFlags, runList}, true
 	case "set":
@@ -261,6 +264,9 @@ func ownSettings(s counter.Settings) string {
 	}
 	if len(s.Referrers) > 0 {
 		own = append(own, "referrers")
+	}
+	if s.Theme != "" {
+		own = append(own, "theme")
 	}
 	if site := s.Site; site != nil {
 		own = append(own, "hosts")

@@ -49,7 +49,14 @@ func mustAdmin(tb testing.TB, db string, args ...string) string {
 	return out
 }
 
-func settingLines(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
+// settingLines is config's printout of lines, with the theme= line that
+// ends every printout (empty, unless lines give one).
+func settingLines(lines ...string) string {
+	if !strings.HasPrefix(lines[len(lines)-1], "theme=") {
+		lines = append(lines, "theme=")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
 
 var defaultLines = settingLines("show=views", "reload=30m", "ignore=", "referrers=")
 

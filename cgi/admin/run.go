@@ -125,6 +125,15 @@ From a shell it manages the counters:
                                        KEY=VALUE a line
   counter.cgi config NAME KEY=VALUE ...
                                        change them, all or none, and show them
+  counter.cgi theme add [-replace] NAME PATH
+                                       add a digit set as theme NAME, for
+                                       ?theme=NAME: PATH is a folder of
+                                       0.png..9.png or 0.gif..9.gif, or one
+                                       strip image of ten digits (PNG, GIF)
+  counter.cgi theme list               every theme a line: the built-in
+                                       looks, then the sets added
+  counter.cgi theme show NAME          a theme's digits, sizes and frames
+  counter.cgi theme remove NAME        remove a set no counter shows
   counter.cgi list                     show every counter, its count, age,
                                        what it shows and its visitors
   counter.cgi set NAME N               set a counter's total
@@ -183,6 +192,9 @@ Settings (KEY+=A,B adds to a list, KEY-=A takes from it, KEY= empties it):
                               counted one are reloads (at most 24h)
   ignore=ADDR,NET/BITS,...    addresses whose hits are not counted
   referrers=HOST,*.DOMAIN,... the sites whose pages count (empty: all)
+  theme=NAME                  the image's look when the tag names no
+                              theme: a built-in look or a set added with
+                              theme add (empty: the font)
 
 Every command takes -db FILE; the default is $COUNTER_DB, else
 /var/lib/counter/counter.db. serve ignores $COUNTER_DB and uses

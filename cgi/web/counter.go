@@ -49,18 +49,26 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	}
 	var n uint64
 	var show counter.Show
+	var theme string // the counter's default theme
 	if r.Method == http.MethodHead || !q.Count {
 		var g store.Glance
 		g, err = a.glance(name, site)
-		n, show = g.Shown, g.Settings.Show
+		n, show, theme = g.Shown, g.Settings.Show, g.Settings.Theme
 	} else {
 		var c store.Counted
-		c, err = a.hit(r, name, site)
-		n, show = c.Shown, c.Show
+		c, err = a.hit(r, name, site, style.Set)
+		n, show, theme = c.Shown, c.Show, c.Theme
 		if err == nil {
 			// Timed as a hit: a refused one writes nothing, the costs'
 			// files and fold included.
 			tag(w, costs.Hit)
+		}
+	}
+	if theme != "" && err == nil {
+		// As if the tag said theme=THEME, unless it names one; a tag
+		// that cannot take it (a badge) keeps its own style.
+		if qt, terr := counter.ParseImageQueryTheme(r.URL.RawQuery, theme); terr == nil {
+			style = qt.Style
 		}
 	}
 	if style.Label == "" && show == counter.ShowVisitors {
@@ -69,7 +77,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	text := counter.Digits(n, style.Digits)
 	status := http.StatusOK
 	if err != nil {
-		if errors.Is(err, counter.ErrNotFound) {
+		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoTheme) {
 			a.refuseImage(w, r, format, err)
 			return
 		}
@@ -77,19 +85,24 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.log.Printf("%s %q not counted: %v", r.Method, name, err)
 		status, _ = publicError(err)
 		text = counter.Placeholder(style.Digits)
+		if style.Set != "" {
+			// A set has no dashes: the font's, at its own size.
+			style = fontStyle(style.Digits)
+		}
 	}
 	var body bytes.Buffer
-	d, err := a.glyphs.NewDrawing(text, style)
-	if err == nil {
-		err = d.Encode(&body, format)
-	}
+	style, err = a.drawCount(&body, name, text, format, style, q.Style)
 	if err != nil {
 		a.refuseImage(w, r, format, err)
 		return
 	}
 	noCache(w.Header())
 	if format == counter.SVG {
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		csp := "default-src 'none'; style-src 'unsafe-inline'"
+		if style.Set != "" {
+			csp += "; img-src data:" // the set's own files, embedded
+		}
+		w.Header().Set("Content-Security-Policy", csp)
 	}
 	if typo, ok := q.Typo, q.HasTypo; ok {
 		// Unknown keys are allowed (a cache-buster), so the image is
@@ -99,6 +112,31 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.warnTypo(r, name, typo)
 	}
 	writeBody(w, r, status, format.ContentType(), body.Bytes())
+}
+
+// drawCount draws text in style to body: in its digit set when it names
+// one, else in the font. A counter's default set that is gone draws the
+// tag's own style (tag) instead. It returns the style drawn.
+func (a *App) drawCount(body *bytes.Buffer, name, text string, format counter.Format, style, tag counter.Style) (counter.Style, error) {
+	if style.Set != "" {
+		err := a.drawSet(body, name, text, format, style, tag.Set != "")
+		if !errors.Is(err, errSetGone) {
+			return style, err
+		}
+		style = tag // the font, as drawSet's log line says
+	}
+	d, err := a.glyphs.NewDrawing(text, style)
+	if err == nil {
+		err = d.Encode(body, format)
+	}
+	return style, err
+}
+
+// fontStyle is the default style with digits digits.
+func fontStyle(digits int) counter.Style {
+	s := counter.DefaultStyle()
+	s.Digits = digits
+	return s
 }
 
 // warnTypo tells the owner of a key that looks misspelt, once a day per
@@ -156,6 +194,10 @@ func errorText(err error, r *http.Request) string {
 		name, _, _ := cutLast(path.Base(r.URL.Path), ".")
 		if counter.CheckName(name) == nil {
 			return "no counter " + name
+		}
+	case errors.Is(err, counter.ErrNoTheme):
+		if q, qerr := counter.ParseImageQuery(r.URL.RawQuery); qerr == nil && q.Style.Set != "" {
+			return "no theme " + q.Style.Set
 		}
 	}
 	_, msg := publicError(err)

@@ -13,7 +13,9 @@ import (
 )
 
 // hit counts or tallies one hit on counter name and returns what the
-// image shows. The database is closed before the image is drawn.
+// image shows. The database is closed before the image is drawn. set is
+// the digit set the tag names, "" for none: one not in the database
+// fails the hit (counter.ErrNoTheme) and counts nothing.
 //
 // A hit is decided, then written. The cheap checks come first, on the
 // request alone: a prefetch, GitHub's image proxy (its User-Agent from
@@ -29,9 +31,9 @@ import (
 // this one had never come, a view and not a reload, so a failed commit
 // costs no view. A mark that cannot be taken back (the table failing in
 // between) leaves that one retry a reload, as before.
-func (a *App) hit(r *http.Request, name string, site siteHit) (store.Counted, error) {
+func (a *App) hit(r *http.Request, name string, site siteHit, set string) (store.Counted, error) {
 	referer := r.Referer()
-	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer), Target: site.target, Image: site.image}
+	v := store.Visit{Name: name, Now: a.now(), RefHost: counter.ReferrerHost(referer), Target: site.target, Image: site.image, Set: set}
 	client := a.clientAddr(r)
 	addr, err := netip.ParseAddr(client)
 	if err == nil {

@@ -16,8 +16,12 @@ import (
 func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 	db, err := a.open(true)
 	var list []counter.Info
+	var themes []string
 	if err == nil {
 		list, err = db.List()
+		if err == nil {
+			themes, err = db.ThemeNames()
+		}
 		db.Close()
 	}
 	if err != nil {
@@ -30,12 +34,20 @@ func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 	here := counter.ReferrerHost("http://" + r.Host + "/")
 	for _, c := range list {
 		n := html.EscapeString(c.Name) // names are plain already; escape all the same
-		b.WriteString(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here)).Replace(indexCounter))
+		b.WriteString(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here, len(themes))).Replace(indexCounter))
 		b.WriteString("<p>Built-in looks: <code>theme=</code> one of them, <code>fg</code> and <code>bg</code> recolour it.</p>\n<div class=\"row\">\n")
 		for _, look := range counter.LookNames() {
-			b.WriteString(strings.NewReplacer("NAME", n, "LOOK", look).Replace(indexLook))
+			b.WriteString(strings.NewReplacer("NAME", n, "LOOK", look, "EXT", "png").Replace(indexLook))
 		}
 		b.WriteString("</div>\n")
+		if len(themes) > 0 {
+			// A GIF, which animates an animated set.
+			b.WriteString("<p>Your digit sets (<code>counter.cgi theme add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
+			for _, set := range themes {
+				b.WriteString(strings.NewReplacer("NAME", n, "LOOK", html.EscapeString(set), "EXT", "gif").Replace(indexLook))
+			}
+			b.WriteString("</div>\n")
+		}
 	}
 	if len(list) == 0 {
 		b.WriteString("<p>No counters yet: make one with <code>counter.cgi create NAME</code>.</p>\n")
@@ -79,17 +91,18 @@ const indexCounter = `<h2>NAME</h2>
 Its statistics: <a href="NAME/stats">NAME/stats</a>.</p>
 `
 
-// indexLook shows a built-in look and the tag that asks for it.
-const indexLook = `<figure><img src="NAME.png?theme=LOOK" alt="NAME visits, LOOK">
-<figcaption><code>&lt;img src="/cgi-bin/counter.cgi/NAME.png?theme=LOOK" alt="visitors"&gt;</code></figcaption></figure>
+// indexLook shows a built-in look or a set and the tag that asks for it.
+const indexLook = `<figure><img src="NAME.EXT?theme=LOOK" alt="NAME visits, LOOK">
+<figcaption><code>&lt;img src="/cgi-bin/counter.cgi/NAME.EXT?theme=LOOK" alt="visitors"&gt;</code></figcaption></figure>
 `
 
 // whatCounts says what a load of the demo page adds to a counter of
-// settings s, for its images (three, and one a look): plain text, with nothing from the
-// request but the page's own host (here).
-func whatCounts(s counter.Settings, here string) string {
+// settings s, for its images (three, one a look and one a set of the sets
+// there are): plain text, with nothing from the request but the page's
+// own host (here).
+func whatCounts(s counter.Settings, here string, sets int) string {
 	var b strings.Builder
-	n := strconv.Itoa(3 + len(counter.LookNames()))
+	n := strconv.Itoa(3 + len(counter.LookNames()) + sets)
 	switch {
 	case s.LimitsReferrers() && !s.AllowsReferrer(here):
 		return "This counter counts only on the sites on its list (referrers=), and this page is not one: loading it counts nothing; the statistics page lists its hits as foreign."

@@ -36,6 +36,8 @@ func publicError(err error) (int, string) {
 		return http.StatusBadRequest, "invalid counter name"
 	case errors.Is(err, counter.ErrNotFound):
 		return http.StatusNotFound, "no such counter"
+	case errors.Is(err, counter.ErrNoTheme):
+		return http.StatusBadRequest, "no such theme"
 	case errors.Is(err, store.ErrTimeout):
 		return http.StatusServiceUnavailable, "busy, try again"
 	case errors.Is(err, errLoginRequired):

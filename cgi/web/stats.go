@@ -18,6 +18,7 @@ type statsView struct {
 	ownerKey   []byte // read only when the request has an owner cookie
 	site       *siteView
 	costs      *costView // read only for the statistics page itself
+	themes     []string  // the sets added, likewise
 }
 
 // loadStats reads the counter's history from since on, the session key
@@ -67,7 +68,11 @@ func (a *App) readStats(r *http.Request, name string, since time.Time) (statsVie
 		if v.history.Settings.IsSite() {
 			v.site, err = a.loadSite(r, db, v.history, since)
 		}
+		if err != nil {
+			return v, err
+		}
 		v.costs = a.loadCosts(db)
+		v.themes, err = db.ThemeNames()
 	}
 	return v, err
 }
@@ -102,10 +107,10 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, pagePage(counter.Summarise(*v.site.page, a.now())))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site, v.costs))
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site, v.costs, v.themes))
 }
 
-func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htmlPage {
+func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string) *htmlPage {
 	p := &htmlPage{}
 	p.begin(s.Name + " · statistics")
 	p.raw("<h1>")
@@ -143,7 +148,7 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htm
 	notCounted(p, s)
 	referrers(p, s)
 	writeCosts(p, cost)
-	looks(p, s.Name)
+	looks(p, s.Name, themes)
 	ownerForm(p, owner)
 	p.raw(`<div class="foot"><span>Daily history: <a href="stats.csv">CSV</a> · <a href="stats.json">JSON</a></span>`)
 	if s.Protected {
@@ -154,16 +159,27 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView) *htm
 	return p
 }
 
-// looks shows the count in each built-in look, shown without counting
-// (count=0), with the tag that asks for it.
-func looks(p *htmlPage, name string) {
-	p.raw("<h2>Looks</h2>\n<p class=\"sub\">Your count in each built-in look (shown here without counting), and its tag.</p>\n")
-	for _, look := range counter.LookNames() {
+// looks shows the count in each built-in look (as a PNG) and each set
+// added with theme add (as a GIF, which animates an animated set), shown
+// without counting (count=0), with the tag that asks for it.
+func looks(p *htmlPage, name string, themes []string) {
+	p.raw("<h2>Looks</h2>\n<p class=\"sub\">Your count in each built-in look and each set added with <code>theme add</code> (shown here without counting), and its tag.</p>\n")
+	for i, look := range append(counter.LookNames(), themes...) {
+		ext := ".png"
+		if i >= len(counter.LookNames()) {
+			ext = ".gif"
+		}
 		p.raw(`<p class="look"><img src="../`)
 		p.text(name)
-		p.raw(`.png?theme=`, look, `&amp;count=0" alt="`, look, `"><br><code>&lt;img src="/cgi-bin/counter.cgi/`)
+		p.raw(ext, `?theme=`)
+		p.text(look)
+		p.raw(`&amp;count=0" alt="`)
+		p.text(look)
+		p.raw(`"><br><code>&lt;img src="/cgi-bin/counter.cgi/`)
 		p.text(name)
-		p.raw(`.png?theme=`, look, `" alt="visitors"&gt;</code></p>`, "\n")
+		p.raw(ext, `?theme=`)
+		p.text(look)
+		p.raw(`" alt="visitors"&gt;</code></p>`, "\n")
 	}
 }
 

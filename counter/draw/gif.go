@@ -78,6 +78,20 @@ func (s *subBlocks) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// WriteByte and Flush make subBlocks the writer compress/lzw writes to
+// directly; without them it would put a bufio.Writer of its own in
+// between, allocated again at every Reset. Flush leaves the last block
+// for flush, after the LZW stream ends.
+func (s *subBlocks) WriteByte(c byte) error {
+	s.buf[s.n] = c
+	if s.n++; s.n == len(s.buf) {
+		s.flush()
+	}
+	return nil
+}
+
+func (s *subBlocks) Flush() error { return nil }
+
 func (s *subBlocks) flush() {
 	if s.n > 0 {
 		s.w.WriteByte(byte(s.n))

@@ -180,7 +180,7 @@ func TestDebianPackageInstall(t *testing.T) {
 	}
 
 	watched := []string{"/etc/lighttpd", "/etc/apache2", "/etc/nginx", "/etc/caddy", "/etc/fail2ban", "/etc/init.d",
-		"/etc/systemd/system", "/etc/tmpfiles.d", "/etc/default", "/usr/lib/cgi-bin", "/usr/share/counter",
+		"/etc/systemd/system", "/etc/tmpfiles.d", "/etc/default", "/usr/lib/cgi-bin", "/usr/lib/counter", "/usr/share/counter",
 		"/var/lib/apache2"} // a2enmod's records
 	rc, _ := filepath.Glob("/etc/rc?.d")
 	watched = append(watched, rc...)
@@ -236,7 +236,7 @@ func TestDebianPackageInstall(t *testing.T) {
 	if !strings.Contains(out, "install.sh: checked: http://localhost/cgi-bin/counter.cgi/install-check.json answers from the counter") {
 		t.Errorf("postinst's check did not reach the counter through the server on port 80")
 	}
-	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/lib/tmpfiles.d/counter.conf", "/lib/systemd/system/counter.socket",
+	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/lib/counter/counter-themedecode", "/usr/lib/tmpfiles.d/counter.conf", "/lib/systemd/system/counter.socket",
 		"/lib/systemd/system/counter.service", "/etc/init.d/counter", "/etc/fail2ban/filter.d/counter.conf"} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("after apt-get install: %v", err)
@@ -251,6 +251,16 @@ func TestDebianPackageInstall(t *testing.T) {
 		return string(out)
 	}
 	admin("create", "debtest")
+	// The package's decoder: theme add as www-data, and the set drawn
+	// through the server.
+	if out := admin("theme", "add", "debset", readableDigitFolder(t)); !strings.Contains(out, "added theme debset: png-folder") {
+		t.Errorf("theme add with the package's decoder: %s", out)
+	}
+	if resp, err := http.Get(site + "/cgi-bin/counter.cgi/debtest.png?theme=debset&count=0"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("debtest.png?theme=debset through the server: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	hit := func(visitor string) {
 		t.Helper()
 		if err := checkHitAs(context.Background(), &http.Client{Timeout: 20 * time.Second}, site+"/cgi-bin/counter.cgi/debtest.png", firefoxUA+" "+visitor); err != nil {

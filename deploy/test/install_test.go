@@ -334,6 +334,7 @@ func checkInstalled(t *testing.T, root string, c installedConf) {
 		path, mode, owner string
 	}{
 		{"usr/lib/cgi-bin/counter.cgi", "-rwxr-xr-x", "root:root"},
+		{"usr/lib/counter/counter-themedecode", "-rwxr-xr-x", "root:root"}, // theme add's, out of cgi-bin
 		{"var/lib/counter", "drwxr-x---", "www-data:www-data"},
 		{"var/lib/counter/counter.db", "-rw-------", "www-data:www-data"},
 		{"run/counter", "drwxr-x---", "www-data:www-data"},

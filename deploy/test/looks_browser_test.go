@@ -17,8 +17,9 @@ import (
 
 // TestBrowserDemoPageLooks opens the local server's demo page (the built
 // binary's serve, on a port picked free) in Debian's Chromium, headless:
-// every image on it, each built-in look among them, must load and have a
-// width (naturalWidth > 0). It saves a screenshot of the page, as
+// every image on it, each built-in look and each set added with theme add
+// (a still PNG folder and an animated GIF folder) among them, must load
+// and have a width (naturalWidth > 0). It saves a screenshot of the page, as
 // TestBrowserLoginAndChart does, for a person to look at.
 func TestBrowserDemoPageLooks(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
@@ -27,8 +28,16 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 	bin := buildCounter(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "counter.db")
-	if out, err := exec.Command(bin, "create", "blog", "-db", db, "reload=off").CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, "create", "blog", "123456", "-db", db, "reload=off").CombinedOutput(); err != nil {
 		t.Fatalf("create: %v\n%s", err, out)
+	}
+	// Two sets of the owner's, a still one and an animated one, as the
+	// demo page shows them beside the looks.
+	sets := []string{"pix", "anim"}
+	for i, set := range sets {
+		if out, err := exec.Command(bin, "theme", "add", set, digitFolder(t, i == 1), "-db", db).CombinedOutput(); err != nil {
+			t.Fatalf("theme add %s: %v\n%s", set, err, out)
+		}
 	}
 	port := freePort(t)
 	sctx, stop := context.WithCancel(context.Background())
@@ -68,14 +77,15 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 	if broken := eval(`[...document.images].filter(i => !(i.naturalWidth > 0)).map(i => i.getAttribute("src")).join("\n")`); broken != "" {
 		t.Errorf("images that did not load:\n%s", broken)
 	}
-	for _, look := range counter.LookNames() {
+	themes := append(counter.LookNames(), sets...)
+	for _, look := range themes {
 		sel := `[...document.images].filter(i => i.getAttribute("src").endsWith("theme=` + look + `") && i.naturalWidth > 0).length`
 		if n := eval(`String(` + sel + `)`); n == "0" {
-			t.Errorf("look %s: no image of it loaded on the page", look)
+			t.Errorf("theme %s: no image of it loaded on the page", look)
 		}
 	}
-	// blog's three images, then its looks.
-	want := 3 + len(counter.LookNames())
+	// blog's three images, then its looks and the sets.
+	want := 3 + len(themes)
 	if n := eval(`String(document.images.length)`); n != strconv.Itoa(want) {
 		t.Errorf("%s images on the page, want %d", n, want)
 	}
@@ -83,7 +93,7 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 
 	// An SVG look holds its PNG as a data: URI: in an <img> it must paint,
 	// whatever the SVG's own Content-Security-Policy says.
-	for _, look := range counter.LookNames() {
+	for _, look := range themes {
 		js := `new Promise(ok => { const i = new Image(); i.onerror = () => ok("error");
 			i.onload = () => { const c = document.createElement("canvas"); c.width = i.naturalWidth; c.height = i.naturalHeight;
 				const g = c.getContext("2d"); g.drawImage(i, 0, 0);
@@ -107,8 +117,8 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`[...document.images].every(i => i.complete)`)); err != nil {
 		t.Fatalf("images never finished: %v", err)
 	}
-	if n := eval(`String([...document.images].filter(i => i.naturalWidth > 0 && i.getAttribute("src").includes("theme=")).length)`); n != strconv.Itoa(len(counter.LookNames())) {
-		t.Errorf("%s looks loaded on the statistics page, want %d", n, len(counter.LookNames()))
+	if n := eval(`String([...document.images].filter(i => i.naturalWidth > 0 && i.getAttribute("src").includes("theme=")).length)`); n != strconv.Itoa(len(themes)) {
+		t.Errorf("%s looks and sets loaded on the statistics page, want %d", n, len(themes))
 	}
 	saveScreenshot(t, ctx, t.TempDir(), "stats-looks.png")
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/counter"
 )
 
 // The owner's manual: the README and the detail it links under deploy/doc.
@@ -233,6 +235,22 @@ func manualAddresses(t *testing.T, bin string, files map[string]string) {
 	for name := range names {
 		if out, err := exec.Command(bin, "create", name, "-db", db).CombinedOutput(); err != nil {
 			t.Fatalf("create %s: %v\n%s", name, err, out)
+		}
+	}
+	// A digit set a tag names (theme=NAME, not a colour scheme nor a
+	// look) is added as the README says, from a folder of GIFs.
+	sets := map[string]bool{}
+	for _, u := range urls {
+		_, query, _ := strings.Cut(u, "?")
+		for _, kv := range strings.Split(query, "&") {
+			if set, ok := strings.CutPrefix(kv, "theme="); ok && !slices.Contains([]string{"light", "dark", "auto"}, set) && !counter.IsLook(set) {
+				sets[set] = true
+			}
+		}
+	}
+	for set := range sets {
+		if out, err := exec.Command(bin, "theme", "add", set, digitFolder(t, true), "-db", db).CombinedOutput(); err != nil {
+			t.Fatalf("theme add %s: %v\n%s", set, err, out)
 		}
 	}
 	port := freePort(t)

@@ -21,7 +21,7 @@ import (
 )
 
 // schemaNow is the schema version this tree writes.
-const schemaNow = 5
+const schemaNow = 6
 
 // A release is a commit whose binary owners upgrade from, with the
 // database its store wrote, committed and pinned by store's format tests.
@@ -48,6 +48,10 @@ var (
 	// Its file: blog is a site of 407 views over 205 pages, 205 of them on
 	// one day, more than a day keeps from schema 5 on.
 	v4Release = &release{commit: "2d98455f88482bf8bff614b5cc3ffea46394b8d4", file: "testdata/format/counter-v4.db", schema: 4}
+	// v5Release is the last commit whose binary wrote schema version 5.
+	// Its file: blog is a site of 408 views with a trimmed day, home a
+	// counter of 13 views with a password.
+	v5Release = &release{commit: "8cfcf852e4c4341b6e8bdd0995b8c049944148fb", file: "testdata/format/counter-v5.db", schema: 5}
 )
 
 // buildV1Counter builds the binary of v1Release.
@@ -462,5 +466,52 @@ func TestMigrateV4File(t *testing.T) {
 	}
 	if _, errOut, err := runBin(t, bin, env, "check"); err != nil {
 		t.Errorf("check after all: %v\n%s", err, errOut)
+	}
+}
+
+// TestMigrateV5File: the schema 5 release's file, read by this tree's
+// binary as it was, moved to schema 6 by the first hit with no count
+// changed; a set added to it and made a counter's own; then refused by
+// the old binary.
+func TestMigrateV5File(t *testing.T) {
+	bin, old := buildCounter(t), v5Release.build(t)
+	db := v5Release.copyFile(t)
+	env := []string{"COUNTER_DB=" + db}
+	listed, errOut, err := runBin(t, old, env, "list")
+	if err != nil || !strings.Contains(listed, "home") {
+		t.Fatalf("the v5 binary's list of its own file: %v\n%s%s", err, listed, errOut)
+	}
+	if out, errOut, err := runBin(t, bin, env, "list"); err != nil || out != listed {
+		t.Errorf("the new binary lists the v5 file otherwise (%v):\n%s%s\nthe v5 binary:\n%s", err, out, errOut, listed)
+	}
+	out, errOut, err := runBin(t, bin, browserEnv(db, "blog", "192.0.2.10"))
+	if err != nil || !strings.HasPrefix(out, "Status: 200") {
+		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
+	}
+	if n := checkFile(t, bin, db); n != schemaNow {
+		t.Errorf("after the first hit: schema %d, want %d", n, schemaNow)
+	}
+	if got := jsonCountWith(t, bin, db, "blog"); got != "409" {
+		t.Errorf("blog after the migration and a hit: %s, want 409", got)
+	}
+	for _, args := range [][]string{{"theme", "add", "moe", digitFolder(t, true)}, {"config", "blog", "theme=moe"}} {
+		if out, errOut, err := runBin(t, bin, env, args...); err != nil {
+			t.Fatalf("%s on the migrated file: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+		}
+	}
+	out, errOut, err = runBin(t, bin, browserEnv(db, "blog", "192.0.2.11"))
+	if err != nil || !strings.HasPrefix(out, "Status: 200") {
+		t.Fatalf("a hit in the set: %v\n%.200q\n%s", err, out, errOut)
+	}
+	before := fileSum(t, db)
+	out, errOut, err = runBin(t, old, browserEnv(db, "blog", "192.0.2.12"))
+	if err != nil || strings.HasPrefix(out, "Status: 200") || !strings.Contains(errOut, "newer version of the counter") {
+		t.Errorf("a hit by the v5 binary on the migrated file: %v\n%.200q\nstderr %s\nwant a refusal naming the newer version", err, out, errOut)
+	}
+	if fileSum(t, db) != before {
+		t.Errorf("the v5 binary changed the migrated file")
+	}
+	if out, errOut, err := runBin(t, bin, env, "check"); err != nil || !strings.Contains(out, "1 theme(s)") {
+		t.Errorf("check after all: %v\n%s%s", err, out, errOut)
 	}
 }

@@ -51,7 +51,7 @@ func TestMain(m *testing.M) {
 }
 
 // buildCounter builds counter.cgi the way the README does, once per test
-// run, and returns its path.
+// run, with counter-themedecode beside it, and returns its path.
 func buildCounter(t testing.TB) string {
 	t.Helper()
 	b := &counterBin
@@ -72,6 +72,14 @@ func buildCounter(t testing.TB) string {
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build ./cgi: %v\n%s", err, out)
+			return
+		}
+		// theme add's decoder, beside it, as build.sh puts it.
+		cmd = exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(b.dir, "counter-themedecode"), "./cgi/themedecode")
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build ./cgi/themedecode: %v\n%s", err, out)
 		}
 	})
 	if b.err != nil {

@@ -24,7 +24,7 @@ func main() {
 	before := flag.String("before", "", "the counter binary before a change, to time beside it (direct runs)")
 	beforeDB := flag.String("before-db", "", "the database of -before, with a counter named bench (it may be of an older schema)")
 	costsOff := flag.Bool("costs-off", true, "also time the counter with COUNTER_COSTS=off, for what measuring costs a hit")
-	looks := flag.String("looks", "", "comma-separated built-in looks (theme=NAME) to time beside the default digits (direct runs)")
+	looks := flag.String("looks", "", "comma-separated built-in looks or digit sets (theme=NAME) to time beside the default digits (direct runs); NAME:gif or NAME:svg times that format beside the default digits in it")
 	flag.Parse()
 	if *floor == "" || *counter == "" || *db == "" {
 		flag.Usage()
@@ -102,9 +102,22 @@ func direct(floor, counter, db string, n int, before, beforeDB string, costsOff 
 		off = len(runs)
 		runs = append(runs, cgiRun{"the same, costs off", counters[0], append(cgiEnv(db, "/bench.png"), "COUNTER_COSTS=off"), true})
 	}
+	// The default digits in each other format a look is timed in, to
+	// compare it with.
+	baseline := map[string]int{"png": 1}
+	for _, look := range looks {
+		if _, ext, ok := strings.Cut(look, ":"); ok && baseline[ext] == 0 {
+			baseline[ext] = len(runs)
+			runs = append(runs, cgiRun{"counted " + strings.ToUpper(ext) + " hit", counters[0], cgiEnv(db, "/bench."+ext), true})
+		}
+	}
 	firstLook := len(runs)
 	for _, look := range looks {
-		runs = append(runs, cgiRun{"theme=" + look, counters[0], withQuery(cgiEnv(db, "/bench.png"), "theme="+look), true})
+		name, ext, ok := strings.Cut(look, ":")
+		if !ok {
+			ext = "png"
+		}
+		runs = append(runs, cgiRun{"theme=" + look, counters[0], withQuery(cgiEnv(db, "/bench."+ext), "theme="+name), true})
 	}
 	if before != "" {
 		runs = append(runs, cgiRun{"the same, before", before, cgiEnv(beforeDB, "/bench.png"), true})
@@ -134,11 +147,16 @@ func direct(floor, counter, db string, n int, before, beforeDB string, costsOff 
 			ms(percentile(b, 50))/ms(percentile(o, 50)), ms(percentile(b, 99))/ms(percentile(o, 99)),
 			float64(peakRSS(res[1])-peakRSS(res[off]))/1e6)
 	}
-	for k := range looks {
+	for k, look := range looks {
 		l := res[firstLook+k]
+		ext := "png"
+		if _, e, ok := strings.Cut(look, ":"); ok {
+			ext = e
+		}
+		base := res[baseline[ext]]
 		fmt.Printf("  %s against the default digits: p50 %.3f, p99 %.3f, peak RSS %.3f (target <= 1.10 each)\n",
-			runs[firstLook+k].label, ms(percentile(walls(l), 50))/ms(percentile(b, 50)),
-			ms(percentile(walls(l), 99))/ms(percentile(b, 99)), float64(peakRSS(l))/float64(peakRSS(res[1])))
+			runs[firstLook+k].label, ms(percentile(walls(l), 50))/ms(percentile(walls(base), 50)),
+			ms(percentile(walls(l), 99))/ms(percentile(walls(base), 99)), float64(peakRSS(l))/float64(peakRSS(base)))
 	}
 	if before != "" {
 		old := res[len(res)-1]

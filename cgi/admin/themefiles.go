@@ -1,0 +1,130 @@
+package admin
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"hitcounter/counter/themefile"
+)
+
+// readThemeFiles reads the files of a digit set at path: a folder of
+// 0.png..9.png or 0.gif..9.gif, or one strip image. path itself is the
+// owner's word and may be a link he made; the digits' files are opened
+// in the folder it names without following a link (a link there may be
+// anyone's), and each must be a plain file that the person who ran the
+// command may read (run with sudo, the command must not show him an
+// image he could not open). At most themefile.MaxSetBytes are read, all
+// files counted, whatever a file's size says.
+func (e *cmdEnv) readThemeFiles(path string) (themefile.Bundle, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return themefile.Bundle{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return themefile.Bundle{}, err
+	}
+	budget := themefile.MaxSetBytes
+	if !fi.IsDir() {
+		name := filepath.Base(path)
+		data, err := e.readThemeFile(f, &budget)
+		if err != nil {
+			return themefile.Bundle{}, err // the caller names path
+		}
+		return themefile.Bundle{Layout: themefile.Strip, Names: []string{name}, Data: [][]byte{data}}, nil
+	}
+	pngs, pngMissing := openDigits(f, ".png")
+	defer closeAll(pngs)
+	gifs, gifMissing := openDigits(f, ".gif")
+	defer closeAll(gifs)
+	layout, files, missing := themefile.PNGFolder, pngs, pngMissing
+	if len(gifMissing) < len(pngMissing) {
+		layout, files, missing = themefile.GIFFolder, gifs, gifMissing
+	}
+	ext := themefile.Ext(layout)
+	if len(missing) == 10 {
+		return themefile.Bundle{}, fmt.Errorf("no digits: a set's folder holds 0.png to 9.png, or 0.gif to 9.gif")
+	}
+	if len(missing) > 0 {
+		i := missing[0]
+		return themefile.Bundle{}, fmt.Errorf("digit %d: %s: %w (a folder holds 0%s to 9%s)", i, strconv.Itoa(i)+ext, errMissingFile(f, strconv.Itoa(i)+ext), ext, ext)
+	}
+	b := themefile.Bundle{Layout: layout}
+	for i, df := range files {
+		name := strconv.Itoa(i) + ext
+		data, err := e.readThemeFile(df, &budget)
+		if err != nil {
+			return themefile.Bundle{}, fmt.Errorf("digit %d: %s: %w", i, name, err)
+		}
+		b.Names, b.Data = append(b.Names, name), append(b.Data, data)
+	}
+	return b, nil
+}
+
+// openDigits opens 0EXT..9EXT in the folder dir without following links,
+// and returns the files (nil where one could not be opened) and the
+// digits not opened.
+func openDigits(dir *os.File, ext string) (files [10]*os.File, missing []int) {
+	for i := range files {
+		name := strconv.Itoa(i) + ext
+		fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			missing = append(missing, i)
+			continue
+		}
+		files[i] = os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name))
+	}
+	return files, missing
+}
+
+// errMissingFile says why file in dir was not opened.
+func errMissingFile(dir *os.File, name string) error {
+	_, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return errors.New("a symbolic link: copy the image itself into the folder")
+	case errors.Is(err, syscall.ENOENT):
+		return errors.New("missing")
+	case err != nil:
+		return err
+	}
+	return errors.New("missing")
+}
+
+func closeAll(files [10]*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// readThemeFile reads the open file f, a plain file that the person who
+// ran the command may read, taking its bytes from budget.
+func (e *cmdEnv) readThemeFile(f *os.File, budget *int) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a plain file (%s)", fi.Mode().Type())
+	}
+	if !e.runnerMayRead(f) {
+		return nil, errors.New("you may not read this file: a set is made of files you may read")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(*budget)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > *budget {
+		return nil, fmt.Errorf("too big: the set passes %d bytes (1 MB) with this file", themefile.MaxSetBytes)
+	}
+	*budget -= len(data)
+	return data, nil
+}

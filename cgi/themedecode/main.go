@@ -1,0 +1,62 @@
+// Command counter-themedecode decodes an owner's digit set for
+// "counter.cgi theme add", in a process of its own, so that counter.cgi,
+// which every hit starts, links no image decoder (cgi/deps_test.go keeps
+// image/png and image/gif out of it).
+//
+// It reads from stdin the set's files as theme add read them (a
+// themefile.Bundle, at most themefile.MaxSetBytes of files), decodes them
+// with the standard library (package counter/themefile/decode) and writes
+// the set as digitset.Set.Marshal gives it to stdout. A set that fails
+// makes one line on stderr, naming the digit and why, and exit status 1.
+// It opens no file and takes no argument: theme add chooses what it
+// reads. Run by a web server (GATEWAY_INTERFACE set), it does nothing.
+//
+// It is installed beside counter.cgi, or in /usr/lib/counter, where theme
+// add looks for it (deploy/install.sh, deploy/build.sh).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"hitcounter/counter/themefile"
+	"hitcounter/counter/themefile/decode"
+)
+
+func main() {
+	if err := run(os.Args, os.Getenv, os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// maxInput bounds what is read from stdin: the files and their names.
+const maxInput = themefile.MaxSetBytes + 64<<10
+
+func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
+	if getenv("GATEWAY_INTERFACE") != "" {
+		return errors.New("counter-themedecode is run by counter.cgi theme add, not by a web server")
+	}
+	if len(args) > 1 {
+		return errors.New("counter-themedecode takes no arguments: counter.cgi theme add NAME PATH runs it")
+	}
+	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	if err != nil {
+		return fmt.Errorf("reading the files: %w", err)
+	}
+	if len(in) > maxInput {
+		return fmt.Errorf("more than %d bytes of files", themefile.MaxSetBytes)
+	}
+	b, err := themefile.Unmarshal(in)
+	if err != nil {
+		return err
+	}
+	s, err := decode.Set(b)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(s.Marshal())
+	return err
+}

@@ -1,0 +1,257 @@
+package digitset
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"slices"
+)
+
+// Bounds of a set, checked by New and by Parse.
+const (
+	// MaxSide is the largest width and height of a digit, in pixels.
+	MaxSide = 200
+	// MaxFrames is the most frames a digit may have.
+	MaxFrames = 64
+	// MaxPixels bounds the pixels of a set, every frame of every digit
+	// counted: 4 MiB of palette indices in the database at most.
+	MaxPixels = 1 << 22
+	// MaxPieceBytes bounds the ten digits' files together.
+	MaxPieceBytes = 1 << 20
+	// MaxDelay is the longest frame delay, in hundredths of a second, as
+	// a GIF can say it.
+	MaxDelay = 1<<16 - 1
+)
+
+// The layouts a set is made from.
+const (
+	LayoutPNGFolder = "png-folder" // 0.png..9.png
+	LayoutGIFFolder = "gif-folder" // 0.gif..9.gif
+	LayoutStrip     = "strip"      // one image of ten digits of equal width
+)
+
+// The media types of a digit's Piece.
+const (
+	TypePNG = "image/png"
+	TypeGIF = "image/gif"
+)
+
+// Frame is one full frame of one digit: palette indices, Width*Height of
+// them, row by row.
+type Frame struct {
+	Delay int     // hundredths of a second, as in GIF; 0 for a still digit
+	Pix   []uint8 // indices into Set.Palette
+}
+
+// Digit is one of the ten digits.
+type Digit struct {
+	Width  int
+	Frames []Frame // at least one; nil in a set read by ParseHeader until ParseDigit
+	// Piece is the digit as an image file an SVG embeds as a data: URI:
+	// the owner's own file for a folder set; for a digit cut from a strip,
+	// a PNG made at add time (draw.DigitPNG), or none, and an SVG then
+	// embeds a PNG of its first frame made when it is drawn.
+	Piece     []byte
+	PieceType string // TypePNG or TypeGIF; "" when there is no Piece
+}
+
+// Set is an owner's digit set as stored.
+type Set struct {
+	Height  int
+	Palette color.Palette // of color.NRGBA, at most 256, shared by every digit and frame
+	Loop    int           // as image/gif's LoopCount: 0 forever, -1 once, n > 0 n more times
+	Digits  [10]Digit
+	Layout  string // LayoutPNGFolder, LayoutGIFFolder or LayoutStrip
+}
+
+// Source is one digit as the decoder hands it over: its frames already
+// composed to the full digit (GIF disposal applied), their delays, and the
+// file for SVG.
+type Source struct {
+	Frames    []image.Image
+	Delays    []int  // one a frame, or none for a still digit
+	Loop      int    // as image/gif's LoopCount
+	Piece     []byte // none only for a strip's digit
+	PieceType string
+}
+
+// DigitError is a set refused because of one digit.
+type DigitError struct {
+	Digit  int
+	Reason string
+}
+
+func (e *DigitError) Error() string { return fmt.Sprintf("digit %d: %s", e.Digit, e.Reason) }
+
+func digitErr(i int, format string, args ...any) error {
+	return &DigitError{Digit: i, Reason: fmt.Sprintf(format, args...)}
+}
+
+// New checks ten digits and converts them into a set: each digit has 1 to
+// MaxFrames frames of one size, at most MaxSide pixels a side; all digits
+// have the same height (widths may differ); the set holds at most
+// MaxPixels pixels and MaxPieceBytes of files. A digit that fails is named
+// in a *DigitError.
+//
+// The set loops as its longest-looping animated digit does.
+func New(digits [10]Source, layout string) (*Set, error) {
+	if !knownLayout(layout) {
+		return nil, fmt.Errorf("digitset: unknown layout %q", layout)
+	}
+	s := &Set{Layout: layout, Height: commonHeight(digits)}
+	pixels, pieces := 0, 0
+	for i, d := range digits {
+		if err := checkSource(i, d, s.Height, layout); err != nil {
+			return nil, err
+		}
+		b := d.Frames[0].Bounds()
+		pixels += b.Dx() * b.Dy() * len(d.Frames)
+		if pixels > MaxPixels {
+			return nil, digitErr(i, "the set passes %d pixels, every frame counted", MaxPixels)
+		}
+		if pieces += len(d.Piece); pieces > MaxPieceBytes {
+			return nil, digitErr(i, "the set's files pass %d bytes", MaxPieceBytes)
+		}
+		s.Digits[i] = Digit{Width: b.Dx(), PieceType: d.PieceType}
+		if len(d.Piece) > 0 {
+			s.Digits[i].Piece = slices.Clone(d.Piece)
+		}
+	}
+	s.Loop = loopOf(digits)
+	q := newQuantizer(digits)
+	s.Palette = q.palette
+	for i, d := range digits {
+		frames := make([]Frame, len(d.Frames))
+		for k, img := range d.Frames {
+			frames[k].Pix = q.indices(img)
+			if len(d.Delays) > 0 {
+				frames[k].Delay = d.Delays[k]
+			}
+		}
+		s.Digits[i].Frames = frames
+	}
+	return s, nil
+}
+
+func knownLayout(l string) bool {
+	return l == LayoutPNGFolder || l == LayoutGIFFolder || l == LayoutStrip
+}
+
+// commonHeight is the height most digits have (digit 0's on a tie), so
+// that the odd one out is the one named.
+func commonHeight(digits [10]Source) int {
+	var hs []int
+	for _, d := range digits {
+		if len(d.Frames) > 0 && d.Frames[0] != nil {
+			hs = append(hs, d.Frames[0].Bounds().Dy())
+		}
+	}
+	best, bestN := 0, 0
+	for _, h := range hs {
+		n := 0
+		for _, g := range hs {
+			if g == h {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = h, n
+		}
+	}
+	return best
+}
+
+func checkSource(i int, d Source, height int, layout string) error {
+	switch {
+	case len(d.Frames) == 0:
+		return digitErr(i, "no image")
+	case len(d.Frames) > MaxFrames:
+		return digitErr(i, "%d frames, at most %d", len(d.Frames), MaxFrames)
+	case len(d.Delays) != 0 && len(d.Delays) != len(d.Frames):
+		return digitErr(i, "%d delays for %d frames", len(d.Delays), len(d.Frames))
+	case d.Loop < -1:
+		return digitErr(i, "loop count %d", d.Loop)
+	case len(d.Piece) == 0 && layout != LayoutStrip:
+		return digitErr(i, "no file")
+	case len(d.Piece) == 0 && d.PieceType != "":
+		return digitErr(i, "file type %q of no file", d.PieceType)
+	case len(d.Piece) > 0 && d.PieceType != TypePNG && d.PieceType != TypeGIF:
+		return digitErr(i, "file type %q, want %s or %s", d.PieceType, TypePNG, TypeGIF)
+	}
+	if d.Frames[0] == nil {
+		return digitErr(i, "frame 0 is missing")
+	}
+	b := d.Frames[0].Bounds()
+	w, h := b.Dx(), b.Dy()
+	switch {
+	case w < 1 || h < 1:
+		return digitErr(i, "empty image")
+	case w > MaxSide || h > MaxSide:
+		return digitErr(i, "%dx%d px, at most %dx%d", w, h, MaxSide, MaxSide)
+	case h != height:
+		return digitErr(i, "height %d px, the others %d px", h, height)
+	}
+	for k, f := range d.Frames {
+		if f == nil {
+			return digitErr(i, "frame %d is missing", k)
+		}
+		if fb := f.Bounds(); fb.Dx() != w || fb.Dy() != h {
+			return digitErr(i, "frame %d is %dx%d px, frame 0 %dx%d", k, fb.Dx(), fb.Dy(), w, h)
+		}
+	}
+	for k, delay := range d.Delays {
+		if delay < 0 || delay > MaxDelay {
+			return digitErr(i, "frame %d: delay %d", k, delay)
+		}
+	}
+	return nil
+}
+
+// loopOf is the loop count of the digit that plays longest: forever if
+// any animated digit loops forever. Still digits have no say.
+func loopOf(digits [10]Source) int {
+	plays := 0 // 0 is forever; else how many times the animation plays
+	found := false
+	for _, d := range digits {
+		if len(d.Frames) < 2 {
+			continue
+		}
+		p := d.Loop + 1 // -1 (once) plays 1 time, n plays n+1 times
+		if d.Loop == 0 {
+			return 0
+		}
+		if !found || p > plays {
+			plays, found = p, true
+		}
+	}
+	if !found {
+		return 0
+	}
+	return plays - 1
+}
+
+// Animated reports whether any digit has more than one frame.
+func (s *Set) Animated() bool {
+	for _, d := range s.Digits {
+		if len(d.Frames) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// errNotLoaded reports a digit that ParseDigit has not read.
+var errNotLoaded = errors.New("digit not loaded")
+
+// Frames returns digit i's frames, or an error for a digit that a set
+// read by ParseHeader has not been given by ParseDigit.
+func (s *Set) Frames(i int) ([]Frame, error) {
+	if i < 0 || i > 9 {
+		return nil, fmt.Errorf("digitset: no digit %d", i)
+	}
+	if len(s.Digits[i].Frames) == 0 {
+		return nil, fmt.Errorf("digitset: digit %d: %w", i, errNotLoaded)
+	}
+	return s.Digits[i].Frames, nil
+}

@@ -1,0 +1,232 @@
+package draw
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"io"
+
+	"hitcounter/counter"
+	"hitcounter/counter/digitset"
+)
+
+// Bounds of a count drawn in a digit set, whatever the set and the query.
+const (
+	MaxSetWidth  = 1024 // pixels
+	MaxSetHeight = 256  // pixels
+	// MaxSetFrames bounds an animated GIF's frames.
+	MaxSetFrames = 128
+	// maxSetWork bounds the pixels an animated GIF's composition writes,
+	// scaled digit frames and composed frames counted.
+	maxSetWork = 1 << 21
+	// smoothCost is what a pixel drawn by the smooth filter counts
+	// against maxSetWork, about its cost against a copied one.
+	smoothCost = 16
+)
+
+// ErrSetTooLarge reports a count that a digit set would draw wider than
+// MaxSetWidth or higher than MaxSetHeight: a bad request, not a fault.
+var ErrSetTooLarge = errors.New("digit set image over 1024x256 px")
+
+// SetOptions are how a digit set is drawn.
+type SetOptions struct {
+	// Height is the output's height in pixels, 0 for the set's own.
+	Height int
+	// Smooth scales with a smooth filter instead of nearest neighbour.
+	Smooth bool
+}
+
+// setDrawing is a count laid out in a digit set: each digit at its
+// scaled width, edge to edge.
+type setDrawing struct {
+	set    *digitset.Set
+	text   string
+	opt    SetOptions
+	height int
+	widths [10]int // each digit's scaled width
+	width  int
+	// scaled holds each (digit, frame) drawn at the output size, made when
+	// first needed; unscaled frames are the set's own pixels.
+	scaled [10][][]uint8
+	xmaps  [10][]int32
+	xtaps  [10]*taps
+	ymap   []int32
+	ytaps  *taps
+	smooth *smoother
+	work   int // pixels written so far, against maxSetWork
+}
+
+// WriteDigitSet writes text (digits only; leading zeros from digits= are
+// the set's 0) drawn in set s to w in format f: PNG shows each digit's
+// first frame; GIF animates (see setgif.go); SVG embeds each digit's own
+// file and leaves any animation to the browser. Only the digits in text
+// need to have been read (digitset.Set.ParseDigit).
+//
+// A count that cannot be drawn (a character not a digit, a digit not
+// read, a size out of bounds: ErrSetTooLarge) is an error before anything
+// is written to w.
+func WriteDigitSet(w io.Writer, s *digitset.Set, text string, f counter.Format, opt SetOptions) error {
+	d, err := newSetDrawing(s, text, opt)
+	if err != nil {
+		return err
+	}
+	switch f {
+	case counter.SVG:
+		return d.encodeSVG(w)
+	case counter.GIF:
+		return d.encodeGIF(w)
+	}
+	return d.encodePNG(w)
+}
+
+// SetSize returns the width and height of text drawn in s with opt, or
+// ErrSetTooLarge; it needs only the set's header.
+func SetSize(s *digitset.Set, text string, opt SetOptions) (width, height int, err error) {
+	d, err := layoutSet(s, text, opt)
+	if err != nil {
+		return 0, 0, err
+	}
+	return d.width, d.height, nil
+}
+
+func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error) {
+	if len(text) == 0 || len(text) > counter.MaxTextLen {
+		return nil, fmt.Errorf("draw: text of %d characters", len(text))
+	}
+	if s.Height < 1 || s.Height > digitset.MaxSide {
+		return nil, fmt.Errorf("draw: digit set of height %d", s.Height)
+	}
+	if len(s.Palette) < 1 || len(s.Palette) > 256 {
+		return nil, fmt.Errorf("draw: digit set of %d colours", len(s.Palette))
+	}
+	d := &setDrawing{set: s, text: text, opt: opt, height: opt.Height}
+	if d.height == 0 {
+		d.height = s.Height
+	}
+	if d.height < 1 || d.height > MaxSetHeight {
+		return nil, fmt.Errorf("draw: height %d: %w", d.height, ErrSetTooLarge)
+	}
+	for i := range d.widths {
+		sw := s.Digits[i].Width
+		if sw < 1 || sw > digitset.MaxSide {
+			return nil, fmt.Errorf("draw: digit %d of width %d", i, sw)
+		}
+		d.widths[i] = max(1, (sw*d.height+s.Height/2)/s.Height)
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c < '0' || c > '9' {
+			return nil, fmt.Errorf("draw: %q is not a digit", c)
+		}
+		d.width += d.widths[c-'0']
+	}
+	if d.width > MaxSetWidth {
+		return nil, fmt.Errorf("draw: %d px wide: %w", d.width, ErrSetTooLarge)
+	}
+	return d, nil
+}
+
+func newSetDrawing(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error) {
+	d, err := layoutSet(s, text, opt)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(text); i++ {
+		k := int(text[i] - '0')
+		frames, err := s.Frames(k)
+		if err != nil {
+			return nil, fmt.Errorf("draw: %w", err)
+		}
+		if len(d.scaled[k]) == 0 {
+			d.scaled[k] = make([][]uint8, len(frames))
+		}
+		for _, fr := range frames {
+			if len(fr.Pix) != s.Digits[k].Width*s.Height {
+				return nil, fmt.Errorf("draw: digit %d: %d pixels for %dx%d", k, len(fr.Pix), s.Digits[k].Width, s.Height)
+			}
+		}
+	}
+	return d, nil
+}
+
+// same reports whether digit k is drawn at the set's own size.
+func (d *setDrawing) same(k int) bool {
+	return d.widths[k] == d.set.Digits[k].Width && d.height == d.set.Height
+}
+
+// frame returns frame n of digit k at the output size.
+func (d *setDrawing) frame(k, n int) []uint8 {
+	if p := d.scaled[k][n]; p != nil {
+		return p
+	}
+	src, sw := d.set.Digits[k].Frames[n].Pix, d.set.Digits[k].Width
+	if d.same(k) {
+		d.scaled[k][n] = src
+		return src
+	}
+	dw := d.widths[k]
+	out := make([]uint8, dw*d.height)
+	d.work += len(out)
+	if d.opt.Smooth {
+		if d.smooth == nil {
+			d.smooth = newSmoother(d.set.Palette)
+		}
+		// A smooth pixel mixes several and searches the palette: it
+		// costs the budget as much as smoothCost copied ones.
+		d.work += len(out) * (smoothCost - 1)
+		if d.xtaps[k] == nil {
+			t := triangleTaps(sw, dw)
+			d.xtaps[k] = &t
+		}
+		if d.ytaps == nil {
+			t := triangleTaps(d.set.Height, d.height)
+			d.ytaps = &t
+		}
+		d.smooth.scaleSmooth(out, dw, d.height, src, sw, d.xtaps[k], d.ytaps)
+	} else {
+		if d.xmaps[k] == nil {
+			d.xmaps[k] = nearestMap(sw, dw)
+		}
+		if d.ymap == nil {
+			d.ymap = nearestMap(d.set.Height, d.height)
+		}
+		scaleNearest(out, dw, src, sw, d.xmaps[k], d.ymap)
+	}
+	d.scaled[k][n] = out
+	return out
+}
+
+// place copies frame n of the digit at x0 into canvas (d.width wide),
+// each index through remap.
+func (d *setDrawing) place(canvas []uint8, x0, k, n int, remap *[256]uint8) {
+	src, dw := d.frame(k, n), d.widths[k]
+	for y := range d.height {
+		row := canvas[y*d.width+x0 : y*d.width+x0+dw]
+		for x, v := range src[y*dw : (y+1)*dw] {
+			row[x] = remap[v]
+		}
+	}
+	d.work += dw * d.height
+}
+
+// identity maps every palette index to itself.
+func identity() *[256]uint8 {
+	var r [256]uint8
+	for i := range r {
+		r[i] = uint8(i)
+	}
+	return &r
+}
+
+// encodePNG writes the first frame of every digit.
+func (d *setDrawing) encodePNG(w io.Writer) error {
+	img := image.NewPaletted(image.Rect(0, 0, d.width, d.height), d.set.Palette)
+	remap := identity()
+	x := 0
+	for i := 0; i < len(d.text); i++ {
+		k := int(d.text[i] - '0')
+		d.place(img.Pix, x, k, 0, remap)
+		x += d.widths[k]
+	}
+	return encodePNG(w, img)
+}

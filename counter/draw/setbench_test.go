@@ -1,0 +1,103 @@
+package draw
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"testing"
+
+	"hitcounter/counter"
+	"hitcounter/counter/digitset"
+)
+
+// sampleSet is a set the size of a typical Moe-Counter theme's digits:
+// 24 to 28 by 48 px, shaded in 32 colours on a clear ground, each digit
+// with frames frames 10 hundredths apart (1 for a still set).
+func sampleSet(tb testing.TB, frames int) *digitset.Set {
+	tb.Helper()
+	var src [10]digitset.Source
+	for k := range src {
+		w, h := 24+k%5, 48
+		d := digitset.Source{Piece: make([]byte, 1500), PieceType: digitset.TypePNG}
+		for f := range frames {
+			img := image.NewNRGBA(image.Rect(0, 0, w, h))
+			for y := range h {
+				for x := range w {
+					// A ring whose shading turns with the frame.
+					dx, dy := 2*x-w, 2*y-h
+					r := dx*dx + dy*dy
+					if r < (w-2)*(w-2) && r > (w-10)*(w-10)/2 || (x+y+k)%7 == 0 && r < w*w {
+						shade := (x + y + 4*f + 3*k) % 32
+						img.SetNRGBA(x, y, color.NRGBA{uint8(8 * shade), uint8(255 - 6*shade), 0x40 + uint8(k*8), 0xff})
+					}
+				}
+			}
+			d.Frames = append(d.Frames, img)
+			if frames > 1 {
+				d.Delays = append(d.Delays, 10)
+				d.PieceType = digitset.TypeGIF
+			}
+		}
+		src[k] = d
+	}
+	s, err := digitset.New(src, digitset.LayoutPNGFolder)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// drawStored is a hit's work: read the header and the digits the count
+// needs from the stored records, compose and encode.
+func drawStored(header []byte, digits *[10][]byte, text string, f counter.Format, opt SetOptions, buf *bytes.Buffer) error {
+	s, err := digitset.ParseHeader(header)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(text); i++ {
+		k := int(text[i] - '0')
+		if _, err := s.Frames(k); err == nil {
+			continue
+		}
+		if err := s.ParseDigit(k, digits[k]); err != nil {
+			return err
+		}
+	}
+	buf.Reset()
+	return WriteDigitSet(buf, s, text, f, opt)
+}
+
+// BenchmarkDigitSet draws a 6-digit count in a still and an animated
+// set, in each format, from the stored bytes: compare with
+// BenchmarkDefaultPNG, a hit in the default font.
+func BenchmarkDigitSet(b *testing.B) {
+	for _, set := range []struct {
+		name   string
+		frames int
+	}{{"still", 1}, {"animated", 8}} {
+		s := sampleSet(b, set.frames)
+		header := s.MarshalHeader()
+		var digits [10][]byte
+		for k := range digits {
+			digits[k] = s.MarshalDigit(k)
+		}
+		for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+			for _, opt := range []SetOptions{{}, {Height: 32}, {Height: 32, Smooth: true}} {
+				name := fmt.Sprintf("%s/%s/height=%d", set.name, f.ContentType()[6:], opt.Height)
+				if opt.Smooth {
+					name += "/smooth"
+				}
+				b.Run(name, func(b *testing.B) {
+					var buf bytes.Buffer
+					for b.Loop() {
+						if err := drawStored(header, &digits, "123456", f, opt, &buf); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(buf.Len()), "bytes/image")
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package decode
+
+import (
+	"bytes"
+	"errors"
+	"image"
+	"image/color"
+	"image/gif"
+	"strings"
+	"testing"
+
+	"hitcounter/counter/digitset"
+)
+
+var (
+	red   = color.NRGBA{0xff, 0, 0, 0xff}
+	blue  = color.NRGBA{0, 0, 0xff, 0xff}
+	green = color.NRGBA{0, 0xff, 0, 0xff}
+	white = color.NRGBA{0xff, 0xff, 0xff, 0xff}
+	clear = color.NRGBA{}
+)
+
+func frame(r image.Rectangle, c color.Color) *image.Paletted {
+	m := image.NewPaletted(r, color.Palette{c})
+	return m
+}
+
+// TestComposeDisposal composes a GIF whose frames cover parts of the
+// screen and are disposed of in each of the three ways, as a browser
+// shows it.
+func TestComposeDisposal(t *testing.T) {
+	g := &gif.GIF{
+		Image: []*image.Paletted{
+			frame(image.Rect(0, 0, 4, 2), red),
+			frame(image.Rect(1, 0, 3, 1), blue),
+			frame(image.Rect(3, 1, 4, 2), green),
+			frame(image.Rect(0, 1, 1, 2), white),
+		},
+		Delay:     []int{5, 6, 7, 8},
+		Disposal:  []byte{gif.DisposalNone, gif.DisposalBackground, gif.DisposalPrevious, gif.DisposalNone},
+		LoopCount: 3,
+		Config:    image.Config{Width: 4, Height: 2},
+	}
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	a, err := decodeGIF(b.Bytes(), 4, 2, ptr(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][8]color.NRGBA{
+		{red, red, red, red, red, red, red, red},
+		{red, blue, blue, red, red, red, red, red},
+		{red, clear, clear, red, red, red, red, green},
+		{red, clear, clear, red, white, red, red, red},
+	}
+	if len(a.frames) != len(want) || a.loop != 3 || len(a.delays) != 4 || a.delays[3] != 8 {
+		t.Fatalf("%d frames, loop %d, delays %v; want 4, 3, [5 6 7 8]", len(a.frames), a.loop, a.delays)
+	}
+	for k, f := range a.frames {
+		for i, w := range want[k] {
+			if got := color.NRGBAModel.Convert(f.At(i%4, i/4)).(color.NRGBA); got != w {
+				t.Errorf("frame %d, pixel (%d,%d): %v, want %v", k, i%4, i/4, got, w)
+			}
+		}
+	}
+}
+
+// TestTooManyFrames refuses a GIF of more frames than a digit may have
+// before decoding it.
+func TestTooManyFrames(t *testing.T) {
+	g := &gif.GIF{}
+	for range digitset.MaxFrames + 1 {
+		g.Image = append(g.Image, frame(image.Rect(0, 0, 2, 2), red))
+		g.Delay = append(g.Delay, 1)
+	}
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := countFrames(b.Bytes()); n != digitset.MaxFrames+1 || err != nil {
+		t.Errorf("countFrames: %d, %v; want %d", n, err, digitset.MaxFrames+1)
+	}
+	if _, err := decodeGIF(b.Bytes(), 200, 200, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
+		t.Errorf("decodeGIF: %v, want too many frames", err)
+	}
+}
+
+// TestAnimatedStrip cuts an animated strip into ten animated digits, each
+// with a GIF of its own for SVG.
+func TestAnimatedStrip(t *testing.T) {
+	g := &gif.GIF{Config: image.Config{Width: 30, Height: 4}}
+	for k, c := range []color.Color{red, blue} {
+		g.Image = append(g.Image, frame(image.Rect(0, 0, 30, 4), c))
+		g.Delay = append(g.Delay, 10*(k+1))
+	}
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	src, err := strip(b.Bytes(), ptr(digitset.MaxPixels))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range src {
+		if len(d.Frames) != 2 || d.Frames[1].Bounds().Dx() != 3 || d.PieceType != digitset.TypeGIF {
+			t.Fatalf("digit %d: %d frames, %v, %s; want 2 of 3 px, a GIF", i, len(d.Frames), d.Frames[0].Bounds(), d.PieceType)
+		}
+		piece, err := gif.DecodeAll(bytes.NewReader(d.Piece))
+		if err != nil || len(piece.Image) != 2 || piece.Delay[1] != 20 {
+			t.Fatalf("digit %d's piece: %v", i, err)
+		}
+	}
+	var de *digitset.DigitError
+	if _, err := strip(b.Bytes()[:40], ptr(digitset.MaxPixels)); err == nil || errors.As(err, &de) {
+		t.Errorf("a strip cut short: %v, want an error of the file", err)
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+// TestPixelBudget refuses a GIF whose frames would pass the set's pixels
+// before decoding them.
+func TestPixelBudget(t *testing.T) {
+	g := &gif.GIF{}
+	for range 3 {
+		g.Image = append(g.Image, frame(image.Rect(0, 0, 10, 10), red))
+		g.Delay = append(g.Delay, 5)
+	}
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	budget := 299
+	if _, err := decodeGIF(b.Bytes(), 200, 200, &budget); err == nil || !strings.Contains(err.Error(), "pixels, every frame counted") {
+		t.Errorf("3 frames of 100 px in a budget of 299: %v, want too big", err)
+	}
+	budget = 300
+	if _, err := decodeGIF(b.Bytes(), 200, 200, &budget); err != nil || budget != 0 {
+		t.Errorf("in a budget of 300: %v, %d left", err, budget)
+	}
+}

@@ -1,0 +1,306 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+	"hitcounter/counter/digitset"
+)
+
+// ThemeRecords are an owner's digit set as the file keeps it: package
+// digitset's header record and one record a digit (digitset.Set.Marshal),
+// so that a hit reads the header and the digits it draws, no more.
+type ThemeRecords struct {
+	Head   []byte
+	Digits [10][]byte // nil for a digit not read
+}
+
+// Size is the bytes of the records read.
+func (r ThemeRecords) Size() int {
+	n := len(r.Head)
+	for _, d := range r.Digits {
+		n += len(d)
+	}
+	return n
+}
+
+// ThemeInfo is one stored set, as theme list shows it.
+type ThemeInfo struct {
+	Name  string
+	Added time.Time
+	// Records holds the header only; Size is every record's bytes.
+	Records ThemeRecords
+	Size    int
+	// UsedBy are the counters whose default theme it is.
+	UsedBy []string
+}
+
+// ErrThemeExists reports a theme add of a name already taken.
+var ErrThemeExists = errors.New("a theme of that name exists")
+
+// ErrThemeInUse reports the removal of a set that a counter shows by
+// default.
+var ErrThemeInUse = errors.New("theme is a counter's default")
+
+// themeBucket returns the bucket of set name, or nil.
+func themeBucket(tx *bolt.Tx, name string) *bolt.Bucket {
+	all := tx.Bucket(bucketThemes)
+	if all == nil {
+		return nil
+	}
+	return all.Bucket([]byte(name))
+}
+
+// AddTheme stores set name, made at now, replacing one of that name only
+// when replace is set (a counter that shows it then shows the new one).
+func (db *DB) AddTheme(name string, r ThemeRecords, now time.Time, replace bool) error {
+	if err := counter.CheckThemeName(name); err != nil {
+		return err
+	}
+	if len(r.Head) == 0 || slices.ContainsFunc(r.Digits[:], func(d []byte) bool { return len(d) == 0 }) {
+		return fmt.Errorf("store: add theme %q: a header and ten digit records wanted", name)
+	}
+	err := db.update(func(tx *bolt.Tx) error {
+		if err := initSchema(tx); err != nil {
+			return err
+		}
+		all, err := tx.CreateBucketIfNotExists(bucketThemes)
+		if err != nil {
+			return err
+		}
+		if all.Bucket([]byte(name)) != nil {
+			if !replace {
+				return ErrThemeExists
+			}
+			if err := all.DeleteBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		b, err := all.CreateBucket([]byte(name))
+		if err != nil {
+			return err
+		}
+		if err := b.Put(keyThemeHead, r.Head); err != nil {
+			return err
+		}
+		for i, d := range r.Digits {
+			if err := b.Put(themeDigitKey(i), d); err != nil {
+				return err
+			}
+		}
+		return b.Put(keyThemeAdded, encodeTime(now))
+	})
+	if err != nil {
+		return fmt.Errorf("store: add theme %q: %w", name, err)
+	}
+	return nil
+}
+
+// ThemeRecords reads set name's header and the records of the digits that
+// text holds (a count's digits, "0123456789" for all), copied out of the
+// file; a set not there is counter.ErrNoTheme.
+func (db *DB) ThemeRecords(name, text string) (ThemeRecords, error) {
+	var r ThemeRecords
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		b := themeBucket(tx, name)
+		if b == nil {
+			return counter.ErrNoTheme
+		}
+		var err error
+		r, err = readThemeRecords(b, text)
+		return err
+	})
+	if err != nil {
+		return r, fmt.Errorf("store: theme %q: %w", name, err)
+	}
+	return r, nil
+}
+
+// readThemeRecords copies the header and the digits of text out of b.
+func readThemeRecords(b *bolt.Bucket, text string) (ThemeRecords, error) {
+	var r ThemeRecords
+	r.Head = bytes.Clone(b.Get(keyThemeHead))
+	if len(r.Head) == 0 {
+		return r, fmt.Errorf("%w: theme without a header", ErrCorrupt)
+	}
+	for i := range 10 {
+		if !strings.ContainsRune(text, rune('0'+i)) {
+			continue
+		}
+		d := b.Get(themeDigitKey(i))
+		if len(d) == 0 {
+			return r, fmt.Errorf("%w: theme without digit %d", ErrCorrupt, i)
+		}
+		r.Digits[i] = bytes.Clone(d)
+	}
+	return r, nil
+}
+
+// Themes returns every stored set, sorted by name, with the counters that
+// show each by default.
+func (db *DB) Themes() ([]ThemeInfo, error) {
+	var list []ThemeInfo
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		all := tx.Bucket(bucketThemes)
+		if all == nil {
+			return nil
+		}
+		users, err := themeUsers(tx)
+		if err != nil {
+			return err
+		}
+		return all.ForEachBucket(func(k []byte) error {
+			t, err := readThemeInfo(string(k), all.Bucket(k))
+			if err != nil {
+				return fmt.Errorf("theme %q: %w", k, err)
+			}
+			t.UsedBy = users[t.Name]
+			list = append(list, t)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: themes: %w", err)
+	}
+	return list, nil
+}
+
+func readThemeInfo(name string, b *bolt.Bucket) (ThemeInfo, error) {
+	t := ThemeInfo{Name: name}
+	var err error
+	if t.Added, err = decodeTime(b.Get(keyThemeAdded)); err != nil {
+		return t, err
+	}
+	if t.Records, err = readThemeRecords(b, ""); err != nil {
+		return t, err
+	}
+	t.Size = len(t.Records.Head)
+	for i := range 10 {
+		t.Size += len(b.Get(themeDigitKey(i)))
+	}
+	return t, nil
+}
+
+// themeUsers maps each default theme to the counters that have it.
+func themeUsers(tx *bolt.Tx) (map[string][]string, error) {
+	users := map[string][]string{}
+	all := tx.Bucket(bucketCounters)
+	if all == nil {
+		return users, nil
+	}
+	err := all.ForEachBucket(func(k []byte) error {
+		if v := all.Bucket(k).Get(keyTheme); len(v) > 0 {
+			users[string(v)] = append(users[string(v)], string(k))
+		}
+		return nil
+	})
+	return users, err
+}
+
+// RemoveTheme removes set name. A set that a counter shows by default is
+// kept, and the error (ErrThemeInUse) names the counters: a hit on them
+// would otherwise draw the font without a word to the owner.
+func (db *DB) RemoveTheme(name string) error {
+	err := db.update(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		if themeBucket(tx, name) == nil {
+			return counter.ErrNoTheme
+		}
+		users, err := themeUsers(tx)
+		if err != nil {
+			return err
+		}
+		if u := users[name]; len(u) > 0 {
+			return fmt.Errorf("%w of %s: change their theme= first (config NAME theme=)", ErrThemeInUse, strings.Join(u, ", "))
+		}
+		return tx.Bucket(bucketThemes).DeleteBucket([]byte(name))
+	})
+	if err != nil {
+		return fmt.Errorf("store: remove theme %q: %w", name, err)
+	}
+	return nil
+}
+
+// checkThemeRecords fails unless r is a whole set as digitset reads it.
+func checkThemeRecords(r ThemeRecords) error {
+	_, err := r.Parse()
+	return err
+}
+
+// RecordsOf returns set s as the file keeps it.
+func RecordsOf(s *digitset.Set) ThemeRecords {
+	r := ThemeRecords{Head: s.MarshalHeader()}
+	for i := range r.Digits {
+		r.Digits[i] = s.MarshalDigit(i)
+	}
+	return r
+}
+
+// Parse reads the records into a set that holds the digits read (its
+// pixels alias the records); damaged records are ErrCorrupt.
+func (r ThemeRecords) Parse() (*digitset.Set, error) {
+	s, err := digitset.ParseHeader(r.Head)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	for i, d := range r.Digits {
+		if d == nil {
+			continue
+		}
+		if err := s.ParseDigit(i, d); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+	}
+	return s, nil
+}
+
+// DigitSet reads set name with the digits that text holds, for a hit to
+// draw text with: a set not there is counter.ErrNoTheme.
+func (db *DB) DigitSet(name, text string) (*digitset.Set, error) {
+	r, err := db.ThemeRecords(name, text)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.Parse()
+	if err != nil {
+		return nil, fmt.Errorf("store: theme %q: %w", name, err)
+	}
+	return s, nil
+}
+
+// ThemeNames returns the names of the stored sets, sorted, reading no
+// set: for the pages that show every theme.
+func (db *DB) ThemeNames() ([]string, error) {
+	var names []string
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		if all := tx.Bucket(bucketThemes); all != nil {
+			return all.ForEachBucket(func(k []byte) error {
+				names = append(names, string(k))
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: theme names: %w", err)
+	}
+	return names, nil
+}

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/counter"
+)
+
+// TestThemes adds, replaces, reads, uses and removes a set, with the
+// refusals each step has.
+func TestThemes(t *testing.T) {
+	path := newDB(t, "blog")
+	rec := RecordsOf(formatSetV6(t))
+	with(t, path, Options{}, func(db *DB) {
+		if err := db.AddTheme("pixel", rec, day1, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.AddTheme("pixel", rec, day1, false); !errors.Is(err, ErrThemeExists) {
+			t.Errorf("adding a name taken: %v, want ErrThemeExists", err)
+		}
+		if err := db.AddTheme("pixel", rec, day1.Add(time.Hour), true); err != nil {
+			t.Errorf("replacing: %v", err)
+		}
+		for _, name := range []string{"dark", "led", "a/b"} {
+			if err := db.AddTheme(name, rec, day1, false); err == nil {
+				t.Errorf("theme %q added, want it refused", name)
+			}
+		}
+		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=nope") }); !errors.Is(err, counter.ErrNoTheme) {
+			t.Errorf("theme=nope: %v, want ErrNoTheme", err)
+		}
+		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=pixel") }); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RemoveTheme("pixel"); !errors.Is(err, ErrThemeInUse) {
+			t.Errorf("removing a set in use: %v, want ErrThemeInUse", err)
+		}
+		r, err := db.ThemeRecords("pixel", "17")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range r.Digits {
+			if read := i == 1 || i == 7; read != (d != nil) {
+				t.Errorf("digit %d read: %v, want %v", i, d != nil, read)
+			}
+		}
+		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=") }); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RemoveTheme("pixel"); err != nil {
+			t.Errorf("removing a set no counter shows: %v", err)
+		}
+		if err := db.RemoveTheme("pixel"); !errors.Is(err, counter.ErrNoTheme) {
+			t.Errorf("removing it again: %v, want ErrNoTheme", err)
+		}
+	})
+}
+
+// TestCheckFindsADamagedSet damages a stored digit record and a
+// counter's theme, and Check says which.
+func TestCheckFindsADamagedSet(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(tx *bolt.Tx) error
+	}{
+		{"a digit cut short", func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucketThemes).Bucket([]byte("pixel"))
+			return b.Put(themeDigitKey(3), b.Get(themeDigitKey(3))[:5])
+		}},
+		{"a digit missing", func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketThemes).Bucket([]byte("pixel")).Delete(themeDigitKey(9))
+		}},
+		{"a counter's set gone", func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketCounters).Bucket([]byte("blog")).Put(keyTheme, []byte("gone"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := newDB(t, "blog")
+			with(t, path, Options{}, func(db *DB) {
+				if err := db.AddTheme("pixel", RecordsOf(formatSetV6(t)), day1, false); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if _, err := Check(path, time.Second); err != nil {
+				t.Fatalf("before the damage: %v", err)
+			}
+			b, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Update(tc.damage); err != nil {
+				t.Fatal(err)
+			}
+			b.Close()
+			if _, err := Check(path, time.Second); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Check: %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
