@@ -3,7 +3,6 @@ package draw
 import (
 	"bufio"
 	"bytes"
-	"compress/lzw"
 	"encoding/binary"
 	"image"
 	"image/color"
@@ -310,10 +309,9 @@ type gifWriter struct {
 	pal           []color.NRGBA
 	clearIdx      int
 	depth         int
-	lw            *lzw.Writer
-	blocks        *subBlocks
+	lzw           lzwEncoder
 	row           []uint8 // a row with unchanged pixels made clear
-	err           error   // the first of the LZW writer's
+	err           error   // the first of the LZW encoder's
 }
 
 func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx int) *gifWriter {
@@ -321,7 +319,6 @@ func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx in
 	for 1<<g.depth < len(pal) {
 		g.depth++
 	}
-	g.blocks = &subBlocks{w: g.bw}
 	return g
 }
 
@@ -367,12 +364,8 @@ func (g *gifWriter) frame(canvas, keep []uint8, f gifFrame) {
 		byte(r.Dx()), byte(r.Dx() >> 8), byte(r.Dy()), byte(r.Dy() >> 8), 0})
 	g.bw.Write(b[:])
 	g.bw.WriteByte(byte(litWidth))
-	if g.lw == nil {
-		g.lw = lzw.NewWriter(g.blocks, lzw.LSB, litWidth).(*lzw.Writer)
-	} else {
-		g.lw.Reset(g.blocks, lzw.LSB, litWidth)
-	}
-	for y := r.Min.Y; y < r.Max.Y && g.err == nil; y++ {
+	g.lzw.reset(litWidth)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := canvas[y*g.width+r.Min.X : y*g.width+r.Max.X]
 		if keep != nil {
 			g.row = append(g.row[:0], row...)
@@ -383,13 +376,15 @@ func (g *gifWriter) frame(canvas, keep []uint8, f gifFrame) {
 			}
 			row = g.row
 		}
-		// Only an index past the colour table fails, which a parsed set
-		// does not hold.
-		_, g.err = g.lw.Write(row)
+		g.lzw.write(row)
 	}
-	g.lw.Close()
-	g.blocks.flush()
-	g.bw.WriteByte(0) // end of image data
+	// Only an index past the colour table fails, which a parsed set
+	// does not hold.
+	data, err := g.lzw.close()
+	if g.err == nil {
+		g.err = err
+	}
+	writeSubBlocks(g.bw, data)
 }
 
 func (g *gifWriter) close() error {
