@@ -35,9 +35,9 @@ func main() {
 }
 
 func write(dir string) error {
-	for _, name := range []string{"still", "anim", "step"} {
-		set := filepath.Join(dir, name)
-		animated := name != "still"
+	for _, kind := range []string{"still", "anim", "step"} {
+		set := filepath.Join(dir, kind)
+		animated := kind != "still"
 		if err := os.MkdirAll(set, 0o755); err != nil {
 			return err
 		}
@@ -47,7 +47,7 @@ func write(dir string) error {
 			if animated {
 				g := &gif.GIF{}
 				frames, delay := 4+i%4, 10+5*(i%3)
-				if name == "step" {
+				if kind == "step" {
 					frames, delay = 8, 10
 				}
 				for k := range frames {
