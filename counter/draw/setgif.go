@@ -281,10 +281,12 @@ func opaqueBox(canvas []uint8, width int, r image.Rectangle, clearIdx int) image
 
 // gifPalette returns p as a GIF colour table, which has one fully
 // transparent index and nothing in between: colours under half opacity all
-// map (through remap) to the first of them, made clear (clearIdx, or -1
-// for none), and the others are made opaque.
+// map (through remap, nil when every index maps to itself) to the first of
+// them, made clear (clearIdx, or -1 for none), and the others are made
+// opaque.
 func gifPalette(p color.Palette) (pal []color.NRGBA, remap *[256]uint8, clearIdx int) {
 	remap = identity()
+	same := true
 	clearIdx = -1
 	pal = make([]color.NRGBA, len(p))
 	for i, c := range p {
@@ -298,6 +300,10 @@ func gifPalette(p color.Palette) (pal []color.NRGBA, remap *[256]uint8, clearIdx
 			clearIdx = i
 		}
 		remap[i] = uint8(clearIdx)
+		same = same && i == clearIdx
+	}
+	if same {
+		remap = nil
 	}
 	return pal, remap, clearIdx
 }
@@ -393,4 +399,13 @@ func (g *gifWriter) close() error {
 		return err
 	}
 	return g.err
+}
+
+// identity maps every palette index to itself.
+func identity() *[256]uint8 {
+	var r [256]uint8
+	for i := range r {
+		r[i] = uint8(i)
+	}
+	return &r
 }
