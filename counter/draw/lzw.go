@@ -2,6 +2,7 @@ package draw
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 )
 
@@ -45,7 +46,17 @@ type lzwEncoder struct {
 	// the string one more of it longer (the low 16 bits, 0 for none
 	// yet): a run's next pixel without the table.
 	run [lzwMaxCode + 1]uint32
+	// jump is the code of the string lzwJump more of its last index
+	// longer, when every one between has a code (0 for none): a long
+	// run's pixels taken lzwJump at a time. up is the code one shorter
+	// in the run, plus one (0 for none).
+	jump [lzwMaxCode + 1]uint16
+	up   [lzwMaxCode + 1]uint16
 }
+
+// lzwJump is how many pixels of a run jump takes at once: one 64-bit
+// compare.
+const lzwJump = 8
 
 // reset starts a new stream of litWidth-bit indices (2 to 8), its bytes
 // appended to out's after truncating it.
@@ -64,6 +75,7 @@ func (e *lzwEncoder) reset(litWidth int) {
 func (e *lzwEncoder) startRuns() {
 	for i := range 1 << e.litWidth {
 		e.run[i] = uint32(i) << 16
+		e.jump[i], e.up[i] = 0, 0
 	}
 }
 
@@ -112,17 +124,26 @@ func (e *lzwEncoder) write(p []byte) {
 		e.seen |= byte(code)
 	}
 	seen := e.seen
-	table, run := &e.table, &e.run
+	table, run, jump := &e.table, &e.run, &e.jump
 pixels:
-	for _, x := range p {
+	for i := 0; i < len(p); {
+		x := p[i]
 		seen |= x
 		// code is under 1<<12; the mask spares a bounds check. v is the
 		// longer run's code when x is code's last index and the longer
 		// run has a code (1 to 0xffff), else 0 or over 0xffff.
 		if v := run[code&lzwMaxCode] ^ uint32(x)<<16; v-1 < 0xffff {
+			if j := jump[code&lzwMaxCode]; j != 0 && i+lzwJump <= len(p) &&
+				binary.LittleEndian.Uint64(p[i:]) == uint64(x)*0x0101010101010101 {
+				code = uint32(j)
+				i += lzwJump
+				continue
+			}
 			code = v
+			i++
 			continue
 		}
+		i++
 		key := code<<8 | uint32(x)
 		h := lzwHash(key)
 		for t := table[h]; t != 0; t = table[h] {
@@ -153,12 +174,29 @@ pixels:
 		table[h] = key<<12 | hi
 		e.slot[hi] = uint16(h)
 		run[hi] = uint32(x) << 16
+		jump[hi], e.up[hi] = 0, 0
 		if r := &run[prev&lzwMaxCode]; *r>>16 == uint32(x) {
 			*r |= hi
+			e.up[hi] = uint16(prev) + 1
+			e.linkJump(hi)
 		}
 	}
 	e.seen = seen
 	e.code = code
+}
+
+// linkJump gives the code lzwJump shorter in code's run, if the run has
+// one, its jump to code.
+func (e *lzwEncoder) linkJump(code uint32) {
+	c := code
+	for range lzwJump {
+		u := e.up[c&lzwMaxCode]
+		if u == 0 {
+			return
+		}
+		c = uint32(u) - 1
+	}
+	e.jump[c&lzwMaxCode] = uint16(code)
 }
 
 // close ends the stream and returns its bytes, or errLZWIndex if an index

@@ -138,6 +138,11 @@ func TestLZWIndexPastTable(t *testing.T) {
 func FuzzLZW(f *testing.F) {
 	f.Add([]byte("\x00\x00\x00\x01\x01\x02"), uint8(2), uint8(3))
 	f.Add(bytes.Repeat([]byte{7, 7, 7, 7, 1}, 900), uint8(8), uint8(40))
+	var runs []byte
+	for n := range 300 {
+		runs = append(runs, bytes.Repeat([]byte{byte(n % 3)}, n%37)...)
+	}
+	f.Add(runs, uint8(0), uint8(154))
 	f.Fuzz(func(t *testing.T, in []byte, width, cut uint8) {
 		litWidth := 2 + int(width)%7
 		for i := range in {
