@@ -48,8 +48,9 @@ type lzwEncoder struct {
 	run [lzwMaxCode + 1]uint32
 	// jump is the code of the string lzwJump more of its last index
 	// longer, when every one between has a code (0 for none): a long
-	// run's pixels taken lzwJump at a time. up is the code one shorter
-	// in the run, plus one (0 for none).
+	// run's pixels taken lzwJump at a time. up holds, for each code, the
+	// code as far back in its run as lzwJump or the run's start (low 12
+	// bits) and how far back that is (the bits above).
 	jump [lzwMaxCode + 1]uint16
 	up   [lzwMaxCode + 1]uint16
 }
@@ -75,7 +76,7 @@ func (e *lzwEncoder) reset(litWidth int) {
 func (e *lzwEncoder) startRuns() {
 	for i := range 1 << e.litWidth {
 		e.run[i] = uint32(i) << 16
-		e.jump[i], e.up[i] = 0, 0
+		e.jump[i], e.up[i] = 0, uint16(i)
 	}
 }
 
@@ -174,29 +175,31 @@ pixels:
 		table[h] = key<<12 | hi
 		e.slot[hi] = uint16(h)
 		run[hi] = uint32(x) << 16
-		jump[hi], e.up[hi] = 0, 0
+		jump[hi], e.up[hi] = 0, uint16(hi)
 		if r := &run[prev&lzwMaxCode]; *r>>16 == uint32(x) {
 			*r |= hi
-			e.up[hi] = uint16(prev) + 1
-			e.linkJump(hi)
+			e.linkJump(prev, hi)
 		}
 	}
 	e.seen = seen
 	e.code = code
 }
 
-// linkJump gives the code lzwJump shorter in code's run, if the run has
-// one, its jump to code.
-func (e *lzwEncoder) linkJump(code uint32) {
-	c := code
-	for range lzwJump {
-		u := e.up[c&lzwMaxCode]
-		if u == 0 {
-			return
-		}
-		c = uint32(u) - 1
+// linkJump records code, the run child of prev, in up, and gives the
+// code lzwJump back in its run, if the run is that long, its jump to code.
+func (e *lzwEncoder) linkJump(prev, code uint32) {
+	u := e.up[prev&lzwMaxCode]
+	back, steps := uint32(u)&lzwMaxCode, u>>12
+	if steps == lzwJump {
+		// The code lzwJump back from prev is one before code's.
+		back = e.run[back] & lzwMaxCode
+	} else {
+		steps++
 	}
-	e.jump[c&lzwMaxCode] = uint16(code)
+	e.up[code&lzwMaxCode] = steps<<12 | uint16(back)
+	if steps == lzwJump {
+		e.jump[back] = uint16(code)
+	}
 }
 
 // close ends the stream and returns its bytes, or errLZWIndex if an index
