@@ -37,7 +37,11 @@ done
 go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
 	-db "$T/counter.db" -n "$N" -costs-off=false -looks "$LOOKS"
 
-echo "image sizes of the count 000042 (bytes of the body):"
+# Every timed run but the floor's counted 2N visitors (hitbench times a
+# hit, then runs it again under GNU time): the default digits as PNG, GIF
+# and SVG, and each look. A set's GIF depends on the digits drawn.
+looks=$(tr ',' '\n' <<<"$LOOKS" | wc -l)
+echo "image sizes at the count the timed hits left, $((2 * N * (3 + looks))) (bytes of the body):"
 for q in "" theme=led theme=odometer theme=nixie theme=retro theme=still theme=step theme=anim; do
 	for ext in png gif svg; do
 		size=$(env GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET SERVER_PROTOCOL=HTTP/1.1 \
