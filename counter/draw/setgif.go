@@ -164,14 +164,26 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		}
 		copy(cur, prev)
 		box, clearBox := image.Rectangle{}, image.Rectangle{}
+		// A digit's every place shows the same frame, so the boxes of its
+		// change are found once and moved to its other places.
+		var moved [10]struct {
+			found   bool
+			x       int
+			b, clrb image.Rectangle
+		}
 		for i := 0; i < len(d.text); i++ {
 			k := int(d.text[i] - '0')
 			if !changed[k] {
 				continue
 			}
 			d.place(cur, x0[i], k, d.frameOf(clocks, k), remap)
-			b, cb := diffBox(prev, cur, d.width, x0[i], x0[i]+d.widths[k], d.height, clearIdx)
-			box, clearBox = box.Union(b), clearBox.Union(cb)
+			m := &moved[k]
+			if !m.found {
+				m.b, m.clrb = diffBox(prev, cur, d.width, x0[i], x0[i]+d.widths[k], d.height, clearIdx)
+				m.found, m.x = true, x0[i]
+			}
+			off := image.Pt(x0[i]-m.x, 0)
+			box, clearBox = box.Union(m.b.Add(off)), clearBox.Union(m.clrb.Add(off))
 		}
 		changed = [10]bool{}
 		if box.Empty() {
