@@ -264,7 +264,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 	}
 	defer db.Close()
 	var ownerKey []byte
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.write(func(tx *bolt.Tx) error {
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			if k := meta.Get(keyOwnerKey); k != nil {
 				ownerKey = slices.Clone(k)

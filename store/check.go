@@ -104,7 +104,7 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 	if err := checkThemes(tx, r); err != nil {
 		return err
 	}
-	return all.ForEach(func(k, v []byte) error {
+	err := all.ForEach(func(k, v []byte) error {
 		b := all.Bucket(k)
 		if v != nil || b == nil {
 			return fmt.Errorf("%w: %q under counters is not a bucket", ErrCorrupt, k)
@@ -117,6 +117,10 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return checkToday(tx, all)
 }
 
 // checkThemes checks every stored digit set: its name, when it was added,
@@ -146,6 +150,57 @@ func checkThemes(tx *bolt.Tx, r *Report) error {
 		}
 		r.Themes++
 		return nil
+	})
+}
+
+// checkToday checks the today buckets: each one's day, and each row's
+// counter (whose name hashes to the bucket), kind and record; a page's row
+// needs the page's record.
+func checkToday(tx *bolt.Tx, all *bolt.Bucket) error {
+	for i := range todayShards {
+		shard := todayShard(i)
+		tb := tx.Bucket(shard)
+		if tb == nil {
+			continue
+		}
+		if _, err := parseDay(tb.Get(keyTodayDay)); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrCorrupt, shard, err)
+		}
+		if err := checkShard(tb, shard, all); err != nil {
+			return fmt.Errorf("%s: %w", shard, err)
+		}
+	}
+	return nil
+}
+
+func checkShard(tb *bolt.Bucket, shard []byte, all *bolt.Bucket) error {
+	return tb.ForEach(func(k, v []byte) error {
+		if bytes.Equal(k, keyTodayDay) || bytes.Equal(k, keyTodayPinned) {
+			return nil
+		}
+		i := bytes.IndexByte(k, 0)
+		if i < 0 || v == nil || !bytes.Equal(todayBucket(string(k[:i])), shard) {
+			return fmt.Errorf("%w: today's key %q", ErrCorrupt, k)
+		}
+		b := all.Bucket(k[:i])
+		if b == nil {
+			return fmt.Errorf("%w: today's rows of counter %q, which the file has not", ErrCorrupt, k[:i])
+		}
+		switch rest := k[i+1:]; {
+		case len(rest) == 0:
+			var t counter.Tally
+			return decodeToday(v, &t)
+		case rest[0] == todayReferrer && len(rest) > 1:
+			_, err := decodeUint64(v)
+			return err
+		case rest[0] == todayPage && len(rest) > 1:
+			if pages := b.Bucket(bucketPages); pages == nil || pages.Get(rest[1:]) == nil {
+				return fmt.Errorf("%w: today's row of page %q, which counter %q has not", ErrCorrupt, rest[1:], k[:i])
+			}
+			_, _, err := decodePageDay(v)
+			return err
+		}
+		return fmt.Errorf("%w: today's key %q", ErrCorrupt, k)
 	})
 }
 

@@ -30,7 +30,7 @@ func costsBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
 // record with the higher count of hits.
 func (db *DB) FoldCosts(days []costs.Day, now time.Time) ([]string, error) {
 	var found []string
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		c, err := costsBucket(tx)
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func addWarnings(c *bolt.Bucket, lines []string, now time.Time) error {
 // the others. A record of another build becomes the build before.
 func (db *DB) BuildCosts(id string, k costs.Kind, f costs.Figures, now time.Time) (string, error) {
 	var warning string
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		c, err := costsBucket(tx)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -72,7 +73,7 @@ func (db *DB) Hit(name string, now time.Time, refHost string) (uint64, error) {
 // referrer change together in one transaction or not at all.
 func (db *DB) Visit(v Visit) (Counted, error) {
 	var c Counted
-	err := db.update(func(tx *bolt.Tx) (err error) {
+	err := db.write(func(tx *bolt.Tx) (err error) {
 		c, err = visitTx(tx, v)
 		return err
 	})
@@ -87,7 +88,7 @@ func (db *DB) Visit(v Visit) (Counted, error) {
 // hits that are answered one by one.
 func (db *DB) VisitAll(visits []Visit) ([]Counted, error) {
 	out := make([]Counted, 0, len(visits))
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		out = out[:0]
 		for _, v := range visits {
 			c, err := visitTx(tx, v)
@@ -155,7 +156,10 @@ func pageOf(s counter.Settings, v Visit) (string, error) {
 }
 
 // visitTx counts one hit within tx. A counter that does not exist fails
-// with counter.ErrNotFound before anything is written.
+// with counter.ErrNotFound before anything is written. A hit of the day of
+// the today bucket's rows (or of a later day, which folds them first) goes
+// into that bucket; a hit of an earlier day, or on a site whose pages are
+// folded up to its day, goes into the history itself.
 func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	var c Counted
 	b, err := counterBucket(tx, v.Name)
@@ -173,6 +177,91 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	var page string
 	page, c.PageErr = pageOf(s, v)
 	c.Outcome = v.Outcome
+	day := dayKey(v.Now)
+	tb, err := todayFor(tx, day, v.Name)
+	if err != nil {
+		return c, err
+	}
+	if tb != nil && s.Site != nil {
+		// A site's first hit of a day folds its page-days before the day
+		// into its pages' records and trims them, as before version 6;
+		// its other hits read one key.
+		if pages, days := b.Bucket(bucketPages), b.Bucket(bucketPageDays); pages != nil && days != nil {
+			if _, err := foldPages(b, pages, days, day, s.Site.MaxPages); err != nil {
+				return c, err
+			}
+		}
+	}
+	if tb == nil || (s.Site != nil && bytes.Compare(day, b.Get(keyPagesFolded)) <= 0) {
+		return visitPast(tx, b, s, page, v, c)
+	}
+	return visitToday(tb, b, s, page, v, c)
+}
+
+// visitToday counts a hit of the today bucket's day in that bucket.
+func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c Counted) (Counted, error) {
+	t := todayRows{day: tb.Get(keyTodayDay), bucket: tb, prefix: todayPrefix(v.Name)}
+	if old := tb.Get(t.prefix); old != nil {
+		if err := decodeToday(old, &t.counts); err != nil {
+			return c, err
+		}
+	}
+	t.counts.Add(c.Outcome)
+	if err := tb.Put(t.prefix, encodeToday(t.counts)); err != nil {
+		return c, err
+	}
+	views, err := decodeUint64(b.Get(keyTotal))
+	if err != nil {
+		return c, err
+	}
+	visitors, err := decodeUint64(b.Get(keyVisitors))
+	if err != nil {
+		return c, err
+	}
+	views, visitors = saturatingAdd(views, t.counts.Views), saturatingAdd(visitors, t.counts.Visitors)
+	if c.Kind.Counts() {
+		past, err := readDay(b, t.day)
+		if err != nil {
+			return c, err
+		}
+		c.FirstToday = saturatingAdd(past.Views, t.counts.Views) == 1
+		if v.RefHost != "" {
+			if err := addTodayReferrer(b, t, v.RefHost); err != nil {
+				return c, err
+			}
+		}
+	}
+	if s.Site == nil {
+		c.Shown = shown(s, nil, nil, views, visitors)
+		return c, nil
+	}
+	var row *counter.Page
+	switch {
+	case page == "":
+	case c.Kind.Counts():
+		if c.Page, row, c.FirstPastCap, err = countPageToday(b, t, s.Site, page, v); err != nil {
+			return c, err
+		}
+	default:
+		if row, err = pageRow(b, page, t); err != nil {
+			return c, err
+		}
+		if row != nil {
+			c.Page = page
+		}
+	}
+	c.Shown = shown(s, v.Image, row, views, visitors)
+	return c, nil
+}
+
+// visitPast counts a hit in the counter's history, as every hit was
+// counted before version 6. What it shows adds the today bucket's rows,
+// of a later day.
+func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v Visit, c Counted) (Counted, error) {
+	t, err := loadToday(tx, v.Name)
+	if err != nil {
+		return c, err
+	}
 	views, err := decodeUint64(b.Get(keyTotal))
 	if err != nil {
 		return c, err
@@ -191,7 +280,7 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 		}
 		c.FirstToday = today == 1
 		if v.RefHost != "" {
-			if err := addReferrer(b, v.RefHost); err != nil {
+			if err := addReferrer(b, v.RefHost, 1); err != nil {
 				return c, err
 			}
 		}
@@ -206,8 +295,9 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 			return c, err
 		}
 	}
+	views, visitors = saturatingAdd(views, t.counts.Views), saturatingAdd(visitors, t.counts.Visitors)
 	if s.Site != nil {
-		return c, sitePage(b, s, page, v, &c, views, visitors)
+		return c, sitePage(b, t, s, page, v, &c, views, visitors)
 	}
 	c.Shown = shown(s, nil, nil, views, visitors)
 	return c, nil
@@ -216,7 +306,7 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 // sitePage counts a site's hit on its page, when it counted and has one,
 // and sets what the image shows: the page's figure, or the site's when
 // the image is the site's or the hit has no row.
-func sitePage(b *bolt.Bucket, s counter.Settings, page string, v Visit, c *Counted, views, visitors uint64) error {
+func sitePage(b *bolt.Bucket, t todayRows, s counter.Settings, page string, v Visit, c *Counted, views, visitors uint64) error {
 	var row *counter.Page
 	var err error
 	switch {
@@ -227,8 +317,15 @@ func sitePage(b *bolt.Bucket, s counter.Settings, page string, v Visit, c *Count
 			return err
 		}
 		c.Page, row, c.FirstPastCap = h.page, h.row, h.firstCap
+		if row != nil {
+			p, err := t.page(h.page)
+			if err != nil {
+				return err
+			}
+			*row = plus(*row, p)
+		}
 	default:
-		if row, err = pageRow(b, page); err != nil {
+		if row, err = pageRow(b, page, t); err != nil {
 			return err
 		}
 		if row != nil {
@@ -299,18 +396,66 @@ func addToBucket(parent *bolt.Bucket, bucket, key []byte) (uint64, error) {
 	return addTo(b, key, 1)
 }
 
-// addReferrer counts a hit from host, or under counter.OtherReferrers once
-// counter.MaxReferrers hosts are known.
-func addReferrer(parent *bolt.Bucket, host string) error {
+// addReferrer counts n views from host, or under counter.OtherReferrers
+// once counter.MaxReferrers hosts are known.
+func addReferrer(parent *bolt.Bucket, host string, n uint64) error {
 	b, err := parent.CreateBucketIfNotExists(bucketReferrers)
 	if err != nil {
 		return err
 	}
 	key := []byte(host)
-	if b.Get(key) == nil && b.Stats().KeyN >= counter.MaxReferrers {
+	if b.Get(key) == nil && countHosts(b, counter.MaxReferrers) >= counter.MaxReferrers {
 		key = []byte(counter.OtherReferrers)
 	}
-	_, err = addTo(b, key, 1)
+	_, err = addTo(b, key, n)
+	return err
+}
+
+// countHosts counts the hosts of referrers bucket b, up to limit, not
+// counter.OtherReferrers, which is made only past them: so that a fold,
+// which adds the day's OtherReferrers before its hosts (it sorts first),
+// keeps the hosts a hit at a time kept. Unlike b.Stats(), which reads the
+// pages as last committed, it sees what this transaction wrote: the hosts
+// a batch or a fold added before.
+func countHosts(b *bolt.Bucket, limit int) int {
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
+		if string(k) != counter.OtherReferrers {
+			n++
+		}
+	}
+	return n
+}
+
+// addTodayReferrer counts a view from host in the today bucket, under
+// counter.OtherReferrers once the history's hosts and the day's new ones
+// are counter.MaxReferrers, as addReferrer will count it when the day is
+// folded.
+func addTodayReferrer(b *bolt.Bucket, t todayRows, host string) error {
+	key := todayKey(t.prefix, todayReferrer, host)
+	if t.bucket.Get(key) == nil {
+		past := b.Bucket(bucketReferrers)
+		if past == nil || past.Get([]byte(host)) == nil {
+			n := 0
+			if past != nil {
+				n = countHosts(past, counter.MaxReferrers)
+			}
+			err := t.each(todayReferrer, func(rest, _ []byte) error {
+				if string(rest) != counter.OtherReferrers && (past == nil || past.Get(rest) == nil) {
+					n++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if n >= counter.MaxReferrers {
+				key = todayKey(t.prefix, todayReferrer, counter.OtherReferrers)
+			}
+		}
+	}
+	_, err := addTo(t.bucket, key, 1)
 	return err
 }
 
@@ -331,15 +476,21 @@ func (db *DB) Counter(name string) (counter.Info, error) {
 	return info, nil
 }
 
+// readInfo reads counter name from its bucket b; its views and visitors
+// add its rows in the today bucket to its history's.
 func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 	info := counter.Info{Name: name}
-	var err error
+	t, err := loadToday(b.Tx(), name)
+	if err != nil {
+		return info, err
+	}
 	if info.Count, err = decodeUint64(b.Get(keyTotal)); err != nil {
 		return info, err
 	}
 	if info.Visitors, err = decodeUint64(b.Get(keyVisitors)); err != nil {
 		return info, err
 	}
+	info.Count, info.Visitors = saturatingAdd(info.Count, t.counts.Views), saturatingAdd(info.Visitors, t.counts.Visitors)
 	if info.Created, err = decodeTime(b.Get(keyCreated)); err != nil {
 		return info, err
 	}
@@ -564,10 +715,14 @@ func (db *DB) History(name string, since time.Time) (counter.History, error) {
 				return err
 			}
 		}
-		if h.Days, err = readDays(b, since); err != nil {
+		t, err := loadToday(tx, name)
+		if err != nil {
 			return err
 		}
-		h.Referrers, err = readReferrers(b)
+		if h.Days, err = readDays(b, since, t); err != nil {
+			return err
+		}
+		h.Referrers, err = readReferrers(b, t)
 		return err
 	})
 	if err != nil {
@@ -576,7 +731,8 @@ func (db *DB) History(name string, since time.Time) (counter.History, error) {
 	return h, nil
 }
 
-func readDays(b *bolt.Bucket, since time.Time) ([]counter.Day, error) {
+// readDays reads a counter's days from since on, with today's rows t.
+func readDays(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Day, error) {
 	var days []counter.Day
 	from := dayKey(since)
 	if d := b.Bucket(bucketDays); d != nil {
@@ -606,21 +762,40 @@ func readDays(b *bolt.Bucket, since time.Time) ([]counter.Day, error) {
 			}
 		}
 	}
+	if t.since(from) && t.counts != (counter.Tally{}) {
+		days = addDay(days, counter.Day{Date: string(t.day), Tally: t.counts})
+	}
 	return days, nil
 }
 
-func readReferrers(b *bolt.Bucket) ([]counter.Referrer, error) {
+// readReferrers reads a counter's referring hosts, sorted by host, with
+// today's rows t.
+func readReferrers(b *bolt.Bucket, t todayRows) ([]counter.Referrer, error) {
 	var refs []counter.Referrer
-	r := b.Bucket(bucketReferrers)
-	if r == nil {
-		return nil, nil
+	if r := b.Bucket(bucketReferrers); r != nil {
+		err := r.ForEach(func(k, v []byte) error {
+			n, err := decodeUint64(v)
+			if err != nil {
+				return err
+			}
+			refs = append(refs, counter.Referrer{Host: string(k), Hits: n})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	err := r.ForEach(func(k, v []byte) error {
+	err := t.each(todayReferrer, func(host, v []byte) error {
 		n, err := decodeUint64(v)
 		if err != nil {
 			return err
 		}
-		refs = append(refs, counter.Referrer{Host: string(k), Hits: n})
+		i, found := slices.BinarySearchFunc(refs, string(host), func(r counter.Referrer, host string) int { return strings.Compare(r.Host, host) })
+		if found {
+			refs[i].Hits = saturatingAdd(refs[i].Hits, n)
+		} else {
+			refs = slices.Insert(refs, i, counter.Referrer{Host: string(host), Hits: n})
+		}
 		return nil
 	})
 	return refs, err

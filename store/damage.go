@@ -66,9 +66,23 @@ func isDamage(v any) bool {
 	}
 }
 
-// update runs fn in one write transaction, with damage caught, and tells
-// db.committed how long the commit took, once bbolt is done.
+// update runs fn in one write transaction, as write does, after folding
+// the today bucket's rows into the counters' history (foldToday): what
+// changes or replaces the history (settings, imports, merges, deletions)
+// finds it whole.
 func (db *DB) update(fn func(*bolt.Tx) error) error {
+	return db.write(func(tx *bolt.Tx) error {
+		if err := foldToday(tx); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+// write runs fn in one write transaction, with damage caught, and tells
+// db.committed how long the commit took, once bbolt is done. Hits, and
+// writes that leave the counters alone, use it and fold nothing.
+func (db *DB) write(fn func(*bolt.Tx) error) error {
 	if db.committed == nil {
 		return db.named(catchDamage(func() error { return db.bolt.Update(fn) }))
 	}

@@ -8,6 +8,10 @@
 // spells one out. Keys marked v2 are new in version 2, v3 in version 3,
 // v4 in version 4, v5 in version 5, v6 in version 6.
 //
+// A counter's keys below hold its history: every hit up to the day of its
+// today bucket's rows, whose hits are in that bucket (see "Today"); what a
+// reader sees is the two added up.
+//
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
 //	  session-key -> [32]byte  signs session cookies; made by crypto/rand
@@ -116,6 +120,30 @@
 //	                           days, tally and page-days from two days
 //	                           before the import's on only)
 //	  trash/NAME/              buckets of the counter the import replaced
+//	today-0/ ... today-f/      v6: buckets, the hits of one UTC day of the
+//	                           counters whose names hash to each (FNV-1a
+//	                           of the name, modulo 16, in hex), not yet in
+//	                           their history; each made by its first hit
+//	                           of a day, removed when folded
+//	  "\x00day" -> "2006-01-02"  the day of every row below; sorts first
+//	  "\x00pin"/               an empty bucket, so that bbolt gives the
+//	                           bucket a page of its own rather than keep it
+//	                           inline in the root (16 of them would outgrow
+//	                           the root's page)
+//	  NAME "\x00" -> record    the counter's views that day, then the
+//	                           columns of a tally record (visitors, views
+//	                           via GitHub, reloads, ...); 8-byte big-endian
+//	                           columns, the zero ones at the end left out
+//	                           (a record of views alone is 8 bytes); the
+//	                           day's visitors are also what the hits add
+//	                           to visitors
+//	  NAME "\x00r" HOST -> uint64  views from pages on HOST that day, as
+//	                           in referrers/ (counter.OtherReferrers past
+//	                           the bound, counting the history's hosts)
+//	  NAME "\x00p" PAGE -> record  sites: the page's views and visitors
+//	                           that day, as a page-days record; the page
+//	                           has its record in pages/ (made by the hit
+//	                           that made the page)
 //
 // A setting key that is absent has its default (counter.DefaultSettings).
 // No client address, User-Agent or anything derived from them is stored:
@@ -131,11 +159,13 @@
 // under counter.OtherPages. A view with no page, or one it may not make,
 // counts on the site alone. Nothing a visitor sends makes a counter.
 //
-// A hit writes its page's day, not its page's record: a page's figures
-// are its record plus its days after pages-folded. The first hit of a UTC
-// day adds the days before it into the records and moves pages-folded to
-// yesterday, within its own transaction, so that a hit has one leaf fewer
-// to write and a reader adds a day or two.
+// A hit writes its page's day (v6: its row in today, folded into
+// page-days with the day), not its page's record: a page's figures are its
+// record plus its days after pages-folded plus its row in today. A site's
+// first hit of a UTC day (and the fold of today's rows) adds the days
+// before it into the records and moves pages-folded to yesterday, within
+// its own transaction, so that a hit has one leaf fewer to write and a
+// reader adds a day or two.
 //
 // The same fold then trims the days it folded (pagetrim.go): a day keeps
 // the rows of its KeptPagesADay most viewed pages (ties to more visitors,
@@ -175,13 +205,58 @@
 // rows and a batch of keys in memory, and deletes the rest; a version 4
 // file's untrimmed days are trimmed twice a day's most rows at a time.
 //
+// # Today
+//
+// A counted view used to add to its counter's total, day, tally and
+// referrer, and a site's page-day: keys two or three levels down in a
+// counter's bucket, under a counters bucket that 200 counters make a
+// branch, so that bbolt rewrote every page on the way (a view of a year-old
+// file wrote 8 to 13 pages, a fresh one 5). Version 6 puts the day's hits
+// in small buckets at the top, today-0 to today-f, a counter's in the one
+// its name hashes to, with its rows next to each other (its name, then a
+// zero byte): a view dirties that bucket's leaf, the root, the freelist and
+// the meta page, 16 KiB. A hit never rebalances the history's pages; only
+// the first view of a page on a site (its record, page-count) and a site's
+// first hit of a day (the fold of its page-days into the records, as in
+// version 5) write there.
+//
+// The first write of a later day on a today bucket folds its rows into the
+// history (total, visitors, days, tally, referrers, page-days, as the hits
+// one by one used to add them), folds and trims its sites' page-days before
+// the new day (pagetrim.go), and removes the bucket, in the transaction of
+// that write: a crash before its commit leaves the rows and the history as
+// they were, and nothing is added twice. Each bucket folds on its own
+// first hit of the day, so that a fold rewrites the history of a
+// sixteenth of the day's counters, and the pages it frees (which every
+// later commit writes in the freelist until they are used again) stay few.
+// A hit dated before its bucket's day (one that waited past midnight, a
+// clock set back) goes into the history itself. So does every write that
+// changes or replaces the history (settings, set, delete, import, page
+// merges), after it has folded every bucket: it finds the history whole.
+// Hits, the costs and the keys fold nothing.
+//
+// Every reader (the counter's figures, its days and referrers, a site's
+// pages, page history and page-days, the statistics page, the exports,
+// check) adds its counter's today rows to the history, so that it reads
+// what version 5 would have. Days without hits leave nothing to fold; the
+// next write folds the last day's rows whatever their date.
+//
+// A bucket is one leaf while its day's rows fit in a page (some 40
+// counters with a referrer each, so some 600 in all; or some 80 pages of
+// one site): past that, bbolt splits it, and a view writes a branch
+// besides.
+//
 // # Version 5
 //
-// Version 6 added themes/ and a counter's theme. A version 5 file is
-// migrated by the first write of a version 6 program, which sets the
-// version and rewrites nothing else (migrateTo6): it has no sets, and its
-// counters draw the font, as before. A counter's theme names a set that
-// the file holds (or a look): theme remove refuses a set in use.
+// Version 6 added themes/ and a counter's theme, and the today buckets. A
+// version 5 file is migrated by the first write of a version 6 program,
+// which sets the version and rewrites nothing else (migrateTo6): it has no
+// sets, and its counters draw the font, as before; it has no today bucket,
+// and its history holds every hit, as a version 6 file's does when its
+// rows are folded, and a counter's first hit of a day makes its bucket. A
+// counter's theme names a set that the file holds (or a look): theme
+// remove refuses a set in use. A program of version 5 would not see the
+// hits in the today buckets: it refuses the file (ErrNewerSchema).
 //
 // # Version 4
 //

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 
@@ -42,15 +43,22 @@ func (db *DB) Glance(name, target string, image *counter.Image, now time.Time) (
 		if g.Info, err = readInfo(name, b); err != nil {
 			return err
 		}
+		t, err := loadToday(tx, name)
+		if err != nil {
+			return err
+		}
 		today := dayKey(now)
 		if g.Today, err = readDay(b, today); err != nil {
 			return err
+		}
+		if bytes.Equal(t.day, today) {
+			g.Today = g.Today.Plus(t.counts)
 		}
 		s := g.Settings
 		if s.Site != nil && target != "" {
 			page, err := counter.PageKey(target, s.Site.KeepQuery)
 			if err == nil {
-				if g.Page, err = pageRow(b, page); err != nil {
+				if g.Page, err = pageRow(b, page, t); err != nil {
 					return err
 				}
 			}
@@ -61,6 +69,13 @@ func (db *DB) Glance(name, target string, image *counter.Image, now time.Time) (
 							return err
 						}
 					}
+				}
+				if bytes.Equal(t.day, today) {
+					p, err := t.page(page)
+					if err != nil {
+						return err
+					}
+					g.PageToday.Views, g.PageToday.Visitors = saturatingAdd(g.PageToday.Views, p.Views), saturatingAdd(g.PageToday.Visitors, p.Visitors)
 				}
 			}
 		}

@@ -17,7 +17,9 @@ import (
 // page; version 4 added the history of what the counter costs on its
 // machine; version 5 keeps a site's past days to their most viewed pages
 // (pages-trimmed), the others' under the day's OtherPages row; version 6
-// keeps owners' digit sets (themes) and a counter's default theme.
+// keeps owners' digit sets (themes) and a counter's default theme, and
+// the current day's hits of every counter in small buckets, today-0 to
+// today-f, folded into the counters' history when the day changes.
 // migrate.go brings an older file up to it.
 const schemaVersion = 6
 
@@ -64,7 +66,80 @@ var (
 	bucketThemes    = []byte("themes")    // v6, at the top: owners' digit sets
 	keyThemeHead    = []byte("head")      // v6, in themes/NAME: digitset's header record
 	keyThemeAdded   = []byte("added")     // v6, in themes/NAME: when theme add made it
+	// The hits of the current day, of every counter, kept apart from the
+	// counters' history so that a hit writes one small bucket (today.go):
+	// one of todayShards, at the top, chosen by the counter's name.
+	bucketTodayPrefix = "today-"          // v6, at the top: then the shard's number, 0 to f
+	keyTodayDay       = []byte("\x00day") // v6, in a today shard: the UTC day of its rows; sorts before every counter's
+	keyTodayPinned    = []byte("\x00pin") // v6, in a today shard: an empty bucket, so that bbolt never keeps the shard inline in the root
 )
+
+// todayShards is the number of today buckets. A counter's rows are in the
+// one its name hashes to (todayBucket), so that each stays a leaf of its
+// own while up to some 40 counters of its own have hits in a day, and each
+// is folded into the history on its own, a sixteenth of the day's
+// counters at a time.
+const todayShards = 16
+
+// todayBucket is the name of the today bucket of counter name: "today-"
+// and the FNV-1a hash of the name, modulo todayShards, in hex.
+func todayBucket(name string) []byte {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return todayShard(int(h % todayShards))
+}
+
+// todayShard is the name of today bucket i.
+func todayShard(i int) []byte {
+	return append([]byte(bucketTodayPrefix), "0123456789abcdef"[i])
+}
+
+// The keys of a counter's rows in the today bucket: its name, a zero byte
+// (no name holds one, so that a counter's rows sort together, apart from
+// any other's), then a kind and the rest of the key. The counts row has no
+// kind.
+const (
+	todayPage     = 'p' // then PAGE as in pages/: the page's views and visitors that day
+	todayReferrer = 'r' // then HOST as in referrers/: views from HOST that day
+)
+
+// todayPrefix is the key of counter name's counts row in the today bucket,
+// and the start of its other rows' keys.
+func todayPrefix(name string) []byte {
+	return append([]byte(name), 0)
+}
+
+// todayKey is the key of counter prefix's row of kind for rest (a page or
+// a host) in the today bucket.
+func todayKey(prefix []byte, kind byte, rest string) []byte {
+	k := make([]byte, 0, len(prefix)+1+len(rest))
+	return append(append(append(k, prefix...), kind), rest...)
+}
+
+// encodeToday writes a counter's counts row: its views, then the columns
+// of a tally record (encodeTally), without the zero columns at the end, so
+// that a row of views and visitors alone takes 16 bytes.
+func encodeToday(t counter.Tally) []byte {
+	b := append(encodeUint64(t.Views), encodeTally(t)...)
+	for len(b) > 8 && binary.BigEndian.Uint64(b[len(b)-8:]) == 0 {
+		b = b[:len(b)-8]
+	}
+	return b
+}
+
+// decodeToday reads a counts row into t; missing columns read as zero.
+func decodeToday(b []byte, t *counter.Tally) error {
+	if len(b) < 8 || len(b)%8 != 0 {
+		return fmt.Errorf("%w: today's counts of %d bytes", ErrCorrupt, len(b))
+	}
+	t.Views = binary.BigEndian.Uint64(b)
+	if len(b) == 8 {
+		return nil
+	}
+	return decodeTally(b[8:], t)
+}
 
 // themeDigitKey is the key of digit i's record in a themes/NAME bucket:
 // "0" to "9", so that a hit reads only the digits it draws.

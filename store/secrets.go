@@ -18,7 +18,7 @@ var ErrNoSessionKey = errors.New("no session key: no password was ever set")
 // it ends every session, which is bound to the hash. The first hash set
 // also makes the key that signs sessions.
 func (db *DB) SetPasswordHash(name string, hash []byte) error {
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -42,7 +42,7 @@ func (db *DB) SetPasswordHash(name string, hash []byte) error {
 // made meanwhile. It reports whether it swapped.
 func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 	swapped := false
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -91,7 +91,7 @@ func (db *DB) SessionKey() ([]byte, error) {
 // this, so that a copy of the cookie is refused as well. The key is stored
 // where it always was, so the layout of the file does not change.
 func (db *DB) RenewSessionKey() error {
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func putSessionKey(meta *bolt.Bucket) error {
 // every logout renews: an owner's browser stays uncounted across logouts.
 func (db *DB) OwnerKey() ([]byte, error) {
 	var key []byte
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.write(func(tx *bolt.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}

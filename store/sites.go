@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -70,12 +72,13 @@ type pageHit struct {
 	firstCap bool          // the first hit of the day past the cap
 }
 
-// A page's views and visitors are in two places: its record holds the
-// days up to pages-folded, and the page-days after it are added on
-// reading. A hit writes its page's day only (the record is written when
-// the page is made, or once a day by foldPages): one leaf of the file
-// fewer to write for every hit, which a FastCGI batch of hits on many
-// pages feels.
+// A page's views and visitors are in three places: its record holds the
+// days up to pages-folded, and the page-days after it and its row in the
+// today bucket are added on reading. A hit writes its page's row in today
+// (countPageToday), or, for a day before today's rows, its page's day
+// (countPage); the record is written when the page is made, or once a day
+// by foldPages: one leaf of the file fewer to write for every hit, which a
+// FastCGI batch of hits on many pages feels.
 
 // countPage counts a view on page (a key made by counter.PageKey) of the
 // site in b, making its row when the hit came from one of the site's hosts
@@ -153,6 +156,70 @@ func countPage(b *bolt.Bucket, site *counter.Site, page string, v Visit, o count
 	}
 	h.page, h.row = page, &p
 	return h, nil
+}
+
+// countPageToday counts a view on page of the site in b in its today rows
+// t, as countPage does in its history: it makes the page's record (once in
+// the page's life) when the hit came from one of the site's hosts and the
+// site has room, or counts it under counter.OtherPages when it has none. A
+// hit that may not make the row it needs counts on the site alone (the
+// page is ""). It returns the row counted, with all its days, and whether
+// the hit was the day's first past the cap.
+func countPageToday(b *bolt.Bucket, t todayRows, site *counter.Site, page string, v Visit) (string, *counter.Page, bool, error) {
+	p, found, err := getPage(b.Bucket(bucketPages), page)
+	if err != nil {
+		return "", nil, false, err
+	}
+	if !found {
+		if !site.IsSiteHost(v.RefHost) {
+			return "", nil, false, nil
+		}
+		made, err := decodeUint64(b.Get(keyPageCount))
+		if err != nil {
+			return "", nil, false, err
+		}
+		if made >= uint64(site.MaxPages) {
+			page = counter.OtherPages
+			if p, found, err = getPage(b.Bucket(bucketPages), page); err != nil {
+				return "", nil, false, err
+			}
+		} else if err := b.Put(keyPageCount, encodeUint64(made+1)); err != nil {
+			return "", nil, false, err
+		}
+	}
+	if !found {
+		pages, err := b.CreateBucketIfNotExists(bucketPages)
+		if err != nil {
+			return "", nil, false, err
+		}
+		p = counter.Page{Page: page, FirstSeen: v.Now.UTC().Truncate(time.Second)}
+		if err := pages.Put([]byte(page), encodePage(p)); err != nil {
+			return "", nil, false, err
+		}
+	}
+	key := todayKey(t.prefix, todayPage, page)
+	var views, visitors uint64
+	firstCap := false
+	if old := t.bucket.Get(key); old != nil {
+		if views, visitors, err = decodePageDay(old); err != nil {
+			return "", nil, false, err
+		}
+	} else if page == counter.OtherPages {
+		days := b.Bucket(bucketPageDays)
+		firstCap = days == nil || days.Get(pageDayKey(t.day, page)) == nil
+	}
+	views = saturatingAdd(views, 1)
+	if v.Outcome.PageVisitor {
+		visitors = saturatingAdd(visitors, 1)
+	}
+	if err := t.bucket.Put(key, encodePageDay(views, visitors)); err != nil {
+		return "", nil, false, err
+	}
+	if p, err = withUnfolded(b, b.Bucket(bucketPageDays), b.Get(keyPagesFolded), p); err != nil {
+		return "", nil, false, err
+	}
+	p = plus(p, counter.Page{Views: views, Visitors: visitors})
+	return page, &p, firstCap, nil
 }
 
 // foldPages adds into the page records every page day before day that is
@@ -252,9 +319,9 @@ func withUnfolded(b, days *bolt.Bucket, folded []byte, p counter.Page) (counter.
 	return p, nil
 }
 
-// pageRow reads the row of page with all its days, nil when the site has
-// none.
-func pageRow(b *bolt.Bucket, page string) (*counter.Page, error) {
+// pageRow reads the row of page with all its days, today's rows t
+// included, nil when the site has none.
+func pageRow(b *bolt.Bucket, page string, t todayRows) (*counter.Page, error) {
 	pages := b.Bucket(bucketPages)
 	if pages == nil {
 		return nil, nil
@@ -263,11 +330,19 @@ func pageRow(b *bolt.Bucket, page string) (*counter.Page, error) {
 	if !found || err != nil {
 		return nil, err
 	}
-	p, err = withUnfolded(b, b.Bucket(bucketPageDays), b.Get(keyPagesFolded), p)
+	if p, err = withUnfolded(b, b.Bucket(bucketPageDays), b.Get(keyPagesFolded), p); err != nil {
+		return nil, err
+	}
+	q, err := t.page(page)
+	p = plus(p, q)
 	return &p, err
 }
 
+// getPage reads the record of page from pages (nil for none).
 func getPage(pages *bolt.Bucket, page string) (counter.Page, bool, error) {
+	if pages == nil {
+		return counter.Page{Page: page}, false, nil
+	}
 	v := pages.Get([]byte(page))
 	if v == nil {
 		return counter.Page{Page: page}, false, nil
@@ -294,7 +369,11 @@ func (db *DB) Pages(name string, since time.Time) ([]counter.Page, error) {
 		if err != nil {
 			return err
 		}
-		list, err = readPages(b, since)
+		t, err := loadToday(tx, name)
+		if err != nil {
+			return err
+		}
+		list, err = readPages(b, since, t)
 		return err
 	})
 	if err != nil {
@@ -313,16 +392,36 @@ func siteBucket(tx *bolt.Tx, name string) (*bolt.Bucket, error) {
 	return b, err
 }
 
-// readPages reads the pages of the site in b since a day, or all of them.
-// The days since are added up in a map of at most one entry per row.
-func readPages(b *bolt.Bucket, since time.Time) ([]counter.Page, error) {
+// readPages reads the pages of the site in b since a day, or all of them,
+// with today's rows t. The days since are added up in a map of at most one
+// entry per row.
+func readPages(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Page, error) {
 	pages := b.Bucket(bucketPages)
 	if pages == nil {
 		return nil, nil
 	}
 	var list []counter.Page
+	index := map[string]int{}
+	add := func(d counter.PageDay, known bool) error {
+		i, ok := index[d.Page]
+		switch {
+		case !ok && known:
+			return fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, d.Page)
+		case !ok:
+			i = len(list)
+			index[d.Page] = i
+			list = append(list, counter.Page{Page: d.Page})
+		}
+		list[i] = plus(list[i], counter.Page{Views: d.Views, Visitors: d.Visitors})
+		return nil
+	}
+	days := b.Bucket(bucketPageDays)
+	var c *bolt.Cursor
+	var k, v []byte
+	if days != nil {
+		c = days.Cursor()
+	}
 	if since.IsZero() {
-		index := map[string]int{}
 		err := pages.ForEach(func(k, v []byte) error {
 			p, err := decodePage(string(k), v)
 			index[p.Page] = len(list)
@@ -333,48 +432,41 @@ func readPages(b *bolt.Bucket, since time.Time) ([]counter.Page, error) {
 			return nil, err
 		}
 		// The days not folded into the records yet: a day or two.
-		days := b.Bucket(bucketPageDays)
-		if days == nil {
-			return list, nil
+		if c != nil {
+			k, v = pastFolded(c, b.Get(keyPagesFolded))
 		}
-		c := days.Cursor()
-		for k, v := pastFolded(c, b.Get(keyPagesFolded)); k != nil; k, v = c.Next() {
-			d, err := readPageDay(k, v)
-			if err != nil {
-				return nil, err
-			}
-			i, ok := index[d.Page]
-			if !ok {
-				return nil, fmt.Errorf("%w: a day of page %q, which the site has not", ErrCorrupt, d.Page)
-			}
-			list[i] = plus(list[i], counter.Page{Views: d.Views, Visitors: d.Visitors})
-		}
-		return list, nil
+	} else if c != nil {
+		k, v = c.Seek(dayKey(since))
 	}
-	days := b.Bucket(bucketPageDays)
-	if days == nil {
-		return nil, nil
-	}
-	index := map[string]int{}
-	c := days.Cursor()
-	for k, v := c.Seek(dayKey(since)); k != nil; k, v = c.Next() {
+	for ; k != nil; k, v = c.Next() {
 		d, err := readPageDay(k, v)
 		if err != nil {
 			return nil, err
 		}
-		i, ok := index[d.Page]
-		if !ok {
-			i = len(list)
-			index[d.Page] = i
-			list = append(list, counter.Page{Page: d.Page})
-		}
-		list[i] = plus(list[i], counter.Page{Views: d.Views, Visitors: d.Visitors})
-	}
-	for i := range list {
-		if p, found, err := getPage(pages, list[i].Page); err != nil {
+		if err := add(d, since.IsZero()); err != nil {
 			return nil, err
-		} else if found {
-			list[i].FirstSeen = p.FirstSeen
+		}
+	}
+	if since.IsZero() || t.since(dayKey(since)) {
+		err := t.each(todayPage, func(page, v []byte) error {
+			d := counter.PageDay{Page: string(page)}
+			var err error
+			if d.Views, d.Visitors, err = decodePageDay(v); err != nil {
+				return err
+			}
+			return add(d, since.IsZero())
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !since.IsZero() {
+		for i := range list {
+			if p, found, err := getPage(pages, list[i].Page); err != nil {
+				return nil, err
+			} else if found {
+				list[i].FirstSeen = p.FirstSeen
+			}
 		}
 	}
 	return list, nil
@@ -394,7 +486,11 @@ func (db *DB) PageHistory(name, page string, since time.Time) (counter.History, 
 		if h.Info, err = readInfo(name, b); err != nil {
 			return err
 		}
-		row, err := pageRow(b, page)
+		t, err := loadToday(tx, name)
+		if err != nil {
+			return err
+		}
+		row, err := pageRow(b, page, t)
 		if err != nil {
 			return err
 		}
@@ -407,7 +503,7 @@ func (db *DB) PageHistory(name, page string, since time.Time) (counter.History, 
 				return err
 			}
 		}
-		h.Days, err = readPageDays(b, page, since)
+		h.Days, err = readPageDays(b, page, since, t)
 		return err
 	})
 	if err != nil {
@@ -416,37 +512,56 @@ func (db *DB) PageHistory(name, page string, since time.Time) (counter.History, 
 	return h, nil
 }
 
-// readPageDays reads the days of one page: a look-up for each day the site
-// has views on, since every day a page counts on, its site counts on.
-func readPageDays(b *bolt.Bucket, page string, since time.Time) ([]counter.Day, error) {
-	siteDays, pageDays := b.Bucket(bucketDays), b.Bucket(bucketPageDays)
-	if siteDays == nil || pageDays == nil {
-		return nil, nil
-	}
+// readPageDays reads the days of one page, with today's rows t: a look-up
+// for each day the site has views on, since every day a page counts on,
+// its site counts on.
+func readPageDays(b *bolt.Bucket, page string, since time.Time, t todayRows) ([]counter.Day, error) {
 	var days []counter.Day
-	c := siteDays.Cursor()
-	for k, _ := c.Seek(dayKey(since)); k != nil; k, _ = c.Next() {
-		v := pageDays.Get(pageDayKey(k, page))
-		if v == nil {
-			continue
+	siteDays, pageDays := b.Bucket(bucketDays), b.Bucket(bucketPageDays)
+	if siteDays != nil && pageDays != nil {
+		c := siteDays.Cursor()
+		for k, _ := c.Seek(dayKey(since)); k != nil; k, _ = c.Next() {
+			v := pageDays.Get(pageDayKey(k, page))
+			if v == nil {
+				continue
+			}
+			views, visitors, err := decodePageDay(v)
+			if err != nil {
+				return nil, err
+			}
+			days = append(days, counter.Day{Date: string(k), Tally: counter.Tally{Views: views, Visitors: visitors}})
 		}
-		views, visitors, err := decodePageDay(v)
-		if err != nil {
-			return nil, err
-		}
-		days = append(days, counter.Day{Date: string(k), Tally: counter.Tally{Views: views, Visitors: visitors}})
 	}
-	return days, nil
+	if !t.since(dayKey(since)) {
+		return days, nil
+	}
+	p, err := t.page(page)
+	if err != nil || p.Views == 0 && p.Visitors == 0 {
+		return days, err
+	}
+	return addDay(days, counter.Day{Date: string(t.day), Tally: counter.Tally{Views: p.Views, Visitors: p.Visitors}}), nil
+}
+
+// addDay adds d to days, sorted by date: to the day of its date, or as a
+// day of its own in its place.
+func addDay(days []counter.Day, d counter.Day) []counter.Day {
+	i, found := slices.BinarySearchFunc(days, d.Date, func(e counter.Day, date string) int { return strings.Compare(e.Date, date) })
+	if !found {
+		return slices.Insert(days, i, d)
+	}
+	days[i].Tally = days[i].Tally.Plus(d.Tally)
+	return days
 }
 
 // PageDays returns, in one read transaction, up to n page-days of site
-// name in the order of the file, by date then page: the first ones when
-// after is the zero PageDay, else the ones after its date and page (from
-// its date on when it has no page). Fewer than n means there are no more.
-// An export, or the statistics of a period, reads a site's history a
-// piece at a time this way, closing the file between pieces, so that
-// neither its memory nor the time it holds the lock grows with the
-// history; a piece read later sees the hits counted since.
+// name in the order of the file, by date then page, today's rows among
+// them: the first ones when after is the zero PageDay, else the ones
+// after its date and page (from its date on when it has no page). Fewer
+// than n means there are no more. An export, or the statistics of a
+// period, reads a site's history a piece at a time this way, closing the
+// file between pieces, so that neither its memory nor the time it holds
+// the lock grows with the history; a piece read later sees the hits
+// counted since.
 func (db *DB) PageDays(name string, after counter.PageDay, n int) ([]counter.PageDay, error) {
 	var list []counter.PageDay
 	err := db.view(func(tx *bolt.Tx) error {
@@ -454,29 +569,74 @@ func (db *DB) PageDays(name string, after counter.PageDay, n int) ([]counter.Pag
 		if err != nil {
 			return err
 		}
-		days := b.Bucket(bucketPageDays)
-		if days == nil {
-			return nil
-		}
-		c := days.Cursor()
-		k, v := c.First()
+		var from []byte // the first key past after's: its own, then a zero byte
 		if after.Date != "" {
-			// The first key past after's: its own, then a zero byte.
-			k, v = c.Seek(append(pageDayKey([]byte(after.Date), after.Page), 0))
+			from = append(pageDayKey([]byte(after.Date), after.Page), 0)
 		}
-		for ; k != nil && len(list) < n; k, v = c.Next() {
-			d, err := readPageDay(k, v)
-			if err != nil {
-				return err
+		if days := b.Bucket(bucketPageDays); days != nil {
+			c := days.Cursor()
+			k, v := c.First()
+			if from != nil {
+				k, v = c.Seek(from)
 			}
-			list = append(list, d)
+			for ; k != nil && len(list) < n; k, v = c.Next() {
+				d, err := readPageDay(k, v)
+				if err != nil {
+					return err
+				}
+				list = append(list, d)
+			}
 		}
+		t, err := loadToday(tx, name)
+		if err != nil {
+			return err
+		}
+		// Today's rows, of one day, sort by page as the file's do: the
+		// first n past after's, merged in.
+		var today []counter.PageDay
+		err = t.each(todayPage, func(page, v []byte) error {
+			if len(today) >= n || bytes.Compare(pageDayKey(t.day, string(page)), from) < 0 {
+				return nil
+			}
+			d := counter.PageDay{Date: string(t.day), Page: string(page)}
+			var err error
+			d.Views, d.Visitors, err = decodePageDay(v)
+			today = append(today, d)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		list = mergeDays(list, today, n)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: page days of %q: %w", name, err)
 	}
 	return list, nil
+}
+
+// mergeDays merges two lists of page-days sorted by date then page,
+// adding up the rows of one date and page, and keeps the first n.
+func mergeDays(a, b []counter.PageDay, n int) []counter.PageDay {
+	if len(b) == 0 {
+		return a
+	}
+	key := func(d counter.PageDay) string { return d.Date + d.Page }
+	out := make([]counter.PageDay, 0, min(n, len(a)+len(b)))
+	for len(out) < n && (len(a) > 0 || len(b) > 0) {
+		switch {
+		case len(b) == 0 || len(a) > 0 && key(a[0]) < key(b[0]):
+			out, a = append(out, a[0]), a[1:]
+		case len(a) == 0 || key(b[0]) < key(a[0]):
+			out, b = append(out, b[0]), b[1:]
+		default:
+			d := a[0]
+			d.Views, d.Visitors = saturatingAdd(d.Views, b[0].Views), saturatingAdd(d.Visitors, b[0].Visitors)
+			out, a, b = append(out, d), a[1:], b[1:]
+		}
+	}
+	return out
 }
 
 // MergePage folds page from of site name into page to, day by day, and
@@ -542,7 +702,7 @@ func (db *DB) MergePage(name, from, to string) (counter.Page, error) {
 		if err := mergePageDays(b, from, to); err != nil {
 			return err
 		}
-		row, err := pageRow(b, to)
+		row, err := pageRow(b, to, todayRows{})
 		if err == nil {
 			merged = *row
 		}
