@@ -44,6 +44,7 @@ var deniedImports = map[string]string{
 	"text/template":                  "its reflection made the binary 2 MB larger",
 	"image/png":                      "counter/draw/png.go writes the paletted PNGs, without image/png's tables",
 	"image/gif":                      "links the GIF decoder too; counter/draw/gif.go writes the GIFs",
+	"compress/lzw":                   "a 64 KiB table zeroed at every frame of a set's GIF; counter/draw/lzw.go writes the same bytes",
 	"net/http/fcgi":                  "hides SCRIPT_NAME and PATH_INFO, which the router needs; fastcgi.go is the responder",
 	"github.com/x-way/crawlerdetect": "compiles a large regexp at start-up; counter/crawler runs its generated patterns",
 	"net/http/cgi":                   "compiles a regexp at start-up for its host side: 0.25 ms a hit; gateway/request.go builds the request, compared with net/http/cgi in tests",

@@ -48,12 +48,15 @@ type setDrawing struct {
 	// scaled holds each (digit, frame) drawn at the output size, made when
 	// first needed; unscaled frames are the set's own pixels.
 	scaled [10][][]uint8
-	xmaps  [10][]int32
-	xtaps  [10]*taps
-	ymap   []int32
-	ytaps  *taps
-	smooth *smoother
-	work   int // pixels written so far, against maxSetWork
+	// remapped holds the scaled frames with a GIF's palette remap
+	// applied, made when first placed.
+	remapped [10][][]uint8
+	xmaps    [10][]int32
+	xtaps    [10]*taps
+	ymap     []int32
+	ytaps    *taps
+	smooth   *smoother
+	work     int // pixels written so far, against maxSetWork
 }
 
 // WriteDigitSet writes text (digits only; leading zeros from digits= are
@@ -197,35 +200,44 @@ func (d *setDrawing) frame(k, n int) []uint8 {
 }
 
 // place copies frame n of the digit at x0 into canvas (d.width wide),
-// each index through remap.
+// each index through remap (nil for none). A frame is mapped once and
+// then copied row by row wherever the digit is placed: an animated
+// GIF places the same frames again and again.
 func (d *setDrawing) place(canvas []uint8, x0, k, n int, remap *[256]uint8) {
 	src, dw := d.frame(k, n), d.widths[k]
+	if remap != nil {
+		src = d.mapped(k, n, src, remap)
+	}
 	for y := range d.height {
-		row := canvas[y*d.width+x0 : y*d.width+x0+dw]
-		for x, v := range src[y*dw : (y+1)*dw] {
-			row[x] = remap[v]
-		}
+		copy(canvas[y*d.width+x0:y*d.width+x0+dw], src[y*dw:(y+1)*dw])
 	}
 	d.work += dw * d.height
 }
 
-// identity maps every palette index to itself.
-func identity() *[256]uint8 {
-	var r [256]uint8
-	for i := range r {
-		r[i] = uint8(i)
+// mapped returns frame n of digit k (src, at the output size) with each
+// index through remap, the same remap at every call of a drawing.
+func (d *setDrawing) mapped(k, n int, src []uint8, remap *[256]uint8) []uint8 {
+	if len(d.remapped[k]) == 0 {
+		d.remapped[k] = make([][]uint8, len(d.scaled[k]))
 	}
-	return &r
+	if p := d.remapped[k][n]; p != nil {
+		return p
+	}
+	out := make([]uint8, len(src))
+	for i, v := range src {
+		out[i] = remap[v]
+	}
+	d.remapped[k][n] = out
+	return out
 }
 
 // encodePNG writes the first frame of every digit.
 func (d *setDrawing) encodePNG(w io.Writer) error {
 	img := image.NewPaletted(image.Rect(0, 0, d.width, d.height), d.set.Palette)
-	remap := identity()
 	x := 0
 	for i := 0; i < len(d.text); i++ {
 		k := int(d.text[i] - '0')
-		d.place(img.Pix, x, k, 0, remap)
+		d.place(img.Pix, x, k, 0, nil)
 		x += d.widths[k]
 	}
 	return encodePNG(w, img)

@@ -2,7 +2,6 @@ package draw
 
 import (
 	"bufio"
-	"compress/lzw"
 	"encoding/binary"
 	"image"
 	"image/color"
@@ -46,56 +45,16 @@ func encodeGIF(w io.Writer, img *image.Paletted) error {
 	b = append(b, 0, byte(litWidth))
 	bw.Write(b)
 
-	blocks := &subBlocks{w: bw}
-	lw := lzw.NewWriter(blocks, lzw.LSB, litWidth)
+	e := new(lzwEncoder)
+	e.reset(litWidth)
 	for y := range height {
-		if _, err := lw.Write(img.Pix[y*img.Stride : y*img.Stride+width]); err != nil {
-			return err
-		}
+		e.write(img.Pix[y*img.Stride : y*img.Stride+width])
 	}
-	if err := lw.Close(); err != nil {
+	data, err := e.close()
+	if err != nil {
 		return err
 	}
-	blocks.flush()
-	bw.Write([]byte{0, 0x3b}) // end of image data, trailer
+	writeSubBlocks(bw, data)
+	bw.WriteByte(0x3b) // trailer
 	return bw.Flush()
-}
-
-// subBlocks cuts the LZW stream into GIF's sub-blocks of up to 255 bytes.
-type subBlocks struct {
-	w   *bufio.Writer
-	buf [255]byte
-	n   int
-}
-
-func (s *subBlocks) Write(p []byte) (int, error) {
-	for _, c := range p {
-		s.buf[s.n] = c
-		if s.n++; s.n == len(s.buf) {
-			s.flush()
-		}
-	}
-	return len(p), nil
-}
-
-// WriteByte and Flush make subBlocks the writer compress/lzw writes to
-// directly; without them it would put a bufio.Writer of its own in
-// between, allocated again at every Reset. Flush leaves the last block
-// for flush, after the LZW stream ends.
-func (s *subBlocks) WriteByte(c byte) error {
-	s.buf[s.n] = c
-	if s.n++; s.n == len(s.buf) {
-		s.flush()
-	}
-	return nil
-}
-
-func (s *subBlocks) Flush() error { return nil }
-
-func (s *subBlocks) flush() {
-	if s.n > 0 {
-		s.w.WriteByte(byte(s.n))
-		s.w.Write(s.buf[:s.n])
-		s.n = 0
-	}
 }

@@ -13,14 +13,21 @@ import (
 
 // sampleSet is a set the size of a typical Moe-Counter theme's digits:
 // 24 to 28 by 48 px, shaded in 32 colours on a clear ground, each digit
-// with frames frames 10 hundredths apart (1 for a still set).
-func sampleSet(tb testing.TB, frames int) *digitset.Set {
+// with frames frames 10 hundredths apart (1 for a still set). A mixed
+// set has deploy/bench/makeset's timings instead: digit k has 4+k%4
+// frames of 10+5*(k%3) hundredths, so that 123456 has a cycle of 4,200
+// hundredths and is cut at MaxSetFrames.
+func sampleSet(tb testing.TB, frames int, mixed bool) *digitset.Set {
 	tb.Helper()
 	var src [10]digitset.Source
 	for k := range src {
 		w, h := 24+k%5, 48
 		d := digitset.Source{Piece: make([]byte, 1500), PieceType: digitset.TypePNG}
-		for f := range frames {
+		n, delay := frames, 10
+		if mixed {
+			n, delay = 4+k%4, 10+5*(k%3)
+		}
+		for f := range n {
 			img := image.NewNRGBA(image.Rect(0, 0, w, h))
 			for y := range h {
 				for x := range w {
@@ -34,8 +41,8 @@ func sampleSet(tb testing.TB, frames int) *digitset.Set {
 				}
 			}
 			d.Frames = append(d.Frames, img)
-			if frames > 1 {
-				d.Delays = append(d.Delays, 10)
+			if n > 1 {
+				d.Delays = append(d.Delays, delay)
 				d.PieceType = digitset.TypeGIF
 			}
 		}
@@ -68,15 +75,16 @@ func drawStored(header []byte, digits *[10][]byte, text string, f counter.Format
 	return WriteDigitSet(buf, s, text, f, opt)
 }
 
-// BenchmarkDigitSet draws a 6-digit count in a still and an animated
-// set, in each format, from the stored bytes: compare with
+// BenchmarkDigitSet draws a 6-digit count in a still set, an animated
+// one whose digits are in step and one of mixed timings, in each format, from the stored bytes: compare with
 // BenchmarkDefaultPNG, a hit in the default font.
 func BenchmarkDigitSet(b *testing.B) {
 	for _, set := range []struct {
 		name   string
 		frames int
-	}{{"still", 1}, {"animated", 8}} {
-		s := sampleSet(b, set.frames)
+		mixed  bool
+	}{{"still", 1, false}, {"animated", 8, false}, {"mixed", 0, true}} {
+		s := sampleSet(b, set.frames, set.mixed)
 		header := s.MarshalHeader()
 		var digits [10][]byte
 		for k := range digits {

@@ -3,7 +3,6 @@ package draw
 import (
 	"bufio"
 	"bytes"
-	"compress/lzw"
 	"encoding/binary"
 	"image"
 	"image/color"
@@ -165,14 +164,26 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		}
 		copy(cur, prev)
 		box, clearBox := image.Rectangle{}, image.Rectangle{}
+		// A digit's every place shows the same frame, so the boxes of its
+		// change are found once and moved to its other places.
+		var moved [10]struct {
+			found   bool
+			x       int
+			b, clrb image.Rectangle
+		}
 		for i := 0; i < len(d.text); i++ {
 			k := int(d.text[i] - '0')
 			if !changed[k] {
 				continue
 			}
 			d.place(cur, x0[i], k, d.frameOf(clocks, k), remap)
-			b, cb := diffBox(prev, cur, d.width, x0[i], x0[i]+d.widths[k], d.height, clearIdx)
-			box, clearBox = box.Union(b), clearBox.Union(cb)
+			m := &moved[k]
+			if !m.found {
+				m.b, m.clrb = diffBox(prev, cur, d.width, x0[i], x0[i]+d.widths[k], d.height, clearIdx)
+				m.found, m.x = true, x0[i]
+			}
+			off := image.Pt(x0[i]-m.x, 0)
+			box, clearBox = box.Union(m.b.Add(off)), clearBox.Union(m.clrb.Add(off))
 		}
 		changed = [10]bool{}
 		if box.Empty() {
@@ -282,10 +293,12 @@ func opaqueBox(canvas []uint8, width int, r image.Rectangle, clearIdx int) image
 
 // gifPalette returns p as a GIF colour table, which has one fully
 // transparent index and nothing in between: colours under half opacity all
-// map (through remap) to the first of them, made clear (clearIdx, or -1
-// for none), and the others are made opaque.
+// map (through remap, nil when every index maps to itself) to the first of
+// them, made clear (clearIdx, or -1 for none), and the others are made
+// opaque.
 func gifPalette(p color.Palette) (pal []color.NRGBA, remap *[256]uint8, clearIdx int) {
 	remap = identity()
+	same := true
 	clearIdx = -1
 	pal = make([]color.NRGBA, len(p))
 	for i, c := range p {
@@ -299,6 +312,10 @@ func gifPalette(p color.Palette) (pal []color.NRGBA, remap *[256]uint8, clearIdx
 			clearIdx = i
 		}
 		remap[i] = uint8(clearIdx)
+		same = same && i == clearIdx
+	}
+	if same {
+		remap = nil
 	}
 	return pal, remap, clearIdx
 }
@@ -310,10 +327,9 @@ type gifWriter struct {
 	pal           []color.NRGBA
 	clearIdx      int
 	depth         int
-	lw            *lzw.Writer
-	blocks        *subBlocks
+	lzw           lzwEncoder
 	row           []uint8 // a row with unchanged pixels made clear
-	err           error   // the first of the LZW writer's
+	err           error   // the first of the LZW encoder's
 }
 
 func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx int) *gifWriter {
@@ -321,7 +337,6 @@ func newGIFWriter(w io.Writer, width, height int, pal []color.NRGBA, clearIdx in
 	for 1<<g.depth < len(pal) {
 		g.depth++
 	}
-	g.blocks = &subBlocks{w: g.bw}
 	return g
 }
 
@@ -367,12 +382,8 @@ func (g *gifWriter) frame(canvas, keep []uint8, f gifFrame) {
 		byte(r.Dx()), byte(r.Dx() >> 8), byte(r.Dy()), byte(r.Dy() >> 8), 0})
 	g.bw.Write(b[:])
 	g.bw.WriteByte(byte(litWidth))
-	if g.lw == nil {
-		g.lw = lzw.NewWriter(g.blocks, lzw.LSB, litWidth).(*lzw.Writer)
-	} else {
-		g.lw.Reset(g.blocks, lzw.LSB, litWidth)
-	}
-	for y := r.Min.Y; y < r.Max.Y && g.err == nil; y++ {
+	g.lzw.reset(litWidth)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := canvas[y*g.width+r.Min.X : y*g.width+r.Max.X]
 		if keep != nil {
 			g.row = append(g.row[:0], row...)
@@ -383,13 +394,15 @@ func (g *gifWriter) frame(canvas, keep []uint8, f gifFrame) {
 			}
 			row = g.row
 		}
-		// Only an index past the colour table fails, which a parsed set
-		// does not hold.
-		_, g.err = g.lw.Write(row)
+		g.lzw.write(row)
 	}
-	g.lw.Close()
-	g.blocks.flush()
-	g.bw.WriteByte(0) // end of image data
+	// Only an index past the colour table fails, which a parsed set
+	// does not hold.
+	data, err := g.lzw.close()
+	if g.err == nil {
+		g.err = err
+	}
+	writeSubBlocks(g.bw, data)
 }
 
 func (g *gifWriter) close() error {
@@ -398,4 +411,13 @@ func (g *gifWriter) close() error {
 		return err
 	}
 	return g.err
+}
+
+// identity maps every palette index to itself.
+func identity() *[256]uint8 {
+	var r [256]uint8
+	for i := range r {
+		r[i] = uint8(i)
+	}
+	return &r
 }

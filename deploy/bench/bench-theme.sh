@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench-theme.sh - what a hit drawn in a built-in look (theme=led, odometer,
-# nixie, retro) or in an owner's digit set (a still PNG folder and an
-# animated GIF folder that deploy/bench/makeset writes, added with theme
-# add; the animated one as PNG, GIF and SVG) costs beside a hit drawn in
+# nixie, retro) or in an owner's digit set (a still PNG folder and two
+# animated GIF folders that deploy/bench/makeset writes, added with theme
+# add: anim, digits of mixed timings, and step, digits in step; the
+# animated ones as PNG, GIF and SVG) costs beside a hit drawn in
 # the default digits (in the same format): direct CGI
 # runs of the same binary on the same counter, interleaved, each a new
 # visitor's counted view (deploy/bench/hitbench does the timing). Issue 30's
@@ -18,7 +19,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 
 N=${N:-300}
-LOOKS=led,odometer,nixie,retro,still,anim,anim:gif,anim:svg
+LOOKS=led,odometer,nixie,retro,still,step,step:gif,step:svg,anim,anim:gif,anim:svg
 
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
 bench_init bench-theme
@@ -29,15 +30,19 @@ go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/flo
 env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" \
 	show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
 go run ./deploy/bench/makeset "$T/sets"
-for set in still anim; do
+for set in still step anim; do
 	env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" theme add "$set" "$T/sets/$set" -db "$T/counter.db"
 done
 
 go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
 	-db "$T/counter.db" -n "$N" -costs-off=false -looks "$LOOKS"
 
-echo "image sizes of the count 000042 (bytes of the body):"
-for q in "" theme=led theme=odometer theme=nixie theme=retro theme=still theme=anim; do
+# Every timed run but the floor's counted 2N visitors (hitbench times a
+# hit, then runs it again under GNU time): the default digits as PNG, GIF
+# and SVG, and each look. A set's GIF depends on the digits drawn.
+looks=$(tr ',' '\n' <<<"$LOOKS" | wc -l)
+echo "image sizes at the count the timed hits left, $((2 * N * (3 + looks))) (bytes of the body):"
+for q in "" theme=led theme=odometer theme=nixie theme=retro theme=still theme=step theme=anim; do
 	for ext in png gif svg; do
 		size=$(env GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET SERVER_PROTOCOL=HTTP/1.1 \
 			SCRIPT_NAME=/cgi-bin/counter.cgi PATH_INFO=/bench.$ext QUERY_STRING="$q" \

@@ -1,9 +1,12 @@
-// Command makeset writes two digit sets for deploy/bench/bench-theme.sh,
-// made here (no third-party images): DIR/still, 0.png..9.png, and
-// DIR/anim, 0.gif..9.gif, whose digits have 4 to 7 frames and delays of
-// 10 to 20 hundredths, so that a count's digits animate at different
-// paces. Each digit is 28 to 32 px wide and 48 high, a coloured block
-// with a light bar that moves down frame by frame.
+// Command makeset writes three digit sets for deploy/bench/bench-theme.sh,
+// made here (no third-party images): DIR/still, 0.png..9.png; DIR/anim,
+// 0.gif..9.gif, whose digits have 4 to 7 frames and delays of 10 to 20
+// hundredths, so that a count's digits animate at different paces (the
+// composed GIF's worst case: 003200 is 84 frames of an 840-hundredth
+// cycle); and DIR/step, 0.gif..9.gif, every digit 8 frames of 10
+// hundredths, in step, as most animated Moe-Counter themes are. Each
+// digit is 28 to 32 px wide and 48 high, a coloured block with a light
+// bar that moves down frame by frame.
 //
 //	go run ./deploy/bench/makeset DIR
 package main
@@ -32,11 +35,9 @@ func main() {
 }
 
 func write(dir string) error {
-	for _, animated := range []bool{false, true} {
-		set := filepath.Join(dir, "still")
-		if animated {
-			set = filepath.Join(dir, "anim")
-		}
+	for _, kind := range []string{"still", "anim", "step"} {
+		set := filepath.Join(dir, kind)
+		animated := kind != "still"
 		if err := os.MkdirAll(set, 0o755); err != nil {
 			return err
 		}
@@ -45,9 +46,13 @@ func write(dir string) error {
 			name := strconv.Itoa(i) + ".png"
 			if animated {
 				g := &gif.GIF{}
-				for k := range 4 + i%4 {
+				frames, delay := 4+i%4, 10+5*(i%3)
+				if kind == "step" {
+					frames, delay = 8, 10
+				}
+				for k := range frames {
 					g.Image = append(g.Image, digit(i, k))
-					g.Delay = append(g.Delay, 10+5*(i%3))
+					g.Delay = append(g.Delay, delay)
 				}
 				if err := gif.EncodeAll(&b, g); err != nil {
 					return err
