@@ -129,6 +129,9 @@ func Parse(b []byte) (*Set, error) {
 		if err := s.ParseDigit(i, rec); err != nil {
 			return nil, err
 		}
+		if err := s.CheckPixels(i, MaxFrames); err != nil {
+			return nil, err
+		}
 	}
 	if len(b) != 0 {
 		return nil, damaged("%d bytes after the last digit", len(b))
@@ -188,8 +191,9 @@ func ParseHeader(b []byte) (*Set, error) {
 }
 
 // ParseDigit reads digit i's record into s, checking it against the
-// header: its width, and every pixel an index into the palette. Its pixels
-// and piece alias b, as Parse's do.
+// header: its width, its frames' sizes and its piece. Whether its pixels
+// index the palette is CheckPixels', for the frames a drawing uses. Its
+// pixels and piece alias b, as Parse's do.
 func (s *Set) ParseDigit(i int, b []byte) error {
 	if i < 0 || i > 9 {
 		return fmt.Errorf("digitset: no digit %d", i)
@@ -219,23 +223,36 @@ func (s *Set) ParseDigit(i int, b []byte) error {
 	case pieceLen > MaxPieceBytes:
 		return damaged("digit %d: piece of %d bytes", i, pieceLen)
 	}
-	n := len(s.Palette)
 	d.Frames = make([]Frame, frames)
 	p := b[digitFixed:]
 	for k := range d.Frames {
-		pix := p[2 : 2+size : 2+size]
-		if n < maxColors {
-			if m := maxIndex(pix); int(m) >= n {
-				return damaged("digit %d: frame %d: index %d past %d colours", i, k, m, n)
-			}
-		}
-		d.Frames[k] = Frame{Delay: int(binary.BigEndian.Uint16(p)), Pix: pix}
+		d.Frames[k] = Frame{Delay: int(binary.BigEndian.Uint16(p)), Pix: p[2 : 2+size : 2+size]}
 		p = p[2+size:]
 	}
 	if len(p) > 0 {
 		d.Piece = p[:len(p):len(p)]
 	}
 	s.Digits[i] = d
+	return nil
+}
+
+// CheckPixels fails unless the first frames frames of digit i, read by
+// ParseDigit, index only the palette's colours. ParseDigit leaves this to
+// the frames a drawing uses, so that a PNG of an animated set reads its
+// first frames only; Parse checks every frame.
+func (s *Set) CheckPixels(i, frames int) error {
+	if i < 0 || i > 9 {
+		return fmt.Errorf("digitset: no digit %d", i)
+	}
+	n := len(s.Palette)
+	if n >= maxColors {
+		return nil
+	}
+	for k, f := range s.Digits[i].Frames[:min(frames, len(s.Digits[i].Frames))] {
+		if m := maxIndex(f.Pix); int(m) >= n {
+			return damaged("digit %d: frame %d: index %d past %d colours", i, k, m, n)
+		}
+	}
 	return nil
 }
 

@@ -69,7 +69,14 @@ type setDrawing struct {
 // read, a size out of bounds: ErrSetTooLarge) is an error before anything
 // is written to w.
 func WriteDigitSet(w io.Writer, s *digitset.Set, text string, f counter.Format, opt SetOptions) error {
-	d, err := newSetDrawing(s, text, opt)
+	frames := 0 // SVG embeds each digit's file; its pixels are not read
+	switch f {
+	case counter.PNG:
+		frames = 1
+	case counter.GIF:
+		frames = digitset.MaxFrames
+	}
+	d, err := newSetDrawing(s, text, opt, frames)
 	if err != nil {
 		return err
 	}
@@ -129,25 +136,31 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 	return d, nil
 }
 
-func newSetDrawing(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error) {
+// newSetDrawing lays text out in s and checks the first frames frames of
+// every digit in it.
+func newSetDrawing(s *digitset.Set, text string, opt SetOptions, frames int) (*setDrawing, error) {
 	d, err := layoutSet(s, text, opt)
 	if err != nil {
 		return nil, err
 	}
 	for i := 0; i < len(text); i++ {
 		k := int(text[i] - '0')
-		frames, err := s.Frames(k)
+		if len(d.scaled[k]) > 0 {
+			continue // checked at its first place
+		}
+		all, err := s.Frames(k)
 		if err != nil {
 			return nil, fmt.Errorf("draw: %w", err)
 		}
-		if len(d.scaled[k]) == 0 {
-			d.scaled[k] = make([][]uint8, len(frames))
-		}
-		for _, fr := range frames {
+		for _, fr := range all {
 			if len(fr.Pix) != s.Digits[k].Width*s.Height {
 				return nil, fmt.Errorf("draw: digit %d: %d pixels for %dx%d", k, len(fr.Pix), s.Digits[k].Width, s.Height)
 			}
 		}
+		if err := s.CheckPixels(k, frames); err != nil {
+			return nil, fmt.Errorf("draw: %w", err)
+		}
+		d.scaled[k] = make([][]uint8, len(all))
 	}
 	return d, nil
 }

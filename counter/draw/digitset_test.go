@@ -177,6 +177,48 @@ func TestDigitSetRefuses(t *testing.T) {
 	}
 }
 
+// TestDigitSetDamagedFrame: a stored frame indexing past the palette is
+// refused by the drawings that read it, and only by them: the PNG reads
+// each digit's first frame, the SVG embeds the digits' files, and the GIF
+// reads every frame.
+func TestDigitSetDamagedFrame(t *testing.T) {
+	s := animSet(t)
+	if len(s.Palette) >= 256 || len(s.Digits[7].Frames) < 2 {
+		t.Fatalf("%d colours, %d frames of 7: the test needs a spare index and a second frame", len(s.Palette), len(s.Digits[7].Frames))
+	}
+	rec := s.MarshalDigit(7)
+	whole, at := s.Marshal(), -1
+	if at = bytes.Index(whole, rec); at < 0 {
+		t.Fatal("digit 7's record is not in the whole set's bytes")
+	}
+	damaged, err := digitset.ParseHeader(s.MarshalHeader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := damaged.ParseDigit(7, rec); err != nil {
+		t.Fatal(err)
+	}
+	damaged.Digits[7].Frames[1].Pix[0] = 255 // aliases rec
+	for _, tc := range []struct {
+		format counter.Format
+		ok     bool
+	}{
+		{counter.PNG, true},
+		{counter.SVG, true},
+		{counter.GIF, false},
+	} {
+		var b bytes.Buffer
+		err := WriteDigitSet(&b, damaged, "77", tc.format, SetOptions{})
+		if (err == nil) != tc.ok || !tc.ok && (!errors.Is(err, digitset.ErrDamaged) || b.Len() != 0) {
+			t.Errorf("%v: got %v and %d bytes, want drawn %v", tc.format, err, b.Len(), tc.ok)
+		}
+	}
+	copy(whole[at:], rec)
+	if _, err := digitset.Parse(whole); !errors.Is(err, digitset.ErrDamaged) {
+		t.Errorf("the whole set with the damaged frame: got %v, want ErrDamaged", err)
+	}
+}
+
 // TestDigitSetGolden keeps small composed images as they are drawn now;
 // go test ./counter/draw -update rewrites them.
 func TestDigitSetGolden(t *testing.T) {
