@@ -26,7 +26,10 @@
 # database: the line "measuring the costs" is what timing its own
 # requests costs a hit (issue 17: within 2 %).
 #
-# Both binaries are built static and stripped, as shipped, into a temp dir.
+# The binaries are built static and stripped, as shipped, into a temp dir:
+# counter.cgi is the hit binary (./cgi/hit), and the full tool (./cgi) it
+# execs for anything else is counter/counter-tool beside cgi-bin, as
+# install.sh lays out /usr/lib; the binary before is one program.
 # lighttpd runs in the foreground on a free 127.0.0.1 port with a generated
 # main config that includes the shipped deploy/lighttpd/counter.conf, its
 # paths pointed at the temp dir; floor.cgi gets its own cgi.assign there,
@@ -45,11 +48,15 @@ REQUESTS=${REQUESTS:-1200}
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
 bench_init bench-hit
 export CGO_ENABLED=0
-go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi
+# The pair as installed: counter.cgi, the hit binary (./cgi/hit), which
+# execs the full tool (./cgi) outside cgi-bin for anything but an image.
+mkdir -p "$T/counter"
+go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-tool" ./cgi
+go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi/hit
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/floor
 # The same counter with writers queued by bbolt's own polling lock only, to
 # show what the side lock in store/sidelock.go buys under lighttpd.
-go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi
+go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi/hit
 env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" \
 	show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
 BEFORE=${1:-${BEFORE:-8cfcf85}}
