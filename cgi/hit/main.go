@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,21 +47,28 @@ var toolPath = "../counter/counter-tool"
 func main() {
 	started := time.Now()
 	growStack(0)
-	env := plain.ReadEnv(os.Environ())
-	if env["GATEWAY_INTERFACE"] != "" {
+	os.Exit(run(started, os.Args, os.Environ(), os.Stdout, os.Stderr))
+}
+
+// run is the whole program, started at started: it serves an image
+// request, or execs the full tool and comes back only when that fails,
+// and returns the exit code.
+func run(started time.Time, args, environ []string, stdout, stderr io.Writer) int {
+	env := plain.ReadEnv(environ)
+	cgi := env["GATEWAY_INTERFACE"] != ""
+	if cgi {
 		if r, name, format, ok := imageRequest(env); ok {
-			serve(r, name, format, env, started, os.Stdout, os.Stderr)
-			return
+			serve(r, name, format, env, started, stdout, stderr)
+			return 0
 		}
 	}
-	err := execTool(fullTool(toolPath), os.Args, os.Environ())
-	// Only a failure comes back.
-	if env["GATEWAY_INTERFACE"] != "" {
-		failCGI(env, err, os.Stdout, os.Stderr)
-		os.Exit(1)
+	err := execTool(fullTool(toolPath), args, environ)
+	if cgi {
+		failCGI(env, err, stdout, stderr)
+	} else {
+		fmt.Fprintln(stderr, "counter:", err)
 	}
-	fmt.Fprintln(os.Stderr, "counter:", err)
-	os.Exit(1)
+	return 1
 }
 
 // imageRequest reads the image request env describes, if it is one this
@@ -184,7 +192,7 @@ func failCGI(env plain.Env, err error, stdout, stderr io.Writer) {
 		body := []byte("internal error\n")
 		plain.WriteAnswer(stdout, 500, []plain.Field{
 			{Key: "Content-Type", Value: "text/plain; charset=utf-8"},
-			{Key: "Content-Length", Value: fmt.Sprint(len(body))},
+			{Key: "Content-Length", Value: strconv.Itoa(len(body))},
 		}, body)
 		return
 	}
