@@ -10,12 +10,15 @@ import (
 )
 
 // depsFile lists, for the shipped build of goarch (CGO_ENABLED=0, linux;
-// deploy/build.sh), every package the counter binary links but its own:
-// the standard library's, then the modules'. Every hit starts the binary,
-// and what it links is paid at start-up in memory and time, so a change to
-// the list must be seen and meant: rewrite them with
-// go test ./cgi -run ImportGraph -update-deps, and say why in the commit.
-func depsFile(goarch string) string { return "../testdata/deps/cgi-linux-" + goarch + ".txt" }
+// deploy/build.sh), every package that binary (cgi, the full tool; hit,
+// counter.cgi, which every hit starts) links but its own: the standard
+// library's, then the modules'. What a hit links is paid at start-up in
+// memory and time, so a change to the list must be seen and meant:
+// rewrite them with go test ./cgi -run ImportGraph -update-deps, and say
+// why in the commit.
+func depsFile(binary, goarch string) string {
+	return "../testdata/deps/" + binary + "-linux-" + goarch + ".txt"
+}
 
 // shipped are the builds deploy/build.sh makes: GOARCH, and GOARM for
 // arm (armv6 and armv7 link the same packages).
@@ -33,7 +36,7 @@ func goList(tb testing.TB, goarch, goarm string, args ...string) []string {
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
-var updateDeps = flag.Bool("update-deps", false, "rewrite "+depsFile("*")+" from go list")
+var updateDeps = flag.Bool("update-deps", false, "rewrite "+depsFile("*", "*")+" from go list")
 
 // deniedImports are packages the binary must never link, and why, the
 // standard library's and the modules' alike. Each has a small stand-in in
@@ -50,6 +53,17 @@ var deniedImports = map[string]string{
 	"net/http/cgi":                   "compiles a regexp at start-up for its host side: 0.25 ms a hit; gateway/request.go builds the request, compared with net/http/cgi in tests",
 	"regexp":                         "compiling a pattern costs every process that links it; nothing on the hit path needs one",
 	"os/exec":                        "only net/http/cgi's host side needed it",
+}
+
+// deniedInHit are packages the hit binary (./hit) must not link besides
+// deniedImports, and why: it serves a counted image and nothing else.
+var deniedInHit = map[string]string{
+	"net/http":       "its inits and pages cost any program that links it 0.3 ms and 2.4 MB a hit (deploy/README.md); cgi/gateway/plain reads the request and writes the answer",
+	"crypto/tls":     "net/http's; a CGI hit knows HTTPS from the HTTPS variable, and needs nothing of it",
+	"mime/multipart": "net/http's forms; a hit reads no body",
+	"net":            "no socket on a hit's path: the address is REMOTE_ADDR's text, read by net/netip",
+	"image/png":      "the PNG decoder is the full tool's, for themes (counter/themefile)",
+	"image/gif":      "the GIF decoder is the full tool's, for themes (counter/themefile)",
 }
 
 // acceptedImports are packages the binary links that one would not
@@ -80,12 +94,15 @@ type floor struct {
 // The tools under deploy/ stand outside it, and nothing imports them.
 var floors = []floor{
 	{name: "tools", pkgs: []string{"deploy/..."}, http: true, modules: []string{""}},
-	{name: "main", pkgs: []string{"cgi", "cgi/themedecode"}},
+	{name: "main", pkgs: []string{"cgi", "cgi/themedecode", "cgi/hit"}},
 	{name: "commands and handlers", pkgs: []string{"cgi/admin", "cgi/web"}, apart: true, http: true,
 		modules: []string{"golang.org/x/term"}},
-	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/guard", "cgi/meter", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
+	// The image server, which the hit binary and the handlers share,
+	// knows nothing of HTTP's types.
+	{name: "image server", pkgs: []string{"cgi/imagehit"}},
+	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/plain", "cgi/guard", "cgi/meter", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
 		// The gateway serves any http.Handler: it knows no counters.
-		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline"}}},
+		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline", "cgi/gateway/plain"}, "cgi/gateway/plain": {}}},
 	{name: "store", pkgs: []string{"store"}, modules: []string{"go.etcd.io/bbolt"}},
 	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
 }
@@ -166,18 +183,23 @@ func TestDependenciesRunOneWay(t *testing.T) {
 	}
 }
 
-// TestImportGraph fails when the shipped binary's import graph changes,
-// for any build deploy/build.sh makes, or when it links a denied package.
+// TestImportGraph fails when the shipped binaries' import graphs change,
+// for any build deploy/build.sh makes, or when they link a denied package:
+// the full tool (.) and the hit binary (./hit), which links less.
 func TestImportGraph(t *testing.T) {
 	for _, b := range shipped {
-		t.Run(b.goarch, func(t *testing.T) { checkImportGraph(t, b.goarch, b.goarm) })
+		t.Run("cgi-"+b.goarch, func(t *testing.T) { checkImportGraph(t, ".", "cgi", b.goarch, b.goarm, deniedImports) })
+		t.Run("hit-"+b.goarch, func(t *testing.T) {
+			checkImportGraph(t, "./hit", "hit", b.goarch, b.goarm, deniedImports)
+			checkImportGraph(t, "./hit", "hit", b.goarch, b.goarm, deniedInHit)
+		})
 	}
 }
 
-func checkImportGraph(t *testing.T, goarch, goarm string) {
-	std := goList(t, goarch, goarm, "-deps", "-f", "{{if .Standard}}{{.ImportPath}}{{end}}", ".")
+func checkImportGraph(t *testing.T, pkg, binary, goarch, goarm string, denied map[string]string) {
+	std := goList(t, goarch, goarm, "-deps", "-f", "{{if .Standard}}{{.ImportPath}}{{end}}", pkg)
 	var modules []string
-	for _, p := range goList(t, goarch, goarm, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".") {
+	for _, p := range goList(t, goarch, goarm, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg) {
 		if p != "" && !strings.HasPrefix(p, "hitcounter/") && p != "hitcounter" {
 			modules = append(modules, p)
 		}
@@ -187,9 +209,9 @@ func checkImportGraph(t *testing.T, goarch, goarm string) {
 	slices.Sort(modules)
 	got := strings.Join(append(std, modules...), "\n") + "\n"
 
-	for p, why := range deniedImports {
+	for p, why := range denied {
 		if slices.Contains(std, p) || slices.Contains(modules, p) {
-			t.Errorf("the binary links %s: %s", p, why)
+			t.Errorf("%s links %s: %s", binary, p, why)
 		}
 	}
 	for p, why := range acceptedImports {
@@ -198,12 +220,12 @@ func checkImportGraph(t *testing.T, goarch, goarm string) {
 		}
 	}
 	if *updateDeps {
-		if err := os.WriteFile(depsFile(goarch), []byte(got), 0o644); err != nil {
+		if err := os.WriteFile(depsFile(binary, goarch), []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	b, err := os.ReadFile(depsFile(goarch))
+	b, err := os.ReadFile(depsFile(binary, goarch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,12 +236,12 @@ func checkImportGraph(t *testing.T, goarch, goarm string) {
 	gotSet, wantSet := strings.Fields(got), strings.Fields(want)
 	for _, p := range gotSet {
 		if !slices.Contains(wantSet, p) {
-			t.Errorf("new in the binary: %s", p)
+			t.Errorf("new in %s: %s", binary, p)
 		}
 	}
 	for _, p := range wantSet {
 		if !slices.Contains(gotSet, p) {
-			t.Errorf("gone from the binary: %s", p)
+			t.Errorf("gone from %s: %s", binary, p)
 		}
 	}
 	t.Errorf("the import graph changed; if that is meant, measure a hit before and after (deploy/bench/bench-hit.sh), then run go test ./cgi -run ImportGraph -update-deps")

@@ -30,7 +30,7 @@ type syscallEvent struct {
 }
 
 // straceCalls are the calls the tests look at.
-const straceCalls = "trace=write,pwrite64,writev,fdatasync,fsync,rename,renameat,renameat2"
+const straceCalls = "trace=write,pwrite64,writev,fdatasync,fsync,rename,renameat,renameat2,execve"
 
 // straceCommand returns cmd run under strace -f -y, logging to a file
 // whose path it also returns. Without strace the test skips, or fails
@@ -102,25 +102,42 @@ func dumpEvents(evs []syscallEvent) string {
 	return b.String()
 }
 
-// TestCGIHitSyncedBeforeAnswer runs one CGI hit of the built binary under
-// strace: counter.db is synced after the hit's write and before the
+// TestCGIHitSyncedBeforeAnswer runs one CGI hit of each built binary that
+// serves one, the full tool and the hit binary installed as counter.cgi,
+// under strace: counter.db is synced after the hit's write and before the
 // answer goes to stdout.
 func TestCGIHitSyncedBeforeAnswer(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "counter.db")
-	if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
-		t.Fatalf("create: %v %s", err, out)
-	}
-	cmd, log := straceCommand(t, counterBinary(t))
-	cmd.Env = hitEnv(t, db)
-	out, err := cmd.Output()
-	if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
-		t.Fatalf("hit under strace: %v %.60q", err, out)
-	}
-	checkSyncedBeforeAnswer(t, readStrace(t, log), db, func(e syscallEvent) bool {
-		return isWrite(e) && strings.HasPrefix(e.args, `, "Status:`)
-	})
-	if n := countIn(t, db); n != 1 {
-		t.Errorf("count %d, want 1", n)
+	for _, b := range []struct{ name, bin string }{{"full tool", counterBinary(t)}, {"hit binary", hitBinary(t)}} {
+		t.Run(b.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "counter.db")
+			if out, err := adminRun(t, db, "create", "demo", "reload=off"); err != nil {
+				t.Fatalf("create: %v %s", err, out)
+			}
+			cmd, log := straceCommand(t, b.bin)
+			cmd.Env = hitEnv(t, db)
+			out, err := cmd.Output()
+			if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
+				t.Fatalf("hit under strace: %v %.60q", err, out)
+			}
+			evs := readStrace(t, log)
+			checkSyncedBeforeAnswer(t, evs, db, func(e syscallEvent) bool {
+				return isWrite(e) && strings.HasPrefix(e.args, `, "Status:`)
+			})
+			if n := countIn(t, db); n != 1 {
+				t.Errorf("count %d, want 1", n)
+			}
+			// The binary strace starts, and no other: the hit binary
+			// served the hit itself.
+			execs := 0
+			for _, e := range evs {
+				if e.call == "execve" {
+					execs++
+				}
+			}
+			if execs != 1 {
+				t.Errorf("%d execve, want 1 (%s)", execs, dumpEvents(evs))
+			}
+		})
 	}
 }
 

@@ -11,9 +11,14 @@
 #                             binary dies there with SIGILL)
 #   counter.cgi-linux-amd64   a PC or server
 #
-# and beside each, counter-themedecode-linux-NAME: theme add's image
-# decoder (./cgi/themedecode), a program of its own so that counter.cgi,
-# which every hit starts, links no image decoder.
+# counter.cgi-linux-NAME is the hit binary (./cgi/hit), which a web server
+# runs for every hit: it serves a counted image itself and execs the full
+# tool for anything else. Beside each, counter-tool-linux-NAME: the full
+# tool (./cgi: the pages, FastCGI, the admin commands), installed as
+# /usr/lib/counter/counter-tool, where counter.cgi finds it from
+# /usr/lib/cgi-bin; and counter-themedecode-linux-NAME: theme add's image
+# decoder (./cgi/themedecode), a program of its own so that neither binary
+# links an image decoder.
 #
 # and, with dpkg-deb, from those binaries and the very files install.sh
 # installs, one package for each of Debian's architectures:
@@ -55,11 +60,12 @@ for target in "${targets[@]}"; do
 	bin="$out/counter.cgi-linux-$name"
 	env=(CGO_ENABLED=0 GOOS=linux GOARCH="$arch")
 	[ "$arm" = - ] || env+=(GOARM="$arm")
-	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$bin" ./cgi
+	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$bin" ./cgi/hit
+	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-tool-linux-$name" ./cgi
 	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-themedecode-linux-$name" ./cgi/themedecode
-	for b in "$bin" "$out/counter-themedecode-linux-$name"; do
+	for b in "$bin" "$out/counter-tool-linux-$name" "$out/counter-themedecode-linux-$name"; do
 		size=$(stat -c %s "$b")
-		printf '%-40s %9d bytes (%s KiB)\n' "$b" "$size" "$(((size + 1023) / 1024))"
+		printf '%-48s %9d bytes (%s KiB)\n' "$b" "$size" "$(((size + 1023) / 1024))"
 	done
 done
 
@@ -81,6 +87,7 @@ deb() {
 	trap "rm -rf '$stage'" RETURN
 	d=$stage/root
 	install -D -m 0755 "$bin" "$d/usr/lib/cgi-bin/counter.cgi"
+	install -D -m 0755 "${bin/counter.cgi-/counter-tool-}" "$d/usr/lib/counter/counter-tool"
 	install -D -m 0755 "${bin/counter.cgi-/counter-themedecode-}" "$d/usr/lib/counter/counter-themedecode"
 	install -D -m 0644 deploy/counter.tmpfiles.conf "$d/usr/lib/tmpfiles.d/counter.conf"
 	install -D -m 0644 deploy/systemd/counter.socket "$d/lib/systemd/system/counter.socket"

@@ -40,6 +40,10 @@ bin_path=/usr/lib/cgi-bin/counter.cgi
 # of cgi-bin: counter.cgi looks for it here when it is not beside it
 decoder_dir=/usr/lib/counter
 decoder_path=$decoder_dir/counter-themedecode
+# the full tool (./cgi), which counter.cgi (./cgi/hit) execs for anything
+# but a counted image, out of cgi-bin too: counter.cgi finds it as
+# ../counter/counter-tool from its own folder
+tool_path=$decoder_dir/counter-tool
 data_dir=/var/lib/counter
 db_path=$data_dir/counter.db
 run_dir=/run/counter

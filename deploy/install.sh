@@ -7,12 +7,14 @@
 #                          [--counter NAME] [--url URL] [--root DIR]
 #                          [--packaged]
 #
-# --binary FILE   the counter.cgi to install (built for this machine, e.g. by
-#                 `go build` or deploy/build.sh); without it the script
-#                 builds one with go, if go is installed. counter-themedecode
-#                 (theme add's image decoder) is taken from beside it, named
-#                 as FILE is (counter-themedecode-linux-arm64 beside
-#                 counter.cgi-linux-arm64), or built with it
+# --binary FILE   the counter.cgi to install (built for this machine by
+#                 deploy/build.sh, or `go build ./cgi/hit`); without it the
+#                 script builds one with go, if go is installed. The full
+#                 tool it runs for all but a hit (counter-tool, `go build
+#                 ./cgi`) and counter-themedecode (theme add's image
+#                 decoder) are taken from beside it, named as FILE is
+#                 (counter-tool-linux-arm64 beside counter.cgi-linux-arm64),
+#                 or built with it
 # --server S      which server to set up: lighttpd, apache, nginx, caddy,
 #                 both (lighttpd and apache) or all, or several with commas
 #                 (apache,nginx); by default each one installed
@@ -34,8 +36,9 @@
 #                 units, the init script and the tmpfiles rule are the
 #                 package's, already in place
 #
-# It installs the binary as /usr/lib/cgi-bin/counter.cgi (and the decoder
-# as /usr/lib/counter/counter-themedecode, out of reach of CGI), makes
+# It installs the binary as /usr/lib/cgi-bin/counter.cgi (and the full tool
+# and the decoder as /usr/lib/counter/counter-tool and counter-themedecode,
+# out of reach of CGI), makes
 # /var/lib/counter (www-data, 0750) and /run/counter (and has systemd make
 # the latter at boot), drops in the server's configuration, enables its
 # modules, checks the configuration and reloads the servers that run
@@ -99,16 +102,36 @@ elif [ -z "$binary" ]; then
 	command -v go >/dev/null || die "no --binary given and no go to build one with"
 	say "building counter.cgi with $(go version | cut -d' ' -f3)"
 	binary=$work/counter.cgi
-	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$binary" ./cgi)
+	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$binary" ./cgi/hit)
+	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$work/counter-tool" ./cgi)
 	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$work/counter-themedecode" ./cgi/themedecode)
 fi
 [ -f "$binary" ] || die "--binary $binary: no such file"
 binary=$(realpath -- "$binary") # run below: a bare name would be looked up in PATH
-"$binary" help </dev/null >/dev/null 2>&1 || die "$binary does not run here (built for another machine?)"
+# The full tool, which counter.cgi runs for all but a hit: beside the
+# binary, named as it is.
+tool=$root$tool_path # the package's
+if [ "$packaged" = 0 ]; then
+	base=$(basename -- "$binary")
+	tool=""
+	for t in "$(dirname -- "$binary")/counter-tool${base#counter.cgi}" "$(dirname -- "$binary")/counter-tool"; do
+		if [ -f "$t" ]; then
+			tool=$t
+			break
+		fi
+	done
+	[ -n "$tool" ] || die "no counter-tool beside $binary: counter.cgi runs it for all but a hit (deploy/build.sh builds both; go build -o counter-tool ./cgi)"
+fi
+[ -f "$tool" ] || die "$tool: no such file"
+"$tool" help </dev/null >/dev/null 2>&1 || die "$tool does not run here (built for another machine?)"
+# counter.cgi itself, asked for an image of a name no counter has: it
+# answers alone, touching nothing.
+env -i GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=HEAD SERVER_PROTOCOL=HTTP/1.1 PATH_INFO=/-.png \
+	COUNTER_COSTS=off COUNTER_DB=/nonexistent/counter.db "$binary" </dev/null 2>/dev/null | grep -q '^Status: 400' ||
+	die "$binary does not run here (built for another machine?), or is not counter.cgi (go build ./cgi/hit)"
 # theme add's decoder: beside the binary, named as it is.
 decoder=""
 if [ "$packaged" = 0 ]; then
-	base=$(basename -- "$binary")
 	for d in "$(dirname -- "$binary")/counter-themedecode${base#counter.cgi}" "$(dirname -- "$binary")/counter-themedecode"; do
 		if [ -f "$d" ]; then
 			decoder=$d
@@ -121,8 +144,9 @@ bin_before=$changed
 if [ "$packaged" = 0 ]; then
 	ensure_dir /usr/lib/cgi-bin 0755 root:root
 	ensure_file "$binary" "$bin_path" 0755 root:root
+	ensure_dir "$decoder_dir" 0755 root:root
+	ensure_file "$tool" "$tool_path" 0755 root:root
 	if [ -n "$decoder" ]; then
-		ensure_dir "$decoder_dir" 0755 root:root
 		ensure_file "$decoder" "$decoder_path" 0755 root:root
 	fi
 	ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root

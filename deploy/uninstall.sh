@@ -114,6 +114,7 @@ if [ "$packaged" = 0 ]; then
 	fi
 	remove "$init_script"
 	remove "$bin_path"
+	remove "$tool_path"
 	remove "$decoder_path"
 	if [ -d "$root$decoder_dir" ] && [ -z "$(ls -A "$root$decoder_dir")" ]; then
 		remove "$decoder_dir" # the owner's own files there stay

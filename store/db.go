@@ -162,7 +162,7 @@ func openFileFunc(create bool, opened **os.File) func(string, int, os.FileMode) 
 		if err := refuseForeignLink(name); err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(name, flag, perm)
+		f, err := openFile(name, flag, perm)
 		*opened = f
 		if err == nil && flag&os.O_RDWR != 0 {
 			if err := handOver(f, name); err != nil {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 
+	"hitcounter/cgi/gateway/plain"
 	"hitcounter/cgi/internal/logline"
 )
 
@@ -42,12 +43,7 @@ type Options struct {
 // complete response and sent SIGTERM. Only a long answer, an export that
 // changes nothing, goes out as the handler writes it, without a length.
 func ServeCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Writer, o Options) error {
-	env := make(map[string]string, len(environ))
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
+	env := plain.ReadEnv(environ)
 	rw := newResponse(cgiForm)
 	rw.out = stdout
 	req := serveEnv(rw, h, env, stdin, o)

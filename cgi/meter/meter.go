@@ -539,3 +539,12 @@ func release(c *counts) {
 		*c = nil
 	}
 }
+
+// ProcessCPU is the CPU time, user and system, the process has used.
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/rundir"
@@ -45,7 +46,7 @@ type App struct {
 	cfg  config.Config
 	log  *logline.Logger
 	demo bool // serve the demo page at "/" (Local only)
-	hits hitter
+	hits imagehit.Hitter
 	// run is the runtime directory, shared with the other processes.
 	run *rundir.Dir
 	// visitors remembers who was seen today, in the run directory.
@@ -91,7 +92,7 @@ func (a *App) Close() {
 // newApp returns the App of a CGI process.
 func newApp(cfg config.Config, log *logline.Logger) *App {
 	a := &App{cfg: cfg, log: log, verify: counter.VerifyPassword, hash: counter.HashPassword}
-	a.hits = oneShot{a}
+	a.hits = imagehit.OneShot{Open: a.open, Log: log}
 	a.run = rundir.New(cfg.RunDir, cfg.DB, log)
 	a.visitors = seen.Open(a.run)
 	a.newMeter(false)
@@ -188,7 +189,7 @@ func (a *App) recoverPanics(h http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				err := fmt.Errorf("panic: %s", panicSummary(v))
+				err := fmt.Errorf("panic: %s", logline.PanicSummary(v))
 				// An answer that has begun to stream cannot become an
 				// error: it is cut short, so that it is not taken for whole.
 				if gateway.Cut(w) {

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/internal/buildinfo"
 	"hitcounter/cgi/meter"
 	"hitcounter/counter/costs"
@@ -42,25 +42,7 @@ func (a *App) newMeter(longLived bool) {
 	if longLived {
 		open = meter.NewMapped
 	}
-	a.timing.meter = open(a.run, buildinfo.Read().ID(), a.now, meter.Hooks{
-		Fold: func(days []costs.Day) ([]string, error) {
-			db, err := a.open(false)
-			if err != nil {
-				return nil, err
-			}
-			defer db.Close()
-			return db.FoldCosts(days, a.now())
-		},
-		Build: func(id string, k costs.Kind, f costs.Figures) (string, error) {
-			db, err := a.open(false)
-			if err != nil {
-				return "", err
-			}
-			defer db.Close()
-			return db.BuildCosts(id, k, f, a.now())
-		},
-		Warn: func(line string) { a.log.Printf("%s", line) },
-	})
+	a.timing.meter = open(a.run, buildinfo.Read().ID(), a.now, imagehit.MeterHooks(a.open, a.now, a.log))
 }
 
 // metered is the ResponseWriter a route's handler gets: it carries the
@@ -95,7 +77,7 @@ func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), 
 		// and all the CPU time the process took.
 		handle(a, m, r)
 		if m.set {
-			a.timing.meter.Record(m.kind, time.Since(a.timing.started), processCPU())
+			a.timing.meter.Record(m.kind, time.Since(a.timing.started), meter.ProcessCPU())
 		}
 		a.timing.mu.Lock()
 		commits := a.timing.commits
@@ -110,13 +92,13 @@ func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), 
 	mine := a.timing.begun.Add(1)
 	start, cpu0 := time.Now(), time.Duration(0)
 	if n == 1 {
-		cpu0 = processCPU() // only a request alone is given its CPU time
+		cpu0 = meter.ProcessCPU() // only a request alone is given its CPU time
 	}
 	handle(a, m, r)
 	wall := time.Since(start)
 	var cpu time.Duration
 	if n == 1 && a.timing.begun.Load() == mine {
-		cpu = processCPU() - cpu0
+		cpu = meter.ProcessCPU() - cpu0
 	}
 	a.timing.inFlight.Add(-1)
 	if m.set {
@@ -135,13 +117,4 @@ func (a *App) recordCommit(d time.Duration) {
 	a.timing.mu.Lock()
 	a.timing.commits = append(a.timing.commits, d)
 	a.timing.mu.Unlock()
-}
-
-// processCPU is the CPU time, user and system, the process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

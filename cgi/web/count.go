@@ -2,9 +2,12 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
+	"hitcounter/cgi/imagehit"
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
 	"hitcounter/store"
@@ -55,7 +58,7 @@ func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 // without counting, and reads it.
 func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
 	err := counter.CheckName(name)
-	var site siteHit
+	var site imagehit.SiteHit
 	if err == nil && len(r.URL.RawQuery) > counter.MaxQueryLen {
 		err = &counter.ParamError{Param: "query", Reason: "longer than " + strconv.Itoa(counter.MaxQueryLen) + " bytes"}
 	}
@@ -65,8 +68,56 @@ func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
 	if err != nil {
 		return store.Glance{}, err
 	}
-	return a.glance(name, site)
+	return a.images().Glance(name, site)
 }
 
 // dayKeyOf is the UTC day of t as the exports write it.
 func dayKeyOf(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// siteParams reads what a site's hit says of its page: the tag's
+// page=PATH, or else the Referer's path, and the tag's show=page|site.
+func siteParams(rawQuery, referer string) (imagehit.SiteHit, error) {
+	var h imagehit.SiteHit
+	if p, ok, err := queryValue(rawQuery, "page"); err != nil {
+		return h, err
+	} else if ok {
+		h.Target = p
+	} else if t, ok := counter.RefererTarget(referer); ok {
+		h.Target = t
+	}
+	show, ok, err := queryValue(rawQuery, "show")
+	if err != nil || !ok {
+		return h, err
+	}
+	i, ok := counter.ParseImage(show)
+	if !ok {
+		return h, &counter.ParamError{Param: "show", Reason: "must be page or site"}
+	}
+	h.Image = &i
+	return h, nil
+}
+
+// queryValue returns the value of key in rawQuery, which
+// counter.ParseStyle has bounded and checked; a key given twice is refused,
+// as a style's are.
+func queryValue(rawQuery, key string) (string, bool, error) {
+	var value string
+	found := false
+	for rest := rawQuery; rest != ""; {
+		var pair string
+		pair, rest, _ = strings.Cut(rest, "&")
+		k, v, _ := strings.Cut(pair, "=")
+		if k != key {
+			continue
+		}
+		if found {
+			return "", false, &counter.ParamError{Param: key, Reason: "given more than once"}
+		}
+		var err error
+		if value, err = url.QueryUnescape(v); err != nil {
+			return "", false, &counter.ParamError{Param: key, Reason: "bad %-escape"}
+		}
+		found = true
+	}
+	return value, found, nil
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"hitcounter/cgi/imagehit"
 	"hitcounter/counter"
 	"hitcounter/counter/draw"
 	"hitcounter/store"
@@ -124,7 +125,7 @@ func TestFailedCommitCostsNoView(t *testing.T) {
 				if w := serve(a, "GET", "/"+name+".png", "Referer", "https://other.example/"); w.Code != http.StatusOK {
 					t.Fatalf("hit %d: status %d, want 200", i, w.Code)
 				}
-				g, err := a.glance(name, siteHit{})
+				g, err := a.images().Glance(name, imagehit.SiteHit{})
 				if err != nil {
 					t.Fatal(err)
 				}

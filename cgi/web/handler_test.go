@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
@@ -62,7 +63,7 @@ func serve(a *App, method, target string, header ...string) *httptest.ResponseRe
 
 func total(tb testing.TB, a *App, name string) uint64 {
 	tb.Helper()
-	g, err := a.glance(name, siteHit{})
+	g, err := a.images().Glance(name, imagehit.SiteHit{})
 	if err != nil {
 		tb.Fatal(err)
 	}

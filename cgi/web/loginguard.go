@@ -7,10 +7,10 @@ import (
 	"math"
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"hitcounter/cgi/guard"
+	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/rundir"
 )
 
@@ -248,29 +248,9 @@ func (a *App) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
 // the peer is a proxy the owner trusts, the last address in
 // X-Forwarded-For that is not one of those proxies.
 func (a *App) clientAddr(r *http.Request) string {
-	peer := peerAddr(r)
-	p, err := netip.ParseAddr(peer)
-	if err != nil || !a.trusted(p.Unmap()) {
-		return peer
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0 && i >= len(hops)-16; i-- {
-		h, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
-		}
-		if !a.trusted(h.Unmap()) {
-			return h.Unmap().String()
-		}
-	}
-	return peer
+	return imagehit.ClientAddr(peerAddr(r), r.Header.Values("X-Forwarded-For"), a.cfg.TrustedProxies)
 }
 
 func (a *App) trusted(addr netip.Addr) bool {
-	for _, p := range a.cfg.TrustedProxies {
-		if p == addr {
-			return true
-		}
-	}
-	return false
+	return imagehit.Trusted(a.cfg.TrustedProxies, addr)
 }

@@ -1,9 +1,6 @@
 package web
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"io"
 	"mime"
@@ -12,22 +9,16 @@ import (
 	"time"
 
 	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/imagehit"
 )
 
 // ownerCookie is the name of the cookie by which a browser asks not to be
 // counted by one counter.
-const ownerCookie = "counter_owner"
+const ownerCookie = imagehit.OwnerCookie
 
 // ownerLifetime is how long the owner cookie lasts: 400 days, the most
 // browsers keep a cookie.
 const ownerLifetime = 400 * 24 * time.Hour
-
-// ownerPrefix starts every owner token; a new format takes a new prefix,
-// so old cookies are refused rather than misread.
-const ownerPrefix = "o1."
-
-// ownerTokenLen is the length of every owner token.
-var ownerTokenLen = len(ownerPrefix) + base64.RawURLEncoding.EncodedLen(sha256.Size)
 
 // maxOwnerForm caps the owner form: one short field.
 const maxOwnerForm = 1 << 10
@@ -35,45 +26,16 @@ const maxOwnerForm = 1 << 10
 // errBadOwnerForm is a form to /NAME/owner without count=yes or count=no.
 var errBadOwnerForm = errors.New("bad owner form")
 
-// ownerToken returns the value of the owner cookie of counter name: a
-// version prefix and an HMAC-SHA256 of the name under the owner key. It
-// holds no expiry: the cookie's own Max-Age is enough, since the worst a
-// copied cookie can do is leave some hits uncounted.
-func ownerToken(name string, key []byte) string {
-	var mac [sha256.Size]byte
-	return ownerPrefix + base64.RawURLEncoding.EncodeToString(ownerMAC(mac[:0], name, key))
-}
+// ownerToken is imagehit.OwnerToken: the owner cookie's value.
+func ownerToken(name string, key []byte) string { return imagehit.OwnerToken(name, key) }
 
-func ownerMAC(dst []byte, name string, key []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte("counter-owner-v1\x00"))
-	m.Write([]byte(name))
-	return m.Sum(dst)
-}
+// ownerTokenLen is the length of every owner token.
+var ownerTokenLen = imagehit.OwnerTokenLen
 
 // ownerMarked reports whether r carries an owner cookie valid for counter
-// name under key. It runs on every hit, so it decodes into arrays on the
-// stack and compares in constant time; nil key (none made yet) marks no one.
+// name under key (imagehit.OwnerMarked, which judges a hit by it).
 func ownerMarked(r *http.Request, name string, key []byte) bool {
-	if len(key) == 0 {
-		return false
-	}
-	for _, c := range r.CookiesNamed(ownerCookie) {
-		v := c.Value
-		if len(v) != ownerTokenLen || v[:len(ownerPrefix)] != ownerPrefix {
-			continue
-		}
-		var got, want [sha256.Size]byte
-		// Strict: several spellings of one MAC must not all verify.
-		n, err := base64.RawURLEncoding.Strict().Decode(got[:], []byte(v[len(ownerPrefix):]))
-		if err != nil || n != len(got) {
-			continue
-		}
-		if hmac.Equal(got[:], ownerMAC(want[:0], name, key)) {
-			return true
-		}
-	}
-	return false
+	return imagehit.OwnerMarked(r.Header.Values("Cookie"), name, key)
 }
 
 // ownerPaths are the paths under the mount that the owner cookie of

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"hitcounter/cgi/imagehit"
 	"hitcounter/store"
 )
 
 // panicking is a hitter with a bug: it panics where the hit would be
 // written.
-type panicking struct{ hitter }
+type panicking struct{ imagehit.Hitter }
 
 func (panicking) Visit(store.Visit) (store.Counted, error) { panic("a bug in the hit") }
 

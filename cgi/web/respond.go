@@ -6,48 +6,37 @@ import (
 	"strconv"
 
 	"hitcounter/cgi/gateway"
-	"hitcounter/counter"
-	"hitcounter/store"
+	"hitcounter/cgi/imagehit"
 )
 
 // noCache makes browsers and image proxies (GitHub's camo among them) ask
 // again for every view, so every view is counted.
 func noCache(h http.Header) {
-	h.Set("Cache-Control", "no-cache, no-store, must-revalidate, max-age=0")
-	h.Set("Pragma", "no-cache")
-	h.Set("Expires", "0")
-	h.Set("X-Content-Type-Options", "nosniff")
+	for _, f := range imagehit.NoCache(nil) {
+		h.Set(f.Key, f.Value)
+	}
 }
 
 // errorHeader carries the reason for a refused image request, where the
 // owner can see it in the browser's network panel without breaking the page.
-const errorHeader = "X-Counter-Error"
+const errorHeader = imagehit.ErrorHeader
 
 // publicError maps an error to the status and the short fixed message a
 // visitor may see. The detail stays in the log.
+// The errors a hit can meet are the image server's (imagehit.PublicError);
+// these are the pages' and the gateway's.
 func publicError(err error) (int, string) {
-	var pe *counter.ParamError
+	status, msg, known := imagehit.PublicError(err)
 	switch {
-	case errors.As(err, &pe):
-		return http.StatusBadRequest, pe.Error()
+	case known:
 	case errors.Is(err, gateway.ErrBadRequest):
 		return http.StatusBadRequest, "bad request"
-	case errors.Is(err, counter.ErrInvalidName), errors.Is(err, errUncleanPath):
+	case errors.Is(err, errUncleanPath):
 		return http.StatusBadRequest, "invalid counter name"
-	case errors.Is(err, counter.ErrNotFound):
-		return http.StatusNotFound, "no such counter"
-	case errors.Is(err, counter.ErrNoTheme):
-		return http.StatusBadRequest, "no such theme"
-	case errors.Is(err, store.ErrTimeout):
-		return http.StatusServiceUnavailable, "busy, try again"
 	case errors.Is(err, errLoginRequired):
 		return http.StatusUnauthorized, "log in first"
-	case errors.Is(err, store.ErrMissing), errors.Is(err, store.ErrDamaged), errors.Is(err, store.ErrLockIsDatabase):
-		return http.StatusServiceUnavailable, "counter unavailable"
-	case errors.Is(err, store.ErrFull):
-		return http.StatusInsufficientStorage, "database full"
 	}
-	return http.StatusInternalServerError, "internal error"
+	return status, msg
 }
 
 // writeBody sends a complete answer with its length; the body is left out

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/rundir"
 	"net"
 	"net/http"
@@ -165,8 +166,8 @@ func TestCountingRules(t *testing.T) {
 			{addr: a1, ua: "Wget/1.21.4", want: counter.Bot},
 			{addr: a1, ua: "python-requests/2.31.0", want: counter.Bot},
 			{addr: a1, ua: "Go-http-client/1.1", want: counter.Bot},
-			{addr: a1, ua: "", want: counter.Bot},                                              // no User-Agent at all
-			{addr: a1, ua: chromeUA + strings.Repeat(" x", maxUserAgent/2), want: counter.Bot}, // longer than any browser's
+			{addr: a1, ua: "", want: counter.Bot},                                                       // no User-Agent at all
+			{addr: a1, ua: chromeUA + strings.Repeat(" x", imagehit.MaxUserAgent/2), want: counter.Bot}, // longer than any browser's
 			{addr: a1, ua: iphoneUA, want: v, newVisitor: true},
 		}},
 		{"prefetches", nil, []hit{

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
@@ -14,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -342,5 +344,14 @@ func TestGlyphCacheBound(t *testing.T) {
 	}
 	if n := len(c.sets); n != maxGlyphSets {
 		t.Errorf("cache holds %d glyph sets, want the bound %d", n, maxGlyphSets)
+	}
+}
+
+// TestChunkCRC checks the PNG chunks' own CRC-32 against hash/crc32's.
+func TestChunkCRC(t *testing.T) {
+	for _, s := range []string{"", "IEND", "IHDR\x00\x00\x00\x06\x00\x00\x00\x02\x04\x03\x00\x00\x00", strings.Repeat("\xff\x00\x7f", 300)} {
+		if got, want := chunkCRC([]byte(s)), crc32.ChecksumIEEE([]byte(s)); got != want {
+			t.Errorf("chunkCRC(%q): got %08x, want %08x", s, got, want)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package draw
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"io"
@@ -94,5 +93,26 @@ func appendChunk(out []byte, kind string, data []byte) []byte {
 	start := len(out)
 	out = append(out, kind...)
 	out = append(out, data...)
-	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
+	return binary.BigEndian.AppendUint32(out, chunkCRC(out[start:]))
+}
+
+// chunkCRC is the CRC-32 (IEEE) of a chunk's type and data, half a byte
+// at a time from a table of 16 constants. hash/crc32 builds a table of
+// 8 KiB at the first sum on amd64 and 32-bit ARM: 25 us of a CGI hit,
+// for the few hundred bytes of a counter's PNG (bench-breakdown.sh).
+func chunkCRC(p []byte) uint32 {
+	crc := ^uint32(0)
+	for _, b := range p {
+		crc ^= uint32(b)
+		crc = crc>>4 ^ crcNibble[crc&15]
+		crc = crc>>4 ^ crcNibble[crc&15]
+	}
+	return ^crc
+}
+
+// crcNibble is the CRC-32 (IEEE, reversed polynomial 0xedb88320) of each
+// half byte.
+var crcNibble = [16]uint32{
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
+	0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c, 0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
 }

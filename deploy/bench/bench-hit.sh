@@ -3,22 +3,33 @@
 # that any Go CGI program pays (deploy/bench/floor), run directly and served by
 # Debian's lighttpd.
 #
-#     deploy/bench/bench-hit.sh                  # N=300 REQUESTS=1200
+#     deploy/bench/bench-hit.sh                  # N=300 REQUESTS=1200, against 8cfcf85
+#     deploy/bench/bench-hit.sh COMMIT           # against the binary of COMMIT
 #     N=200 REQUESTS=1000 deploy/bench/bench-hit.sh
-#     BEFORE=none deploy/bench/bench-hit.sh      # without the binary before
+#     deploy/bench/bench-hit.sh none             # without the binary before
+#     REQUESTS=0 deploy/bench/bench-hit.sh       # direct runs only, no lighttpd
+#
+# The line "issue 31" has the figures of issue 31: a counted view's wall
+# time (p50) and peak RSS against the floor's (the targets: at most 1.30
+# each), the same ratios of the binary before, and after against before,
+# all from one interleaved run.
 #
 # The counter runs with every counting rule on (it shows visitors, with a
 # reload window, an ignore list and a referrer list), and each direct run
 # is a browser's hit from a new address, so it counts. Beside it runs the
-# binary of BEFORE (a commit; by default the last release of schema 1, the
-# binary before counting rules), on a database of its own, built from the
-# repository's history: the difference is what the rules cost a hit.
+# binary of the commit given (by default 8cfcf85, the commit before issue
+# 31's first), on a database of its own with the same counter, built from
+# the repository's history: the difference is what the commits since cost
+# or saved a hit.
 #
 # The counter also runs with COUNTER_COSTS=off beside itself, on the same
 # database: the line "measuring the costs" is what timing its own
 # requests costs a hit (issue 17: within 2 %).
 #
-# Both binaries are built static and stripped, as shipped, into a temp dir.
+# The binaries are built static and stripped, as shipped, into a temp dir:
+# counter.cgi is the hit binary (./cgi/hit), and the full tool (./cgi) it
+# execs for anything else is counter/counter-tool beside cgi-bin, as
+# install.sh lays out /usr/lib; the binary before is one program.
 # lighttpd runs in the foreground on a free 127.0.0.1 port with a generated
 # main config that includes the shipped deploy/lighttpd/counter.conf, its
 # paths pointed at the temp dir; floor.cgi gets its own cgi.assign there,
@@ -37,22 +48,34 @@ REQUESTS=${REQUESTS:-1200}
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
 bench_init bench-hit
 export CGO_ENABLED=0
-go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi
+# The pair as installed: counter.cgi, the hit binary (./cgi/hit), which
+# execs the full tool (./cgi) outside cgi-bin for anything but an image.
+mkdir -p "$T/counter"
+go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-tool" ./cgi
+go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi/hit
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/floor
 # The same counter with writers queued by bbolt's own polling lock only, to
 # show what the side lock in store/sidelock.go buys under lighttpd.
-go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi
+go build -trimpath -ldflags="-s -w" -tags bboltlockonly -o "$T/cgi-bin/counter-bboltlock.cgi" ./cgi/hit
 env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" \
 	show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
-BEFORE=${BEFORE:-bb08e9a74a1e5ef96226d5f6b351a4a96797dbf1}
+BEFORE=${1:-${BEFORE:-8cfcf85}}
 before_args=()
 if [ "$BEFORE" != none ]; then
-	mkdir -p "$T/before-src"
+	mkdir -p "$T/before-src" "$T/before/run"
 	git -C "$REPO" archive --format=tar "$BEFORE" | tar -x -C "$T/before-src"
 	(cd "$T/before-src" && GOFLAGS=-mod=mod go build -trimpath -ldflags="-s -w" -o "$T/counter-before.cgi" ./cgi)
-	env -u GATEWAY_INTERFACE "$T/counter-before.cgi" create bench -db "$T/counter-before.db" >/dev/null
-	before_args=(-before "$T/counter-before.cgi" -before-db "$T/counter-before.db")
+	env -u GATEWAY_INTERFACE "$T/counter-before.cgi" create bench -db "$T/before/counter.db" \
+		show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
+	before_args=(-before "$T/counter-before.cgi" -before-db "$T/before/counter.db")
 	echo "before: $(git -C "$REPO" log -1 --format='%h %s' "$BEFORE")"
+fi
+
+if [ "$REQUESTS" = 0 ]; then
+	go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
+		-db "$T/counter.db" -n "$N" "${before_args[@]}"
+	echo "run time ${SECONDS}s"
+	exit 0
 fi
 
 bench_snippet

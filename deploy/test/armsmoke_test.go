@@ -43,21 +43,23 @@ func TestARMBinaries(t *testing.T) {
 	t.Logf("deploy/build.sh took %v:\n%s", time.Since(start).Round(time.Second), out)
 	machines := map[string]elf.Machine{"arm64": elf.EM_AARCH64, "armv7": elf.EM_ARM, "armv6": elf.EM_ARM, "amd64": elf.EM_X86_64}
 	for name, machine := range machines {
-		if err := checkStaticStripped(filepath.Join(dist, "counter.cgi-linux-"+name), machine); err != nil {
-			t.Error(err)
+		for _, b := range []string{"counter.cgi", "counter-tool", "counter-themedecode"} {
+			if err := checkStaticStripped(filepath.Join(dist, b+"-linux-"+name), machine); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	for _, a := range armTargets {
 		t.Run(a.name, func(t *testing.T) {
-			qe := qemuRun{qemu: qemuUser(t, a.qemu), cpu: a.cpu, bin: filepath.Join(dist, "counter.cgi-linux-"+a.name)}
+			qe := qemuRun{qemu: qemuUser(t, a.qemu), cpu: a.cpu, bin: filepath.Join(dist, "counter.cgi-linux-"+a.name), tool: filepath.Join(dist, "counter-tool-linux-"+a.name)}
 			t.Run("hits", func(t *testing.T) { armHits(t, qe) })
 			t.Run("full database", func(t *testing.T) { armFullDatabase(t, qe) })
 		})
 	}
 	// The claim behind the armv6 build: a Pi Zero or 1 cannot run armv7.
 	t.Run("armv7 on arm1176", func(t *testing.T) {
-		qe := qemuRun{qemu: qemuUser(t, "qemu-arm"), cpu: "arm1176", bin: filepath.Join(dist, "counter.cgi-linux-armv7")}
-		_, _, err := qe.run(t, nil, "help")
+		qe := qemuRun{qemu: qemuUser(t, "qemu-arm"), cpu: "arm1176", bin: filepath.Join(dist, "counter.cgi-linux-armv7"), tool: filepath.Join(dist, "counter-tool-linux-armv7")}
+		_, _, err := qe.run(t, qe.tool, nil, "help")
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGILL {
 			t.Errorf("the GOARM=7 binary on an ARM1176 core: %v, want death by SIGILL", err)
@@ -89,16 +91,19 @@ func checkStaticStripped(path string, machine elf.Machine) error {
 	return nil
 }
 
-// qemuRun runs one binary under qemu-user as one CPU.
-type qemuRun struct{ qemu, cpu, bin string }
+// qemuRun runs build.sh's binaries under qemu-user as one CPU: bin,
+// counter.cgi, for hits, and tool, the full tool, for admin commands (run
+// through counter.cgi they would need the kernel to run an ARM binary
+// that counter.cgi execs, which qemu-user does only with binfmt_misc).
+type qemuRun struct{ qemu, cpu, bin, tool string }
 
-// run runs the binary with the environment env (nothing else of this
+// run runs binary bin with the environment env (nothing else of this
 // process's) and args, in a folder of its own (qemu may leave a core file).
-func (q qemuRun) run(t testing.TB, env []string, args ...string) (stdout, stderr []byte, err error) {
+func (q qemuRun) run(t testing.TB, bin string, env []string, args ...string) (stdout, stderr []byte, err error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, q.qemu, append([]string{"-cpu", q.cpu, q.bin}, args...)...)
+	cmd := exec.CommandContext(ctx, q.qemu, append([]string{"-cpu", q.cpu, bin}, args...)...)
 	cmd.Env, cmd.Dir = ownRunDir(t, env), t.TempDir()
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -109,7 +114,7 @@ func (q qemuRun) run(t testing.TB, env []string, args ...string) (stdout, stderr
 // admin runs an admin command on the database db and returns its stdout.
 func (q qemuRun) admin(t testing.TB, db string, args ...string) string {
 	t.Helper()
-	out, errOut, err := q.run(t, []string{"COUNTER_DB=" + db}, args...)
+	out, errOut, err := q.run(t, q.tool, []string{"COUNTER_DB=" + db}, args...)
 	if err != nil {
 		t.Fatalf("counter.cgi %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
 	}
@@ -129,6 +134,13 @@ type cgiAnswer struct {
 // added, and parses its answer.
 func (q qemuRun) cgi(t testing.TB, set ...string) cgiAnswer {
 	t.Helper()
+	return q.cgiOf(t, q.bin, set...)
+}
+
+// cgiOf is cgi with binary bin: the full tool for what counter.cgi would
+// exec it for (a count as JSON).
+func (q qemuRun) cgiOf(t testing.TB, bin string, set ...string) cgiAnswer {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot, "testdata/cgienv/lighttpd-direct.env"))
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +151,7 @@ func (q qemuRun) cgi(t testing.TB, set ...string) cgiAnswer {
 			env = append(env, l)
 		}
 	}
-	out, errOut, err := q.run(t, append(env, set...))
+	out, errOut, err := q.run(t, bin, append(env, set...))
 	if err != nil {
 		t.Fatalf("CGI %v: %v; stderr %s", set, err, errOut)
 	}
@@ -205,7 +217,7 @@ func armHits(t *testing.T, q qemuRun) {
 			t.Errorf("hit %d: stderr %q", i, ans.stderr)
 		}
 	}
-	ans := q.cgi(t, "COUNTER_DB="+db, run, "PATH_INFO=/demo.json")
+	ans := q.cgiOf(t, q.tool, "COUNTER_DB="+db, run, "PATH_INFO=/demo.json")
 	if want := fmt.Sprintf(`{"name":"demo","count":%d,`, hits); ans.status != http.StatusOK || !strings.HasPrefix(string(ans.body), want) {
 		t.Errorf("JSON: %d %q, want 200 %q", ans.status, ans.body, want)
 	}
@@ -254,7 +266,7 @@ func armFullDatabase(t *testing.T, q qemuRun) {
 	if !line.MatchString(ans.stderr) {
 		t.Errorf("stderr %q, want one line saying the hit was not counted for lack of room", ans.stderr)
 	}
-	ans = q.cgi(t, append(env, "PATH_INFO=/"+name+".json")...)
+	ans = q.cgiOf(t, q.tool, append(env, "PATH_INFO=/"+name+".json")...)
 	if want := `{"name":"` + name + `","count":0,`; ans.status != http.StatusOK || !strings.HasPrefix(string(ans.body), want) {
 		t.Errorf("JSON after the full hit: %d %q, want 200 %q", ans.status, ans.body, want)
 	}

@@ -125,7 +125,7 @@ include_shell "cat %[5]s/etc/lighttpd/conf-enabled/counter*.conf 2>/dev/null | s
 				t.Errorf("blog counts %d after install.sh's check, want %d: the check must count nothing", got, views)
 			}
 			if mode.name == "fastcgi" {
-				checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+				checkFastCGIProcess(t, filepath.Join(root, "usr/lib/counter/counter-tool"))
 			}
 			checkInstalledPage(t, srv, tagOf(t, out), "blog", chromeUA+" "+mode.name)
 			views++
@@ -151,6 +151,7 @@ func noSystemdEnv(t *testing.T, root, calls string) []string {
 	moves := ""
 	for _, m := range [][2]string{
 		{"/usr/lib/cgi-bin/counter.cgi", root + "/usr/lib/cgi-bin/counter.cgi"},
+		{"/usr/lib/counter/counter-tool", root + "/usr/lib/counter/counter-tool"},
 		{"/var/lib/counter/counter.db", root + "/var/lib/counter/counter.db"},
 		{"=/run/counter$", "=" + root + "/run/counter"},
 		{"/run/counter.pid", root + "/run/counter.pid"},
@@ -252,10 +253,10 @@ func TestInstallServiceWithoutSystemd(t *testing.T) {
 	} else if got := fileMode(fi) + " " + fileOwner(fi); got != "Srw-rw---- www-data:www-data" {
 		t.Errorf("the init script's socket: got %s, want Srw-rw---- www-data:www-data", got)
 	}
-	if pids := processesOf(filepath.Join(root, "usr/lib/cgi-bin/counter.cgi")); len(pids) != 1 {
+	if pids := processesOf(filepath.Join(root, "usr/lib/counter/counter-tool")); len(pids) != 1 {
 		t.Errorf("got %d processes of the service, want 1", len(pids))
 	} else {
-		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/counter/counter-tool"))
 	}
 	os.Remove(calls)
 	if out := mustRunKit(t, env, "", root, "install.sh", args...); !strings.Contains(out, "nothing to change") {
@@ -282,7 +283,7 @@ func TestInstallServiceWithoutSystemd(t *testing.T) {
 	if status() == nil {
 		t.Errorf("service counter status: running after uninstall.sh")
 	}
-	if pids := processesOf(filepath.Join(root, "usr/lib/cgi-bin/counter.cgi")); len(pids) != 0 {
+	if pids := processesOf(filepath.Join(root, "usr/lib/counter/counter-tool")); len(pids) != 0 {
 		t.Errorf("the service (pids %v) still runs after uninstall.sh", pids)
 	}
 	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
@@ -345,7 +346,7 @@ func TestInstallApacheWithoutSystemd(t *testing.T) {
 	t.Run("apache", func(t *testing.T) {
 		srv := startInstalledApache(t, root)
 		checkInstalledHit(t, srv, "blog")
-		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/counter/counter-tool"))
 		checkInstalledPage(t, srv, tagOf(t, out), "blog", chromeUA+" apache")
 	})
 

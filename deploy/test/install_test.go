@@ -147,7 +147,7 @@ func TestInstallScript(t *testing.T) {
 			t.Run("lighttpd", func(t *testing.T) {
 				countHit(t, startInstalledLighttpd(t, lighttpd, root, mode.conf.lighttpd))
 				if mode.name == "fastcgi" {
-					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/counter/counter-tool"))
 				}
 			})
 			// Apache with the whole of Debian's configuration around it.
@@ -163,7 +163,7 @@ func TestInstallScript(t *testing.T) {
 				}
 				countHit(t, srv)
 				if mode.name == "fastcgi" { // the service's, not a CGI of mod_cgid, also enabled
-					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/cgi-bin/counter.cgi"))
+					checkFastCGIProcess(t, filepath.Join(root, "usr/lib/counter/counter-tool"))
 				}
 			})
 
@@ -175,6 +175,10 @@ func TestInstallScript(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(newer, append(b, 0), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// The full tool it runs, beside it, as install.sh wants it.
+			if err := installTool(filepath.Dir(bin), binDir); err != nil {
 				t.Fatal(err)
 			}
 			out = script(t, "install.sh", append([]string{"--binary", newer, "--counter", "blog"}, mode.flags...)...)
@@ -226,7 +230,8 @@ func TestInstallScript(t *testing.T) {
 
 // checkFastCGIProcess checks that one process runs the binary at path, as
 // www-data: lighttpd starts it after it has dropped root, and mod_fcgid
-// as Apache's user.
+// as Apache's user. A FastCGI process started as counter.cgi runs the
+// full tool, /usr/lib/counter/counter-tool, which counter.cgi execs.
 func checkFastCGIProcess(t *testing.T, path string) {
 	t.Helper()
 	pids := processesOf(path)
@@ -334,6 +339,7 @@ func checkInstalled(t *testing.T, root string, c installedConf) {
 		path, mode, owner string
 	}{
 		{"usr/lib/cgi-bin/counter.cgi", "-rwxr-xr-x", "root:root"},
+		{"usr/lib/counter/counter-tool", "-rwxr-xr-x", "root:root"},        // all but a hit, out of cgi-bin
 		{"usr/lib/counter/counter-themedecode", "-rwxr-xr-x", "root:root"}, // theme add's, out of cgi-bin
 		{"var/lib/counter", "drwxr-x---", "www-data:www-data"},
 		{"var/lib/counter/counter.db", "-rw-------", "www-data:www-data"},

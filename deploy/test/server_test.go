@@ -51,7 +51,11 @@ func TestMain(m *testing.M) {
 }
 
 // buildCounter builds counter.cgi the way the README does, once per test
-// run, with counter-themedecode beside it, and returns its path.
+// run, and returns its path: the hit binary (./cgi/hit) in DIR/bin, with
+// the full tool (./cgi) and counter-themedecode beside it, as build.sh's
+// dist/ has them for install.sh, and in DIR/counter, where counter.cgi
+// finds the tool from DIR/bin (../counter/counter-tool), as
+// /usr/lib/cgi-bin/counter.cgi finds /usr/lib/counter/counter-tool.
 func buildCounter(t testing.TB) string {
 	t.Helper()
 	b := &counterBin
@@ -64,23 +68,30 @@ func buildCounter(t testing.TB) string {
 		if b.dir, b.err = os.MkdirTemp("", "counter-deploy-test-"); b.err != nil {
 			return
 		}
-		b.path = filepath.Join(b.dir, "counter.cgi")
+		bin, lib := filepath.Join(b.dir, "bin"), filepath.Join(b.dir, "counter")
+		for _, d := range []string{bin, lib} {
+			if b.err = os.Mkdir(d, 0o755); b.err != nil {
+				return
+			}
+		}
+		b.path = filepath.Join(bin, "counter.cgi")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", b.path, "./cgi")
-		cmd.Dir = repoRoot
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build ./cgi: %v\n%s", err, out)
-			return
+		for _, p := range []struct{ out, pkg string }{
+			{b.path, "./cgi/hit"},
+			{filepath.Join(bin, "counter-tool"), "./cgi"},
+			// theme add's decoder, beside it, as build.sh puts it.
+			{filepath.Join(bin, "counter-themedecode"), "./cgi/themedecode"},
+		} {
+			cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", p.out, p.pkg)
+			cmd.Dir = repoRoot
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.err = fmt.Errorf("go build %s: %v\n%s", p.pkg, err, out)
+				return
+			}
 		}
-		// theme add's decoder, beside it, as build.sh puts it.
-		cmd = exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(b.dir, "counter-themedecode"), "./cgi/themedecode")
-		cmd.Dir = repoRoot
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build ./cgi/themedecode: %v\n%s", err, out)
-		}
+		b.err = installTool(bin, lib)
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
@@ -88,16 +99,39 @@ func buildCounter(t testing.TB) string {
 	return b.path
 }
 
-// installCounter installs the binary into a fresh cgi-bin folder and
-// returns that folder and the path of a database that does not exist yet.
+// installTool copies the full tool and the decoder from folder from to
+// folder lib, as install.sh puts them in /usr/lib/counter.
+func installTool(from, lib string) error {
+	for _, name := range []string{"counter-tool", "counter-themedecode"} {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(lib, name), b, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// installCounter installs the binary into a fresh cgi-bin folder, and the
+// full tool it runs for all but a hit into counter/ beside it, and returns
+// that folder and the path of a database that does not exist yet.
 func installCounter(t testing.TB) (cgiDir, dbPath string) {
 	t.Helper()
 	bin, err := os.ReadFile(buildCounter(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cgiDir = filepath.Join(t.TempDir(), "cgi-bin")
-	if err := os.Mkdir(cgiDir, 0o755); err != nil {
+	root := t.TempDir()
+	cgiDir = filepath.Join(root, "cgi-bin")
+	lib := filepath.Join(root, "counter")
+	for _, d := range []string{cgiDir, lib} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := installTool(filepath.Dir(buildCounter(t)), lib); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(cgiDir, "counter.cgi"), bin, 0o755); err != nil {
@@ -413,8 +447,9 @@ func checkConfig(cmd *exec.Cmd) error {
 // runServer starts cmd, a server in the foreground, with its output to
 // stderrPath, registers its stop, and waits until it serves /ok.txt. The
 // stop also waits for the processes of the counter binary at counterPath,
-// which a FastCGI set-up keeps running between requests: the server must
-// end them, and they must exit when asked.
+// which a FastCGI set-up keeps running between requests (as the full tool,
+// toolOf, which counter.cgi execs): the server must end them, and they
+// must exit when asked.
 func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL, counterPath string) error {
 	t.Helper()
 	name := filepath.Base(cmd.Path)
@@ -440,7 +475,7 @@ func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL, counterPath str
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
-		if pids := waitGone(counterPath, 10*time.Second); len(pids) > 0 {
+		if pids := append(waitGone(counterPath, 10*time.Second), waitGone(toolOf(counterPath), 10*time.Second)...); len(pids) > 0 {
 			for _, pid := range pids {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
@@ -476,6 +511,13 @@ func waitGone(path string, timeout time.Duration) []int {
 			return pids
 		}
 	}
+}
+
+// toolOf is the full tool that counter.cgi at path runs for all but a
+// hit, a FastCGI process among them: ../counter/counter-tool from its
+// folder, as /usr/lib/counter/counter-tool from /usr/lib/cgi-bin.
+func toolOf(path string) string {
+	return filepath.Join(filepath.Dir(filepath.Dir(path)), "counter", "counter-tool")
 }
 
 // processesOf returns the processes that run the executable at path, even

@@ -138,7 +138,7 @@ func direct(floor, counter, db string, n int, before, beforeDB string, costsOff 
 			float64(len(d))/total.Seconds(), float64(peakRSS(res[i]))/1e6)
 	}
 	a, b := walls(res[0]), walls(res[1])
-	fmt.Printf("  ratio b/a: p50 %.2f (target <= 1.30), p99 %.2f, peak RSS %.2f (target <= 1.40)\n",
+	fmt.Printf("  ratio b/a: p50 %.2f (target <= 1.30), p99 %.2f, peak RSS %.2f (target <= 1.30)\n",
 		ms(percentile(b, 50))/ms(percentile(a, 50)), ms(percentile(b, 99))/ms(percentile(a, 99)),
 		float64(peakRSS(res[1]))/float64(peakRSS(res[0])))
 	if off >= 0 {
@@ -160,9 +160,12 @@ func direct(floor, counter, db string, n int, before, beforeDB string, costsOff 
 	}
 	if before != "" {
 		old := res[len(res)-1]
-		fmt.Printf("  after - before: p50 %+.3f ms (target <= +0.15), peak RSS %+.2f MB (target <= +0.30), ratio to the floor p50 %.2f before\n",
-			ms(percentile(b, 50))-ms(percentile(walls(old), 50)), float64(peakRSS(res[1])-peakRSS(old))/1e6,
-			ms(percentile(walls(old), 50))/ms(percentile(a, 50)))
+		fmt.Printf("  after - before: p50 %+.3f ms, peak RSS %+.2f MB\n",
+			ms(percentile(b, 50))-ms(percentile(walls(old), 50)), float64(peakRSS(res[1])-peakRSS(old))/1e6)
+		fmt.Printf("  issue 31, wall time p50 and peak RSS of a counted view: against the floor %.2f and %.2f (targets <= 1.30), before %.2f and %.2f; against before %.2f and %.2f\n",
+			ms(percentile(b, 50))/ms(percentile(a, 50)), float64(peakRSS(res[1]))/float64(peakRSS(res[0])),
+			ms(percentile(walls(old), 50))/ms(percentile(a, 50)), float64(peakRSS(old))/float64(peakRSS(res[0])),
+			ms(percentile(b, 50))/ms(percentile(walls(old), 50)), float64(peakRSS(res[1]))/float64(peakRSS(old)))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package web
+package imagehit
 
 import (
 	"bytes"
@@ -19,10 +19,10 @@ var errSetGone = errors.New("the counter's default theme is not in the database"
 // after the hit's transaction, with the header and the digits text holds
 // only. named says the tag named the set, rather than the counter's
 // setting.
-func (a *App) drawSet(body *bytes.Buffer, name, text string, format counter.Format, style counter.Style, named bool) error {
+func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.Format, style counter.Style, named bool) error {
 	s, err := a.digitSet(style.Set, text)
 	if errors.Is(err, counter.ErrNoTheme) && !named {
-		a.log.Printf("counter %q: its theme %s is not in the database: drawn in the font (counter.cgi config %s theme=NAME)", name, style.Set, name)
+		a.Log.Printf("counter %q: its theme %s is not in the database: drawn in the font (counter.cgi config %s theme=NAME)", name, style.Set, name)
 		return errSetGone
 	}
 	if err != nil {
@@ -38,8 +38,8 @@ func (a *App) drawSet(body *bytes.Buffer, name, text string, format counter.Form
 
 // digitSet reads set name with the digits of text, in a read transaction
 // of its own.
-func (a *App) digitSet(name, text string) (*digitset.Set, error) {
-	db, err := a.open(true)
+func (a *Server) digitSet(name, text string) (*digitset.Set, error) {
+	db, err := a.Open(true)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package web
+package logline
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// panicSummary describes a recovered panic for the log without its value:
+// PanicSummary describes a recovered panic for the log without its value:
 // a value can hold anything in scope (a password, a session key), so only
 // the runtime's own errors, which hold indices and types, are shown. Then
 // comes the stack from where it happened, innermost first, functions and
@@ -16,7 +16,7 @@ import (
 // one log line. A panic that another recovery passed on (store's, which
 // keeps only bbolt's own) shows that frame too. It must be called from
 // the deferred function that recovered.
-func panicSummary(v any) string {
+func PanicSummary(v any) string {
 	what := fmt.Sprintf("a value of type %T", v)
 	if err, ok := v.(runtime.Error); ok {
 		what = err.Error()

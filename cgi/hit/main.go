@@ -1,0 +1,203 @@
+// Command hit is counter.cgi as the web server runs it: the program a
+// counted image execs. It serves GET and HEAD of /NAME.png, .gif and .svg
+// under CGI itself, with the image server the full tool serves too
+// (package cgi/imagehit), and links no net/http: a hit starts a smaller
+// program. For anything else (another page or method, an environment it
+// does not take whole, FastCGI, an admin command on a terminal) it execs
+// the full tool (./cgi) with the same arguments, environment and stdin,
+// before it has read or written anything.
+//
+// The full tool's path is fixed when the binary is built, never taken
+// from the environment, which a visitor's request fills: by default
+// ../counter/counter-tool from the folder this program runs from (the
+// kernel's /proc/self/exe), which is /usr/lib/counter/counter-tool for
+// /usr/lib/cgi-bin/counter.cgi as install.sh and the package lay them out,
+// under any --root; or the path that -ldflags "-X main.toolPath=PATH"
+// gives, absolute or relative likewise.
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/imagehit"
+	"hitcounter/cgi/internal/buildinfo"
+	"hitcounter/cgi/internal/config"
+	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/meter"
+	"hitcounter/cgi/rundir"
+	"hitcounter/cgi/seen"
+	"hitcounter/counter"
+	"hitcounter/counter/costs"
+	"hitcounter/store"
+)
+
+// toolPath is the full tool, outside cgi-bin, where a ScriptAlias would
+// run it as a CGI of its own: absolute, or relative to this program's
+// folder.
+var toolPath = "../counter/counter-tool"
+
+func main() {
+	started := time.Now()
+	growStack(0)
+	os.Exit(run(started, os.Args, os.Environ(), os.Stdout, os.Stderr))
+}
+
+// run is the whole program, started at started: it serves an image
+// request, or execs the full tool and comes back only when that fails,
+// and returns the exit code.
+func run(started time.Time, args, environ []string, stdout, stderr io.Writer) int {
+	env := plain.ReadEnv(environ)
+	cgi := env["GATEWAY_INTERFACE"] != ""
+	if cgi {
+		if r, name, format, ok := imageRequest(env); ok {
+			serve(r, name, format, env, started, stdout, stderr)
+			return 0
+		}
+	}
+	err := execTool(fullTool(toolPath), args, environ)
+	if cgi {
+		failCGI(env, err, stdout, stderr)
+	} else {
+		fmt.Fprintln(stderr, "counter:", err)
+	}
+	return 1
+}
+
+// imageRequest reads the image request env describes, if it is one this
+// program serves: a GET or HEAD of one clean path segment NAME.EXT with
+// an image's extension, with no body, in an environment that the
+// gateway would take whole (else the full tool answers, and refuses it
+// as the gateway does).
+func imageRequest(env plain.Env) (r imagehit.Request, name string, format counter.Format, ok bool) {
+	method := env["REQUEST_METHOD"]
+	if method != "GET" && method != "HEAD" || plain.Check(env) != nil {
+		return r, "", 0, false
+	}
+	if proto := env["SERVER_PROTOCOL"]; proto != "INCLUDED" {
+		if _, _, ok := plain.ParseVersion(proto); !ok {
+			return r, "", 0, false
+		}
+	}
+	if env["CONTENT_LENGTH"] != "" && env["CONTENT_LENGTH"] != "0" {
+		return r, "", 0, false
+	}
+	// The URL the gateway builds, REQUEST_URI set aside, must parse.
+	raw := env["SCRIPT_NAME"] + "/"
+	if h := env["HTTP_HOST"]; h != "" {
+		raw = "http://" + h + raw
+	}
+	if _, err := url.Parse(raw); err != nil {
+		return r, "", 0, false
+	}
+	p := env["PATH_INFO"]
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	file := p[1:]
+	if file == "" || strings.Contains(file, "/") || path.Clean(p) != p {
+		return r, "", 0, false
+	}
+	if name, format, ok = imagehit.Image(file); !ok {
+		return r, "", 0, false
+	}
+	r = imagehit.Request{
+		Method: method, Path: p, RawQuery: env["QUERY_STRING"],
+		Header: func(k string) string { v, _ := env.Header(k); return v },
+		Values: func(k string) []string {
+			if v, ok := env.Header(k); ok {
+				return []string{v}
+			}
+			return nil
+		},
+		Peer: env.Peer(),
+	}
+	return r, name, format, true
+}
+
+// serve answers image request r, counting it, as the full tool's CGI
+// does, and records its costs.
+func serve(r imagehit.Request, name string, format counter.Format, env plain.Env, started time.Time, stdout, stderr io.Writer) {
+	log := logline.New(stderr)
+	cfg, errs := config.FromEnv(func(k string) string { return env[k] })
+	for _, err := range errs {
+		log.Printf("config: %v", err)
+	}
+	run := rundir.New(cfg.RunDir, cfg.DB, log)
+	var commits []time.Duration
+	open := func(readOnly bool) (*store.DB, error) {
+		o := store.Options{ReadOnly: readOnly, Wait: cfg.Wait}
+		if !readOnly {
+			o.MaxSize = cfg.MaxDBSize
+			if !cfg.NoCosts {
+				// Heard with the database locked: kept for the end.
+				o.Committed = func(d time.Duration) { commits = append(commits, d) }
+			}
+		}
+		return store.Open(cfg.DB, o)
+	}
+	s := &imagehit.Server{Cfg: cfg, Log: log, Visitors: seen.Open(run), Open: open, Hits: imagehit.OneShot{Open: open, Log: log}}
+	var m *meter.Meter
+	if !cfg.NoCosts {
+		m = meter.New(run, buildinfo.Read().ID(), cfg.Now, imagehit.MeterHooks(open, cfg.Now, log))
+	}
+	ans := serveRecovered(s, r, name, format)
+	if m != nil {
+		if ans.Counted {
+			m.Record(costs.Hit, time.Since(started), meter.ProcessCPU())
+		}
+		for _, d := range commits {
+			m.Record(costs.Commit, d, 0)
+		}
+	}
+	if err := plain.WriteAnswer(stdout, ans.Status, fields(ans.Header), ans.Body); err != nil {
+		log.Printf("write response: %v", err)
+	}
+}
+
+// serveRecovered serves r, and turns a panic into a 500 and one log
+// line, as the full tool's handler does.
+func serveRecovered(s *imagehit.Server, r imagehit.Request, name string, format counter.Format) (ans imagehit.Answer) {
+	defer func() {
+		if v := recover(); v != nil {
+			ans = s.Refuse(r, format, fmt.Errorf("panic: %s", logline.PanicSummary(v)))
+		}
+	}()
+	return s.Serve(r, name, format)
+}
+
+func fields(h []imagehit.Field) []plain.Field {
+	f := make([]plain.Field, len(h))
+	for i, x := range h {
+		f[i] = plain.Field{Key: x.Key, Value: x.Value}
+	}
+	return f
+}
+
+// failCGI answers a CGI request that the full tool should have answered
+// but could not be run: a 500, as an image when an image was asked for.
+func failCGI(env plain.Env, err error, stdout, stderr io.Writer) {
+	log := logline.New(stderr)
+	cfg, _ := config.FromEnv(func(k string) string { return env[k] })
+	_, format, isImage := imagehit.Image(path.Base(env["PATH_INFO"]))
+	if !isImage {
+		log.Printf("%s %q: %v", env["REQUEST_METHOD"], env["PATH_INFO"], err)
+		body := []byte("internal error\n")
+		plain.WriteAnswer(stdout, 500, []plain.Field{
+			{Key: "Content-Type", Value: "text/plain; charset=utf-8"},
+			{Key: "Content-Length", Value: strconv.Itoa(len(body))},
+		}, body)
+		return
+	}
+	s := &imagehit.Server{Cfg: cfg, Log: log}
+	r := imagehit.Request{Method: env["REQUEST_METHOD"], Path: env["PATH_INFO"], RawQuery: env["QUERY_STRING"]}
+	ans := s.Refuse(r, format, err)
+	plain.WriteAnswer(stdout, ans.Status, fields(ans.Header), ans.Body)
+}

@@ -1,0 +1,266 @@
+// Package imagehit serves a counter's image: it judges a hit, counts it,
+// and draws the answer, or the image of what is wrong. It takes a plain
+// Request and gives back a plain Answer, and has no net/http in its
+// graph, so that the hit binary (cgi/hit), which execs for nothing but a
+// counted image, links none of it; the web handlers (cgi/web) serve the
+// same Server over CGI, FastCGI and the local server.
+package imagehit
+
+import (
+	"bytes"
+	"errors"
+	"path"
+	"strconv"
+	"strings"
+
+	"hitcounter/cgi/internal/config"
+	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/seen"
+	"hitcounter/counter"
+	"hitcounter/counter/draw"
+	"hitcounter/store"
+)
+
+// Server serves image requests. Its zero value is not usable: every
+// field but Glyphs must be set.
+type Server struct {
+	Cfg      config.Config
+	Log      *logline.Logger
+	Hits     Hitter
+	Visitors *seen.Table
+	// Glyphs keeps glyphs drawn once in a long-lived process; nil in a
+	// CGI process, which draws each once anyway.
+	Glyphs *draw.GlyphCache
+	// Open opens the file for one transaction.
+	Open func(readOnly bool) (*store.DB, error)
+}
+
+// Request is what an image request says, as the transport read it.
+type Request struct {
+	Method   string // GET or HEAD
+	Path     string // the path below the mount, /NAME.EXT, for the log
+	RawQuery string
+	// Header returns a header's first value, Values all of them (a
+	// proxy's X-Forwarded-For, the Cookie lines); names are canonical.
+	Header func(name string) string
+	Values func(name string) []string
+	Peer   string // the address of the client or proxy that sent it
+}
+
+// Field is one header of an Answer.
+type Field struct{ Key, Value string }
+
+// Answer is the whole answer to an image request.
+type Answer struct {
+	Status int
+	Header []Field // canonical keys, each once
+	Body   []byte  // nil for HEAD
+	// Counted says a hit was counted (or tallied): the request is timed
+	// as a hit (costs.Hit).
+	Counted bool
+}
+
+// Image reads an image's path segment (NAME.png, .gif or .svg, the
+// extension in any case) into the counter's name and the format.
+func Image(file string) (name string, format counter.Format, ok bool) {
+	name, ext, _ := cutLast(file, ".")
+	format, ok = counter.ParseFormat(ext)
+	return name, format, ok
+}
+
+// Serve answers image request r for counter name in format: a GET counts
+// one hit, unless it asks count=0.
+func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
+	// The query is read once, into q, which every later step reads.
+	q, err := counter.ParseImageQuery(r.RawQuery)
+	style := q.Style
+	site := siteOf(q, r.Header("Referer"))
+	if err == nil {
+		err = style.CheckFormat(format)
+	}
+	if err == nil {
+		err = counter.CheckName(name)
+	}
+	if err != nil {
+		return a.Refuse(r, format, err)
+	}
+	var n uint64
+	var show counter.Show
+	var theme string // the counter's default theme
+	counted := false
+	if r.Method == "HEAD" || !q.Count {
+		var g store.Glance
+		g, err = a.Glance(name, site)
+		n, show, theme = g.Shown, g.Settings.Show, g.Settings.Theme
+	} else {
+		var c store.Counted
+		c, err = a.hit(r, name, site, style.Set)
+		n, show, theme = c.Shown, c.Show, c.Theme
+		// Timed as a hit: a refused one writes nothing, the costs'
+		// files and fold included.
+		counted = err == nil
+	}
+	if theme != "" && err == nil {
+		// As if the tag said theme=THEME, unless it names one; a tag
+		// that cannot take it (a badge) keeps its own style.
+		if qt, terr := counter.ParseImageQueryTheme(r.RawQuery, theme); terr == nil {
+			style = qt.Style
+		}
+	}
+	if style.Label == "" && show == counter.ShowVisitors {
+		style.Label = "visitors" // a badge says what it counts
+	}
+	text := counter.Digits(n, style.Digits)
+	status := statusOK
+	if err != nil {
+		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoTheme) {
+			return a.Refuse(r, format, err)
+		}
+		// The visitor still gets a counter-shaped image; the owner the cause.
+		a.Log.Printf("%s %q not counted: %v", r.Method, name, err)
+		status, _, _ = PublicError(err)
+		text = counter.Placeholder(style.Digits)
+		if style.Set != "" {
+			// A set has no dashes: the font's, at its own size.
+			style = fontStyle(style.Digits)
+		}
+	}
+	var body bytes.Buffer
+	style, err = a.drawCount(&body, name, text, format, style, q.Style)
+	if err != nil {
+		ans := a.Refuse(r, format, err)
+		ans.Counted = counted
+		return ans
+	}
+	h := NoCache(make([]Field, 0, 8))
+	if format == counter.SVG {
+		csp := "default-src 'none'; style-src 'unsafe-inline'"
+		if style.Set != "" {
+			csp += "; img-src data:" // the set's own files, embedded
+		}
+		h = append(h, Field{"Content-Security-Policy", csp})
+	}
+	if typo, ok := q.Typo, q.HasTypo; ok {
+		// Unknown keys are allowed (a cache-buster), so the image is
+		// drawn and the hit counted as ever: a page that worked before
+		// keeps working. But this one is likely a mistake in the tag.
+		h = append(h, Field{ErrorHeader, typo.Message()})
+		a.warnTypo(r, name, typo)
+	}
+	ans := answer(r, status, h, format, body.Bytes())
+	ans.Counted = counted
+	return ans
+}
+
+// drawCount draws text in style to body: in its digit set when it names
+// one, else in the font. A counter's default set that is gone draws the
+// tag's own style (tag) instead. It returns the style drawn.
+func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.Format, style, tag counter.Style) (counter.Style, error) {
+	if style.Set != "" {
+		err := a.drawSet(body, name, text, format, style, tag.Set != "")
+		if !errors.Is(err, errSetGone) {
+			return style, err
+		}
+		style = tag // the font, as drawSet's log line says
+	}
+	d, err := a.Glyphs.NewDrawing(text, style)
+	if err == nil {
+		err = d.Encode(body, format)
+	}
+	return style, err
+}
+
+// fontStyle is the default style with digits digits.
+func fontStyle(digits int) counter.Style {
+	s := counter.DefaultStyle()
+	s.Digits = digits
+	return s
+}
+
+// warnTypo tells the owner of a key that looks misspelt, once a day per
+// counter, whatever process serves the hit: the visitor table, which
+// says when it sees a visitor first that day, is asked about a visitor
+// that no hit can be (a counter name has no '?', a page starts with '/').
+// When the table cannot tell, nothing is said: the header still says it.
+func (a *Server) warnTypo(r Request, name string, typo counter.Typo) {
+	v, err := a.Visitors.See(seen.Visit{Counter: name + "?typo", Now: a.Cfg.Now()})
+	if err == nil && v.NewToday {
+		a.Log.Printf("%s %q: %s (said once a day per counter)", r.Method, r.Path, typo.Message())
+	}
+}
+
+// Refuse answers an <img> that cannot show a count with the status, the
+// reason in a header, and a small image that says in a few words what is
+// wrong, at the size the tag asked for, so that the owner sees the
+// mistake on his page; or, with COUNTER_ERRORS=blank, a 1x1 transparent
+// image. It is drawn only here, on an error.
+func (a *Server) Refuse(r Request, format counter.Format, err error) Answer {
+	status, msg, _ := PublicError(err)
+	return a.RefuseAs(r, format, err, status, msg)
+}
+
+// RefuseAs is Refuse with the status and the public message given, for
+// an error that PublicError does not know (the gateway's, the pages').
+func (a *Server) RefuseAs(r Request, format counter.Format, err error, status int, msg string) Answer {
+	a.Log.Printf("%s %q: %v", r.Method, r.Path, err)
+	var body bytes.Buffer
+	if a.Cfg.BlankErrors || drawError(&body, format, errorText(err, msg, r), counter.QuerySize(r.RawQuery)) != nil {
+		body.Reset()
+		draw.EncodeBlank(&body, format)
+	}
+	h := NoCache(make([]Field, 0, 8))
+	if format == counter.SVG {
+		h = append(h, Field{"Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"})
+	}
+	h = append(h, Field{ErrorHeader, msg})
+	return answer(r, status, h, format, body.Bytes())
+}
+
+// answer is a complete answer with its type and length; the body is left
+// out for HEAD.
+func answer(r Request, status int, h []Field, format counter.Format, body []byte) Answer {
+	h = append(h, Field{"Content-Type", format.ContentType()}, Field{"Content-Length", strconv.Itoa(len(body))})
+	if r.Method == "HEAD" {
+		body = nil
+	}
+	return Answer{Status: status, Header: h, Body: body}
+}
+
+// drawError writes the image of an error that says text.
+func drawError(body *bytes.Buffer, format counter.Format, text string, size int) error {
+	d, err := draw.NewErrorDrawing(text, size)
+	if err != nil {
+		return err
+	}
+	return d.Encode(body, format)
+}
+
+// errorText is what an error image says, in the fewest words that point
+// at the mistake: "no counter blgo", "bad fg"; else the public message msg.
+// The name is drawn only once CheckName has passed it, which it has for
+// a counter not found; counter.ErrorText bounds it all the same.
+func errorText(err error, msg string, r Request) string {
+	var pe *counter.ParamError
+	switch {
+	case errors.As(err, &pe):
+		return "bad " + pe.Param
+	case errors.Is(err, counter.ErrNotFound):
+		name, _, _ := cutLast(path.Base(r.Path), ".")
+		if counter.CheckName(name) == nil {
+			return "no counter " + name
+		}
+	case errors.Is(err, counter.ErrNoTheme):
+		if q, qerr := counter.ParseImageQuery(r.RawQuery); qerr == nil && q.Style.Set != "" {
+			return "no theme " + q.Style.Set
+		}
+	}
+	return msg
+}
+
+// cutLast splits s around the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
