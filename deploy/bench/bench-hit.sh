@@ -9,10 +9,21 @@
 #     deploy/bench/bench-hit.sh none             # without the binary before
 #     REQUESTS=0 deploy/bench/bench-hit.sh       # direct runs only, no lighttpd
 #
-# The line "issue 31" has the figures of issue 31: a counted view's wall
+# The lines "issue 31" have the figures of issue 31: a counted view's wall
 # time (p50) and peak RSS against the floor's (the targets: at most 1.30
 # each), the same ratios of the binary before, and after against before,
-# all from one interleaved run.
+# all from one interleaved run, for three views: a plain counter, a site's
+# page, and a counter in a year-old file.
+#
+# The site's page is a view of a site for www.example.org (create site
+# -site -hosts www.example.org) in a fresh file of its own, the hit's
+# Referer a page on that host, as a browser's image request from the page
+# says. The year-old file is deploy/bench/bytesgen's (200 counters with a
+# year of days and a site with a year of pages, written in the tree of the
+# commit before, so that both binaries read it, as in bench-bytes.sh), a
+# view of its counter c100; each binary gets a copy, and its first two
+# views (which migrate an older file and start the day) go untimed. Both
+# run with the defaults of create, as bench-bytes.sh's do.
 #
 # The counter runs with every counting rule on (it shows visitors, with a
 # reload window, an ignore list and a referrer list), and each direct run
@@ -35,8 +46,8 @@
 # paths pointed at the temp dir; floor.cgi gets its own cgi.assign there,
 # since the snippet only claims counter.cgi.  deploy/bench/hitbench does the timing.
 #
-# REQUESTS defaults below hitbench's 2000 to keep a run under 3 minutes on
-# 2 cores (about 2m20s measured there).
+# REQUESTS defaults below hitbench's 2000 to keep a run under 4 minutes on
+# 2 cores.
 #
 # Needs lighttpd and GNU time (Debian packages lighttpd, time) and Go.
 set -euo pipefail
@@ -61,6 +72,7 @@ env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.d
 	show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
 BEFORE=${1:-${BEFORE:-8cfcf85}}
 before_args=()
+bytesgen_tree=$REPO
 if [ "$BEFORE" != none ]; then
 	mkdir -p "$T/before-src" "$T/before/run"
 	git -C "$REPO" archive --format=tar "$BEFORE" | tar -x -C "$T/before-src"
@@ -69,11 +81,40 @@ if [ "$BEFORE" != none ]; then
 		show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
 	before_args=(-before "$T/counter-before.cgi" -before-db "$T/before/counter.db")
 	echo "before: $(git -C "$REPO" log -1 --format='%h %s' "$BEFORE")"
+	# The year-old file is written in the older tree, of its schema, so
+	# that both binaries read it (as in bench-bytes.sh).
+	mkdir -p "$T/before-src/deploy/bench/bytesgen"
+	cp deploy/bench/bytesgen/main.go "$T/before-src/deploy/bench/bytesgen/"
+	bytesgen_tree=$T/before-src
 fi
+
+# A site's page and the year-old file, direct runs only: a fresh file with
+# a site for www.example.org (hitbench's Referer is a page there), and
+# bytesgen's year-old file (200 counters with a year of days, a site with
+# a year of pages), its counter c100; each binary on a copy of its own.
+(cd "$bytesgen_tree" && GOFLAGS=-mod=mod go build -o "$T/bytesgen" ./deploy/bench/bytesgen)
+"$T/bytesgen" -db "$T/year.db"
+for who in new before; do
+	bin=$T/cgi-bin/counter.cgi dir=$T
+	if [ "$who" = before ]; then
+		[ "$BEFORE" != none ] || continue
+		bin=$T/counter-before.cgi dir=$T/before
+	fi
+	mkdir -p "$dir/site/run" "$dir/year/run"
+	env -u GATEWAY_INTERFACE "$bin" create site -site -hosts www.example.org -db "$dir/site/counter.db" >/dev/null
+	cp "$T/year.db" "$dir/year/counter.db"
+done
+site_case="site page=site:$T/site/counter.db"
+year_case="year-old file=c100:$T/year/counter.db"
+if [ "$BEFORE" != none ]; then
+	site_case+=":$T/before/site/counter.db"
+	year_case+=":$T/before/year/counter.db"
+fi
+case_args=(-case "$site_case" -case "$year_case")
 
 if [ "$REQUESTS" = 0 ]; then
 	go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
-		-db "$T/counter.db" -n "$N" "${before_args[@]}"
+		-db "$T/counter.db" -n "$N" "${before_args[@]}" "${case_args[@]}"
 	echo "run time ${SECONDS}s"
 	exit 0
 fi
@@ -87,7 +128,8 @@ bench_lighttpd "\$HTTP[\"url\"] =~ \"^/cgi-bin/(floor|counter-bboltlock)\\.cgi(/
 }" /cgi-bin/floor.cgi/bench.gif
 
 go run ./deploy/bench/hitbench -floor "$T/cgi-bin/floor.cgi" -counter "$T/cgi-bin/counter.cgi" \
-	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS" -also counter-bboltlock.cgi "${before_args[@]}"
+	-db "$T/counter.db" -n "$N" -url "$BASE" -requests "$REQUESTS" -also counter-bboltlock.cgi \
+	"${before_args[@]}" "${case_args[@]}"
 
 if [ -s "$T/breakage.log" ]; then
 	echo "CGI stderr (breakage.log), last lines:"
