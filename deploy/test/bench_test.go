@@ -18,7 +18,7 @@ import (
 // TestBenchPrograms builds every program under deploy/bench and runs each
 // once with tiny settings, so that a benchmark cannot rot between the runs
 // someone makes by hand: floor answers one hit as CGI, hitbench times three
-// direct CGI runs of floor and counter.cgi, floodbench runs its four phases
+// direct CGI runs of floor and counter.cgi (and of a site's page), floodbench runs its four phases
 // against the CGI under the real lighttpd, and fcgibench, which needs
 // PHP-FPM and wrk, parses its flags. soak runs a minute in TestSoak.
 func TestBenchPrograms(t *testing.T) {
@@ -37,8 +37,14 @@ func TestBenchPrograms(t *testing.T) {
 		}
 		cgiDir, db := installCounter(t)
 		admin(t, cgiDir, db, "create", "bench")
-		out := runBench(t, nil, bins["hitbench"], "-floor", bins["floor"], "-counter", filepath.Join(cgiDir, "counter.cgi"), "-db", db, "-n", "3")
-		for _, want := range []string{"direct CGI runs, 3 each", "floor (1x1 GIF)", "counted PNG hit", "ratio b/a", "measuring the costs: p50 "} {
+		siteDB := filepath.Join(t.TempDir(), "counter.db")
+		if err := os.Mkdir(runDirOf(siteDB), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		admin(t, cgiDir, siteDB, "create", "site", "-site", "-hosts", "www.example.org")
+		out := runBench(t, nil, bins["hitbench"], "-floor", bins["floor"], "-counter", filepath.Join(cgiDir, "counter.cgi"), "-db", db, "-n", "3",
+			"-case", "site page=site:"+siteDB)
+		for _, want := range []string{"direct CGI runs, 3 each", "floor (1x1 GIF)", "counted PNG hit", "ratio b/a", "measuring the costs: p50 ", "site page against the floor: p50 "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("hitbench: no %q in its output:\n%s", want, out)
 			}
@@ -47,6 +53,11 @@ func TestBenchPrograms(t *testing.T) {
 		// with costs on and off.
 		if got := admin(t, cgiDir, db, "list"); !regexp.MustCompile(`(?m)^bench\s+12\s`).MatchString(got) {
 			t.Errorf("after hitbench's 3 timed runs and 3 under GNU time, costs on and off, list says:\n%s\nwant bench at 12", got)
+		}
+		// The site's page, the Referer's, got two views untimed, then 3
+		// timed and 3 under GNU time, each a new visitor's.
+		if got := admin(t, cgiDir, siteDB, "pages", "site"); !regexp.MustCompile(`(?m)^8\s+8\s+\S+\s+/blog/2026/12/a-post\.html$`).MatchString(got) {
+			t.Errorf("after hitbench's site page case, pages says:\n%s\nwant /blog/2026/12/a-post.html at 8 views by 8 visitors", got)
 		}
 	})
 
