@@ -94,6 +94,7 @@ fi
 # a year of pages), its counter c100; each binary on a copy of its own.
 (cd "$bytesgen_tree" && GOFLAGS=-mod=mod go build -o "$T/bytesgen" ./deploy/bench/bytesgen)
 "$T/bytesgen" -db "$T/year.db"
+echo "year-old file: $(stat -c %s "$T/year.db") bytes"
 for who in new before; do
 	bin=$T/cgi-bin/counter.cgi dir=$T
 	if [ "$who" = before ]; then
