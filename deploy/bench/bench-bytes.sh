@@ -6,7 +6,8 @@
 #     deploy/bench/bench-bytes.sh COMMIT       # against COMMIT
 #     N=40 DURATION=10s deploy/bench/bench-bytes.sh
 #
-# Both binaries are built static and stripped, as shipped. For each of four
+# Both are built static and stripped, as shipped (this commit's as the pair
+# that install.sh lays out). For each of four
 # files (a fresh one with a plain counter, a fresh one with a site, and a
 # year-old one: 200 counters with a year of days and a site with a year of
 # pages, written by deploy/bench/bytesgen built in COMMIT's tree, so that
@@ -36,7 +37,11 @@ echo "bench-bytes $(date -u '+%Y-%m-%dT%H:%M:%SZ'), nproc $(nproc), $(go version
 echo "new: $(git log -1 --format='%h %s') $(git diff --quiet HEAD -- . || echo '(and changes not committed)')"
 echo "before: $(git log -1 --format='%h %s' "$BEFORE")"
 export CGO_ENABLED=0
-go build -trimpath -ldflags="-s -w" -o "$T/counter-new.cgi" ./cgi
+# The pair as installed: counter.cgi, the hit binary, answers CGI views
+# itself and execs the full tool, ../counter/counter-tool, for FastCGI.
+mkdir -p "$T/new/cgi-bin" "$T/new/counter"
+go build -trimpath -ldflags="-s -w" -o "$T/new/counter/counter-tool" ./cgi
+go build -trimpath -ldflags="-s -w" -o "$T/new/cgi-bin/counter.cgi" ./cgi/hit
 mkdir -p "$T/before-src"
 git archive --format=tar "$BEFORE" | tar -x -C "$T/before-src"
 # The generator, in the older tree, writes a file of the older schema.
@@ -48,7 +53,7 @@ cp deploy/bench/bytesgen/main.go "$T/before-src/deploy/bench/bytesgen/"
 echo "year-old file: $(stat -c %s "$T/year.db") bytes"
 label=$(git log -1 --format=%h)
 git diff --quiet HEAD -- . || label="$label+"
-go run ./deploy/bench/bytesbench -new "$T/counter-new.cgi" -new-label "$label" \
+go run ./deploy/bench/bytesbench -new "$T/new/cgi-bin/counter.cgi" -new-label "$label" \
 	-before "$T/counter-before.cgi" -before-label "$(git log -1 --format=%h "$BEFORE")" \
 	-year-db "$T/year.db" -dir "$T" -n "$N" -duration "$DURATION"
 echo "run time ${SECONDS}s"
