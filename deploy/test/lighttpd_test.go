@@ -96,11 +96,12 @@ $HTTP["url"] =~ "^/hits/counter\.cgi(/|$)" {
 `, dir, htdocs, snippet, hits, port, shippedRewrite)
 }
 
-// lighttpdHitsCGI maps the README's alias, /hits/counter.cgi, to the CGI.
+// lighttpdHitsCGI maps the README's alias, /hits/counter.cgi, to the CGI,
+// with the test's own database and runtime directory, never the machine's.
 func lighttpdHitsCGI(cgiDir, dbPath string) string {
 	return fmt.Sprintf(`	alias.url += ( "/hits/" => "%[1]s/" )
 	cgi.assign = ( ".cgi" => "" )
-	setenv.add-environment = ( "COUNTER_DB" => "%[2]s" )`, cgiDir, dbPath)
+	setenv.add-environment = ( "COUNTER_DB" => "%[2]s", "COUNTER_RUN_DIR" => "%[3]s" )`, cgiDir, dbPath, runDirOf(dbPath))
 }
 
 // lighttpdHitsFastCGI sends /hits/counter.cgi to the FastCGI process that
