@@ -128,8 +128,15 @@ func (db *DB) ThemeRecords(name, text string) (ThemeRecords, error) {
 
 // readThemeRecords copies the header and the digits of text out of b.
 func readThemeRecords(b *bolt.Bucket, text string) (ThemeRecords, error) {
+	return themeRecordsIn(b, text, bytes.Clone)
+}
+
+// themeRecordsIn returns the header and the digits of text in b, each
+// through keep: a copy, for records used after the transaction, or the
+// records as the file maps them, for use within it.
+func themeRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (ThemeRecords, error) {
 	var r ThemeRecords
-	r.Head = bytes.Clone(b.Get(keyThemeHead))
+	r.Head = keep(b.Get(keyThemeHead))
 	if len(r.Head) == 0 {
 		return r, fmt.Errorf("%w: theme without a header", ErrCorrupt)
 	}
@@ -141,7 +148,7 @@ func readThemeRecords(b *bolt.Bucket, text string) (ThemeRecords, error) {
 		if len(d) == 0 {
 			return r, fmt.Errorf("%w: theme without digit %d", ErrCorrupt, i)
 		}
-		r.Digits[i] = bytes.Clone(d)
+		r.Digits[i] = keep(d)
 	}
 	return r, nil
 }
@@ -269,18 +276,36 @@ func (r ThemeRecords) Parse() (*digitset.Set, error) {
 	return s, nil
 }
 
-// DigitSet reads set name with the digits that text holds, for a hit to
-// draw text with: a set not there is counter.ErrNoTheme.
-func (db *DB) DigitSet(name, text string) (*digitset.Set, error) {
-	r, err := db.ThemeRecords(name, text)
+// DrawDigitSet reads set name with the digits that text holds and hands
+// it to draw within the read transaction: the set's pixels are read where
+// the file maps them, not copied, so that a PNG of an animated set reads
+// its first frames only. A set not there is counter.ErrNoTheme; draw's
+// error is returned as it is.
+func (db *DB) DrawDigitSet(name, text string, draw func(*digitset.Set) error) error {
+	var drawErr error
+	err := db.view(func(tx *bolt.Tx) error {
+		if err := checkSchema(tx); err != nil {
+			return err
+		}
+		b := themeBucket(tx, name)
+		if b == nil {
+			return counter.ErrNoTheme
+		}
+		r, err := themeRecordsIn(b, text, func(v []byte) []byte { return v })
+		if err != nil {
+			return err
+		}
+		s, err := r.Parse()
+		if err != nil {
+			return err
+		}
+		drawErr = draw(s)
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("store: theme %q: %w", name, err)
 	}
-	s, err := r.Parse()
-	if err != nil {
-		return nil, fmt.Errorf("store: theme %q: %w", name, err)
-	}
-	return s, nil
+	return drawErr
 }
 
 // ThemeNames returns the names of the stored sets, sorted, reading no
