@@ -157,12 +157,7 @@ pixels:
 		e.emit(code)
 		prev := code
 		code = uint32(x)
-		e.hi++
-		if e.hi == e.overflow {
-			e.width++
-			e.overflow <<= 1
-		}
-		if e.hi == lzwMaxCode {
+		if e.grow() {
 			// The table is full: compress/lzw sends a clear code (at
 			// the width reached) and starts again.
 			e.emit(1 << e.litWidth)
@@ -183,6 +178,17 @@ pixels:
 	}
 	e.seen = seen
 	e.code = code
+}
+
+// grow counts the code just added to the table, widening the codes where
+// compress/lzw does, and reports whether the table is full.
+func (e *lzwEncoder) grow() bool {
+	e.hi++
+	if e.hi == e.overflow {
+		e.width++
+		e.overflow <<= 1
+	}
+	return e.hi == lzwMaxCode
 }
 
 // linkJump records code, the run child of prev, in up, and gives the
@@ -212,12 +218,7 @@ func (e *lzwEncoder) close() ([]byte, error) {
 		e.emit(1 << e.litWidth)
 	} else {
 		e.emit(e.code)
-		e.hi++
-		if e.hi == e.overflow {
-			e.width++
-			e.overflow <<= 1
-		}
-		if e.hi == lzwMaxCode {
+		if e.grow() {
 			e.emit(1 << e.litWidth)
 			e.clearTable()
 			e.startCodes()
