@@ -145,11 +145,11 @@ var phases = []struct{ name, prefixes string }{
 	{"close the file", "hitcounter/store.(*DB).Close go.etcd.io/bbolt.(*DB).Close"},
 	{"read transaction (Judging)", "hitcounter/store.(*DB).Judging"},
 	{"write transaction (Visit)", "hitcounter/store.(*DB).Visit"},
-	{"drawing a digit set (its read transaction)", "hitcounter/store.(*DB).DrawDigitSet hitcounter/cgi/imagehit.(*Server).drawSet"},
+	{"drawing a digit set (its transaction)", "hitcounter/store.(*DB).DrawDigitSet hitcounter/cgi/imagehit.(*Server).drawSet"},
 	{"encoding (PNG)", "hitcounter/counter/draw.(*Drawing).Encode"},
 	{"drawing", "hitcounter/counter/draw. golang.org/x/image/"},
 	{"configuration", "hitcounter/cgi/internal/config."},
-	{"judging and handler (cgi/imagehit, cgi/web)", "hitcounter/cgi/imagehit. hitcounter/cgi/web."},
+	{"judging, handler (cgi/imagehit, cgi/web)", "hitcounter/cgi/imagehit. hitcounter/cgi/web."},
 	{"request and answer (cgi/gateway/plain)", "hitcounter/cgi/gateway/plain. hitcounter/cgi/gateway. main.imageRequest main.fields"},
 	{"package inits", "runtime.doInit1"},
 	// Before main.main: the hit binary's main calls os.Exit. Not
