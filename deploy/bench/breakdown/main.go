@@ -134,9 +134,10 @@ func sections(bin string) ([]section, error) {
 // Page faults and CPU in the kernel on behalf of a user frame count for
 // that frame's phase. The names are the hit binary's (cgi/hit: main.main,
 // cgi/imagehit, cgi/gateway/plain) and the full tool's (cgi/web,
-// cgi/gateway), so either can be taken apart.
+// cgi/gateway), so either can be taken apart. The build's ID
+// (cgi/internal/buildinfo) is read on a hit for the cost meter alone.
 var phases = []struct{ name, prefixes string }{
-	{"cost meter (cgi/meter)", "hitcounter/cgi/meter. hitcounter/counter/costs. hitcounter/cgi/imagehit.MeterHooks main.serve.MeterHooks hitcounter/cgi/web.(*App).recordCommit hitcounter/cgi/web.(*App).newMeter"},
+	{"cost meter (cgi/meter, the build's ID)", "hitcounter/cgi/meter. hitcounter/counter/costs. hitcounter/cgi/internal/buildinfo. hitcounter/cgi/imagehit.MeterHooks main.serve.MeterHooks hitcounter/cgi/web.(*App).recordCommit hitcounter/cgi/web.(*App).newMeter"},
 	{"visitor table (cgi/seen)", "hitcounter/cgi/seen."},
 	{"locks (flock)", "syscall.Flock golang.org/x/sys/unix.Flock"},
 	{"commit: fdatasync", "syscall.Fdatasync golang.org/x/sys/unix.Fdatasync"},
