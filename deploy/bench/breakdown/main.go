@@ -132,9 +132,12 @@ func sections(bin string) ([]section, error) {
 // phases are the parts of a hit, tried in this order against a sample's
 // call chain: the first whose function prefix any user frame has wins.
 // Page faults and CPU in the kernel on behalf of a user frame count for
-// that frame's phase.
+// that frame's phase. The names are the hit binary's (cgi/hit: main.main,
+// cgi/imagehit, cgi/gateway/plain) and the full tool's (cgi/web,
+// cgi/gateway), so either can be taken apart. The build's ID
+// (cgi/internal/buildinfo) is read on a hit for the cost meter alone.
 var phases = []struct{ name, prefixes string }{
-	{"cost meter (cgi/meter)", "hitcounter/cgi/meter. hitcounter/counter/costs. hitcounter/cgi/web.(*App).recordCommit hitcounter/cgi/web.(*App).newMeter"},
+	{"cost meter (cgi/meter, the build's ID)", "hitcounter/cgi/meter. hitcounter/counter/costs. hitcounter/cgi/internal/buildinfo. hitcounter/cgi/imagehit.MeterHooks main.serve.MeterHooks hitcounter/cgi/web.(*App).recordCommit hitcounter/cgi/web.(*App).newMeter"},
 	{"visitor table (cgi/seen)", "hitcounter/cgi/seen."},
 	{"locks (flock)", "syscall.Flock golang.org/x/sys/unix.Flock"},
 	{"commit: fdatasync", "syscall.Fdatasync golang.org/x/sys/unix.Fdatasync"},
@@ -143,14 +146,17 @@ var phases = []struct{ name, prefixes string }{
 	{"close the file", "hitcounter/store.(*DB).Close go.etcd.io/bbolt.(*DB).Close"},
 	{"read transaction (Judging)", "hitcounter/store.(*DB).Judging"},
 	{"write transaction (Visit)", "hitcounter/store.(*DB).Visit"},
+	{"drawing a digit set (its transaction)", "hitcounter/store.(*DB).DrawDigitSet hitcounter/cgi/imagehit.(*Server).drawSet"},
 	{"encoding (PNG)", "hitcounter/counter/draw.(*Drawing).Encode"},
 	{"drawing", "hitcounter/counter/draw. golang.org/x/image/"},
 	{"configuration", "hitcounter/cgi/internal/config."},
-	{"judging and handler (cgi/web)", "hitcounter/cgi/web."},
-	{"request and answer (cgi/gateway)", "hitcounter/cgi/gateway."},
+	{"judging, handler (cgi/imagehit, cgi/web)", "hitcounter/cgi/imagehit. hitcounter/cgi/web."},
+	{"request and answer (cgi/gateway/plain)", "hitcounter/cgi/gateway/plain. hitcounter/cgi/gateway. main.imageRequest main.fields"},
 	{"package inits", "runtime.doInit1"},
+	// Before main.main: the hit binary's main calls os.Exit. Not
+	// runtime.exitsyscall, on the way back from any system call.
+	{"exit (the kernel unmaps the process)", "runtime.exit.abi0 os.Exit"},
 	{"main, other", "main.main"},
-	{"exit (the kernel unmaps the process)", "runtime.exit os.Exit"},
 	{"runtime start", "runtime.rt0_go runtime.schedinit _rt0_amd64 runtime.main"},
 	{"GC and scheduler", "runtime.gcBgMarkWorker runtime.bgsweep runtime.bgscavenge runtime.sysmon runtime.mstart runtime.mcall runtime.morestack runtime.forcegchelper runtime.gcStart"},
 }

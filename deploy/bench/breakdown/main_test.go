@@ -66,3 +66,45 @@ func TestPkgOf(t *testing.T) {
 		})
 	}
 }
+
+// TestPhaseOf sorts call chains of the hit binary (cgi/hit), leaf first,
+// into its phases.
+func TestPhaseOf(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		chain []string
+		want  string
+	}{
+		{"judging in cgi/imagehit", []string{"hitcounter/cgi/imagehit.(*Server).judge", "hitcounter/cgi/imagehit.(*Server).hit",
+			"hitcounter/cgi/imagehit.(*Server).Serve", "main.serveRecovered", "main.serve", "main.run", "main.main", "runtime.main"},
+			"judging, handler (cgi/imagehit, cgi/web)"},
+		{"the answer by cgi/gateway/plain", []string{"syscall.write", "os.(*File).Write", "hitcounter/cgi/gateway/plain.WriteAnswer",
+			"main.serve", "main.run", "main.main", "runtime.main"}, "request and answer (cgi/gateway/plain)"},
+		{"the request read by main", []string{"hitcounter/cgi/gateway/plain.(*Env).Header", "main.imageRequest.func1",
+			"hitcounter/cgi/imagehit.siteOf", "main.run", "main.main", "runtime.main"}, "judging, handler (cgi/imagehit, cgi/web)"},
+		{"the environment read by main", []string{"strings.IndexByte", "main.imageRequest", "main.run", "main.main", "runtime.main"},
+			"request and answer (cgi/gateway/plain)"},
+		{"the meter's hooks, inlined into main", []string{"go.etcd.io/bbolt.(*DB).Update", "hitcounter/store.(*DB).FoldCosts",
+			"main.serve.MeterHooks.func3", "hitcounter/cgi/meter.(*Meter).fold", "main.serve", "main.main"}, "cost meter (cgi/meter, the build's ID)"},
+		{"the build's ID for the meter", []string{"syscall.readlinkat", "os.executable", "hitcounter/cgi/internal/buildinfo.Read",
+			"main.serve", "main.run", "main.main"}, "cost meter (cgi/meter, the build's ID)"},
+		{"a digit set drawn", []string{"hitcounter/counter/draw.WriteDigitSet", "hitcounter/store.(*DB).DrawDigitSet",
+			"hitcounter/cgi/imagehit.(*Server).drawSet", "hitcounter/cgi/imagehit.(*Server).Serve", "main.main"},
+			"drawing a digit set (its transaction)"},
+		{"the font's PNG encoded", []string{"compress/flate.(*compressor).deflate", "hitcounter/counter/draw.(*Drawing).Encode",
+			"hitcounter/cgi/imagehit.(*Server).drawCount", "main.main"}, "encoding (PNG)"},
+		{"os.Exit from main.main", []string{"runtime.exit.abi0", "os.Exit", "main.main", "runtime.main"}, "exit (the kernel unmaps the process)"},
+		{"back from a system call in main", []string{"runtime.exitsyscall", "syscall.Syscall", "main.execTool", "main.run", "main.main"},
+			"main, other"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chain := []frame{{sym: "do_syscall_64", dso: "[kernel.kallsyms]", kernel: true}}
+			for _, sym := range tc.chain {
+				chain = append(chain, frame{sym: sym, dso: "/tmp/counter"})
+			}
+			if got, _ := phaseOf(chain); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
