@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"io"
 
 	"hitcounter/counter"
@@ -253,5 +254,32 @@ func (d *setDrawing) encodePNG(w io.Writer) error {
 		d.place(img.Pix, x, k, 0, nil)
 		x += d.widths[k]
 	}
+	usedColours(img)
 	return encodePNG(w, img)
+}
+
+// usedColours gives img a palette of the colours its pixels use, in the
+// set's order: a count drawn in a few of a set's colours (an animated
+// set's palette holds every frame's) is a PNG of few bits a pixel, with
+// less to compress and a shorter PLTE.
+func usedColours(img *image.Paletted) {
+	var used [256]bool
+	for _, p := range img.Pix {
+		used[p] = true
+	}
+	var index [256]uint8
+	pal := make(color.Palette, 0, 16)
+	for i := range img.Palette {
+		if used[i] {
+			index[i] = uint8(len(pal))
+			pal = append(pal, img.Palette[i])
+		}
+	}
+	if len(pal) == len(img.Palette) {
+		return
+	}
+	for j, p := range img.Pix {
+		img.Pix[j] = index[p]
+	}
+	img.Palette = pal
 }
