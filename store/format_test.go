@@ -246,3 +246,28 @@ func TestFormat(t *testing.T) {
 		})
 	}
 }
+
+// listLines is what List says of every counter in db, a line each: its
+// figures and its settings, for the format tests to compare.
+func listLines(t *testing.T, db *DB) string {
+	t.Helper()
+	list, err := db.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range list {
+		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d protected=%v %s", c.Name, c.Count, c.Visitors, c.Pages, c.Protected(), strings.Join(c.Settings.Format(), " ")))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeDump writes the readable dump of the format file just written
+// beside it.
+func writeDump(t *testing.T, file, dump string) {
+	t.Helper()
+	if err := os.WriteFile(dump, []byte(dumpFile(t, file)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s and %s", file, dump)
+}

@@ -61,10 +61,7 @@ func writeV4(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if err := os.WriteFile(formatDumpFileV4, []byte(dumpFile(t, formatFileV4)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s and %s", formatFileV4, formatDumpFileV4)
+	writeDump(t, formatFileV4, formatDumpFileV4)
 }
 
 // checkFormatV4 reads the committed version 4 file through the store

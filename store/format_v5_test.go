@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -93,26 +92,15 @@ func writeV5(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if err := os.WriteFile(formatDumpFileV5, []byte(dumpFile(t, formatFileV5)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s and %s", formatFileV5, formatDumpFileV5)
+	writeDump(t, formatFileV5, formatDumpFileV5)
 }
 
 // checkFormatV5 reads the committed version 5 file through the store
 // (TestFormat has checked its bytes).
 func checkFormatV5(t *testing.T, db *DB) {
-	list, err := db.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, c := range list {
-		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d protected=%v %s", c.Name, c.Count, c.Visitors, c.Pages, c.Protected(), strings.Join(c.Settings.Format(), " ")))
-	}
 	wantList := "blog views=408 visitors=208 pages=205 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=10000 keep-query= image=page theme=\n" +
 		"home views=13 visitors=1 pages=0 protected=true show=visitors reload=10m ignore=192.0.2.0/24 referrers=example.org theme="
-	if got := strings.Join(lines, "\n"); got != wantList {
+	if got := listLines(t, db); got != wantList {
 		t.Errorf("List:\n%s\nwant:\n%s", got, wantList)
 	}
 	h, err := db.History("home", time.Time{})

@@ -141,30 +141,19 @@ func writeV6(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if err := os.WriteFile(formatDumpFileV6, []byte(dumpFile(t, formatFileV6)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s and %s", formatFileV6, formatDumpFileV6)
+	writeDump(t, formatFileV6, formatDumpFileV6)
 }
 
 // checkFormatV6 reads the committed version 6 file through the store
 // (TestFormat has checked its bytes): its themes, and its figures, every
 // one of which adds the today buckets' day to the history's.
 func checkFormatV6(t *testing.T, db *DB) {
-	list, err := db.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, c := range list {
-		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d protected=%v %s", c.Name, c.Count, c.Visitors, c.Pages, c.Protected(), strings.Join(c.Settings.Format(), " ")))
-	}
 	want := "blog views=1 visitors=1 pages=0 protected=false show=views reload=30m ignore= referrers= theme=pixel\n" +
 		"home views=100 visitors=0 pages=0 protected=false show=views reload=30m ignore= referrers= theme=led\n" +
 		"plain views=200 visitors=0 pages=0 protected=false show=views reload=30m ignore= referrers= theme=\n" +
 		"site views=8 visitors=6 pages=2 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=2 keep-query= image=page theme=\n" +
 		"visits views=16 visitors=2 pages=0 protected=true show=visitors reload=30m ignore= referrers=example.org theme="
-	if got := strings.Join(lines, "\n"); got != want {
+	if got := listLines(t, db); got != want {
 		t.Errorf("List:\n%s\nwant:\n%s", got, want)
 	}
 	checkThemesV6(t, db)
