@@ -97,10 +97,10 @@ func run(c config) error {
 	// requests in hand come and go, a leak raises the floor.
 	var samples []sample
 	start := time.Now()
-	fmt.Printf("%6s %8s %8s %6s %8s %9s\n", "time", "RSS MB", "threads", "files", "hits/s", "requests")
+	fmt.Printf("%6s %8s %8s %6s %8s %8s %9s\n", "time", "RSS MB", "threads", "files", "sockets", "hits/s", "requests")
 	var lastHits int64
 	for t := c.every; t <= c.duration; t += c.every {
-		floor := sample{rss: math.MaxInt64, threads: math.MaxInt, files: math.MaxInt}
+		floor := sample{rss: math.MaxInt64, threads: math.MaxInt, files: math.MaxInt, sockets: math.MaxInt}
 		for time.Since(start) < t {
 			time.Sleep(min(time.Second, time.Until(start.Add(t))))
 			s, err := sampleProcess(srv.cmd.Process.Pid)
@@ -108,20 +108,20 @@ func run(c config) error {
 				close(stop)
 				return fmt.Errorf("the FastCGI process: %w", err)
 			}
-			floor = sample{rss: min(floor.rss, s.rss), threads: min(floor.threads, s.threads), files: min(floor.files, s.files)}
+			floor = sample{rss: min(floor.rss, s.rss), threads: min(floor.threads, s.threads), files: min(floor.files, s.files), sockets: min(floor.sockets, s.sockets)}
 		}
 		hits := l.hits.Load()
 		floor.hitsPerSec = float64(hits-lastHits) / c.every.Seconds()
 		lastHits = hits
 		samples = append(samples, floor)
-		fmt.Printf("%6s %8.1f %8d %6d %8.0f %9d\n", t.Round(time.Second), float64(floor.rss)/(1<<20), floor.threads, floor.files, floor.hitsPerSec, l.requests.Load())
+		fmt.Printf("%6s %8.1f %8d %6d %8d %8.0f %9d\n", t.Round(time.Second), float64(floor.rss)/(1<<20), floor.threads, floor.files, floor.sockets, floor.hitsPerSec, l.requests.Load())
 	}
 	close(stop)
 	wg.Wait()
 	srv.stop()
 
 	var failures []string
-	failures = append(failures, drift(samples)...)
+	failures = append(failures, drift(samples, c.clients)...)
 	l.mu.Lock()
 	kinds := make([]string, 0, len(l.statuses))
 	for k := range l.statuses {
@@ -160,14 +160,17 @@ func run(c config) error {
 // drift fails a figure that keeps rising: the most of the second half of
 // the run's intervals (the first left out as warm-up) against the most of
 // the first half, with a margin for noise. A leak of one thread or file per
-// thousand requests, or of memory per request, shows up as a rise.
-func drift(samples []sample) []string {
+// thousand requests, or of memory per request, shows up as a rise. Sockets
+// are the clients' connections, as many as are in hand when the process is
+// slow: they fail only past one for each of the clients, and the listener.
+func drift(samples []sample, clients int) []string {
 	s := samples[1:]
 	first, second := s[:len(s)/2], s[len(s)/2:]
 	most := func(ss []sample) sample {
 		var m sample
 		for _, x := range ss {
 			m.rss, m.threads, m.files = max(m.rss, x.rss), max(m.threads, x.threads), max(m.files, x.files)
+			m.sockets = max(m.sockets, x.sockets)
 		}
 		return m
 	}
@@ -181,6 +184,9 @@ func drift(samples []sample) []string {
 	}
 	if b.files > a.files+8 {
 		out = append(out, fmt.Sprintf("open files rose from %d to %d", a.files, b.files))
+	}
+	if b.sockets > a.sockets+8 && b.sockets > clients+2 {
+		out = append(out, fmt.Sprintf("sockets rose from %d to %d, with %d clients", a.sockets, b.sockets, clients))
 	}
 	return out
 }
@@ -493,7 +499,8 @@ func countsInFile(bin, db string) (uint64, error) {
 // sample is the process's figures at one moment.
 type sample struct {
 	rss            int64
-	threads, files int
+	threads, files int // files: what is open but sockets
+	sockets        int
 	hitsPerSec     float64
 }
 
@@ -521,6 +528,13 @@ func sampleProcess(pid int) (sample, error) {
 	if err != nil {
 		return s, err
 	}
-	s.files = len(fds)
+	for _, fd := range fds {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if strings.HasPrefix(target, "socket:") {
+			s.sockets++
+		} else if err == nil {
+			s.files++
+		}
+	}
 	return s, nil
 }
