@@ -58,7 +58,7 @@ var deniedImports = map[string]string{
 // deniedInHit are packages the hit binary (./hit) must not link besides
 // deniedImports, and why: it serves a counted image and nothing else.
 var deniedInHit = map[string]string{
-	"net/http":       "its inits and pages cost any program that links it 0.3 ms and 2.4 MB a hit (deploy/README.md); cgi/gateway/plain reads the request and writes the answer",
+	"net/http":       "its inits and pages cost any program that links it 0.3 ms and 2.4 MB a hit (deploy/bench/RESULTS.md); cgi/gateway/plain reads the request and writes the answer",
 	"crypto/tls":     "net/http's; a CGI hit knows HTTPS from the HTTPS variable, and needs nothing of it",
 	"mime/multipart": "net/http's forms; a hit reads no body",
 	"net":            "no socket on a hit's path: the address is REMOTE_ADDR's text, read by net/netip",

@@ -284,3 +284,35 @@ func manualAddresses(t *testing.T, bin string, files map[string]string) {
 		}
 	}
 }
+
+// codePath is a path into the module as the developers' guide names it in
+// code: `cgi/web/router.go`, `./cgi/hit`, `testdata/format/`.
+var codePath = regexp.MustCompile(`^(?:\./)?(?:cgi|counter|store|deploy|testdata)(?:/[A-Za-z0-9_.-]+)*/?$`)
+
+// TestDevelopersGuide: deploy/README.md is a guide, not a notebook: short,
+// and every file, folder and package it names in code is there.
+func TestDevelopersGuide(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(kitDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n > 200 {
+		t.Errorf("deploy/README.md has %d lines; the guide keeps to 200, results go to deploy/bench/RESULTS.md", n)
+	}
+	named := 0
+	for _, piece := range code(string(b)) {
+		for _, w := range strings.Fields(piece) {
+			w = strings.Trim(w, "`,;:()")
+			if !codePath.MatchString(w) {
+				continue
+			}
+			named++
+			if _, err := os.Stat(filepath.Join(repoRoot, w)); err != nil {
+				t.Errorf("deploy/README.md names %s: %v", w, err)
+			}
+		}
+	}
+	if named < 20 {
+		t.Errorf("deploy/README.md names %d paths in code; the guide is meant to point into the code", named)
+	}
+}
