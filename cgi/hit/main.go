@@ -28,15 +28,11 @@ import (
 
 	"hitcounter/cgi/gateway/plain"
 	"hitcounter/cgi/imagehit"
-	"hitcounter/cgi/internal/buildinfo"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
-	"hitcounter/cgi/meter"
-	"hitcounter/cgi/rundir"
-	"hitcounter/cgi/seen"
+	"hitcounter/cgi/internal/stack"
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
-	"hitcounter/store"
 )
 
 // toolPath is the full tool, outside cgi-bin, where a ScriptAlias would
@@ -46,7 +42,7 @@ var toolPath = "../counter/counter-tool"
 
 func main() {
 	started := time.Now()
-	growStack(0)
+	stack.Grow(0)
 	os.Exit(run(started, os.Args, os.Environ(), os.Stdout, os.Stderr))
 }
 
@@ -130,55 +126,12 @@ func serve(r imagehit.Request, name string, format counter.Format, env plain.Env
 	for _, err := range errs {
 		log.Printf("config: %v", err)
 	}
-	run := rundir.New(cfg.RunDir, cfg.DB, log)
-	var commits []time.Duration
-	open := func(readOnly bool) (*store.DB, error) {
-		o := store.Options{ReadOnly: readOnly, Wait: cfg.Wait}
-		if !readOnly {
-			o.MaxSize = cfg.MaxDBSize
-			if !cfg.NoCosts {
-				// Heard with the database locked: kept for the end.
-				o.Committed = func(d time.Duration) { commits = append(commits, d) }
-			}
-		}
-		return store.Open(cfg.DB, o)
-	}
-	s := &imagehit.Server{Cfg: cfg, Log: log, Visitors: seen.Open(run), Open: open, Hits: imagehit.OneShot{Open: open, Log: log}}
-	var m *meter.Meter
-	if !cfg.NoCosts {
-		m = meter.New(run, buildinfo.Read().ID(), cfg.Now, imagehit.MeterHooks(open, cfg.Now, log))
-	}
-	ans := serveRecovered(s, r, name, format)
-	if m != nil {
-		if ans.Counted {
-			m.Record(costs.Hit, time.Since(started), meter.ProcessCPU())
-		}
-		for _, d := range commits {
-			m.Record(costs.Commit, d, 0)
-		}
-	}
-	if err := plain.WriteAnswer(stdout, ans.Status, fields(ans.Header), ans.Body); err != nil {
+	p := imagehit.NewProcess(cfg, log, false)
+	ans := p.Serve(r, name, format)
+	p.Finished(costs.Hit, ans.Counted, started)
+	if err := plain.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
 		log.Printf("write response: %v", err)
 	}
-}
-
-// serveRecovered serves r, and turns a panic into a 500 and one log
-// line, as the full tool's handler does.
-func serveRecovered(s *imagehit.Server, r imagehit.Request, name string, format counter.Format) (ans imagehit.Answer) {
-	defer func() {
-		if v := recover(); v != nil {
-			ans = s.Refuse(r, format, fmt.Errorf("panic: %s", logline.PanicSummary(v)))
-		}
-	}()
-	return s.Serve(r, name, format)
-}
-
-func fields(h []imagehit.Field) []plain.Field {
-	f := make([]plain.Field, len(h))
-	for i, x := range h {
-		f[i] = plain.Field{Key: x.Key, Value: x.Value}
-	}
-	return f
 }
 
 // failCGI answers a CGI request that the full tool should have answered
@@ -199,5 +152,5 @@ func failCGI(env plain.Env, err error, stdout, stderr io.Writer) {
 	s := &imagehit.Server{Cfg: cfg, Log: log}
 	r := imagehit.Request{Method: env["REQUEST_METHOD"], Path: env["PATH_INFO"], RawQuery: env["QUERY_STRING"]}
 	ans := s.Refuse(r, format, err)
-	plain.WriteAnswer(stdout, ans.Status, fields(ans.Header), ans.Body)
+	plain.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body)
 }

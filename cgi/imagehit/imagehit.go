@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hitcounter/cgi/gateway/plain"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/seen"
@@ -47,14 +48,11 @@ type Request struct {
 	Peer   string // the address of the client or proxy that sent it
 }
 
-// Field is one header of an Answer.
-type Field struct{ Key, Value string }
-
 // Answer is the whole answer to an image request.
 type Answer struct {
 	Status int
-	Header []Field // canonical keys, each once
-	Body   []byte  // nil for HEAD
+	Header []plain.Field // canonical keys, each once
+	Body   []byte        // nil for HEAD
 	// Counted says a hit was counted (or tallied): the request is timed
 	// as a hit (costs.Hit).
 	Counted bool
@@ -132,19 +130,19 @@ func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
 		ans.Counted = counted
 		return ans
 	}
-	h := NoCache(make([]Field, 0, 8))
+	h := NoCache(make([]plain.Field, 0, 8))
 	if format == counter.SVG {
 		csp := "default-src 'none'; style-src 'unsafe-inline'"
 		if style.Set != "" {
 			csp += "; img-src data:" // the set's own files, embedded
 		}
-		h = append(h, Field{"Content-Security-Policy", csp})
+		h = append(h, plain.Field{Key: "Content-Security-Policy", Value: csp})
 	}
 	if typo, ok := q.Typo, q.HasTypo; ok {
 		// Unknown keys are allowed (a cache-buster), so the image is
 		// drawn and the hit counted as ever: a page that worked before
 		// keeps working. But this one is likely a mistake in the tag.
-		h = append(h, Field{ErrorHeader, typo.Message()})
+		h = append(h, plain.Field{Key: ErrorHeader, Value: typo.Message()})
 		a.warnTypo(r, name, typo)
 	}
 	ans := answer(r, status, h, format, body.Bytes())
@@ -208,18 +206,18 @@ func (a *Server) RefuseAs(r Request, format counter.Format, err error, status in
 		body.Reset()
 		draw.EncodeBlank(&body, format)
 	}
-	h := NoCache(make([]Field, 0, 8))
+	h := NoCache(make([]plain.Field, 0, 8))
 	if format == counter.SVG {
-		h = append(h, Field{"Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"})
+		h = append(h, plain.Field{Key: "Content-Security-Policy", Value: "default-src 'none'; style-src 'unsafe-inline'"})
 	}
-	h = append(h, Field{ErrorHeader, msg})
+	h = append(h, plain.Field{Key: ErrorHeader, Value: msg})
 	return answer(r, status, h, format, body.Bytes())
 }
 
 // answer is a complete answer with its type and length; the body is left
 // out for HEAD.
-func answer(r Request, status int, h []Field, format counter.Format, body []byte) Answer {
-	h = append(h, Field{"Content-Type", format.ContentType()}, Field{"Content-Length", strconv.Itoa(len(body))})
+func answer(r Request, status int, h []plain.Field, format counter.Format, body []byte) Answer {
+	h = append(h, plain.Field{Key: "Content-Type", Value: format.ContentType()}, plain.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
 	if r.Method == "HEAD" {
 		body = nil
 	}

@@ -3,6 +3,7 @@ package imagehit
 import (
 	"errors"
 
+	"hitcounter/cgi/gateway/plain"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -48,10 +49,10 @@ func PublicError(err error) (status int, msg string, known bool) {
 // NoCache appends to h the headers that make browsers and image proxies
 // (GitHub's camo among them) ask again for every view, so every view is
 // counted.
-func NoCache(h []Field) []Field {
+func NoCache(h []plain.Field) []plain.Field {
 	return append(h,
-		Field{"Cache-Control", "no-cache, no-store, must-revalidate, max-age=0"},
-		Field{"Pragma", "no-cache"},
-		Field{"Expires", "0"},
-		Field{"X-Content-Type-Options", "nosniff"})
+		plain.Field{Key: "Cache-Control", Value: "no-cache, no-store, must-revalidate, max-age=0"},
+		plain.Field{Key: "Pragma", Value: "no-cache"},
+		plain.Field{Key: "Expires", Value: "0"},
+		plain.Field{Key: "X-Content-Type-Options", Value: "nosniff"})
 }

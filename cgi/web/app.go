@@ -18,10 +18,7 @@ import (
 	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
-	"hitcounter/cgi/rundir"
-	"hitcounter/cgi/seen"
 	"hitcounter/counter"
-	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
 
@@ -43,22 +40,18 @@ const (
 
 // App is the counter's web application. Make it with New.
 type App struct {
-	cfg  config.Config
+	// proc serves the hits, and holds what a process shares with the
+	// others (the runtime directory, the visitor table, the costs): the
+	// one set-up of a hit, the hit binary's too.
+	proc *imagehit.Process
+	cfg  *config.Config // &proc.Cfg
 	log  *logline.Logger
 	demo bool // serve the demo page at "/" (Local only)
-	hits imagehit.Hitter
-	// run is the runtime directory, shared with the other processes.
-	run *rundir.Dir
-	// visitors remembers who was seen today, in the run directory.
-	visitors *seen.Table
-	// timing records what each request cost, in the run directory.
+	// timing times each request for proc.Meter.
 	timing timing
 	// Set in a long-lived App, nil in a CGI process, which exits.
-	glyphs *draw.GlyphCache // glyphs drawn once
-	waits  *store.LockWaits // bounds the flocks left blocked on a stuck holder
-	low    lowPool          // login work at low CPU priority
-	pacer  *refusalPacer    // holds back answers to clients refused again
-	close  func()
+	low   lowPool       // login work at low CPU priority
+	pacer *refusalPacer // holds back answers to clients refused again
 	// verify checks a password against a stored hash, at the priority
 	// bcryptWork runs it at; tests count calls.
 	verify func(hash, password []byte) (ok, rehash bool, err error)
@@ -70,10 +63,13 @@ type App struct {
 // New returns the App for a process of the given mode. Close it once
 // every request has been answered.
 func New(cfg config.Config, log *logline.Logger, mode Mode) *App {
-	a := newApp(cfg, log)
+	a := appOf(imagehit.NewProcess(cfg, log, mode != OneRequest))
 	if mode != OneRequest {
-		a.close = a.longLived()
-		a.newMeter(true)
+		// Strangers' login work: as many workers as can be in bcrypt at
+		// once in the shared slots, and two for the checks before it.
+		// Known devices' logins run outside the pool, at normal priority.
+		a.low = newLowPool(cfg.BcryptSlots + 2)
+		a.pacer = newRefusalPacer()
 	}
 	a.demo = mode == Local
 	return a
@@ -82,20 +78,21 @@ func New(cfg config.Config, log *logline.Logger, mode Mode) *App {
 // Close waits for the hits in hand to be committed and stops what a
 // long-lived App started. No request may be served after it.
 func (a *App) Close() {
-	if a.close != nil {
-		a.close()
+	if a.low != nil {
+		close(a.low)
 	}
-	a.timing.meter.Close()
-	a.run.Close()
+	a.proc.Close()
 }
 
 // newApp returns the App of a CGI process.
 func newApp(cfg config.Config, log *logline.Logger) *App {
-	a := &App{cfg: cfg, log: log, verify: counter.VerifyPassword, hash: counter.HashPassword}
-	a.hits = imagehit.OneShot{Open: a.open, Log: log}
-	a.run = rundir.New(cfg.RunDir, cfg.DB, log)
-	a.visitors = seen.Open(a.run)
-	a.newMeter(false)
+	return appOf(imagehit.NewProcess(cfg, log, false))
+}
+
+// appOf returns the App over the hits of p.
+func appOf(p *imagehit.Process) *App {
+	a := &App{proc: p, cfg: &p.Cfg, log: p.Log, verify: counter.VerifyPassword, hash: counter.HashPassword}
+	a.timing.started = time.Now()
 	return a
 }
 
@@ -107,51 +104,10 @@ func checkSameOrigin(r *http.Request) error {
 	return http.NewCrossOriginProtection().Check(r)
 }
 
-// longLived readies a for a process that serves many requests. Call the
-// returned function once every request has been answered.
-func (a *App) longLived() (closeApp func()) {
-	// Readers and the batcher wait for a stuck holder with a few
-	// blocked flocks between them, not one per request (store.LockWaits).
-	a.waits = store.NewLockWaits(lockWaits)
-	batch := store.NewBatcher(a.cfg.DB, a.openOptions(false))
-	a.hits = batch
-	a.glyphs = new(draw.GlyphCache)
-	// Strangers' login work: as many workers as can be in bcrypt at once
-	// in the shared slots, and two for the checks before it. Known
-	// devices' logins run outside the pool, at normal priority.
-	a.low = newLowPool(a.cfg.BcryptSlots + 2)
-	a.pacer = newRefusalPacer()
-	return func() {
-		batch.Close()
-		close(a.low)
-		if err := a.visitors.Close(); err != nil {
-			a.log.Printf("visitor table: %v", err)
-		}
-	}
-}
-
 func (a *App) now() time.Time { return a.cfg.Now() }
 
-// lockWaits is how many flocks a long-lived process may leave blocked on
-// a stuck holder at once: each holds an OS thread and a file.
-const lockWaits = 4
-
-// openOptions says how a handler opens the file for one transaction.
-func (a *App) openOptions(readOnly bool) store.Options {
-	o := store.Options{ReadOnly: readOnly, Wait: a.cfg.Wait, Waits: a.waits}
-	if !readOnly {
-		o.MaxSize = a.cfg.MaxDBSize
-		if a.timing.meter != nil {
-			o.Committed = a.recordCommit
-		}
-	}
-	return o
-}
-
 // open opens the file for one transaction of a handler.
-func (a *App) open(readOnly bool) (*store.DB, error) {
-	return store.Open(a.cfg.DB, a.openOptions(readOnly))
-}
+func (a *App) open(readOnly bool) (*store.DB, error) { return a.proc.Open(readOnly) }
 
 // Handler returns the one http.Handler that every transport serves: the
 // route table of router.go, behind panic recovery.

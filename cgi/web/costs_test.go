@@ -3,6 +3,6 @@ package web
 // noCosts stops a's timing of requests, for a test of what requests write
 // to the file.
 func noCosts(a *App) {
-	a.timing.meter.Close()
-	a.timing.meter = nil
+	a.proc.Meter.Close()
+	a.proc.Meter = nil
 }

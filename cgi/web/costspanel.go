@@ -28,7 +28,7 @@ func (a *App) loadCosts(db *store.DB) *costView {
 		a.log.Printf("costs: %v", err)
 		return nil
 	}
-	v := &costView{days: append(h.Days, a.timing.meter.Pending()...), warnings: h.Warnings}
+	v := &costView{days: append(h.Days, a.proc.Meter.Pending()...), warnings: h.Warnings}
 	if len(v.days) > costDays {
 		v.days = v.days[len(v.days)-costDays:]
 	}

@@ -68,7 +68,7 @@ func (a *App) glanceQuery(r *http.Request, name string) (store.Glance, error) {
 	if err != nil {
 		return store.Glance{}, err
 	}
-	return a.images().Glance(name, site)
+	return a.proc.Server().Glance(name, site)
 }
 
 // dayKeyOf is the UTC day of t as the exports write it.

@@ -31,11 +31,6 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	a.serveImage(w, r, name, format)
 }
 
-// images is the image server over a's store, visitor table and glyphs.
-func (a *App) images() *imagehit.Server {
-	return &imagehit.Server{Cfg: a.cfg, Log: a.log, Hits: a.hits, Visitors: a.visitors, Glyphs: a.glyphs, Open: a.open}
-}
-
 // imageRequest is what imagehit reads of r.
 func imageRequest(r *http.Request) imagehit.Request {
 	return imagehit.Request{
@@ -47,7 +42,7 @@ func imageRequest(r *http.Request) imagehit.Request {
 // serveImage answers an image of counter name in format (package
 // imagehit, which the hit binary serves too).
 func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, format counter.Format) {
-	ans := a.images().Serve(imageRequest(r), name, format)
+	ans := a.proc.Serve(imageRequest(r), name, format)
 	if ans.Counted {
 		tag(w, costs.Hit)
 	}
@@ -58,7 +53,7 @@ func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, fo
 // (imagehit.Server.Refuse), with the status and message publicError gives.
 func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter.Format, err error) {
 	status, msg := publicError(err)
-	writeAnswer(w, a.images().RefuseAs(imageRequest(r), format, err, status, msg))
+	writeAnswer(w, a.proc.Server().RefuseAs(imageRequest(r), format, err, status, msg))
 }
 
 // writeAnswer sends an image answer.

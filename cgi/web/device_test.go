@@ -70,7 +70,7 @@ func TestKnownDeviceGetsInDuringFlood(t *testing.T) {
 		}
 	}
 	flood(200)
-	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
+	release, err := guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots}.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestDeviceTokenMustBeValid(t *testing.T) {
 		{"garbage", forged(strings.Repeat("A.", 100)), nil},
 		{"from before a password change", good, func() { protect(t, a, "page", bcrypt.MinCost) }},
 	}
-	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
+	release, err := guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots}.Acquire()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,8 +202,8 @@ func TestKnownDeviceWaitsForItsSlot(t *testing.T) {
 		}
 		return release
 	}
-	defer hold(guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots})() // the flood's
-	own := guard.Slots{Dir: a.run, N: 1, Name: deviceSlots}
+	defer hold(guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots})() // the flood's
+	own := guard.Slots{Dir: a.proc.Run, N: 1, Name: deviceSlots}
 
 	start := time.Now()
 	if w := loginFrom(a, "page", "wrong", "198.51.100.1"); w.Code != http.StatusTooManyRequests || time.Since(start) > time.Second {

@@ -223,7 +223,7 @@ func TestTypoIsNamed(t *testing.T) {
 	// Another process, the same day: nothing more. The next day, one
 	// line again.
 	var logs2 bytes.Buffer
-	cfg := a.cfg
+	cfg := *a.cfg
 	a2 := newApp(cfg, logline.New(&logs2))
 	serve(a2, "GET", "/page.png?colour=red")
 	if logs2.Len() != 0 {

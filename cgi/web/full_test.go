@@ -114,9 +114,9 @@ func TestFailedCommitCostsNoView(t *testing.T) {
 			a.cfg.MaxDBSize = 0 // the owner made room
 			if longLived {
 				// The batcher opens with the options it was made with.
-				b := store.NewBatcher(a.cfg.DB, a.openOptions(false))
+				b := store.NewBatcher(a.cfg.DB, a.proc.Options(false))
 				t.Cleanup(b.Close)
-				a.hits = b
+				a.proc.Hits = b
 			}
 			// The same visitor (address and User-Agent) from the same page.
 			for i, want := range []struct {
@@ -125,7 +125,7 @@ func TestFailedCommitCostsNoView(t *testing.T) {
 				if w := serve(a, "GET", "/"+name+".png", "Referer", "https://other.example/"); w.Code != http.StatusOK {
 					t.Fatalf("hit %d: status %d, want 200", i, w.Code)
 				}
-				g, err := a.images().Glance(name, imagehit.SiteHit{})
+				g, err := a.proc.Server().Glance(name, imagehit.SiteHit{})
 				if err != nil {
 					t.Fatal(err)
 				}

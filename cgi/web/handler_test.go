@@ -63,7 +63,7 @@ func serve(a *App, method, target string, header ...string) *httptest.ResponseRe
 
 func total(tb testing.TB, a *App, name string) uint64 {
 	tb.Helper()
-	g, err := a.images().Glance(name, imagehit.SiteHit{})
+	g, err := a.proc.Server().Glance(name, imagehit.SiteHit{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -386,5 +386,20 @@ func TestJSONOfAProtectedCounter(t *testing.T) {
 	}
 	if w.Header().Get("Access-Control-Allow-Origin") != "*" {
 		t.Error("no CORS header")
+	}
+}
+
+// longLived turns a CGI App into a long-lived one with the same
+// configuration, as New(..., LongLived) makes it; call the function it
+// returns once every request is answered.
+func (a *App) longLived() (closeApp func()) {
+	a.proc.Close()
+	b := New(*a.cfg, a.log, LongLived)
+	a.proc, a.cfg, a.low, a.pacer = b.proc, b.cfg, b.low, b.pacer
+	return func() {
+		b.Close()
+		// Back to a CGI App, which the test's own clean-up closes.
+		c := newApp(*a.cfg, a.log)
+		a.proc, a.cfg, a.low, a.pacer = c.proc, c.cfg, nil, nil
 	}
 }

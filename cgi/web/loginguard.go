@@ -74,7 +74,7 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		return nil, false
 	}
 	who.client = client
-	if err := a.run.Check(true); err != nil {
+	if err := a.proc.Run.Check(true); err != nil {
 		a.loginUnavailable(w, r, name, err)
 		return nil, false
 	}
@@ -93,8 +93,8 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		// previous try, or his phone. A flood of strangers holds the shared
 		// slots, never this one.
 		release, err := guard.FirstFree(deviceSlotWait,
-			guard.Slots{Dir: a.run, N: 1, Name: deviceSlots},
-			guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots})
+			guard.Slots{Dir: a.proc.Run, N: 1, Name: deviceSlots},
+			guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots})
 		return a.slotTaken(w, r, name, release, err)
 	}
 	// A network over its limit refuses before its client is counted: a
@@ -156,7 +156,7 @@ func (a *App) throttled(w http.ResponseWriter, r *http.Request, name string, ok 
 // takeSlot takes one of the shared bcrypt slots, without waiting. If it
 // gets one it returns the function that frees it; if not, it has answered r.
 func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
-	release, err := guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}.Acquire()
+	release, err := guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots}.Acquire()
 	return a.slotTaken(w, r, name, release, err)
 }
 
@@ -235,7 +235,7 @@ func countersDevices(name string) guard.Client {
 
 func (a *App) throttleIn(file string, perMinute, perHour int) *guard.Throttle {
 	return &guard.Throttle{
-		Dir:        a.run,
+		Dir:        a.proc.Run,
 		Name:       file,
 		PerMinute:  perMinute,
 		PerHour:    perHour,

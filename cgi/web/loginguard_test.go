@@ -189,7 +189,7 @@ func TestLoginWithoutRunDirFailsClosed(t *testing.T) {
 	a, logs := testApp(t, "page")
 	protect(t, a, "page", bcrypt.MinCost)
 	runs := countVerify(a)
-	a.run = rundir.New(filepath.Join(a.cfg.DB, "not-a-dir"), a.cfg.DB, a.log) // under a file: cannot be made
+	a.proc.Run = rundir.New(filepath.Join(a.cfg.DB, "not-a-dir"), a.cfg.DB, a.log) // under a file: cannot be made
 	w := login(a, "page", testPassword)
 	if w.Code != http.StatusServiceUnavailable || runs.Load() != 0 {
 		t.Errorf("status %d after %d checks, want 503 after none", w.Code, runs.Load())

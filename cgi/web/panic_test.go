@@ -28,8 +28,8 @@ func TestPanicInAHitIs500(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real := a.hits
-	a.hits = panicking{a.hits}
+	real := a.proc.Hits
+	a.proc.Hits = panicking{a.proc.Hits}
 	w := serve(a, "GET", "/page.png")
 	if w.Code != http.StatusInternalServerError {
 		t.Errorf("status %d, want 500", w.Code)
@@ -47,7 +47,7 @@ func TestPanicInAHitIs500(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Errorf("the database changed")
 	}
-	a.hits = real
+	a.proc.Hits = real
 	if w := serve(a, "GET", "/page.png"); w.Code != http.StatusOK || total(t, a, "page") != 1 {
 		t.Errorf("next hit: status %d, total %d; want 200 and 1", w.Code, total(t, a, "page"))
 	}

@@ -317,9 +317,9 @@ func TestOwnerCookie(t *testing.T) {
 func TestHitCountsWithoutVisitorTable(t *testing.T) {
 	eachMode(t, func(t *testing.T, mode Mode) {
 		app := newClockApp(t, mode)
-		app.App.visitors.Close()
-		app.App.run = rundir.New("/proc/no/such/dir", app.cfg.DB, nil)
-		app.App.visitors = seen.Open(app.App.run)
+		app.App.proc.Visitors.Close()
+		app.App.proc.Run = rundir.New("/proc/no/such/dir", app.cfg.DB, nil)
+		app.App.proc.Visitors = seen.Open(app.App.proc.Run)
 		for range 3 {
 			if w := app.send(hit{addr: "192.0.2.1", ua: chromeUA}); w.Code != http.StatusOK {
 				t.Fatalf("status %d", w.Code)

@@ -344,7 +344,7 @@ func TestRehashRunsOutsideTheDatabase(t *testing.T) {
 		} else {
 			db.Close()
 		}
-		if release, err := (guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots}).Acquire(); err == nil {
+		if release, err := (guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots}).Acquire(); err == nil {
 			release()
 			t.Errorf("the hash is made outside the login's bcrypt slot")
 		}
@@ -447,7 +447,7 @@ func TestLogoutEndsTheSession(t *testing.T) {
 	if stats(a, c) {
 		t.Errorf("the cookie still opens the statistics after the logout")
 	}
-	cfg := a.cfg
+	cfg := *a.cfg
 	cfg.RunDir = t.TempDir()
 	rebooted := newApp(cfg, a.log)
 	if stats(rebooted, c) {
