@@ -50,15 +50,28 @@ func newDeviceID() (guard.Client, error) {
 	return id, err
 }
 
-// deviceToken returns r's device cookie if it could be one: the cheap
-// check, made before anything is read to verify it.
-func deviceToken(r *http.Request) (string, bool) {
-	c, err := r.Cookie(deviceCookie)
-	if err != nil {
-		return "", false
+// maxTokenCookies bounds the cookies of one name whose tokens are
+// checked, each one HMAC.
+const maxTokenCookies = 16
+
+// cookieTokens returns the values of r's cookies named cookie that could
+// be tokens (the cheap check, made before anything is read to verify
+// them), at most maxTokenCookies of them. Every one is returned, not the
+// first: a browser sends all the cookies of a name whose paths match,
+// longest path first, so a stale one from another mount of the script, or
+// one that a sibling site set on a longer path, may come before the valid
+// one.
+func cookieTokens(r *http.Request, cookie string) []string {
+	var values []string
+	for _, c := range r.CookiesNamed(cookie) {
+		if _, ok := tokenParts(c.Value); ok {
+			values = append(values, c.Value)
+			if len(values) == maxTokenCookies {
+				break
+			}
+		}
 	}
-	_, ok := tokenParts(c.Value)
-	return c.Value, ok
+	return values
 }
 
 // validDevice returns the device id of value if it is an unexpired device
@@ -105,18 +118,22 @@ func tokenParts(value string) ([]string, bool) {
 	return parts, len(parts) == 3
 }
 
-// knownDevice reports the device id of r's device cookie, if it carries a
-// valid one for counter name, with the view it read to check it. The
-// database is read only for a cookie that could be a token.
+// knownDevice reports the device id of r's device cookies, if one is a
+// valid token for counter name, with the view it read to check it. The
+// database is read only if a cookie could be a token.
 func (a *App) knownDevice(r *http.Request, name string) (guard.Client, statsView, bool) {
-	value, ok := deviceToken(r)
-	if !ok {
+	devices := cookieTokens(r, deviceCookie)
+	if len(devices) == 0 {
 		return guard.Client{}, statsView{}, false
 	}
 	v, err := a.loadStats(r, name, a.now())
 	if err != nil || !v.history.Protected() {
 		return guard.Client{}, statsView{}, false
 	}
-	id, ok := validDevice(value, name, v.history.PasswordHash, a.now())
-	return id, v, ok
+	for _, value := range devices {
+		if id, ok := validDevice(value, name, v.history.PasswordHash, a.now()); ok {
+			return id, v, true
+		}
+	}
+	return guard.Client{}, statsView{}, false
 }
