@@ -118,22 +118,28 @@ func tokenParts(value string) ([]string, bool) {
 	return parts, len(parts) == 3
 }
 
-// knownDevice reports the device id of r's device cookies, if one is a
-// valid token for counter name, with the view it read to check it. The
-// database is read only if a cookie could be a token.
-func (a *App) knownDevice(r *http.Request, name string) (guard.Client, statsView, bool) {
-	devices := cookieTokens(r, deviceCookie)
-	if len(devices) == 0 {
-		return guard.Client{}, statsView{}, false
+// knownBrowser reads who r's cookies vouch for at counter name's login: a
+// browser with a valid session, which is logged in already, and one with a
+// valid device token, which has logged in before. The file is read once,
+// only if a cookie could be a token, and every cookie is judged on its own:
+// a stale, foreign or forged one beside or before a valid one takes
+// nothing from it.
+func (a *App) knownBrowser(r *http.Request, name string) loginTry {
+	sessions, devices := cookieTokens(r, sessionCookie), cookieTokens(r, deviceCookie)
+	if len(sessions) == 0 && len(devices) == 0 {
+		return loginTry{}
 	}
 	v, err := a.loadStats(r, name, a.now())
 	if err != nil || !v.history.Protected() {
-		return guard.Client{}, statsView{}, false
+		return loginTry{}
 	}
+	now := a.now()
+	who := loginTry{view: v, loggedIn: anySession(v, sessions, now)}
 	for _, value := range devices {
-		if id, ok := validDevice(value, name, v.history.PasswordHash, a.now()); ok {
-			return id, v, true
+		if id, ok := validDevice(value, name, v.history.PasswordHash, now); ok {
+			who.device, who.known = id, true
+			break
 		}
 	}
-	return guard.Client{}, statsView{}, false
+	return who
 }
