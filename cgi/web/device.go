@@ -50,15 +50,28 @@ func newDeviceID() (guard.Client, error) {
 	return id, err
 }
 
-// deviceToken returns r's device cookie if it could be one: the cheap
-// check, made before anything is read to verify it.
-func deviceToken(r *http.Request) (string, bool) {
-	c, err := r.Cookie(deviceCookie)
-	if err != nil {
-		return "", false
+// maxTokenCookies bounds the cookies of one name whose tokens are
+// checked, each one HMAC.
+const maxTokenCookies = 16
+
+// cookieTokens returns the values of r's cookies named cookie that could
+// be tokens (the cheap check, made before anything is read to verify
+// them), at most maxTokenCookies of them. Every one is returned, not the
+// first: a browser sends all the cookies of a name whose paths match,
+// longest path first, so a stale one from another mount of the script, or
+// one that a sibling site set on a longer path, may come before the valid
+// one.
+func cookieTokens(r *http.Request, cookie string) []string {
+	var values []string
+	for _, c := range r.CookiesNamed(cookie) {
+		if _, ok := tokenParts(c.Value); ok {
+			values = append(values, c.Value)
+			if len(values) == maxTokenCookies {
+				break
+			}
+		}
 	}
-	_, ok := tokenParts(c.Value)
-	return c.Value, ok
+	return values
 }
 
 // validDevice returns the device id of value if it is an unexpired device
@@ -105,18 +118,28 @@ func tokenParts(value string) ([]string, bool) {
 	return parts, len(parts) == 3
 }
 
-// knownDevice reports the device id of r's device cookie, if it carries a
-// valid one for counter name, with the view it read to check it. The
-// database is read only for a cookie that could be a token.
-func (a *App) knownDevice(r *http.Request, name string) (guard.Client, statsView, bool) {
-	value, ok := deviceToken(r)
-	if !ok {
-		return guard.Client{}, statsView{}, false
+// knownBrowser reads who r's cookies vouch for at counter name's login: a
+// browser with a valid session, which is logged in already, and one with a
+// valid device token, which has logged in before. The file is read once,
+// only if a cookie could be a token, and every cookie is judged on its own:
+// a stale, foreign or forged one beside or before a valid one takes
+// nothing from it.
+func (a *App) knownBrowser(r *http.Request, name string) loginTry {
+	sessions, devices := cookieTokens(r, sessionCookie), cookieTokens(r, deviceCookie)
+	if len(sessions) == 0 && len(devices) == 0 {
+		return loginTry{}
 	}
 	v, err := a.loadStats(r, name, a.now())
 	if err != nil || !v.history.Protected() {
-		return guard.Client{}, statsView{}, false
+		return loginTry{}
 	}
-	id, ok := validDevice(value, name, v.history.PasswordHash, a.now())
-	return id, v, ok
+	now := a.now()
+	who := loginTry{view: v, loggedIn: anySession(v, sessions, now)}
+	for _, value := range devices {
+		if id, ok := validDevice(value, name, v.history.PasswordHash, now); ok {
+			who.device, who.known = id, true
+			break
+		}
+	}
+	return who
 }

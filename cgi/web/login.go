@@ -24,16 +24,21 @@ var (
 const loginFailed = "Wrong password."
 
 // serveLogin answers POST /NAME/login. bcrypt runs only here, only for a
-// protected counter and a password that bcrypt could have hashed, and with
-// the database closed: a login never holds up the hits.
+// protected counter, a browser without a valid session and a password
+// that bcrypt could have hashed, and with the database closed: a login
+// never holds up the hits.
 func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	tag(w, costs.Refused) // until a password is checked
 	name := r.PathValue("name")
-	// A browser that has logged in before is known first, from its device
-	// cookie and one read of the file, so that it has logins in hand of
-	// its own: a flood of strangers' logins cannot turn it away as busy.
-	who := loginTry{}
-	who.device, who.view, who.known = a.knownDevice(r, name)
+	// The browser is known first, from its cookies and one read of the
+	// file. One that is logged in already has nothing to prove; one that
+	// has logged in before has logins in hand of its own: a flood of
+	// strangers' logins can turn neither away as busy.
+	who := a.knownBrowser(r, name)
+	if who.loggedIn {
+		a.alreadyIn(w, r, name)
+		return
+	}
 	leave, admitted := a.pacer.enter(who.known)
 	defer leave()
 	if !admitted {
@@ -133,6 +138,19 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	seeStats(w)
 }
 
+// alreadyIn answers the login of a browser that holds a valid session
+// for counter name as a good login would, but with no password checked,
+// no slot taken and no try counted: the statistics page would open to it
+// anyway, so a check would buy nothing, and a flood would make the owner
+// wait for one. The session is not renewed: only a password makes one.
+func (a *App) alreadyIn(w http.ResponseWriter, r *http.Request, name string) {
+	if !a.sameOrigin(w, r, name) {
+		return
+	}
+	tag(w, costs.Stats) // a read of the file, as the page it leads to
+	seeStats(w)
+}
+
 // rememberDevice gives the browser a device token after a good login: a
 // new one, or the one it has, for longer.
 func (a *App) rememberDevice(w http.ResponseWriter, r *http.Request, name string, hash []byte, who loginTry, now time.Time) {
@@ -152,9 +170,7 @@ func (a *App) rememberDevice(w http.ResponseWriter, r *http.Request, name string
 // request: the origin and the form. If they pass it returns the password;
 // if not, it has answered r.
 func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
-	if err := checkSameOrigin(r); err != nil {
-		a.log.Printf("login %q refused from %s: %v", name, a.loginAddr(r), err)
-		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	if !a.sameOrigin(w, r, name) {
 		return nil, false
 	}
 	password, err := readPassword(w, r)
@@ -169,6 +185,17 @@ func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]
 		return nil, false
 	}
 	return password, true
+}
+
+// sameOrigin reports whether login r came from the counter's own pages;
+// if not, it has answered r.
+func (a *App) sameOrigin(w http.ResponseWriter, r *http.Request, name string) bool {
+	if err := checkSameOrigin(r); err != nil {
+		a.log.Printf("login %q refused from %s: %v", name, a.loginAddr(r), err)
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return false
+	}
+	return true
 }
 
 // upgrade swaps newHash, made already, for the stored hash if that is

@@ -51,12 +51,14 @@ const (
 )
 
 // loginTry is who is trying to log in: the client, by its address, and
-// the device, when the browser carries a valid device token.
+// the device, when the browser carries a valid device token, or a browser
+// logged in already.
 type loginTry struct {
-	client guard.Client
-	device guard.Client
-	known  bool      // device is a known device
-	view   statsView // read to check the device token
+	client   guard.Client
+	device   guard.Client
+	known    bool      // device is a known device
+	loggedIn bool      // the browser holds a valid session
+	view     statsView // read to check the cookies
 }
 
 // admitTry decides whether this try may go on to bcrypt: it counts it

@@ -84,8 +84,19 @@ func (a *App) authorised(r *http.Request, v statsView) bool {
 	if !h.Protected() {
 		return true
 	}
-	c, err := r.Cookie(sessionCookie)
-	return err == nil && validSession(v.sessionKey, c.Value, h.Name, h.PasswordHash, a.now())
+	return anySession(v, cookieTokens(r, sessionCookie), a.now())
+}
+
+// anySession reports whether one of values is a valid session for v's
+// counter at now.
+func anySession(v statsView, values []string, now time.Time) bool {
+	h := v.history
+	for _, value := range values {
+		if validSession(v.sessionKey, value, h.Name, h.PasswordHash, now) {
+			return true
+		}
+	}
+	return false
 }
 
 // serveStats answers /NAME/stats: the statistics page, or the login form
