@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/internal/testenv"
 )
 
 // desyncedGIF makes a GIF of a w x h screen whose frames (1 x 1 pixel
@@ -79,5 +81,53 @@ func TestThemeAddDesyncedGIF(t *testing.T) {
 	// A small set's decode takes some 20 MB and well under a second.
 	if took > 3*time.Second || rss > 64<<20 {
 		t.Errorf("took %s and %.1f MB; want under 3 s and 64 MB", took, float64(rss)/1e6)
+	}
+}
+
+// TestThemeDecoderConfined: run by root, theme add's decoder runs as
+// nobody with no groups, no capabilities, no new privileges, and limits on
+// its memory, CPU time and open files, as the decoder reads them from
+// /proc/self/status and getrlimit (doctor starts it as theme add does).
+func TestThemeDecoderConfined(t *testing.T) {
+	testenv.NeedRoot(t)
+	db := filepath.Join(t.TempDir(), "counter.db")
+	mustAdmin(t, db, "create", "blog")
+	out, _, _, _ := adminTimed(t, db, time.Minute, "doctor") // its other findings are the machine's
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "theme decoder ") || strings.HasPrefix(l, "PROBLEM: theme decoder") {
+			line = l
+		}
+	}
+	t.Log(line)
+	fields := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	for k, want := range map[string]string{
+		"Uid":           "65534,65534,65534,65534",
+		"Gid":           "65534,65534,65534,65534",
+		"Groups":        "",
+		"CapEff":        "0000000000000000",
+		"CapPrm":        "0000000000000000",
+		"CapAmb":        "0000000000000000",
+		"NoNewPrivs":    "1",
+		"RLIMIT_CPU":    "120,120",
+		"RLIMIT_NOFILE": "8,8",
+	} {
+		if got, ok := fields[k]; !ok || got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+	// The memory limit is taken from the runtime's size at start (1.2 GB
+	// of address space on amd64, most never touched) plus 256 MiB.
+	as, _, _ := strings.Cut(fields["RLIMIT_AS"], ",")
+	if as == "" || len(as) > len("4294967296") || fields["RLIMIT_AS"] != as+","+as {
+		t.Errorf("RLIMIT_AS: %q, want a finite limit, soft and hard alike", fields["RLIMIT_AS"])
+	}
+	if strings.HasPrefix(line, "PROBLEM") {
+		t.Errorf("doctor: %s", line)
 	}
 }
