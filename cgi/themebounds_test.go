@@ -5,6 +5,7 @@ import (
 	"compress/lzw"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,30 @@ func TestThemeDecoderConfined(t *testing.T) {
 	}
 	if strings.HasPrefix(line, "PROBLEM") {
 		t.Errorf("doctor: %s", line)
+	}
+}
+
+// TestThemeAddNotAFile: a named pipe as PATH is refused at once, saying
+// what it is, instead of waiting for a writer; so is one as a digit.
+func TestThemeAddNotAFile(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	mustAdmin(t, db, "create", "blog")
+	fifo := filepath.Join(t.TempDir(), "strip.png")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := pngFolder(t)
+	os.Remove(filepath.Join(dir, "3.png"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "3.png"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{fifo, "strip.png: a named pipe, not a folder or a plain file"},
+		{dir, "digit 3: 3.png: a named pipe, not a plain file"},
+	} {
+		out, code, took, _ := adminTimed(t, db, 10*time.Second, "theme", "add", "bad", tc.path)
+		if code != 1 || !strings.Contains(out, tc.want) || took > 2*time.Second {
+			t.Errorf("%s: exit %d in %s, %q; want 1 at once, saying %q", tc.path, code, took, out, tc.want)
+		}
 	}
 }
