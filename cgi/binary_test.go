@@ -36,6 +36,12 @@ func counterBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		// Run by root, theme add starts the decoder as nobody, who must
+		// reach it.
+		if err := os.Chmod(dir, 0o755); err != nil {
+			buildErr = err
+			return
+		}
 		binPath = filepath.Join(dir, "counter.cgi")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {

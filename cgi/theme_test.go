@@ -400,6 +400,15 @@ func TestThemeAddRefuses(t *testing.T) {
 			os.Symlink("/etc/hostname", filepath.Join(dir, "2.png"))
 			return dir
 		}, 1, "digit 2: 2.png: a symbolic link"},
+		{"every digit a link", func(t *testing.T, dir string) string {
+			elsewhere := t.TempDir()
+			for i := range 10 {
+				name := strconv.Itoa(i) + ".png"
+				os.Rename(filepath.Join(dir, name), filepath.Join(elsewhere, name))
+				os.Symlink(filepath.Join(elsewhere, name), filepath.Join(dir, name))
+			}
+			return dir
+		}, 1, "0.png, 1.png, 2.png, 3.png, 4.png, 5.png, 6.png, 7.png, 8.png, 9.png are symbolic links: copy the images themselves"},
 		{"a strip of uneven digits", func(t *testing.T, dir string) string {
 			path := filepath.Join(dir, "strip.png")
 			writeFile(t, path, encodePNG(t, filled(73, setHeight, setColour(0, 0))))

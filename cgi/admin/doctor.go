@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,6 +49,7 @@ func runDoctor(e *cmdEnv, _ []string) error {
 	d.hashes(list, median)
 	d.runDir(e.cfg.RunDir, e.cfg.DB)
 	d.fastCGISocket(e.socket)
+	d.decoder()
 	if list != nil {
 		d.costs(e)
 	}
@@ -150,6 +152,25 @@ func (d *doctor) lockFile(lock string, db os.FileInfo) {
 		return
 	}
 	f.Close()
+}
+
+// decoder shows the rights and limits theme add's decoder runs with, as
+// it reports them itself: run by root, it must have dropped them.
+func (d *doctor) decoder() {
+	bin, err := findDecoder()
+	if err != nil {
+		fmt.Fprintf(d.w, "theme decoder: %v\n", err) // theme add's only
+		return
+	}
+	line, err := decoderStatus(bin)
+	if err != nil {
+		d.problem("theme decoder %s: %v", bin, err)
+		return
+	}
+	fmt.Fprintf(d.w, "theme decoder %s: %s\n", bin, line)
+	if strings.HasPrefix(line, "Uid=0,") || !strings.Contains(line, "CapEff=0000000000000000") || !strings.Contains(line, "NoNewPrivs=1") {
+		d.problem("theme decoder %s keeps privileges it must drop: %s", bin, line)
+	}
 }
 
 // runDir checks the runtime directory as every hit checks it (package

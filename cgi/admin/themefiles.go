@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"hitcounter/counter/themefile"
@@ -18,17 +20,23 @@ import (
 // in the folder it names without following a link (a link there may be
 // anyone's), and each must be a plain file that the person who ran the
 // command may read (run with sudo, the command must not show him an
-// image he could not open). At most themefile.MaxSetBytes are read, all
-// files counted, whatever a file's size says.
+// image he could not open). path is opened without waiting (a named pipe
+// would wait for a writer) and must be a folder or a plain file. At most
+// themefile.MaxSetBytes are read, all files counted, whatever a file's
+// size says.
 func (e *cmdEnv) readThemeFiles(path string) (themefile.Bundle, error) {
-	f, err := os.Open(path)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return themefile.Bundle{}, err
+		return themefile.Bundle{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return themefile.Bundle{}, err
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return themefile.Bundle{}, fmt.Errorf("%s, not a folder or a plain file: a set is a folder of ten images or one strip image", kindOf(fi.Mode()))
 	}
 	budget := themefile.MaxSetBytes
 	if !fi.IsDir() {
@@ -49,7 +57,7 @@ func (e *cmdEnv) readThemeFiles(path string) (themefile.Bundle, error) {
 	}
 	ext := themefile.Ext(layout)
 	if len(missing) == 10 {
-		return themefile.Bundle{}, fmt.Errorf("no digits: a set's folder holds 0.png to 9.png, or 0.gif to 9.gif")
+		return themefile.Bundle{}, noDigits(f)
 	}
 	if len(missing) > 0 {
 		i := missing[0]
@@ -83,10 +91,19 @@ func openDigits(dir *os.File, ext string) (files [10]*os.File, missing []int) {
 	return files, missing
 }
 
+// openErr is why name in dir cannot be opened as openDigits opens it, or
+// nil.
+func openErr(dir *os.File, name string) error {
+	fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err == nil {
+		syscall.Close(fd)
+	}
+	return err
+}
+
 // errMissingFile says why file in dir was not opened.
 func errMissingFile(dir *os.File, name string) error {
-	_, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	switch {
+	switch err := openErr(dir, name); {
 	case errors.Is(err, syscall.ELOOP):
 		return errors.New("a symbolic link: copy the image itself into the folder")
 	case errors.Is(err, syscall.ENOENT):
@@ -95,6 +112,27 @@ func errMissingFile(dir *os.File, name string) error {
 		return err
 	}
 	return errors.New("missing")
+}
+
+// noDigits says why the folder dir has none of 0.png..9.png or
+// 0.gif..9.gif to open: the links among them, if any, named.
+func noDigits(dir *os.File) error {
+	for _, ext := range []string{".png", ".gif"} {
+		var links []string
+		for i := range 10 {
+			name := strconv.Itoa(i) + ext
+			if errors.Is(openErr(dir, name), syscall.ELOOP) {
+				links = append(links, name)
+			}
+		}
+		switch {
+		case len(links) == 1:
+			return fmt.Errorf("%s is a symbolic link: copy the image itself into the folder", links[0])
+		case len(links) > 1:
+			return fmt.Errorf("%s are symbolic links: copy the images themselves into the folder", strings.Join(links, ", "))
+		}
+	}
+	return errors.New("no digits: a set's folder holds 0.png to 9.png, or 0.gif to 9.gif")
 }
 
 func closeAll(files [10]*os.File) {
@@ -113,7 +151,7 @@ func (e *cmdEnv) readThemeFile(f *os.File, budget *int) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a plain file (%s)", fi.Mode().Type())
+		return nil, fmt.Errorf("%s, not a plain file", kindOf(fi.Mode()))
 	}
 	if !e.runnerMayRead(f) {
 		return nil, errors.New("you may not read this file: a set is made of files you may read")
@@ -127,4 +165,19 @@ func (e *cmdEnv) readThemeFile(f *os.File, budget *int) ([]byte, error) {
 	}
 	*budget -= len(data)
 	return data, nil
+}
+
+// kindOf names the kind of file that is not a plain file or a folder.
+func kindOf(m fs.FileMode) string {
+	switch m.Type() {
+	case fs.ModeNamedPipe:
+		return "a named pipe"
+	case fs.ModeSocket:
+		return "a socket"
+	case fs.ModeDevice, fs.ModeDevice | fs.ModeCharDevice:
+		return "a device"
+	case fs.ModeSymlink:
+		return "a symbolic link"
+	}
+	return "a " + m.Type().String()
 }

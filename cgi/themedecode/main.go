@@ -8,8 +8,14 @@
 // with the standard library (package counter/themefile/decode) and writes
 // the set as digitset.Set.Marshal gives it to stdout. A set that fails
 // makes one line on stderr, naming the digit and why, and exit status 1.
-// It opens no file and takes no argument: theme add chooses what it
-// reads. Run by a web server (GATEWAY_INTERFACE set), it does nothing.
+// It opens no file: theme add chooses what it reads, and hands it over.
+// Run by a web server (GATEWAY_INTERFACE set), it does nothing.
+//
+// Before it reads a byte it confines itself (confine.go): no new
+// privileges, and limits on its memory, CPU time and open files. theme
+// add, run by root, starts it as nobody with no groups. With the one
+// argument "status" it prints, instead of decoding, the rights and limits
+// it runs with, as the kernel has them (doctor shows them).
 //
 // It is installed beside counter.cgi, or in /usr/lib/counter, where theme
 // add looks for it (deploy/install.sh, deploy/build.sh).
@@ -26,6 +32,10 @@ import (
 )
 
 func main() {
+	if err := confine(); err != nil {
+		fmt.Fprintln(os.Stderr, "counter-themedecode:", err)
+		os.Exit(1)
+	}
 	if err := run(os.Args, os.Getenv, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -39,8 +49,16 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.W
 	if getenv("GATEWAY_INTERFACE") != "" {
 		return errors.New("counter-themedecode is run by counter.cgi theme add, not by a web server")
 	}
+	if len(args) == 2 && args[1] == "status" {
+		line, err := status()
+		if err != nil {
+			return fmt.Errorf("status: %w", err)
+		}
+		_, err = fmt.Fprintln(stdout, line)
+		return err
+	}
 	if len(args) > 1 {
-		return errors.New("counter-themedecode takes no arguments: counter.cgi theme add NAME PATH runs it")
+		return errors.New("counter-themedecode takes no arguments but status: counter.cgi theme add NAME PATH runs it")
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 	if err != nil {

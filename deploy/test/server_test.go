@@ -68,6 +68,11 @@ func buildCounter(t testing.TB) string {
 		if b.dir, b.err = os.MkdirTemp("", "counter-deploy-test-"); b.err != nil {
 			return
 		}
+		// Run by root, theme add starts the decoder as nobody, who must
+		// reach it.
+		if b.err = os.Chmod(b.dir, 0o755); b.err != nil {
+			return
+		}
 		bin, lib := filepath.Join(b.dir, "bin"), filepath.Join(b.dir, "counter")
 		for _, d := range []string{bin, lib} {
 			if b.err = os.Mkdir(d, 0o755); b.err != nil {

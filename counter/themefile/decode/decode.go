@@ -6,9 +6,11 @@
 // Every file is sized up from its header before it is decoded (a digit at
 // most digitset.MaxSide pixels a side, a strip ten of them wide; a GIF's
 // frames counted from its block structure, at most digitset.MaxFrames), so
-// that a small file cannot make a large decode. GIF frames are composed
-// into full frames of the digit as a browser shows them: each frame drawn
-// over the last, then disposed of as it says (kept, cleared to
+// that a small file cannot make a large decode. A GIF's blocks are walked
+// as image/gif reads them, and image/gif gets only the blocks that walk
+// copied out: it cannot decode a frame that was not counted. GIF frames
+// are composed into full frames of the digit as a browser shows them: each
+// frame drawn over the last, then disposed of as it says (kept, cleared to
 // transparent, or the frame before it restored).
 package decode
 
@@ -129,19 +131,25 @@ func decodeGIF(data []byte, maxW, maxH int, budget *int) (animation, error) {
 	if err := fits(cfg.Width, cfg.Height, maxW, maxH); err != nil {
 		return animation{}, err
 	}
-	n, err := countFrames(data)
+	w, err := walkGIF(data, digitset.MaxFrames)
 	if err != nil {
 		return animation{}, fmt.Errorf("a damaged GIF image (%v)", err)
 	}
+	n := w.frames
 	if n > digitset.MaxFrames {
 		return animation{}, fmt.Errorf("%d frames, too many: at most %d", n, digitset.MaxFrames)
 	}
 	if err := spend(budget, cfg.Width*cfg.Height*max(n, 1)); err != nil {
 		return animation{}, err
 	}
-	g, err := gif.DecodeAll(bytes.NewReader(data))
+	g, err := gif.DecodeAll(bytes.NewReader(w.data))
 	if err != nil {
 		return animation{}, fmt.Errorf("a damaged GIF image (%v)", err)
+	}
+	if len(g.Image) > n {
+		// walkGIF's copy holds n image descriptors and no other way to
+		// one: a bug if ever seen.
+		return animation{}, fmt.Errorf("%d frames decoded of %d counted", len(g.Image), n)
 	}
 	return compose(g), nil
 }
@@ -189,58 +197,173 @@ func clone(m *image.NRGBA) *image.NRGBA {
 	return c
 }
 
-// countFrames counts the image descriptors of a GIF by walking its blocks,
-// without decoding any: what gif.DecodeAll would allocate frames for.
-func countFrames(data []byte) (int, error) {
+// gifStream is a GIF as the decoder hands it to image/gif: the blocks
+// walkGIF found, in the order found, and the frames among them.
+type gifStream struct {
+	data   []byte
+	frames int
+}
+
+// walkGIF walks the blocks of a GIF as image/gif's reader does (Go 1.26,
+// src/image/gif/reader.go: decode, readExtension, readGraphicControl,
+// readImageDescriptor) and copies out what a set needs: the header and
+// global colour table, the loop count (as one NETSCAPE2.0 extension), each
+// graphic control extension and each image with its colour table and data
+// sub-blocks, then the trailer. Comments, plain text and other application
+// extensions are left out; image/gif draws none of them. An image
+// descriptor reaches the copy only as walkGIF counted it, so that image/gif,
+// given the copy, decodes no frame that was not counted, whatever a block
+// it would read otherwise than walkGIF says of its length. Past maxFrames,
+// it goes on counting but copies no more.
+func walkGIF(data []byte, maxFrames int) (gifStream, error) {
+	const (
+		extension  = 0x21
+		descriptor = 0x2c
+		trailer    = 0x3b
+		plainText  = 0x01
+		control    = 0xf9
+		comment    = 0xfe
+		app        = 0xff
+	)
 	if len(data) < 13 {
-		return 0, errors.New("no header")
+		return gifStream{}, errors.New("no header")
 	}
 	p := 13
 	if flags := data[10]; flags&0x80 != 0 {
 		p += 3 << (flags&7 + 1) // global colour table
 	}
-	// subBlocks skips a chain of sub-blocks ending with an empty one.
-	subBlocks := func() error {
+	if p > len(data) {
+		return gifStream{}, errors.New("cut short in the colour table")
+	}
+	head := data[:p]
+	var body []byte
+	loop := -1
+	// take returns the next n bytes.
+	take := func(n int) ([]byte, error) {
+		if n > len(data)-p {
+			return nil, errors.New("cut short")
+		}
+		b := data[p : p+n]
+		p += n
+		return b, nil
+	}
+	// subBlocks passes a chain of sub-blocks and its empty end, and
+	// returns it.
+	subBlocks := func() ([]byte, error) {
+		from := p
 		for {
-			if p >= len(data) {
-				return errors.New("cut short")
+			n, err := take(1)
+			if err != nil {
+				return nil, err
 			}
-			n := int(data[p])
-			p += 1 + n
-			if n == 0 {
-				return nil
+			if n[0] == 0 {
+				return data[from:p], nil
+			}
+			if _, err := take(int(n[0])); err != nil {
+				return nil, err
 			}
 		}
 	}
 	frames := 0
-	for p < len(data) {
-		switch data[p] {
-		case 0x21: // extension: label, then sub-blocks
-			p += 2
-			if err := subBlocks(); err != nil {
-				return frames, err
+	for {
+		b, err := take(1)
+		if err != nil {
+			return gifStream{}, errors.New("no trailer")
+		}
+		switch b[0] {
+		case extension:
+			label, err := take(1)
+			if err != nil {
+				return gifStream{}, err
 			}
-		case 0x2c: // image descriptor, local colour table, LZW code size, data
-			if p+10 > len(data) {
-				return frames, errors.New("cut short")
+			switch label[0] {
+			case plainText: // 13 bytes read whole, whatever the first says
+				if _, err := take(13); err != nil {
+					return gifStream{}, err
+				}
+			case control: // 6 bytes read whole: a block of 4 and the end
+				gce, err := take(6)
+				if err != nil {
+					return gifStream{}, err
+				}
+				if gce[0] != 4 || gce[5] != 0 {
+					return gifStream{}, errors.New("a bad graphic control extension")
+				}
+				if frames < maxFrames {
+					body = append(append(body, extension, control), gce...)
+				}
+				continue
+			case comment:
+			case app:
+				n, err := take(1)
+				if err != nil {
+					return gifStream{}, err
+				}
+				id, err := take(int(n[0]))
+				if err != nil {
+					return gifStream{}, err
+				}
+				if string(id) == "NETSCAPE2.0" {
+					n, err := take(1)
+					if err != nil {
+						return gifStream{}, err
+					}
+					if n[0] == 0 {
+						continue
+					}
+					sub, err := take(int(n[0]))
+					if err != nil {
+						return gifStream{}, err
+					}
+					if n[0] == 3 && sub[0] == 1 {
+						loop = int(sub[1]) | int(sub[2])<<8
+					}
+				}
+			default:
+				return gifStream{}, fmt.Errorf("unknown extension 0x%02x", label[0])
 			}
-			flags := data[p+9]
-			p += 10
-			if flags&0x80 != 0 {
-				p += 3 << (flags&7 + 1)
+			if _, err := subBlocks(); err != nil {
+				return gifStream{}, err
 			}
-			p++ // LZW minimum code size
-			if err := subBlocks(); err != nil {
-				return frames, err
+		case descriptor:
+			from := p - 1
+			desc, err := take(9)
+			if err != nil {
+				return gifStream{}, err
+			}
+			if flags := desc[8]; flags&0x80 != 0 {
+				if _, err := take(3 << (flags&7 + 1)); err != nil {
+					return gifStream{}, err
+				}
+			}
+			lit, err := take(1)
+			if err != nil {
+				return gifStream{}, err
+			}
+			if lit[0] < 2 || lit[0] > 8 {
+				return gifStream{}, fmt.Errorf("an LZW code size of %d", lit[0])
+			}
+			if _, err := subBlocks(); err != nil {
+				return gifStream{}, err
+			}
+			if frames < maxFrames {
+				body = append(body, data[from:p]...)
 			}
 			frames++
-		case 0x3b: // trailer
-			return frames, nil
+		case trailer:
+			out := make([]byte, 0, len(head)+19+len(body)+1)
+			out = append(out, head...)
+			if loop >= 0 {
+				out = append(out, extension, app, 11)
+				out = append(out, "NETSCAPE2.0"...)
+				out = append(out, 3, 1, byte(loop), byte(loop>>8), 0)
+			}
+			out = append(append(out, body...), trailer)
+			return gifStream{data: out, frames: frames}, nil
 		default:
-			return frames, fmt.Errorf("unknown block 0x%02x", data[p])
+			return gifStream{}, fmt.Errorf("unknown block 0x%02x", b[0])
 		}
 	}
-	return frames, nil
 }
 
 // strip cuts a strip image into its ten digits, each as wide as the

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"compress/lzw"
 	"errors"
 	"image"
 	"image/color"
@@ -79,8 +80,8 @@ func TestTooManyFrames(t *testing.T) {
 	if err := gif.EncodeAll(&b, g); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := countFrames(b.Bytes()); n != digitset.MaxFrames+1 || err != nil {
-		t.Errorf("countFrames: %d, %v; want %d", n, err, digitset.MaxFrames+1)
+	if w, err := walkGIF(b.Bytes(), digitset.MaxFrames); w.frames != digitset.MaxFrames+1 || err != nil {
+		t.Errorf("walkGIF: %d frames, %v; want %d", w.frames, err, digitset.MaxFrames+1)
 	}
 	if _, err := decodeGIF(b.Bytes(), 200, 200, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
 		t.Errorf("decodeGIF: %v, want too many frames", err)
@@ -140,4 +141,79 @@ func TestPixelBudget(t *testing.T) {
 	if _, err := decodeGIF(b.Bytes(), 200, 200, &budget); err != nil || budget != 0 {
 		t.Errorf("in a budget of 300: %v, %d left", err, budget)
 	}
+}
+
+// desyncedGIF makes a GIF of a w x h screen whose frames (1 x 1 pixel
+// each, frames of them) follow a Plain Text extension that image/gif
+// (Go 1.26, src/image/gif/reader.go, readExtension) reads as 13 bytes
+// whole and then sub-blocks, whatever the first of the 13 says. The first
+// is 0 and the second 0x3b: a walk that reads the 13 as sub-blocks sees
+// the extension end there, then the trailer, and counts no frame.
+func desyncedGIF(tb testing.TB, w, h, frames int) []byte {
+	tb.Helper()
+	b := []byte("GIF89a")
+	b = append(b, byte(w), byte(w>>8), byte(h), byte(h>>8), 0x80, 0, 0) // a global table of 2
+	b = append(b, 0xff, 0, 0, 0, 0, 0xff)
+	b = append(b, 0x21, 0x01, 0, 0x3b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // 13 bytes, then the end
+	var lz bytes.Buffer
+	zw := lzw.NewWriter(&lz, lzw.LSB, 2)
+	zw.Write([]byte{0})
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	for range frames {
+		b = append(b, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, byte(lz.Len()))
+		b = append(append(b, lz.Bytes()...), 0)
+	}
+	return append(b, 0x3b)
+}
+
+// TestDesyncedGIF: a GIF whose Plain Text extension hides its frames from
+// a walk that reads it otherwise than image/gif is counted as image/gif
+// decodes it, and refused before decoding when its frames are too many.
+func TestDesyncedGIF(t *testing.T) {
+	data := desyncedGIF(t, 200, 200, digitset.MaxFrames+1)
+	if g, err := gif.DecodeAll(bytes.NewReader(data)); err != nil || len(g.Image) != digitset.MaxFrames+1 {
+		t.Fatalf("image/gif: %v; want %d frames", err, digitset.MaxFrames+1)
+	}
+	w, err := walkGIF(data, digitset.MaxFrames)
+	if err != nil || w.frames != digitset.MaxFrames+1 {
+		t.Errorf("walkGIF: %d frames, %v; want %d", w.frames, err, digitset.MaxFrames+1)
+	}
+	if _, err := decodeGIF(data, 200, 200, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
+		t.Errorf("decodeGIF: %v, want too many frames", err)
+	}
+	// Within the bounds, the frames decoded are those counted, composed on
+	// the whole screen.
+	budget := 3 * 4 * 4
+	a, err := decodeGIF(desyncedGIF(t, 4, 4, 3), 4, 4, &budget)
+	if err != nil || len(a.frames) != 3 || budget != 0 {
+		t.Errorf("3 frames: %d frames, %v, %d pixels left; want 3, 0", len(a.frames), err, budget)
+	}
+}
+
+// FuzzWalkGIF: whatever the bytes, image/gif decodes from walkGIF's copy
+// no more frames than walkGIF counted, and from a GIF it decodes whole,
+// as many as it decodes from the copy.
+func FuzzWalkGIF(f *testing.F) {
+	var b bytes.Buffer
+	gif.EncodeAll(&b, &gif.GIF{Image: []*image.Paletted{frame(image.Rect(0, 0, 2, 2), red), frame(image.Rect(0, 0, 1, 1), blue)}, Delay: []int{1, 2}, LoopCount: 2})
+	f.Add(b.Bytes())
+	f.Add(desyncedGIF(f, 3, 3, 4))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := walkGIF(data, 8)
+		if err != nil {
+			return
+		}
+		g, err := gif.DecodeAll(bytes.NewReader(w.data))
+		if err != nil {
+			return
+		}
+		if len(g.Image) > w.frames {
+			t.Fatalf("%d frames decoded, %d counted", len(g.Image), w.frames)
+		}
+		if whole, err := gif.DecodeAll(bytes.NewReader(data)); err == nil && w.frames <= 8 && (len(whole.Image) != len(g.Image) || whole.LoopCount != g.LoopCount) {
+			t.Fatalf("the file: %d frames, loop %d; the copy: %d, loop %d", len(whole.Image), whole.LoopCount, len(g.Image), g.LoopCount)
+		}
+	})
 }
