@@ -19,10 +19,10 @@ func holdSlots(t *testing.T, a *App, devices bool) {
 	t.Helper()
 	all := []guard.Slots{}
 	for range a.cfg.BcryptSlots {
-		all = append(all, guard.Slots{Dir: a.run, N: a.cfg.BcryptSlots})
+		all = append(all, guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots})
 	}
 	if devices {
-		all = append(all, guard.Slots{Dir: a.run, N: 1, Name: deviceSlots})
+		all = append(all, guard.Slots{Dir: a.proc.Run, N: 1, Name: deviceSlots})
 	}
 	for _, s := range all {
 		release, err := s.Acquire()
