@@ -1,7 +1,10 @@
-// Command counter.cgi is a hit counter for static web sites. Run by a web
-// server as CGI it counts a hit and answers with the count as an image; run
-// from a shell it is the owner's admin tool and a local server for trying it
-// out. See the README for both.
+// Command counter is the counter's full tool: every page and endpoint over
+// CGI, FastCGI and a local server, and every admin command, in one
+// self-sufficient program (go run ./cgi serve runs the demo on its own).
+// Installed, it is /usr/lib/counter/counter-tool, and the web server runs
+// the hit binary (./cgi/hit) as counter.cgi instead: that small program
+// serves a counted image itself and execs this one for everything else.
+// Both set up a hit with imagehit.NewProcess. See deploy/README.md.
 package main
 
 import (
