@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"hitcounter/cgi/admin"
@@ -77,12 +79,21 @@ func inheritedListener(getenv func(string) string, stdin io.Reader) (net.Listene
 	return gateway.FastCGIListener(stdin), nil
 }
 
+// fastcgiMemoryLimit is the FastCGI service's soft limit on the Go heap.
+const fastcgiMemoryLimit = 64 << 20
+
 // runFastCGI serves FastCGI on ln until the web server sends SIGTERM (or
 // SIGINT), then answers the requests in hand, commits their hits and
 // returns. onlyWebServer is -only-web-server-connects.
 func runFastCGI(cfg config.Config, log *logline.Logger, ln net.Listener, onlyWebServer bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		// Unless GOMEMLIMIT says otherwise, the garbage of big answers
+		// is collected before the heap doubles past half the systemd
+		// unit's MemoryMax, rather than once it has.
+		debug.SetMemoryLimit(fastcgiMemoryLimit)
+	}
 	a := web.New(cfg, log, web.LongLived)
 	defer a.Close()
 	// One line at start, for the owner's log: which build now answers,

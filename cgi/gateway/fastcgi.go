@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -36,6 +35,7 @@ var errAborted = errors.New("fastcgi: request aborted by the web server")
 // keeps for further requests are closed then as soon as they are idle.
 func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
 	bodies := &bodySlots{slots: make(chan struct{}, maxBodyConns)}
+	held := newHeldBytes(o.Log)
 	waiting := newWaitingConns(o.Log)
 	defer context.AfterFunc(ctx, waiting.shutdown)()
 	// Connections' buffers (about 74 KB each) are kept for the next
@@ -51,6 +51,7 @@ func ServeFastCGI(ctx context.Context, ln net.Listener, h http.Handler, o Option
 		c.reset(conn)
 		defer c.reset(nil)
 		c.loginsAs = peerClientOf(conn, o)
+		c.held = held
 		// A cut answer's cause is the handler's to log; connections
 		// dropped before a whole request are logged in sum.
 		if err := c.serve(h, o, bodies, waiting); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCut) && !errors.Is(err, errDropped) {
@@ -84,6 +85,8 @@ type fcgiConn struct {
 	// loginsAs is the one client every login on this connection counts
 	// as, when the connection does not vouch for REMOTE_ADDR (PeerClient).
 	loginsAs string
+	// held is the process's budget for big writes (heldBytes).
+	held *heldBytes
 }
 
 // serve answers requests until the web server closes the connection or
@@ -131,7 +134,7 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots, waitin
 	if hasBody(env) {
 		release, ok := bodies.take(o.Log)
 		if !ok {
-			return false, c.answer(busyAnswer())
+			return false, c.answer(busyAnswer(cgiForm))
 		}
 		// Freed as soon as the body is in, not when the answer is: a login
 		// held back for a refused client keeps its connection, not a slot.
@@ -140,8 +143,8 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots, waitin
 		body.want, _ = strconv.ParseInt(env["CONTENT_LENGTH"], 10, 64)
 	}
 	rw := newResponse(cgiForm)
-	c.stdout = connWriter{conn: c.conn, w: fcgiStdoutWriter{c}}
-	rw.out = &c.stdout
+	c.stdout = connWriter{conn: c.conn, w: stdoutRecords{c: c, flush: true}}
+	rw.out, rw.held = &c.stdout, c.held
 	if c.loginsAs != "" {
 		h = peerClientHandler{h, c.loginsAs}
 	}
@@ -163,14 +166,14 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots, waitin
 		// Closed without the request's end: the web server sees the
 		// answer broken off, and so does the client.
 		return false, errCut
+	case errors.Is(rw.err, ErrBusy):
+		err = c.answer(busyAnswer(cgiForm)) // nothing of the answer went
 	case rw.err != nil:
 		return false, fmt.Errorf("fastcgi: %w", rw.err)
 	case rw.streaming:
-		err = c.answer(nil)
+		err = c.finish()
 	default:
-		var out bytes.Buffer
-		rw.writeWhole(&out)
-		err = c.answer(out.Bytes())
+		err = c.answer(rw)
 	}
 	if err != nil {
 		return false, err
@@ -178,12 +181,17 @@ func (c *fcgiConn) serveOne(h http.Handler, o Options, bodies *bodySlots, waitin
 	return c.keep && body.eof, nil
 }
 
-// fcgiStdoutWriter sends a streamed answer as the request's stdout
-// records, each write as it comes: the process holds no more of it than
-// the piece the handler wrote.
-type fcgiStdoutWriter struct{ c *fcgiConn }
+// stdoutRecords writes an answer as the request's stdout records, into
+// the connection's buffer, with no copy of the whole answer: a streamed
+// one is flushed each write as it comes (flush), so that the process
+// holds no more of it than the piece the handler wrote; one sent whole
+// goes with the request's end.
+type stdoutRecords struct {
+	c     *fcgiConn
+	flush bool
+}
 
-func (s fcgiStdoutWriter) Write(p []byte) (int, error) {
+func (s stdoutRecords) Write(p []byte) (int, error) {
 	for rest := p; len(rest) > 0; {
 		n := min(len(rest), fcgiMaxContent)
 		if err := s.c.write(fcgiStdout, s.c.id, rest[:n]); err != nil {
@@ -191,8 +199,10 @@ func (s fcgiStdoutWriter) Write(p []byte) (int, error) {
 		}
 		rest = rest[n:]
 	}
-	if err := s.c.w.Flush(); err != nil {
-		return 0, fmt.Errorf("fastcgi: write: %w", err)
+	if s.flush {
+		if err := s.c.w.Flush(); err != nil {
+			return 0, fmt.Errorf("fastcgi: write: %w", err)
+		}
 	}
 	return len(p), nil
 }
@@ -236,15 +246,14 @@ func hasBody(env map[string]string) bool {
 	return m != http.MethodGet && m != http.MethodHead
 }
 
-// busyAnswer is the CGI-form answer to a request refused for want of a
-// slot: the connection is closed after it, so its body need not be read.
-func busyAnswer() []byte {
-	rw := newResponse(cgiForm)
+// busyAnswer is the answer, its status line in form, to a request
+// refused for want of a slot, whose body need not be read as the
+// connection is closed after it, or of memory for its answer (ErrBusy).
+func busyAnswer(form string) *response {
+	rw := newResponse(form)
 	rw.Header().Set("Retry-After", "5")
 	http.Error(rw, "server busy, try again", http.StatusServiceUnavailable)
-	var out bytes.Buffer
-	rw.writeWhole(&out)
-	return out.Bytes()
+	return rw
 }
 
 // readParams reads records up to the end of a request's parameters and
@@ -334,16 +343,17 @@ func (c *fcgiConn) getValues(query []byte) error {
 	return c.write(fcgiGetValuesResult, 0, out)
 }
 
-// answer sends a response in CGI form as the request's standard output and
-// ends the request.
-func (c *fcgiConn) answer(resp []byte) error {
-	for len(resp) > 0 {
-		n := min(len(resp), fcgiMaxContent)
-		if err := c.write(fcgiStdout, c.id, resp[:n]); err != nil {
-			return err
-		}
-		resp = resp[n:]
+// answer sends rw, an answer that did not stream, in CGI form as the
+// request's standard output, and ends the request.
+func (c *fcgiConn) answer(rw *response) error {
+	if err := rw.writeWhole(stdoutRecords{c: c}); err != nil {
+		return err
 	}
+	return c.finish()
+}
+
+// finish ends the request's standard output and the request.
+func (c *fcgiConn) finish() error {
 	if err := c.write(fcgiStdout, c.id, nil); err != nil {
 		return err
 	}

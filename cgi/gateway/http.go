@@ -42,7 +42,8 @@ const (
 // for the size of the binary in start-up time and resident memory. A local
 // server for trying the counter out needs none of that.
 func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
-	return acceptLoop(ctx, ln, func(conn net.Conn) { serveConn(conn, h, o.Log) }, nil)
+	held := newHeldBytes(o.Log)
+	return acceptLoop(ctx, ln, func(conn net.Conn) { serveConn(conn, h, o.Log, held) }, nil)
 }
 
 // acceptLoop serves each connection on ln with serve, at most maxConns at
@@ -103,7 +104,7 @@ func takeSlot(slots chan struct{}, full func()) {
 	}
 }
 
-func serveConn(conn net.Conn, h http.Handler, log *logline.Logger) {
+func serveConn(conn net.Conn, h http.Handler, log *logline.Logger, held *heldBytes) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(connTimeout))
 	req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(conn, maxRequestSize)))
@@ -115,10 +116,13 @@ func serveConn(conn net.Conn, h http.Handler, log *logline.Logger) {
 		return
 	}
 	req.RemoteAddr = conn.RemoteAddr().String()
-	rw.out = &connWriter{conn: conn, w: conn}
+	rw.out, rw.held = &connWriter{conn: conn, w: conn}, held
 	rw.head = req.Method == http.MethodHead
 	rw.chunkable = req.ProtoAtLeast(1, 1)
 	h.ServeHTTP(rw, req)
+	if errors.Is(rw.err, ErrBusy) && !rw.streaming {
+		rw = busyAnswer(httpForm) // nothing of the answer went
+	}
 	if rw.streaming {
 		err = rw.end()
 	} else {

@@ -40,10 +40,11 @@ type response struct {
 	body   bytes.Buffer // the answer held back
 
 	// Set by the transport before the handler runs.
-	out       io.Writer // where a streamed answer goes; nil holds every answer whole
-	form      string    // the status line's start: "Status: " (CGI form) or "HTTP/1.1 "
-	head      bool      // a HEAD request: no body is sent
-	chunkable bool      // an HTTP/1.1 client: a body without a length goes in chunks
+	out       io.Writer  // where a streamed answer goes; nil holds every answer whole
+	held      *heldBytes // what big writes of a long-lived server count against
+	form      string     // the status line's start: "Status: " (CGI form) or "HTTP/1.1 "
+	head      bool       // a HEAD request: no body is sent
+	chunkable bool       // an HTTP/1.1 client: a body without a length goes in chunks
 
 	streaming bool  // the head has gone out
 	chunked   bool  // and the body goes in chunks
@@ -80,7 +81,20 @@ func (r *response) Write(p []byte) (int, error) {
 		return len(p), nil
 	case !r.streaming && (r.out == nil || r.body.Len()+len(p) <= streamAfter):
 		return r.body.Write(p)
-	case !r.streaming:
+	}
+	if len(p) > streamAfter && r.held != nil {
+		// The handler holds p whole until it has gone, which a client
+		// that does not read may make the whole of connTimeout.
+		if !r.held.take(len(p)) {
+			// Before the head went, the transport can still answer 503;
+			// after, the answer can only be seen cut.
+			r.cut = r.streaming
+			r.err = ErrBusy
+			return 0, ErrBusy
+		}
+		defer r.held.give(len(p))
+	}
+	if !r.streaming {
 		if err := r.stream(); err != nil {
 			return 0, err
 		}
@@ -174,7 +188,7 @@ func Cut(w http.ResponseWriter) bool {
 				v.cut = true
 				return true
 			}
-			v.header, v.status = http.Header{}, 0
+			v.header, v.status, v.err = http.Header{}, 0, nil
 			v.body.Reset()
 			return false
 		case interface{ Unwrap() http.ResponseWriter }:

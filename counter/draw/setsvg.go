@@ -14,11 +14,38 @@ import (
 
 // encodeSVG writes an SVG that embeds each digit's own file once, as a
 // data: URI (for a strip's digit without one, a PNG of its first frame),
-// and places it at each of its positions: an animated GIF
-// animates as the browser plays it, each digit on its own clock. Nearest
-// neighbour is asked of the browser (image-rendering: pixelated) unless
-// the drawing is smooth.
+// and places it at each of its positions with <use>: however long the
+// count, the SVG holds the files of its distinct digits once, so it is
+// never much larger than the set's files. An animated GIF animates as
+// the browser plays it, each digit on its own clock. Nearest neighbour is
+// asked of the browser (image-rendering: pixelated) unless the drawing is
+// smooth.
+//
+// A writer that can Grow (the bytes.Buffer an answer is gathered in) is
+// grown once to the SVG's size: doubling its way up, it would hold twice
+// the answer and have copied it on the way.
 func (d *setDrawing) encodeSVG(w io.Writer) error {
+	var pieces [10][]byte
+	var types [10]string
+	size := len(svgHead) + 2*len(d.text) + len(d.text)*len(svgUse) + len(svgTail)
+	for i := 0; i < len(d.text); i++ {
+		k := int(d.text[i] - '0')
+		if pieces[k] != nil {
+			continue
+		}
+		pieces[k], types[k] = d.set.Digits[k].Piece, d.set.Digits[k].PieceType
+		if len(pieces[k]) == 0 {
+			var err error
+			if pieces[k], err = DigitPNG(d.set, k); err != nil {
+				return err
+			}
+			types[k] = digitset.TypePNG
+		}
+		size += len(svgImage) + len(types[k]) + base64.StdEncoding.EncodedLen(len(pieces[k]))
+	}
+	if g, ok := w.(interface{ Grow(int) }); ok {
+		g.Grow(size)
+	}
 	bw := bufio.NewWriter(w)
 	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
 	bw.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + wd + `" height="` + ht +
@@ -27,27 +54,18 @@ func (d *setDrawing) encodeSVG(w io.Writer) error {
 	if d.opt.Smooth {
 		rendering = ""
 	}
-	var done [10]bool
 	enc := base64.NewEncoder(base64.StdEncoding, bw)
 	for i := 0; i < len(d.text); i++ {
 		k := int(d.text[i] - '0')
-		if done[k] {
+		if pieces[k] == nil {
 			continue
 		}
-		done[k] = true
-		piece, typ := d.set.Digits[k].Piece, d.set.Digits[k].PieceType
-		if len(piece) == 0 {
-			var err error
-			if piece, err = DigitPNG(d.set, k); err != nil {
-				return err
-			}
-			typ = digitset.TypePNG
-		}
 		bw.WriteString(`<image id="d` + strconv.Itoa(k) + `" width="` + strconv.Itoa(d.widths[k]) + `" height="` + ht +
-			`" preserveAspectRatio="none"` + rendering + ` href="data:` + typ + `;base64,`)
-		enc.Write(piece)
+			`" preserveAspectRatio="none"` + rendering + ` href="data:` + types[k] + `;base64,`)
+		enc.Write(pieces[k])
 		enc.Close()
 		bw.WriteString(`"/>`)
+		pieces[k] = nil // embedded once
 	}
 	bw.WriteString(`</defs>`)
 	x := 0
@@ -56,9 +74,19 @@ func (d *setDrawing) encodeSVG(w io.Writer) error {
 		bw.WriteString(`<use href="#d` + strconv.Itoa(k) + `" x="` + strconv.Itoa(x) + `"/>`)
 		x += d.widths[k]
 	}
-	bw.WriteString(`</svg>`)
+	bw.WriteString(svgTail)
 	return bw.Flush()
 }
+
+// The SVG's pieces, at their longest, for its size: the head with its
+// numbers and without the count (written twice), an image without its
+// type and data, a <use>, and the end.
+const (
+	svgHead  = `<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="256" viewBox="0 0 1024 256" role="img" aria-label=""><title></title><defs></defs>`
+	svgImage = `<image id="d0" width="1024" height="256" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:;base64,"/>`
+	svgUse   = `<use href="#d0" x="1024"/>`
+	svgTail  = `</svg>`
+)
 
 // DigitPNG returns digit k's first frame as a PNG in the set's palette:
 // the piece that theme add stores for a digit cut from a strip, made

@@ -90,3 +90,38 @@ func TestDigitPNG(t *testing.T) {
 		t.Errorf("the SVG does not embed digit 3's PNG: %.200s", b.String())
 	}
 }
+
+// TestDigitSetSVGSize: an SVG embeds the files of its distinct digits once,
+// whatever the count's length, so that a stranger's answer is never much
+// larger than the set's files (digitset.MaxPieceBytes); and it is written
+// into a buffer grown once to its size, not doubled up to twice it.
+func TestDigitSetSVGSize(t *testing.T) {
+	s := animSet(t)
+	for k := range s.Digits {
+		// The set's files at their bound, a tenth a digit.
+		s.Digits[k].Piece = bytes.Repeat([]byte{byte(k)}, digitset.MaxPieceBytes/10)
+	}
+	for _, text := range []string{"0", "00000000000000000000", "1234567890", "12345678900987654321"} {
+		var b bytes.Buffer
+		if err := WriteDigitSet(&b, s, text, counter.SVG, SetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		distinct := 0
+		for k := range 10 {
+			if strings.ContainsRune(text, rune('0'+k)) {
+				distinct++
+			}
+		}
+		pieces := distinct * base64.StdEncoding.EncodedLen(digitset.MaxPieceBytes/10)
+		bound := pieces + len(svgHead) + 2*len(text) + distinct*(len(svgImage)+len(s.Digits[0].PieceType)) + len(text)*len(svgUse) + len(svgTail)
+		if n := strings.Count(b.String(), "<image "); n != distinct {
+			t.Errorf("%s: %d images embedded, want %d, one a distinct digit", text, n, distinct)
+		}
+		if b.Len() > bound {
+			t.Errorf("%s: an SVG of %d bytes, past %d: the files of its %d digits and their tags", text, b.Len(), bound, distinct)
+		}
+		if b.Cap() > b.Len()+b.Len()/16+8<<10 {
+			t.Errorf("%s: an SVG of %d bytes in a buffer of %d", text, b.Len(), b.Cap())
+		}
+	}
+}
