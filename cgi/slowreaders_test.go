@@ -183,6 +183,18 @@ func TestFastCGISlowReadersOfTheBiggestTheme(t *testing.T) {
 		mu.Unlock()
 	}
 	tick.Stop()
+	// One more SVG while they hang: refused, but as an image, since every
+	// image answer is one (or whole, if the budget had room).
+	c := fcgitest.MustDial(t, sock)
+	c.Conn.SetDeadline(time.Now().Add(20 * time.Second))
+	if out, _, err := c.Request(1, false, svg, nil, 0); err != nil {
+		t.Errorf("another SVG while the clients hung: %v", err)
+	} else if ans := fcgitest.MustParse(t, out); ans.Header.Get("Content-Type") != "image/svg+xml" || ans.Status != 200 && ans.Status != 503 {
+		t.Errorf("another SVG while the clients hung: status %d, Content-Type %q, want 200 or 503 as an SVG", ans.Status, ans.Header.Get("Content-Type"))
+	} else {
+		t.Logf("another SVG while the clients hung: status %d, %d bytes of %s", ans.Status, len(ans.Body), ans.Header.Get("Content-Type"))
+	}
+	c.Conn.Close()
 	t.Logf("while %d clients hung on the SVG for %v: %d hits answered 200 within %v, slowest %v, %d not, the first %q",
 		clients, hang, answered, slowest, longest.Round(time.Millisecond), len(failed), failed[:min(3, len(failed))])
 	if len(failed) > 0 {

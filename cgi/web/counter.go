@@ -1,9 +1,11 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
+	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/imagehit"
 	"hitcounter/counter"
 	"hitcounter/counter/costs"
@@ -42,11 +44,17 @@ func imageRequest(r *http.Request) imagehit.Request {
 // serveImage answers an image of counter name in format (package
 // imagehit, which the hit binary serves too).
 func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, format counter.Format) {
-	ans := a.proc.Serve(imageRequest(r), name, format)
+	req := imageRequest(r)
+	ans := a.proc.Serve(req, name, format)
 	if ans.Counted {
 		tag(w, costs.Hit)
 	}
-	writeAnswer(w, ans)
+	if err := writeAnswer(w, ans); errors.Is(err, gateway.ErrBusy) && !gateway.Cut(w) {
+		// Big answers waiting for slow readers hold all the memory the
+		// service allows them: a short image says so, as every image
+		// answer must be one. A hit it carried is counted already.
+		writeAnswer(w, a.proc.Server().RefuseAs(req, format, err, http.StatusServiceUnavailable, "busy, try again"))
+	}
 }
 
 // refuseImage answers an image request that cannot show a count
@@ -56,16 +64,19 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter
 	writeAnswer(w, a.proc.Server().RefuseAs(imageRequest(r), format, err, status, msg))
 }
 
-// writeAnswer sends an image answer.
-func writeAnswer(w http.ResponseWriter, ans imagehit.Answer) {
+// writeAnswer sends an image answer, and returns the error of writing its
+// body.
+func writeAnswer(w http.ResponseWriter, ans imagehit.Answer) error {
 	h := w.Header()
 	for _, f := range ans.Header {
 		h.Set(f.Key, f.Value)
 	}
 	w.WriteHeader(ans.Status)
-	if ans.Body != nil {
-		w.Write(ans.Body)
+	if ans.Body == nil {
+		return nil
 	}
+	_, err := w.Write(ans.Body)
+	return err
 }
 
 // cutSuffixFold is strings.CutSuffix with the suffix in any case.
