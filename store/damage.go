@@ -135,8 +135,10 @@ func checkLength(tx *bolt.Tx, path string) error {
 }
 
 // isOSError reports errors of the file system (permissions, a missing
-// directory), which are not damage to the file.
+// directory) and files that root refuses, which are not damage to the
+// file.
 func isOSError(err error) bool {
 	var pe *os.PathError
-	return errors.As(err, &pe)
+	var r *refusal
+	return errors.As(err, &pe) || errors.As(err, &r)
 }
