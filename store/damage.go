@@ -122,9 +122,11 @@ func (db *DB) named(err error) error {
 // checkLength fails if the file is shorter than the pages its meta page
 // says are in use: a file cut short (a copy that stopped, a full card).
 // bbolt would read past its end, and a write would grow it back with holes,
-// "repairing" it behind the owner's back.
-func checkLength(tx *bolt.Tx, path string) error {
-	fi, err := os.Stat(path)
+// "repairing" it behind the owner's back. It looks at the file bbolt
+// opened, never at its name: another user may have put something else
+// there since.
+func checkLength(tx *bolt.Tx, f *os.File) error {
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}

@@ -69,6 +69,7 @@ func NewLockWaits(n int) *LockWaits {
 type DB struct {
 	path      string // for the owner's log: which file is damaged
 	bolt      *bolt.DB
+	file      *os.File // bbolt's, to look at through its descriptor
 	lock      *os.File
 	committed func(time.Duration)
 }
@@ -123,8 +124,8 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db := &DB{path: path, bolt: bdb, lock: lock, committed: opts.Committed}
-	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, path) }); err != nil {
+	db := &DB{path: path, bolt: bdb, file: file, lock: lock, committed: opts.Committed}
+	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, file) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
