@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -72,4 +73,55 @@ func openChecked(name string, flag int, perm os.FileMode) (*os.File, error) {
 		return openFile(name, flag, perm)
 	}
 	return openAsRoot(name, flag, perm)
+}
+
+// Fixed says what FixOwner changed.
+type Fixed struct {
+	Owner    bool // given to UID, GID
+	UID, GID int
+	Mode     bool // made fileMode, from Was
+	Was      os.FileMode
+}
+
+// FixOwner gives the database at path to the web server's user
+// (ServerUser), private to it (mode 0600), as the install wants it. It is
+// the install's repair of a file root made by hand or an older release
+// left, run as root in a directory the web server's user may write in:
+// so it opens the file as Open does under root (openAsRoot: no link of
+// another user's, a regular file on its directory's disk), and changes
+// owner and mode through that descriptor, never by name, and only on a
+// file without another name. A missing file is no error: nothing to fix.
+func FixOwner(path string) (Fixed, error) {
+	var fixed Fixed
+	if os.Geteuid() != 0 {
+		return fixed, fmt.Errorf("store: fix owner of %s: only root may", path)
+	}
+	f, err := openAsRoot(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fixed, nil
+	}
+	if err != nil {
+		return fixed, fmt.Errorf("store: fix owner: %w", err)
+	}
+	defer f.Close()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return fixed, fmt.Errorf("store: fix owner: %w", &os.PathError{Op: "stat", Path: path, Err: err})
+	}
+	if uid, gid, ok := ServerUser(path); ok && (int(st.Uid) != uid || int(st.Gid) != gid) {
+		if err := handOver(f, path); err != nil {
+			return fixed, fmt.Errorf("store: fix owner: %w", err)
+		}
+		fixed.Owner, fixed.UID, fixed.GID = true, uid, gid
+	}
+	if mode := os.FileMode(st.Mode & 0o7777); mode != fileMode {
+		if st.Nlink != 1 {
+			return fixed, fmt.Errorf("store: fix owner: %w", &refusal{path, fmt.Sprintf("has another name too (a hard link): its mode %04o is left alone", mode)})
+		}
+		if err := syscall.Fchmod(int(f.Fd()), fileMode); err != nil {
+			return fixed, fmt.Errorf("store: fix owner: %w", &os.PathError{Op: "chmod", Path: path, Err: err})
+		}
+		fixed.Mode, fixed.Was = true, mode
+	}
+	return fixed, nil
 }
