@@ -64,6 +64,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(measureEnv) != "" {
 		os.Exit(measure())
 	}
+	if spec := os.Getenv(swapEnv); spec != "" {
+		os.Exit(swapLinks(spec))
+	}
 	code := m.Run()
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))

@@ -100,10 +100,16 @@ var floors = []floor{
 	// The image server, which the hit binary and the handlers share,
 	// knows nothing of HTTP's types.
 	{name: "image server", pkgs: []string{"cgi/imagehit"}},
+	// x/sys/unix, which bbolt links anyway, for setfsuid: a socket that
+	// root makes is born its directory owner's, never chowned by name.
 	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/plain", "cgi/guard", "cgi/meter", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
+		modules: []string{"golang.org/x/sys/unix"},
 		// The gateway serves any http.Handler: it knows no counters.
 		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline", "cgi/gateway/plain"}, "cgi/gateway/plain": {}}},
-	{name: "store", pkgs: []string{"store"}, modules: []string{"go.etcd.io/bbolt"}},
+	// x/sys/unix, which bbolt links anyway, for what syscall lacks to
+	// open a file under root without following another user's link
+	// (O_PATH, readlinkat).
+	{name: "store", pkgs: []string{"store"}, modules: []string{"go.etcd.io/bbolt", "golang.org/x/sys/unix"}},
 	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
 }
 

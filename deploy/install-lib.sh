@@ -106,6 +106,9 @@ ensure_file() {
 }
 
 # fix_mode_owner PATH MODE OWNER sets mode and owner where they differ.
+# stat, chmod and chown follow links: only for paths in folders that root
+# alone may write in (the database, in www-data's, goes through the
+# binary's fix-owner).
 fix_mode_owner() {
 	local path=$root$1 mode=$2 owner=$3
 	if [ "$(stat -c '%a' "$path")" != "${mode#0}" ]; then

@@ -173,7 +173,20 @@ if [ -n "$counter" ]; then
 		changed=$((changed + 1))
 	fi
 fi
-[ -f "$root$db_path" ] && fix_mode_owner "$db_path" 0600 "$web_owner"
+# The database's owner and mode, set by the full tool through a descriptor
+# it opened without following a link: www-data may write in $data_dir, and
+# chmod or chown by name would change whatever file a link it put there
+# points to. A link, or a file with another name, is left as it is.
+if out=$("$tool" fix-owner -db "$root$db_path" 2>&1 </dev/null); then
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		say "${line//"$root"/}"
+		changed=$((changed + 1))
+	done <<<"$out"
+else
+	out=${out#counter: }
+	say "warning: ${out//"$root"/}; left as it is: look at it (ls -l $db_path), and remove it if you did not put it there" >&2
+fi
 
 # How each server runs the counter: CGI, FastCGI (lighttpd starts it, or
 # mod_fcgid does) or the FastCGI service (systemd starts it on its socket).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -40,7 +39,7 @@ func Check(path string, wait time.Duration) (Report, error) {
 	}
 	defer db.Close()
 	err = db.view(func(tx *bolt.Tx) error {
-		fi, err := os.Stat(path)
+		fi, err := db.file.Stat()
 		if err != nil {
 			return err
 		}

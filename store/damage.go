@@ -122,9 +122,11 @@ func (db *DB) named(err error) error {
 // checkLength fails if the file is shorter than the pages its meta page
 // says are in use: a file cut short (a copy that stopped, a full card).
 // bbolt would read past its end, and a write would grow it back with holes,
-// "repairing" it behind the owner's back.
-func checkLength(tx *bolt.Tx, path string) error {
-	fi, err := os.Stat(path)
+// "repairing" it behind the owner's back. It looks at the file bbolt
+// opened, never at its name: another user may have put something else
+// there since.
+func checkLength(tx *bolt.Tx, f *os.File) error {
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
@@ -135,8 +137,10 @@ func checkLength(tx *bolt.Tx, path string) error {
 }
 
 // isOSError reports errors of the file system (permissions, a missing
-// directory), which are not damage to the file.
+// directory) and files that root refuses, which are not damage to the
+// file.
 func isOSError(err error) bool {
 	var pe *os.PathError
-	return errors.As(err, &pe)
+	var r *refusal
+	return errors.As(err, &pe) || errors.As(err, &r)
 }

@@ -69,6 +69,7 @@ func NewLockWaits(n int) *LockWaits {
 type DB struct {
 	path      string // for the owner's log: which file is damaged
 	bolt      *bolt.DB
+	file      *os.File // bbolt's, to look at through its descriptor
 	lock      *os.File
 	committed func(time.Duration)
 }
@@ -123,8 +124,8 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db := &DB{path: path, bolt: bdb, lock: lock, committed: opts.Committed}
-	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, path) }); err != nil {
+	db := &DB{path: path, bolt: bdb, file: file, lock: lock, committed: opts.Committed}
+	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, file) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -152,26 +153,28 @@ func lockIsDatabase(path string, db os.FileInfo) bool {
 // openFileFunc keeps bbolt from creating a file unless asked to: a visitor's
 // hit must never leave a new, empty database behind.
 // It also hands the file it opened to opened.
-// Under root it follows no link another user made, and hands the file to
-// the web server's user before bbolt writes a byte of it.
+// Under root it opens the file as openAsRoot does (no link another user
+// made, and what was opened checked through its descriptor), and hands
+// that very file to the web server's user before bbolt writes a byte of
+// it.
 func openFileFunc(create bool, opened **os.File) func(string, int, os.FileMode) (*os.File, error) {
 	return func(name string, flag int, perm os.FileMode) (*os.File, error) {
 		if !create {
 			flag &^= os.O_CREATE
 		}
-		if err := refuseForeignLink(name); err != nil {
+		f, err := openChecked(name, flag, perm)
+		if err != nil {
 			return nil, err
 		}
-		f, err := openFile(name, flag, perm)
 		*opened = f
-		if err == nil && flag&os.O_RDWR != 0 {
+		if flag&os.O_RDWR != 0 {
 			if err := handOver(f, name); err != nil {
 				f.Close()
 				*opened = nil
 				return nil, err
 			}
 		}
-		return f, err
+		return f, nil
 	}
 }
 

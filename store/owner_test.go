@@ -3,8 +3,10 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -98,5 +100,73 @@ func TestLinksBesideTheDatabaseAreNotFollowed(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Errorf("the file behind the database link holds %q", b)
+	}
+}
+
+// TestRootOpensOnlyWhatItChecked: run as root in the web server's
+// directory, Open looks at what it opened through its descriptor. A link
+// of root's own is followed; a link of www-data's, a FIFO, and a hard
+// link to a root file are refused with a line that says why, at once,
+// and nothing behind them changes owner.
+func TestRootOpensOnlyWhatItChecked(t *testing.T) {
+	tests := []struct {
+		name  string
+		plant func(t *testing.T, db, victim string)
+		want  string // in the error; "" for an open that works
+	}{
+		{"a link of root's own", func(t *testing.T, db, _ string) {
+			real := filepath.Join(t.TempDir(), "real.db")
+			with(t, real, Options{Create: true}, func(d *DB) { d.Create("blog", 0, time.Now()) })
+			if err := os.Symlink(real, db); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"a link of www-data's", func(t *testing.T, db, victim string) {
+			os.Symlink(victim, db)
+			os.Lchown(db, uidWWWData, uidWWWData)
+		}, "is a link made by uid 33: root does not follow it"},
+		{"a FIFO", func(t *testing.T, db, _ string) {
+			if err := syscall.Mkfifo(db, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file: root does not use it"},
+		{"a hard link to a root file", func(t *testing.T, db, victim string) {
+			if err := os.Link(victim, db); err != nil {
+				t.Fatal(err)
+			}
+		}, "belongs to uid 0 and has another name too (a hard link): not given to uid 33"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := serverDir(t)
+			victim := filepath.Join(dir, "victim") // root's, where a hard link may reach it
+			if err := os.WriteFile(victim, []byte("root's own"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			db := filepath.Join(dir, "counter.db")
+			tc.plant(t, db, victim)
+			start := time.Now()
+			d, err := Open(db, Options{Create: true, Wait: time.Second}) // as create does
+			if err == nil {
+				d.Close()
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("Open = %v, want it open", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("Open = %v, want %q", err, tc.want)
+			case errors.Is(err, ErrDamaged):
+				t.Errorf("Open = %v: a refusal, not damage", err)
+			}
+			if took := time.Since(start); took > 500*time.Millisecond {
+				t.Errorf("took %v, want at once", took)
+			}
+			if uid := ownerOf(t, victim); uid != 0 {
+				t.Errorf("the victim now belongs to uid %d", uid)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "root's own" {
+				t.Errorf("the victim now holds %q", b)
+			}
+		})
 	}
 }

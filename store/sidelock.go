@@ -18,7 +18,7 @@ import (
 // file of its own (a link, which is never followed, or a FIFO): it is not
 // used. Under root, it is the web server's user's (handOver).
 func lockSide(db string, exclusive bool, wait time.Duration, waits *LockWaits) (*os.File, error) {
-	f, err := openFile(LockPath(db), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+	f, err := openChecked(LockPath(db), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
 	if err != nil {
 		return nil, nil
 	}

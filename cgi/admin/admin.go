@@ -128,6 +128,8 @@ func lookupCommand(name string) (command, bool) {
 		return command{"[FILE]", 0, 1, noFlags, runCheck}, true
 	case "backup":
 		return command{"FILE", 1, 1, noFlags, runBackup}, true
+	case "fix-owner":
+		return fixOwnerCommand(), true
 	case "help", "-h", "-help", "--help":
 		return command{"", 0, 0, noFlags, func(e *cmdEnv, _ []string) error {
 			fmt.Fprint(e.stdout, Usage)

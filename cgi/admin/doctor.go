@@ -146,12 +146,14 @@ func (d *doctor) lockFile(lock string, db os.FileInfo) {
 	if owner(fi) != owner(db) {
 		d.problem("lock file %s belongs to %s but the database to %s: remove it, it is made again", lock, owner(fi), owner(db))
 	}
-	f, err := os.OpenFile(lock, os.O_RDWR, 0)
+	// Never through a link, nor blocking on a FIFO: run as root, doctor
+	// would otherwise open whatever another user put there.
+	fd, err := syscall.Open(lock, syscall.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		d.problem("lock file %s cannot be opened by this user: %v", lock, err)
+		d.problem("lock file %s cannot be opened by this user: %v", lock, &os.PathError{Op: "open", Path: lock, Err: err})
 		return
 	}
-	f.Close()
+	syscall.Close(fd)
 }
 
 // decoder shows the rights and limits theme add's decoder runs with, as

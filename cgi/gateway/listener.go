@@ -8,9 +8,12 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // FastCGIListener returns stdin as a listener when it is a listening
@@ -116,37 +119,70 @@ func listenUnix(path string) (net.Listener, error) {
 			return nil, fmt.Errorf("gateway: remove stale socket: %w", err)
 		}
 	}
-	// The socket is made 0660 by the umask, never by a chmod after: a
-	// chmod goes by name, and whoever may write in the directory could
-	// have put a link there by then.
+	// The socket is made 0660 by the umask, and under root with its
+	// owner's ids, never by a chmod or chown after: they go by name, and
+	// whoever may write in the directory could have put another file
+	// there by then (a hard link to one of root's, where
+	// fs.protected_hardlinks is off).
+	uid, gid, handOver := socketOwner(path)
 	old := syscall.Umask(0o117)
-	ln, err := net.Listen("unix", path)
+	var ln net.Listener
+	var err error
+	if handOver {
+		ln, err = listenAs(path, uid, gid)
+	} else {
+		ln, err = net.Listen("unix", path)
+	}
 	syscall.Umask(old)
 	if err != nil {
-		return nil, fmt.Errorf("gateway: %w", err)
-	}
-	if err := handOverSocket(path); err != nil {
-		ln.Close()
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	return ln, nil
 }
 
-// handOverSocket gives the socket that root just made to the owner of
-// its directory (the web server's user, or the group its server runs
-// in), so that the server may connect: a root-owned 0660 socket lets
-// only root in. Lchown goes by name but follows no link.
-func handOverSocket(path string) error {
+// socketOwner says whom a socket that root makes at path is for: the
+// owner of its directory (the web server's user, or the group its server
+// runs in), so that the server may connect: a root-owned 0660 socket lets
+// only root in. handOver is false when the process is not root, or the
+// directory is root's.
+func socketOwner(path string) (uid, gid int, handOver bool) {
 	if os.Geteuid() != 0 {
-		return nil
+		return 0, 0, false
 	}
 	fi, err := os.Stat(filepath.Dir(path))
 	if err != nil {
-		return err
+		return 0, 0, false
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || st.Uid == 0 && st.Gid == 0 {
-		return nil
+		return 0, 0, false
 	}
-	return os.Lchown(path, int(st.Uid), int(st.Gid))
+	return int(st.Uid), int(st.Gid), true
+}
+
+// listenAs makes the socket at path on a thread whose file system ids are
+// uid and gid, so that the socket is born theirs. The ids are the
+// thread's own (setfsuid); the thread is never unlocked, so it ends with
+// its goroutine and no other goroutine ever runs with them.
+func listenAs(path string, uid, gid int) (net.Listener, error) {
+	type result struct {
+		ln  net.Listener
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		// setfsuid and setfsgid report no failure: root may set any.
+		unix.Setfsgid(gid)
+		unix.Setfsuid(uid)
+		ln, err := net.Listen("unix", path)
+		done <- result{ln, err}
+	}()
+	r := <-done
+	if r.err != nil {
+		// EACCES: uid may not reach the directory, nor then would the
+		// web server that runs as uid.
+		return nil, fmt.Errorf("make the socket as uid %d, its directory's owner: %w", uid, r.err)
+	}
+	return r.ln, nil
 }

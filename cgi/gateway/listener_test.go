@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
+
+	"hitcounter/cgi/internal/testenv"
 )
 
 func TestListenRefuses(t *testing.T) {
@@ -77,5 +80,46 @@ func TestSystemdListener(t *testing.T) {
 				t.Errorf("got error %v, want error %v", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestListenUnixAsRoot: a socket that root makes in the web server's
+// directory is born the directory owner's, 0660, with nothing changed by
+// name after; and the ids it was made with stay on the thread that made
+// it: a file that root makes afterwards is root's.
+func TestListenUnixAsRoot(t *testing.T) {
+	testenv.NeedRoot(t)
+	dir := testenv.OwnedDir(t, testenv.UIDWWWData, 0o750)
+	// t.TempDir's folders are root's alone: www-data, whom the socket is
+	// for, must reach it, as it reaches /run/counter.
+	for _, d := range []string{filepath.Dir(filepath.Dir(dir)), filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "fastcgi.sock")
+	ln, err := Listen("unix:" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != testenv.UIDWWWData || st.Gid != testenv.UIDWWWData || fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o660 {
+		t.Errorf("socket: uid %d gid %d mode %v, want www-data's, a socket, 0660", st.Uid, st.Gid, fi.Mode())
+	}
+	for range 20 { // on whatever threads the runtime picks
+		f, err := os.CreateTemp(t.TempDir(), "after")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := f.Stat()
+		f.Close()
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 || st.Gid != 0 {
+			t.Fatalf("a file made after the socket is uid %d gid %d, want root's", st.Uid, st.Gid)
+		}
 	}
 }

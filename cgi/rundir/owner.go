@@ -10,16 +10,18 @@ import (
 
 // dbOwner is whom a root process makes files for: the owner of the
 // database, or, before it exists, of the directory meant to hold it;
-// root itself when neither can be looked at.
+// root itself when neither can be looked at. A database that is a link
+// tells nothing: whoever may write in its directory could point it at a
+// file of anyone's, and have the runtime files given to them.
 func dbOwner(db string) owner {
-	for _, p := range []string{db, filepath.Dir(db)} {
-		if p == "" {
-			continue
+	if fi, err := os.Lstat(db); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return owner{int(st.Uid), int(st.Gid)}
 		}
-		if fi, err := os.Stat(p); err == nil {
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-				return owner{int(st.Uid), int(st.Gid)}
-			}
+	}
+	if fi, err := os.Stat(filepath.Dir(db)); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return owner{int(st.Uid), int(st.Gid)}
 		}
 	}
 	return owner{0, 0}
