@@ -147,6 +147,9 @@ func TestImportZIPBounded(t *testing.T) {
 			if held > zipImportHold {
 				t.Errorf("a step held the database %v, want at most %v", held, zipImportHold)
 			}
+			if !bytes.Contains(out, []byte("past max-pages: ")) {
+				t.Errorf("the summary does not say how many pages were past max-pages:\n%s", out)
+			}
 			if statuses[200] != len(times) {
 				t.Errorf("%d of %d hits answered 200: %v", statuses[200], len(times), statuses)
 			}

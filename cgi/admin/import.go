@@ -27,6 +27,9 @@ type importFlags struct {
 	path    string   // -path: the page an access log's requests count for
 	dryRun  bool
 	replace bool
+	// capped is the cap another program's export was read under, nil
+	// for none: what it folded is in the summary.
+	capped *imports.PageCap
 }
 
 func importCommand() command {
@@ -105,6 +108,9 @@ func runImport(e *cmdEnv, args []string) error {
 	for _, c := range changes {
 		changed = changed || c.Changed()
 		writeChange(e.stdout, c)
+	}
+	if pc := e.imp.capped; pc != nil && pc.Folded() > 0 {
+		fmt.Fprintf(e.stdout, "  past max-pages: %d of the file's page rows counted under %s\n", pc.Folded(), counter.OtherPages)
 	}
 	for _, imp := range imps {
 		for _, l := range imp.LeftOut {
@@ -267,6 +273,7 @@ func (e *cmdEnv) pageCap() (*imports.PageCap, error) {
 	if err != nil && !errors.Is(err, counter.ErrNotFound) && !errors.Is(err, store.ErrMissing) {
 		return nil, err
 	}
+	e.imp.capped = pc
 	return pc, nil
 }
 

@@ -9,8 +9,9 @@ import "hitcounter/counter"
 // and its room in memory, whatever number of pages it names: the store
 // would fold the rest the same way, after holding them all.
 type PageCap struct {
-	known map[string]bool // the site's pages, and the new ones given room
-	room  int             // the new pages it may still make
+	known  map[string]bool // the site's pages, and the new ones given room
+	room   int             // the new pages it may still make
+	folded int
 }
 
 // NewPageCap returns the cap of a site that has the pages known and may
@@ -37,10 +38,18 @@ func (c *PageCap) page(page string) string {
 	if c.known[page] {
 		return page
 	}
-	if c.room == 0 || page == counter.OtherPages {
+	if page == counter.OtherPages {
+		return page
+	}
+	if c.room == 0 {
+		c.folded++
 		return counter.OtherPages
 	}
 	c.room--
 	c.known[page] = true
 	return page
 }
+
+// Folded is how many times a page was folded under counter.OtherPages: a
+// row of the file each, or a path of GoatCounter's ZIP.
+func (c *PageCap) Folded() int { return c.folded }

@@ -177,9 +177,13 @@ func TestPlausibleZIP(t *testing.T) {
 // under (other pages), and /about keeps its own.
 func TestPlausibleZIPPageCap(t *testing.T) {
 	b := readTestFile(t, "plausible-export.zip")
-	imp, _, err := ExportZIP(bytes.NewReader(b), int64(len(b)), NewPageCap([]string{"/about"}, 1))
+	pc := NewPageCap([]string{"/about"}, 1)
+	imp, _, err := ExportZIP(bytes.NewReader(b), int64(len(b)), pc)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if pc.Folded() != 1 {
+		t.Errorf("folded %d rows, want café's 1", pc.Folded())
 	}
 	want := []counter.PageDay{
 		{Date: "2026-01-02", Page: counter.OtherPages, Views: 2, Visitors: 2},
