@@ -80,7 +80,7 @@ func (db *DB) Import(imps []counter.Imported, o ImportOptions) ([]ImportChange, 
 			return err
 		}
 		for _, imp := range imps {
-			c, err := importCounter(tx.Bucket(bucketCounters), imp, o)
+			c, err := importCounter(tx.Bucket(bucketCounters), imp, o, nil)
 			if err != nil {
 				return fmt.Errorf("%s: %w", imp.Name, err)
 			}
@@ -136,8 +136,10 @@ func lowerTalliedSince(tx *bolt.Tx, t time.Time) error {
 }
 
 // importCounter merges one history into the counter of its name in all,
-// the file's counters or an import's staged copies of them.
-func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions) (ImportChange, error) {
+// the file's counters or an import's staged copies of them. carry is what
+// the pieces before of the same history brought to the date their page
+// days ended on, nil for a whole history.
+func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions, carry *pageCarry) (ImportChange, error) {
 	c := ImportChange{Name: imp.Name}
 	if err := counter.CheckName(imp.Name); err != nil {
 		return c, err
@@ -231,7 +233,7 @@ func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions) (Imp
 	if len(imp.PageDays) > 0 {
 		if s.Site == nil {
 			c.PagesDropped = len(imp.PageDays)
-		} else if total, err = importPages(b, s.Site, imp.PageDays, o, total, &c); err != nil {
+		} else if total, err = importPages(b, s.Site, imp.PageDays, o, total, &c, carry); err != nil {
 			return c, err
 		}
 	}

@@ -104,6 +104,7 @@ type stepImport struct {
 	changes    []ImportChange
 	stats      ImportStats
 	pieceRows  int
+	carry      pageCarry // of the history being merged
 }
 
 func (im *stepImport) run() error {
@@ -351,8 +352,9 @@ func (im *stepImport) copyOld(tx *bolt.Tx, until time.Time) (done bool, err erro
 var errStepDone = errors.New("step done")
 
 // piecer cuts the histories into pieces that importCounter merges one at a
-// time: days and page days by the importPieceRows, page days at a date's
-// end, each history's last piece with what is not by day.
+// time: days and page days by the importPieceRows (a date's page days may
+// be cut: a pageCarry adds up what its pieces bring), each history's last
+// piece with what is not by day.
 type piecer struct {
 	imps       []counter.Imported
 	rows       int // of a piece, about
@@ -372,9 +374,6 @@ func (p *piecer) next() (piece counter.Imported, i int, first bool, err error) {
 	dayEnd := min(p.day+p.rows, len(imp.Days))
 	piece.Days = imp.Days[p.day:dayEnd]
 	pageEnd := min(p.page+p.rows, len(imp.PageDays))
-	for pageEnd < len(imp.PageDays) && pageEnd > p.page && imp.PageDays[pageEnd].Date == imp.PageDays[pageEnd-1].Date {
-		pageEnd++
-	}
 	piece.PageDays = imp.PageDays[p.page:pageEnd]
 	if len(piece.PageDays) > 0 {
 		if d := piece.PageDays[0].Date; d < p.lastDate {
@@ -403,7 +402,10 @@ func (im *stepImport) merge(tx *bolt.Tx, p *piecer, until time.Time) error {
 		if err != nil {
 			return err
 		}
-		c, err := importCounter(staged, piece, im.o)
+		if first {
+			im.carry = pageCarry{}
+		}
+		c, err := importCounter(staged, piece, im.o, &im.carry)
 		if err != nil {
 			return fmt.Errorf("%s: %w", piece.Name, err)
 		}

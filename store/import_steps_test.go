@@ -286,3 +286,62 @@ func TestImportInStepsRacedByMerge(t *testing.T) {
 		t.Errorf("after the raced import: %+v\nwant %+v", got.Pages, want.Pages)
 	}
 }
+
+// TestImportInStepsCutsADate imports, a few rows a piece, a site's history
+// whose days have more pages than a piece and than the site's room, some
+// of them the site's already: a date's pieces add up under (other pages)
+// and in each page as the import in one transaction does, with or
+// without -replace, so that no piece is bigger than its rows however many
+// pages a day has.
+func TestImportInStepsCutsADate(t *testing.T) {
+	imp := counter.Imported{Name: "blog"}
+	for d := 2; d >= 1; d-- {
+		date := stepsNow.AddDate(0, 0, -d).Format(time.DateOnly)
+		imp.Days = append(imp.Days, day(date, 1000, 500))
+		for p := range 60 {
+			imp.PageDays = append(imp.PageDays, counter.PageDay{Date: date, Page: fmt.Sprintf("/q%02d", p), Views: uint64(p%5 + d), Visitors: 1})
+		}
+	}
+	for _, replace := range []bool{false, true} {
+		t.Run(fmt.Sprint("replace=", replace), func(t *testing.T) {
+			o := ImportOptions{Now: stepsNow, Replace: replace}
+			site := func() string {
+				path := newSite(t, "max-pages=25")
+				with(t, path, Options{}, func(db *DB) {
+					for p := range 30 { // the site's room taken but 5
+						visitAll(t, db, pageView("blog.example", fmt.Sprintf("/q%02d", 59-p), stepsNow.AddDate(0, 0, -1), true))
+					}
+				})
+				return path
+			}
+			stepped, once := site(), site()
+			open := func() (*DB, error) { return Open(stepped, Options{}) }
+			changes, stats, err := importInSteps(open, []counter.Imported{imp}, o, time.Nanosecond, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []ImportChange
+			with(t, once, Options{}, func(db *DB) {
+				if want, err = db.Import([]counter.Imported{imp}, o); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if !reflect.DeepEqual(changes, want) {
+				t.Errorf("changes in steps %+v\nat once %+v", changes, want)
+			}
+			got, wantState := stateOf(t, stepped), stateOf(t, once)
+			if !reflect.DeepEqual(got.Pages, wantState.Pages) {
+				t.Errorf("pages in steps differ from at once: %s", firstDiff(got.Pages, wantState.Pages))
+			}
+			if !reflect.DeepEqual(got.PageDays, wantState.PageDays) {
+				t.Errorf("page days in steps differ from at once: %s", firstDiff(got.PageDays, wantState.PageDays))
+			}
+			if got.Info.Count != wantState.Info.Count || got.Info.Visitors != wantState.Info.Visitors {
+				t.Errorf("in steps %d views, %d visitors; at once %d, %d", got.Info.Count, got.Info.Visitors, wantState.Info.Count, wantState.Info.Visitors)
+			}
+			if stats.Steps < 10 {
+				t.Errorf("%d steps: want a date cut into pieces", stats.Steps)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ type pageImport struct {
 	b, pages, days, siteDays *bolt.Bucket
 	site                     *counter.Site
 	o                        ImportOptions
+	carry                    *pageCarry
 	folded                   []byte
 	made                     uint64 // the pages the site has made
 	total                    uint64 // the site's total
@@ -30,9 +31,14 @@ type pageImport struct {
 // counter.Imported has them, making the pages it has room for, and
 // returns the site's total, raised where a day's pages add up to more
 // than the site's day. It works a day at a time, so that what it keeps
-// in memory beside the transaction is one day's pages.
-func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o ImportOptions, total uint64, c *ImportChange) (uint64, error) {
-	im := pageImport{b: b, site: site, o: o, total: total, c: c}
+// in memory beside the transaction is one day's pages. carry is what the
+// pieces before brought to the date in's first day may share with them;
+// nil is none.
+func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o ImportOptions, total uint64, c *ImportChange, carry *pageCarry) (uint64, error) {
+	if carry == nil {
+		carry = &pageCarry{}
+	}
+	im := pageImport{b: b, site: site, o: o, total: total, c: c, carry: carry}
 	var err error
 	if im.pages, err = b.CreateBucketIfNotExists(bucketPages); err != nil {
 		return total, err
@@ -71,11 +77,27 @@ func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o Imp
 	return im.total, nil
 }
 
+// pageCarry is what the pieces of a history merged so far brought to each
+// of the site's pages on the date the last of them ended on. A date's page
+// days may come in several pieces, in several transactions, and several of
+// them may count for one of the site's pages (those past its room count
+// for counter.OtherPages): a page's day is what they all bring, added up,
+// merged with what the file had before the first. Merging that sum again
+// with what the last piece left gives the same, since the sum only grows.
+type pageCarry struct {
+	date string
+	sums map[string]counter.Page
+}
+
 // day merges the page days of one date.
 func (im *pageImport) day(in []counter.PageDay) error {
-	// The file's pages as the site keys them, several of its pages making
-	// one of the site's adding up.
-	sums := map[string]counter.Page{}
+	carry := im.carry
+	if carry.date != in[0].Date || carry.sums == nil {
+		carry.date, carry.sums = in[0].Date, map[string]counter.Page{}
+	}
+	// The pages of this piece, each true when an earlier piece brought
+	// it too.
+	touched := map[string]bool{}
 	var order []string
 	date := []byte(in[0].Date)
 	for _, d := range in {
@@ -83,13 +105,15 @@ func (im *pageImport) day(in []counter.PageDay) error {
 		if err != nil {
 			return err
 		}
-		if _, ok := sums[page]; !ok {
+		sum, before := carry.sums[page]
+		if _, ok := touched[page]; !ok {
+			touched[page] = before
 			order = append(order, page)
 		}
-		sums[page] = plus(sums[page], counter.Page{Views: d.Views, Visitors: d.Visitors})
+		carry.sums[page] = plus(sum, counter.Page{Views: d.Views, Visitors: d.Visitors})
 	}
 	for _, page := range order {
-		if err := im.put(date, page, sums[page]); err != nil {
+		if err := im.put(date, page, carry.sums[page], touched[page]); err != nil {
 			return err
 		}
 	}
@@ -136,7 +160,9 @@ func (im *pageImport) page(d counter.PageDay) (string, error) {
 
 // put merges what page got on date, in, into the page's day, its record
 // and the site's day.
-func (im *pageImport) put(date []byte, page string, in counter.Page) error {
+// again says it was put before, for an earlier piece: not a day changed
+// more.
+func (im *pageImport) put(date []byte, page string, in counter.Page, again bool) error {
 	key := pageDayKey(date, page)
 	var old counter.Page
 	v := im.days.Get(key)
@@ -153,7 +179,9 @@ func (im *pageImport) put(date []byte, page string, in counter.Page) error {
 	if now == old && v != nil {
 		return nil
 	}
-	im.c.PageDays++
+	if !again {
+		im.c.PageDays++
+	}
 	if err := im.days.Put(key, encodePageDay(now.Views, now.Visitors)); err != nil {
 		return err
 	}

@@ -27,6 +27,9 @@ type importFlags struct {
 	path    string   // -path: the page an access log's requests count for
 	dryRun  bool
 	replace bool
+	// capped is the cap another program's export was read under, nil
+	// for none: what it folded is in the summary.
+	capped *imports.PageCap
 }
 
 func importCommand() command {
@@ -105,6 +108,9 @@ func runImport(e *cmdEnv, args []string) error {
 	for _, c := range changes {
 		changed = changed || c.Changed()
 		writeChange(e.stdout, c)
+	}
+	if pc := e.imp.capped; pc != nil && pc.Folded() > 0 {
+		fmt.Fprintf(e.stdout, "  past max-pages: %d of the file's page rows counted under %s\n", pc.Folded(), counter.OtherPages)
 	}
 	for _, imp := range imps {
 		for _, l := range imp.LeftOut {
@@ -200,7 +206,11 @@ func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 		if size == 0 {
 			return nil, usagef("import: a ZIP file is read from a file, not from standard input or a pipe: give its name")
 		}
-		imp, format, err = imports.ExportZIP(f, size)
+		pc, perr := e.pageCap()
+		if perr != nil {
+			return nil, perr
+		}
+		imp, format, err = imports.ExportZIP(f, size, pc)
 		if err == nil && len(imp.Days) > 0 {
 			imp.TalliedSince = mustDate(imp.Days[0].Date)
 		}
@@ -211,7 +221,11 @@ func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 	case formatOwnCSV:
 		imp, err = imports.OwnCSV(br)
 	case formatGoatCounter:
-		imp, err = imports.GoatCounterCSV(br)
+		pc, perr := e.pageCap()
+		if perr != nil {
+			return nil, perr
+		}
+		imp, err = imports.GoatCounterCSV(br, pc)
 		if err == nil && len(imp.Days) > 0 {
 			// GoatCounter told visitors apart on every day it kept.
 			imp.TalliedSince = mustDate(imp.Days[0].Date)
@@ -226,6 +240,41 @@ func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 		return nil, fmt.Errorf("import: %s (%s): %w", file, format, withoutQuote(err, readable))
 	}
 	return e.named(imps, file)
+}
+
+// pageCap is the cap on the pages of another program's export that goes
+// into the -name counter: the pages of the site and its room for more, so
+// that what the reader keeps is bounded by the site's pages rather than
+// by the file's (nil, a new site's, for a counter not yet a site).
+func (e *cmdEnv) pageCap() (*imports.PageCap, error) {
+	name := e.imp.name
+	if name == "" || checkedName(name) != nil {
+		return nil, nil // refused later, with the reason
+	}
+	var pc *imports.PageCap
+	err := e.view(func(db *store.DB) error {
+		info, err := db.Counter(name)
+		if err != nil || !info.Settings.IsSite() {
+			return err
+		}
+		pages, err := db.Pages(name, time.Time{})
+		if err != nil {
+			return err
+		}
+		known := make([]string, 0, len(pages))
+		for _, p := range pages {
+			if p.Page != counter.OtherPages {
+				known = append(known, p.Page)
+			}
+		}
+		pc = imports.NewPageCap(known, info.Settings.Site.MaxPages-len(known))
+		return nil
+	})
+	if err != nil && !errors.Is(err, counter.ErrNotFound) && !errors.Is(err, store.ErrMissing) {
+		return nil, err
+	}
+	e.imp.capped = pc
+	return pc, nil
 }
 
 // named gives the histories that name no counter the -name one, and

@@ -74,7 +74,7 @@ func TestCSVRecordBound(t *testing.T) {
 	}
 	// GoatCounter's export is read the same way.
 	in := &counting{r: hugeField("2Path,Event,Bot,Session,FirstVisit,Date\n/a,false,0,", 's', 200<<20, ",true,2026-01-02T09:15:00Z\n")}
-	_, err := GoatCounterCSV(in)
+	_, err := GoatCounterCSV(in, nil)
 	wantRefusal(t, err, 2, "a line longer than 131072 bytes")
 	if in.n > 2*maxCSVRecord {
 		t.Errorf("GoatCounter: read %d bytes to refuse it, want at most %d", in.n, 2*maxCSVRecord)

@@ -24,7 +24,7 @@ func TestRefusalsQuoteAnExcerpt(t *testing.T) {
 		"counts": func(r io.Reader) error { _, err := Counts(r); return err },
 		"json":   func(r io.Reader) error { _, err := OwnJSON(r); return err },
 		"csv":    func(r io.Reader) error { _, err := OwnCSV(r); return err },
-		"goat":   func(r io.Reader) error { _, err := GoatCounterCSV(r); return err },
+		"goat":   func(r io.Reader) error { _, err := GoatCounterCSV(r, nil); return err },
 		"log": func(r io.Reader) error {
 			lr, err := NewLogReader(LogOptions{Path: "/", Settings: counter.DefaultSettings()})
 			if err != nil {

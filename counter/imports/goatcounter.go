@@ -40,11 +40,15 @@ import (
 // added up, as GoatCounter's dashboard adds them for its total. Events
 // (a click, say: GoatCounter's path is then the event's name) are no
 // page's views: they are left out, and LeftOut says how many. Times must
-// lie between FirstDay and tomorrow.
-func GoatCounterCSV(r io.Reader) (counter.Imported, error) { return goatCounterCSV(r, time.Now()) }
+// lie between FirstDay and tomorrow. The pages that pages has no room
+// for count under counter.OtherPages, taking the room in the order of the
+// rows; a nil pages is a new site's.
+func GoatCounterCSV(r io.Reader, pages *PageCap) (counter.Imported, error) {
+	return goatCounterCSV(r, defaultCap(pages), time.Now())
+}
 
 // goatCounterCSV is GoatCounterCSV with its clock.
-func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
+func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
 	cr := newCSVReader(r)
 	cr.cr.FieldsPerRecord = -1
@@ -119,7 +123,7 @@ func goatCounterCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 		if err != nil {
 			continue // a path no page can have: the site's view alone
 		}
-		if err := pages.add(at, page, first); err != nil {
+		if err := pages.add(at, pc.page(page), first); err != nil {
 			return imp, fail("", "%v", err)
 		}
 	}

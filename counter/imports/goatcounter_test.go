@@ -47,7 +47,7 @@ func TestGoatCounterCSV(t *testing.T) {
 		{file: "goatcounter-v1.csv", bot: true},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			imp, err := GoatCounterCSV(bytes.NewReader(readTestFile(t, tc.file)))
+			imp, err := GoatCounterCSV(bytes.NewReader(readTestFile(t, tc.file)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,9 +112,9 @@ func TestGoatCounterCounts(t *testing.T) {
 			var imp counter.Imported
 			var err error
 			if tc.zip {
-				imp, err = GoatCounterZIP(bytes.NewReader(b), int64(len(b)))
+				imp, err = GoatCounterZIP(bytes.NewReader(b), int64(len(b)), nil)
 			} else {
-				imp, err = GoatCounterCSV(bytes.NewReader(b))
+				imp, err = GoatCounterCSV(bytes.NewReader(b), nil)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -128,7 +128,7 @@ func TestGoatCounterCounts(t *testing.T) {
 
 func TestGoatCounterZIP(t *testing.T) {
 	b := readTestFile(t, "goatcounter-export.zip")
-	imp, err := GoatCounterZIP(bytes.NewReader(b), int64(len(b)))
+	imp, err := GoatCounterZIP(bytes.NewReader(b), int64(len(b)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestGoatCounterZIP(t *testing.T) {
 		t.Errorf("got left out %q, want %q", imp.LeftOut, want)
 	}
 	t.Run("not GoatCounter's", func(t *testing.T) {
-		_, err := GoatCounterZIP(bytes.NewReader(b[:100]), 100)
+		_, err := GoatCounterZIP(bytes.NewReader(b[:100]), 100, nil)
 		wantRefusal(t, err, 0, "not a ZIP file GoatCounter wrote")
 	})
 }
@@ -157,7 +157,7 @@ func TestGoatCounterHeaders(t *testing.T) {
 			if strings.HasPrefix(tc.header, "1Path") {
 				r = "/a,,false,0,s1,true,,,,,,2026-01-02T09:15:00Z\n"
 			}
-			imp, err := GoatCounterCSV(strings.NewReader("\xef\xbb\xbf" + tc.header + r))
+			imp, err := GoatCounterCSV(strings.NewReader("\xef\xbb\xbf"+tc.header+r), nil)
 			if err != nil || len(imp.Days) != 1 || imp.Days[0].Views != 1 || imp.PageDays[0].Page != "/a" {
 				t.Errorf("%+v, %v", imp, err)
 			}
@@ -184,7 +184,7 @@ func TestGoatCounterRefusals(t *testing.T) {
 		{"bad quote", header + "\"/a,false,0,s,true,2026-01-02T09:15:00Z\n", 2, "quote"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := GoatCounterCSV(strings.NewReader(tc.in))
+			_, err := GoatCounterCSV(strings.NewReader(tc.in), nil)
 			wantRefusal(t, err, tc.line, tc.reason)
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
+	"sort"
 	"time"
 
 	"hitcounter/counter"
@@ -29,27 +31,35 @@ const maxGoatPaths = 1 << 20
 // apart from them, its views too; a day's are its pages' added up, as
 // GoatCounter's dashboard adds them. Events are left out, and LeftOut
 // says how many; so are the referrers, browsers, systems, locations,
-// sizes and languages, which a counter here does not keep.
-func GoatCounterZIP(r io.ReaderAt, size int64) (counter.Imported, error) {
-	return goatCounterZIP(r, size, time.Now())
+// sizes and languages, which a counter here does not keep. The pages that
+// pages has no room for count under counter.OtherPages, taking the room
+// in the order of paths.jsonl: GoatCounter makes a path on its first view,
+// as a site here makes a page. A nil pages is a new site's.
+func GoatCounterZIP(r io.ReaderAt, size int64, pages *PageCap) (counter.Imported, error) {
+	return goatCounterZIP(r, size, defaultCap(pages), time.Now())
 }
 
-func goatCounterZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, error) {
+func goatCounterZIP(r io.ReaderAt, size int64, pc *PageCap, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
-	entries, err := readZIP(r, size)
+	wanted := func(name string) bool {
+		switch path.Base(name) {
+		case "info.json", "paths.jsonl", "hit_stats.jsonl":
+			return true
+		}
+		return false
+	}
+	entries, err := readZIP(r, size, wanted)
 	if err != nil {
 		return imp, &counter.ImportError{Reason: "not a ZIP file GoatCounter wrote: " + err.Error()}
 	}
 	files := map[string]*zipEntry{}
 	for i := range entries {
 		f := &entries[i]
-		switch name := path.Base(f.name); name {
-		case "info.json", "paths.jsonl", "hit_stats.jsonl":
-			if files[name] != nil {
-				return imp, &counter.ImportError{Reason: "GoatCounter's ZIP export with two files named " + name}
-			}
-			files[name] = f
+		name := path.Base(f.name)
+		if files[name] != nil {
+			return imp, &counter.ImportError{Reason: "GoatCounter's ZIP export with two files named " + name}
 		}
+		files[name] = f
 	}
 	for _, name := range []string{"info.json", "paths.jsonl", "hit_stats.jsonl"} {
 		if files[name] == nil {
@@ -70,12 +80,12 @@ func goatCounterZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported,
 	if err := in("info.json", goatInfo); err != nil {
 		return imp, err
 	}
-	paths := map[uint64]goatPath{}
-	if err := in("paths.jsonl", func(j *jsonReader) error { return goatPaths(j, paths) }); err != nil {
+	pages := newPageDays()
+	var paths goatPaths
+	if err := in("paths.jsonl", func(j *jsonReader) error { return paths.read(j, pages, pc) }); err != nil {
 		return imp, err
 	}
 	days := map[string]*counter.Tally{}
-	pages := newPageDays()
 	var events uint64
 	err = in("hit_stats.jsonl", func(j *jsonReader) error {
 		return eachLine(j, func() error {
@@ -110,11 +120,11 @@ func goatCounterZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported,
 			if ie := checkTime(at, now); ie != nil {
 				return j.failQuoting(hour, "hour: %s", ie.Reason)
 			}
-			p, ok := paths[id]
+			page, ok := paths.page(id)
 			if !hasID || !hasCount || !ok {
 				return j.fail("a line without a path_id of paths.jsonl and a count")
 			}
-			if p.event {
+			if page == goatEvent {
 				events += count
 				return nil
 			}
@@ -132,10 +142,10 @@ func goatCounterZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported,
 			}
 			t.Views += count
 			t.Visitors += count
-			if p.page == "" {
+			if page == goatNoPage {
 				return nil // a path no page can have: the site's alone
 			}
-			if err := pages.addCounts(at, p.page, count, count); err != nil {
+			if err := pages.addNumbered(at, uint32(page), count, count); err != nil {
 				return j.fail("%v", err)
 			}
 			return nil
@@ -155,10 +165,86 @@ func goatCounterZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported,
 	return imp, nil
 }
 
-// goatPath is what a ZIP export's paths.jsonl says of a path.
-type goatPath struct {
-	page  string // as counter.PageKey makes it; "" for a path no page can have
-	event bool
+// goatPaths is what paths.jsonl says of each path id: the number of its
+// page in a pageDays, goatNoPage or goatEvent. It keeps 12 bytes a path,
+// sorted by id, where a map of ids and page names took ten times that.
+type goatPaths struct {
+	ids   []uint64
+	pages []int32
+}
+
+// What a path is when it is no page's.
+const (
+	goatNoPage = -1 // a path no page can have
+	goatEvent  = -2
+)
+
+func (g *goatPaths) Len() int           { return len(g.ids) }
+func (g *goatPaths) Less(i, j int) bool { return g.ids[i] < g.ids[j] }
+func (g *goatPaths) Swap(i, j int) {
+	g.ids[i], g.ids[j] = g.ids[j], g.ids[i]
+	g.pages[i], g.pages[j] = g.pages[j], g.pages[i]
+}
+
+// page returns what path id is, and false when paths.jsonl has no such id.
+func (g *goatPaths) page(id uint64) (int32, bool) {
+	i, ok := slices.BinarySearch(g.ids, id)
+	if !ok {
+		return 0, false
+	}
+	return g.pages[i], true
+}
+
+// read reads paths.jsonl, numbering each path's page in pages as pc
+// caps them.
+func (g *goatPaths) read(j *jsonReader, pages *pageDays, pc *PageCap) error {
+	err := eachLine(j, func() error {
+		var id uint64
+		var event bool
+		var name string
+		err := j.object(func(key string) (err error) {
+			switch key {
+			case "id":
+				id, err = j.count("id")
+			case "path":
+				name, err = j.str()
+			case "event":
+				c, _ := j.peek()
+				event = c == 't'
+				err = j.skip()
+			default:
+				err = j.skip()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(g.ids) >= maxGoatPaths {
+			return j.fail("more than %d paths", maxGoatPaths)
+		}
+		n := int32(goatNoPage)
+		if page, err := counter.PageKey(name, nil); event {
+			n = goatEvent
+		} else if err == nil {
+			n = int32(pages.numberOf(pc.page(page)))
+		}
+		g.ids = append(g.ids, id)
+		g.pages = append(g.pages, n)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !sort.IsSorted(g) {
+		sort.Sort(g)
+	}
+	for i := 1; i < len(g.ids); i++ {
+		if g.ids[i] == g.ids[i-1] {
+			return j.fail("path id %d given twice", g.ids[i])
+		}
+	}
+	return nil
 }
 
 // goatInfo checks the export's version.
@@ -178,41 +264,6 @@ func goatInfo(j *jsonReader) error {
 		return j.failQuoting(version, "GoatCounter's ZIP export of a version this does not read (it reads 1.0)")
 	}
 	return nil
-}
-
-// goatPaths reads paths.jsonl into paths, by id.
-func goatPaths(j *jsonReader, paths map[uint64]goatPath) error {
-	return eachLine(j, func() error {
-		var id uint64
-		var p goatPath
-		var name string
-		err := j.object(func(key string) (err error) {
-			switch key {
-			case "id":
-				id, err = j.count("id")
-			case "path":
-				name, err = j.str()
-			case "event":
-				c, _ := j.peek()
-				p.event = c == 't'
-				err = j.skip()
-			default:
-				err = j.skip()
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if len(paths) >= maxGoatPaths {
-			return j.fail("more than %d paths", maxGoatPaths)
-		}
-		if page, err := counter.PageKey(name, nil); err == nil {
-			p.page = page
-		}
-		paths[id] = p
-		return nil
-	})
 }
 
 // eachLine calls fn for each value of a file of one JSON value a line.

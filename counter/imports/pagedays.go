@@ -49,12 +49,22 @@ func (p *pageDays) add(at time.Time, page string, visitor bool) error {
 
 // addCounts counts views and visitors of page at time at.
 func (p *pageDays) addCounts(at time.Time, page string, views, visitors uint64) error {
+	return p.addNumbered(at, p.numberOf(page), views, visitors)
+}
+
+// numberOf returns the number of page, giving it one if it has none.
+func (p *pageDays) numberOf(page string) uint32 {
 	n, ok := p.number[page]
 	if !ok {
 		n = uint32(len(p.pages))
 		p.number[page] = n
 		p.pages = append(p.pages, page)
 	}
+	return n
+}
+
+// addNumbered counts views and visitors of page number n at time at.
+func (p *pageDays) addNumbered(at time.Time, n uint32, views, visitors uint64) error {
 	sec := at.Unix()
 	day := sec / 86400
 	if sec < 0 && sec%86400 != 0 {

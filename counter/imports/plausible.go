@@ -31,29 +31,40 @@ import (
 // which a live hit records as its referrer. Sources (where readers came
 // from, which no live hit records), entry and exit pages,
 // custom events, locations, devices, browsers and systems are left out:
-// a counter here does not keep them.
-func PlausibleZIP(r io.ReaderAt, size int64) (counter.Imported, error) {
-	return plausibleZIP(r, size, time.Now())
+// a counter here does not keep them. The pages that pages has no room
+// for count under counter.OtherPages, taking the room in the order of
+// the rows (by day, as Plausible writes them); a nil pages is a new
+// site's.
+func PlausibleZIP(r io.ReaderAt, size int64, pages *PageCap) (counter.Imported, error) {
+	return plausibleZIP(r, size, defaultCap(pages), time.Now())
 }
 
-func plausibleZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, error) {
+// plausibleKind is the kind of file of Plausible's export that a file of
+// the ZIP is, "" for one not read.
+func plausibleKind(name string) string {
+	base := path.Base(name)
+	for _, kind := range []string{"imported_visitors", "imported_pages"} {
+		if strings.HasPrefix(base, kind) && strings.HasSuffix(base, ".csv") {
+			return kind
+		}
+	}
+	return ""
+}
+
+func plausibleZIP(r io.ReaderAt, size int64, pc *PageCap, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
-	entries, err := readZIP(r, size)
+	entries, err := readZIP(r, size, func(name string) bool { return plausibleKind(name) != "" })
 	if err != nil {
 		return imp, &counter.ImportError{Reason: "not a ZIP file: " + err.Error()}
 	}
 	files := map[string]*zipEntry{}
 	for i := range entries {
 		f := &entries[i]
-		base := path.Base(f.name)
-		for _, kind := range []string{"imported_visitors", "imported_pages"} {
-			if strings.HasPrefix(base, kind) && strings.HasSuffix(base, ".csv") {
-				if files[kind] != nil {
-					return imp, &counter.ImportError{Reason: "Plausible's export with two " + kind + " files"}
-				}
-				files[kind] = f
-			}
+		kind := plausibleKind(f.name)
+		if files[kind] != nil {
+			return imp, &counter.ImportError{Reason: "Plausible's export with two " + kind + " files"}
 		}
+		files[kind] = f
 	}
 	if files["imported_visitors"] == nil {
 		return imp, &counter.ImportError{Reason: "not Plausible's export: it has no imported_visitors_*.csv"}
@@ -132,7 +143,7 @@ func plausibleZIP(r io.ReaderAt, size int64, now time.Time) (counter.Imported, e
 		if err != nil {
 			return nil // a path no page can have: the site's day has it
 		}
-		if err := pages.addCounts(t, page, views, visitors); err != nil {
+		if err := pages.addCounts(t, pc.page(page), views, visitors); err != nil {
 			return &counter.ImportError{Line: line, Reason: err.Error()}
 		}
 		return nil
@@ -173,18 +184,17 @@ func readNamedCSV(r io.Reader, cols []string, row func(line int, rec []string, a
 }
 
 // ExportZIP reads a ZIP export, GoatCounter's or Plausible's, telling
-// them apart by the files in it, and says whose it was.
-func ExportZIP(r io.ReaderAt, size int64) (imp counter.Imported, whose string, err error) {
-	entries, err := readZIP(r, size)
+// them apart by the files in it, and says whose it was. pages caps the
+// pages as GoatCounterZIP and PlausibleZIP say.
+func ExportZIP(r io.ReaderAt, size int64, pages *PageCap) (imp counter.Imported, whose string, err error) {
+	entries, err := readZIP(r, size, func(name string) bool { return strings.HasPrefix(path.Base(name), "imported_") })
 	if err != nil {
 		return imp, "ZIP", &counter.ImportError{Reason: "not a ZIP file: " + err.Error()}
 	}
-	for _, f := range entries {
-		if strings.HasPrefix(path.Base(f.name), "imported_") {
-			imp, err = PlausibleZIP(r, size)
-			return imp, "Plausible's CSV export", err
-		}
+	if len(entries) > 0 {
+		imp, err = PlausibleZIP(r, size, pages)
+		return imp, "Plausible's CSV export", err
 	}
-	imp, err = GoatCounterZIP(r, size)
+	imp, err = GoatCounterZIP(r, size, pages)
 	return imp, "GoatCounter's ZIP export", err
 }

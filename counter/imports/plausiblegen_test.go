@@ -130,7 +130,7 @@ func TestPlausibleFileIsGenerated(t *testing.T) {
 // pageviews and (distinct) visitors, as exports.ex counts them, pinned.
 func TestPlausibleZIP(t *testing.T) {
 	b := readTestFile(t, "plausible-export.zip")
-	imp, whose, err := ExportZIP(bytes.NewReader(b), int64(len(b)))
+	imp, whose, err := ExportZIP(bytes.NewReader(b), int64(len(b)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestPlausibleZIP(t *testing.T) {
 		z := zip.NewWriter(&out)
 		z.Create("imported_pages_20260102_20260103.csv")
 		z.Close()
-		_, err := PlausibleZIP(bytes.NewReader(out.Bytes()), int64(out.Len()))
+		_, err := PlausibleZIP(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
 		wantRefusal(t, err, 0, "no imported_visitors")
 	})
 	t.Run("a bad count", func(t *testing.T) {
@@ -167,7 +167,30 @@ func TestPlausibleZIP(t *testing.T) {
 		w, _ := z.Create("imported_visitors_20260102_20260103.csv")
 		w.Write([]byte("\"date\",\"visitors\",\"pageviews\"\n\"2026-01-02\",1,x\n"))
 		z.Close()
-		_, err := PlausibleZIP(bytes.NewReader(out.Bytes()), int64(out.Len()))
+		_, err := PlausibleZIP(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
 		wantRefusal(t, err, 2, "pageviews is not a count")
 	})
+}
+
+// TestPlausibleZIPPageCap reads the generated file for a site that has
+// /about and room for one page more: / takes the room, café's days count
+// under (other pages), and /about keeps its own.
+func TestPlausibleZIPPageCap(t *testing.T) {
+	b := readTestFile(t, "plausible-export.zip")
+	pc := NewPageCap([]string{"/about"}, 1)
+	imp, _, err := ExportZIP(bytes.NewReader(b), int64(len(b)), pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.Folded() != 1 {
+		t.Errorf("folded %d rows, want café's 1", pc.Folded())
+	}
+	want := []counter.PageDay{
+		{Date: "2026-01-02", Page: counter.OtherPages, Views: 2, Visitors: 2},
+		{Date: "2026-01-02", Page: "/", Views: 2, Visitors: 1},
+		{Date: "2026-01-03", Page: "/about", Views: 3, Visitors: 2},
+	}
+	if !reflect.DeepEqual(imp.PageDays, want) {
+		t.Errorf("got pages %+v\nwant %+v", imp.PageDays, want)
+	}
 }

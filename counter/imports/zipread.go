@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
@@ -9,6 +10,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"slices"
 )
 
 // A reader of ZIP archives, enough for the exports of GoatCounter (Go's
@@ -22,7 +24,8 @@ import (
 // and each file's local header.
 
 // maxZIPFiles and maxZIPDir bound the files a ZIP's directory may list
-// and the bytes it may take, all of which are read at once.
+// and the bytes it may take: the time it takes to read. It is read a file
+// at a time, and only the files asked for are kept.
 const (
 	maxZIPFiles = 1 << 20
 	maxZIPDir   = 64 << 20
@@ -39,8 +42,9 @@ type zipEntry struct {
 
 var errNotZIP = errors.New("not a ZIP file")
 
-// readZIP returns the files of the ZIP archive r of size bytes.
-func readZIP(r io.ReaderAt, size int64) ([]zipEntry, error) {
+// readZIP returns the files of the ZIP archive r of size bytes whose
+// names keep takes.
+func readZIP(r io.ReaderAt, size int64, keep func(name string) bool) ([]zipEntry, error) {
 	// The end record is the last 22 bytes, before a comment of at most
 	// 64 KB.
 	tail := min(size, 22+0xffff)
@@ -81,27 +85,30 @@ func readZIP(r io.ReaderAt, size int64) ([]zipEntry, error) {
 	if dirOff > uint64(size) || dirSize > uint64(size)-dirOff {
 		return nil, fmt.Errorf("%w: its directory lies past its end", errNotZIP)
 	}
-	dir := make([]byte, dirSize)
-	if _, err := r.ReadAt(dir, int64(dirOff)); err != nil {
-		return nil, err
-	}
-	files := make([]zipEntry, 0, count)
+	dir := bufio.NewReaderSize(io.NewSectionReader(r, int64(dirOff), int64(dirSize)), 64<<10)
+	damaged := fmt.Errorf("%w: a damaged directory", errNotZIP)
+	var files []zipEntry
+	head := make([]byte, 46)
+	var rest []byte
 	for range count {
-		if len(dir) < 46 || !bytes.HasPrefix(dir, []byte("PK\x01\x02")) {
-			return nil, fmt.Errorf("%w: a damaged directory", errNotZIP)
+		if _, err := io.ReadFull(dir, head); err != nil || !bytes.HasPrefix(head, []byte("PK\x01\x02")) {
+			return nil, damaged
 		}
-		f := zipEntry{flags: le.Uint16(dir[8:]), method: le.Uint16(dir[10:]), crc: le.Uint32(dir[16:]),
-			csize: uint64(le.Uint32(dir[20:])), usize: uint64(le.Uint32(dir[24:])), offset: uint64(le.Uint32(dir[42:]))}
-		n, extra, comment := int(le.Uint16(dir[28:])), int(le.Uint16(dir[30:])), int(le.Uint16(dir[32:]))
-		if len(dir) < 46+n+extra+comment {
-			return nil, fmt.Errorf("%w: a damaged directory", errNotZIP)
+		f := zipEntry{flags: le.Uint16(head[8:]), method: le.Uint16(head[10:]), crc: le.Uint32(head[16:]),
+			csize: uint64(le.Uint32(head[20:])), usize: uint64(le.Uint32(head[24:])), offset: uint64(le.Uint32(head[42:]))}
+		n, extra, comment := int(le.Uint16(head[28:])), int(le.Uint16(head[30:])), int(le.Uint16(head[32:]))
+		rest = slices.Grow(rest[:0], n+extra+comment)[:n+extra+comment]
+		if _, err := io.ReadFull(dir, rest); err != nil {
+			return nil, damaged
 		}
-		f.name = string(dir[46 : 46+n])
-		if err := f.zip64(dir[46+n : 46+n+extra]); err != nil {
+		if !keep(string(rest[:n])) {
+			continue
+		}
+		f.name = string(rest[:n])
+		if err := f.zip64(rest[n : n+extra]); err != nil {
 			return nil, err
 		}
 		files = append(files, f)
-		dir = dir[46+n+extra+comment:]
 	}
 	return files, nil
 }

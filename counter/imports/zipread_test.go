@@ -12,7 +12,7 @@ import (
 // zipContents reads every file of b with readZIP, as "name\ncontents\n".
 func zipContents(b []byte) (string, error) {
 	r := bytes.NewReader(b)
-	files, err := readZIP(r, int64(len(b)))
+	files, err := readZIP(r, int64(len(b)), func(string) bool { return true })
 	if err != nil {
 		return "", err
 	}
