@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -115,13 +114,14 @@ func TestImportBigLog(t *testing.T) {
 		defer os.Remove(path)
 		cmd := exec.Command(counterBinary(t), "import", "-dry-run", "-log", path, "-path", "/", "blog")
 		cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+		peak := underGNUTime(t, cmd)
 		start := time.Now()
 		b, err := cmd.CombinedOutput()
 		took = time.Since(start)
 		if err != nil {
 			t.Fatalf("import of %d MB: %v\n%s", size>>20, err, b)
 		}
-		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, took, string(b), home, homeBots
+		return peak() >> 10, took, string(b), home, homeBots
 	}
 	smallRSS, smallTook, _, _, _ := importLog(size / 10)
 	bigRSS, took, out, home, homeBots := importLog(size)

@@ -44,13 +44,14 @@ func desyncedGIF(tb testing.TB, w, h, frames int) []byte {
 
 // adminTimed runs an admin command, killed after limit, and returns its
 // output, exit code, time and peak memory (the largest of it and the
-// decoder it waited for: wait4's rusage covers both).
+// decoder it waited for, as GNU time sees them).
 func adminTimed(t *testing.T, db string, limit time.Duration, args ...string) (out string, code int, took time.Duration, maxRSS int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, counterBinary(t), args...)
 	cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	peak := underGNUTime(t, cmd)
 	start := time.Now()
 	b, err := cmd.CombinedOutput()
 	took = time.Since(start)
@@ -61,7 +62,7 @@ func adminTimed(t *testing.T, db string, limit time.Duration, args ...string) (o
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	return string(b), cmd.ProcessState.ExitCode(), took, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	return string(b), cmd.ProcessState.ExitCode(), took, peak()
 }
 
 // TestThemeAddDesyncedGIF: a 1.8 KB strip GIF whose Plain Text extension
