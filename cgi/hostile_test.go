@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestProxyHeaderChangesNothing (httpoxy): a visitor's Proxy: header
