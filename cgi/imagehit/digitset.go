@@ -22,10 +22,15 @@ var errSetGone = errors.New("the counter's default theme is not in the database"
 // lock no longer than a bounded read. named says the tag named the set,
 // rather than the counter's setting.
 func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.Format, style counter.Style, named bool) error {
+	release, err := a.SetTurns.take(a.Cfg.Wait)
+	if err != nil {
+		return err
+	}
 	s, err := a.digitSet(style.Set, text, format)
 	if err == nil {
 		err = draw.WriteDigitSet(body, s, text, format, draw.SetOptions{Height: style.SetHeight, Smooth: style.Smooth})
 	}
+	release()
 	if err != nil {
 		body.Reset() // a file found damaged while it was drawn
 	}

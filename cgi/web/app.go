@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"runtime"
 	"time"
 
 	"hitcounter/cgi/gateway"
@@ -54,10 +55,11 @@ type App struct {
 	// timing records what each request cost, in the run directory.
 	timing timing
 	// Set in a long-lived App, nil in a CGI process, which exits.
-	glyphs *draw.GlyphCache // glyphs drawn once
-	waits  *store.LockWaits // bounds the flocks left blocked on a stuck holder
-	low    lowPool          // login work at low CPU priority
-	pacer  *refusalPacer    // holds back answers to clients refused again
+	glyphs *draw.GlyphCache   // glyphs drawn once
+	turns  *imagehit.SetTurns // digit sets drawn a few at a time
+	waits  *store.LockWaits   // bounds the flocks left blocked on a stuck holder
+	low    lowPool            // login work at low CPU priority
+	pacer  *refusalPacer      // holds back answers to clients refused again
 	close  func()
 	// verify checks a password against a stored hash, at the priority
 	// bcryptWork runs it at; tests count calls.
@@ -116,6 +118,7 @@ func (a *App) longLived() (closeApp func()) {
 	batch := store.NewBatcher(a.cfg.DB, a.openOptions(false))
 	a.hits = batch
 	a.glyphs = new(draw.GlyphCache)
+	a.turns = imagehit.NewSetTurns(runtime.GOMAXPROCS(0))
 	// Strangers' login work: as many workers as can be in bcrypt at once
 	// in the shared slots, and two for the checks before it. Known
 	// devices' logins run outside the pool, at normal priority.

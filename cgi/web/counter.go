@@ -33,7 +33,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 
 // images is the image server over a's store, visitor table and glyphs.
 func (a *App) images() *imagehit.Server {
-	return &imagehit.Server{Cfg: a.cfg, Log: a.log, Hits: a.hits, Visitors: a.visitors, Glyphs: a.glyphs, Open: a.open}
+	return &imagehit.Server{Cfg: a.cfg, Log: a.log, Hits: a.hits, Visitors: a.visitors, Glyphs: a.glyphs, Open: a.open, SetTurns: a.turns}
 }
 
 // imageRequest is what imagehit reads of r.
