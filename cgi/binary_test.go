@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
 	"net/http"
 	"net/textproto"
@@ -99,20 +100,29 @@ type cgiAnswer struct {
 
 func parseCGI(t *testing.T, out []byte) cgiAnswer {
 	t.Helper()
+	ans, err := parseAnswer(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ans
+}
+
+// parseAnswer is parseCGI for a goroutine, which may not stop the test.
+func parseAnswer(out []byte) (cgiAnswer, error) {
 	head, body, ok := bytes.Cut(out, []byte("\r\n\r\n"))
 	if !ok {
-		t.Fatalf("no end of headers in %.200q", out)
+		return cgiAnswer{}, fmt.Errorf("no end of headers in %.200q", out)
 	}
 	mh, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(head, "\r\n\r\n"...)))).ReadMIMEHeader()
 	if err != nil {
-		t.Fatalf("headers: %v in %.200q", err, out)
+		return cgiAnswer{}, fmt.Errorf("headers: %v in %.200q", err, out)
 	}
 	h := http.Header(mh)
 	status, err := strconv.Atoi(strings.Fields(h.Get("Status") + " x")[0])
 	if err != nil {
-		t.Fatalf("Status header %q", h.Get("Status"))
+		return cgiAnswer{}, fmt.Errorf("Status header %q", h.Get("Status"))
 	}
-	return cgiAnswer{status, h, body}
+	return cgiAnswer{status, h, body}, nil
 }
 
 // runCGI runs the binary with env as a web server would, plus args.

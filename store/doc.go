@@ -294,8 +294,16 @@
 // an image is drawn. Before bbolt takes its own lock (which polls every 50 ms
 // and lets late comers overtake), Open takes a blocking flock on a side file,
 // NAME.lock, exclusive for writers and shared for readers, so that waiting
-// processes are woken by the kernel as soon as the holder is done. Every
-// open waits at most Options.Wait and then fails with ErrTimeout. A flock
+// processes are woken by the kernel as soon as the holder is done. flock
+// lets a reader in whenever readers hold it, so on Linux whoever has to
+// wait for it waits at a gate, a lock of its open file's own on the side
+// file's first byte (sidegate_linux.go), a writer alone and readers
+// together, and a reader comes in only while no writer holds the gate: a
+// writer waiting lets in the readers already in and no others, and a
+// stream of readers, each short, cannot keep it out. What anyone may ask
+// for reads a bounded few records: a digit set's, the largest its bounds
+// allow, is copied out (DB.DigitSet) and drawn after the file is closed.
+// Every open waits at most Options.Wait and then fails with ErrTimeout. A flock
 // that was given up on goes on blocking in the background, so a process
 // that serves many requests passes Options.Waits to bound them: its
 // readers and writers share a fixed number of blocked flocks.

@@ -196,26 +196,29 @@ func checkThemesV6(t *testing.T, db *DB) {
 	if got := fmt.Sprintf("%s %s %v", themes[0].Name, themes[0].Added.Format(time.RFC3339), themes[0].UsedBy); got != "pixel 2026-12-06T00:00:00Z [blog]" {
 		t.Errorf("theme %s, want pixel 2026-12-06T00:00:00Z [blog]", got)
 	}
-	// The set is read where the file maps it: it is looked at within the
-	// transaction only.
-	err = db.DrawDigitSet("pixel", "70", func(s *digitset.Set) error {
-		want7 := formatSetV6(t).Digits[7]
-		got7 := s.Digits[7]
-		if got7.Width != 9 || len(got7.Frames) != 2 || got7.Frames[0].Delay != 20 || got7.Frames[1].Delay != 30 || string(got7.Piece) != string(want7.Piece) {
-			t.Errorf("digit 7: width %d, %d frames, piece %q; want 9, 2 of 20 and 30, %q", got7.Width, len(got7.Frames), got7.Piece, want7.Piece)
-		}
-		if s.Height != 5 || s.Layout != digitset.LayoutPNGFolder {
-			t.Errorf("set of height %d, layout %s; want 5, %s", s.Height, s.Layout, digitset.LayoutPNGFolder)
-		}
-		if len(s.Digits[1].Frames) != 0 {
-			t.Errorf("digit 1 read for 70")
-		}
-		return errors.New("drawn")
-	})
-	if err == nil || err.Error() != "drawn" {
-		t.Errorf("DrawDigitSet: %v, want draw's own error", err)
+	// The set comes out copied: the digits of the count, with the frames
+	// and files asked for.
+	s, err := db.DigitSet("pixel", "70", digitset.MaxFrames, true)
+	if err != nil {
+		t.Fatalf("DigitSet: %v", err)
 	}
-	if err := db.DrawDigitSet("nope", "1", func(*digitset.Set) error { return nil }); !errors.Is(err, counter.ErrNoTheme) {
+	want7 := formatSetV6(t).Digits[7]
+	got7 := s.Digits[7]
+	if got7.Width != 9 || len(got7.Frames) != 2 || got7.Frames[0].Delay != 20 || got7.Frames[1].Delay != 30 || string(got7.Piece) != string(want7.Piece) {
+		t.Errorf("digit 7: width %d, %d frames, piece %q; want 9, 2 of 20 and 30, %q", got7.Width, len(got7.Frames), got7.Piece, want7.Piece)
+	}
+	if s.Height != 5 || s.Layout != digitset.LayoutPNGFolder {
+		t.Errorf("set of height %d, layout %s; want 5, %s", s.Height, s.Layout, digitset.LayoutPNGFolder)
+	}
+	if len(s.Digits[1].Frames) != 0 {
+		t.Errorf("digit 1 read for 70")
+	}
+	if s, err = db.DigitSet("pixel", "70", 1, false); err != nil {
+		t.Errorf("DigitSet for a PNG: %v", err)
+	} else if len(s.Digits[7].Frames) != 1 || s.Digits[7].Piece != nil {
+		t.Errorf("DigitSet for a PNG: digit 7 of %d frames, piece %q; want its first frame alone", len(s.Digits[7].Frames), s.Digits[7].Piece)
+	}
+	if _, err := db.DigitSet("nope", "1", 1, false); !errors.Is(err, counter.ErrNoTheme) {
 		t.Errorf("a set not there: %v, want ErrNoTheme", err)
 	}
 }

@@ -30,7 +30,7 @@ func lockSide(db string, exclusive bool, wait time.Duration, waits *LockWaits) (
 	if exclusive {
 		how = syscall.LOCK_EX
 	}
-	if held, done := tryFlock(f, how); done {
+	if held, done := tryEnter(f, how); done {
 		return held, nil
 	}
 	timer := time.NewTimer(wait)
@@ -45,14 +45,14 @@ func lockSide(db string, exclusive bool, wait time.Duration, waits *LockWaits) (
 			return nil, ErrTimeout
 		}
 		// The holder may have let go while this open waited for a slot.
-		if held, done := tryFlock(f, how); done {
+		if held, done := tryEnter(f, how); done {
 			release()
 			return held, nil
 		}
 	}
 	done := make(chan error, 1)
 	go func() {
-		err := flock(f, how)
+		err := queue(f, how)
 		release()
 		done <- err
 	}()
@@ -75,6 +75,29 @@ func lockSide(db string, exclusive bool, wait time.Duration, waits *LockWaits) (
 		}()
 		return nil, ErrTimeout
 	}
+}
+
+// tryEnter takes the lock if it is free and, for a reader, if no writer
+// waits for it at the gate (sidegate_linux.go), with tryFlock's answer. A
+// writer does not look at the gate: that costs every commit a system
+// call, and a writer that finds the lock free keeps no one waiting
+// longer than a commit.
+func tryEnter(f *os.File, how int) (held *os.File, done bool) {
+	if how == syscall.LOCK_SH && !gateOpen(f) {
+		return nil, false
+	}
+	return tryFlock(f, how)
+}
+
+// queue waits for the lock at the gate: whoever waits for the flock holds
+// the gate, a writer alone, so that no reader comes in past a writer who
+// waits, and readers together, so that they come in at once after it.
+func queue(f *os.File, how int) error {
+	if enterGate(f, how == syscall.LOCK_EX) != nil {
+		return flock(f, how) // no gate here: only less fair
+	}
+	defer leaveGate(f)
+	return flock(f, how)
 }
 
 // tryFlock takes the lock if it is free. done reports that lockSide has

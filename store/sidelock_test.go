@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -161,4 +162,65 @@ func threadsAndFiles(t *testing.T) (threads, files int) {
 		t.Fatal(err)
 	}
 	return threads, len(fds)
+}
+
+// TestWriterNotStarvedByReaders keeps readers on the file at all times,
+// four at once, each holding it 40 ms and each coming back at once, as a
+// stream of a stranger's requests would: a writer that comes gets in once
+// the readers already in are done, every time. flock alone lets a new
+// reader in while any reader holds the lock, so that the writer waited its
+// whole wait and failed.
+func TestWriterNotStarvedByReaders(t *testing.T) {
+	const (
+		readers = 4
+		hold    = 40 * time.Millisecond
+		writes  = 5
+		wait    = 2 * time.Second
+		within  = 10 * hold // the readers in, and a loaded machine
+	)
+	path := newDB(t, "a")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var reads atomic.Int64
+	for i := range readers {
+		wg.Go(func() {
+			// Staggered, so that the holds overlap and the lock is never
+			// free.
+			time.Sleep(time.Duration(i) * hold / readers)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				db, err := Open(path, Options{ReadOnly: true, Wait: 10 * wait})
+				if err != nil {
+					t.Errorf("reader: %v", err)
+					return
+				}
+				time.Sleep(hold)
+				db.Close()
+				reads.Add(1)
+			}
+		})
+	}
+	defer func() { close(stop); wg.Wait() }()
+	time.Sleep(2 * hold)
+	for i := range writes {
+		start := time.Now()
+		db, err := Open(path, Options{Wait: wait})
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("write %d: %v after %v, with readers coming all the time", i, err, took.Round(time.Millisecond))
+		}
+		db.Close()
+		if took > within {
+			t.Errorf("write %d got in after %v, want within %v (readers hold the file %v each)", i, took.Round(time.Millisecond), within, hold)
+		}
+		t.Logf("write %d got in after %v", i, took.Round(time.Millisecond))
+		time.Sleep(hold)
+	}
+	if reads.Load() < writes {
+		t.Errorf("%d reads while %d writes came", reads.Load(), writes)
+	}
 }

@@ -276,13 +276,14 @@ func (r ThemeRecords) Parse() (*digitset.Set, error) {
 	return s, nil
 }
 
-// DrawDigitSet reads set name with the digits that text holds and hands
-// it to draw within the read transaction: the set's pixels are read where
-// the file maps them, not copied, so that a PNG of an animated set reads
-// its first frames only. A set not there is counter.ErrNoTheme; draw's
-// error is returned as it is.
-func (db *DB) DrawDigitSet(name, text string, draw func(*digitset.Set) error) error {
-	var drawErr error
+// DigitSet reads set name with, of each digit that text holds, its first
+// frames frames and, with pieces, its file (draw.SetParts), copied out of
+// the file: the transaction lasts as long as a bounded copy, the set's
+// own bounds, and the set is drawn after it, so that no stranger's
+// themed image holds the file's lock while it is drawn. A set not there
+// is counter.ErrNoTheme.
+func (db *DB) DigitSet(name, text string, frames int, pieces bool) (*digitset.Set, error) {
+	var s *digitset.Set
 	err := db.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
@@ -291,21 +292,22 @@ func (db *DB) DrawDigitSet(name, text string, draw func(*digitset.Set) error) er
 		if b == nil {
 			return counter.ErrNoTheme
 		}
+		// Parsed where the file maps it, then only what is drawn copied.
 		r, err := themeRecordsIn(b, text, func(v []byte) []byte { return v })
 		if err != nil {
 			return err
 		}
-		s, err := r.Parse()
+		mapped, err := r.Parse()
 		if err != nil {
 			return err
 		}
-		drawErr = draw(s)
+		s = mapped.Detach(text, frames, pieces)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: theme %q: %w", name, err)
+		return nil, fmt.Errorf("store: theme %q: %w", name, err)
 	}
-	return drawErr
+	return s, nil
 }
 
 // ThemeNames returns the names of the stored sets, sorted, reading no

@@ -15,19 +15,22 @@ import (
 // file has one; its image is drawn in the font.
 var errSetGone = errors.New("the counter's default theme is not in the database")
 
-// drawSet draws text in the digit set style names, in a read transaction
-// of its own after the hit's, from the header and the digits text holds
-// only, where the file maps them. named says the tag named the set,
+// drawSet draws text in the digit set style names: the header and the
+// parts of the digits text holds that format draws are copied out in a
+// read transaction of their own after the hit's, and drawn once the file
+// is closed, so that a themed image, which anyone may ask for, holds the
+// lock no longer than a bounded read. named says the tag named the set,
 // rather than the counter's setting.
 func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.Format, style counter.Style, named bool) error {
-	db, err := a.Open(true)
+	release, err := a.SetTurns.take(a.Cfg.Wait)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	err = db.DrawDigitSet(style.Set, text, func(s *digitset.Set) error {
-		return draw.WriteDigitSet(body, s, text, format, draw.SetOptions{Height: style.SetHeight, Smooth: style.Smooth})
-	})
+	s, err := a.digitSet(style.Set, text, format)
+	if err == nil {
+		err = draw.WriteDigitSet(body, s, text, format, draw.SetOptions{Height: style.SetHeight, Smooth: style.Smooth})
+	}
+	release()
 	if err != nil {
 		body.Reset() // a file found damaged while it was drawn
 	}
@@ -40,4 +43,16 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.F
 			strconv.Itoa(draw.MaxSetWidth) + "x" + strconv.Itoa(draw.MaxSetHeight) + " px: ask a smaller size or fewer digits"}
 	}
 	return err
+}
+
+// digitSet reads what format draws of set name for text, and closes the
+// file before it returns.
+func (a *Server) digitSet(name, text string, format counter.Format) (*digitset.Set, error) {
+	db, err := a.Open(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	frames, pieces := draw.SetParts(format)
+	return db.DigitSet(name, text, frames, pieces)
 }

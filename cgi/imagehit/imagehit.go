@@ -34,6 +34,9 @@ type Server struct {
 	Glyphs *draw.GlyphCache
 	// Open opens the file for one transaction.
 	Open func(readOnly bool) (*store.DB, error)
+	// SetTurns lets a long-lived process draw a few digit sets at once;
+	// nil in a CGI process.
+	SetTurns *SetTurns
 }
 
 // Request is what an image request says, as the transport read it.

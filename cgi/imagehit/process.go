@@ -2,6 +2,7 @@ package imagehit
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type Process struct {
 	// Long-lived only, nil in a CGI process, which exits after one request.
 	Waits  *store.LockWaits // bounds the flocks left blocked on a stuck holder
 	Glyphs *draw.GlyphCache // glyphs drawn once
+	Turns  *SetTurns        // digit sets drawn a few at a time
 	batch  *store.Batcher   // Hits, to close
 	long   bool             // serves many requests
 	mu     sync.Mutex       // guards commits
@@ -59,6 +61,7 @@ func NewProcess(cfg config.Config, log *logline.Logger, longLived bool) *Process
 		// blocked flocks between them, not one per request.
 		p.Waits = store.NewLockWaits(lockWaits)
 		p.Glyphs = new(draw.GlyphCache)
+		p.Turns = NewSetTurns(runtime.GOMAXPROCS(0))
 	}
 	if !cfg.NoCosts {
 		open := meter.New // a few reads and writes for one request
@@ -98,7 +101,7 @@ func (p *Process) Open(readOnly bool) (*store.DB, error) {
 
 // Server returns the image server of p.
 func (p *Process) Server() *Server {
-	return &Server{Cfg: p.Cfg, Log: p.Log, Hits: p.Hits, Visitors: p.Visitors, Glyphs: p.Glyphs, Open: p.Open}
+	return &Server{Cfg: p.Cfg, Log: p.Log, Hits: p.Hits, Visitors: p.Visitors, Glyphs: p.Glyphs, Open: p.Open, SetTurns: p.Turns}
 }
 
 // Serve answers image request r for counter name in format, as

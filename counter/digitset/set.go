@@ -255,3 +255,50 @@ func (s *Set) Frames(i int) ([]Frame, error) {
 	}
 	return s.Digits[i].Frames, nil
 }
+
+// Detach returns a copy of s that shares no bytes with it and holds, of
+// each digit in text (digits only) that s has read, its first frames
+// frames and, with pieces, its file. A set parsed where a file maps it
+// is read, so detached, in a transaction as short as the copy, and drawn
+// after the transaction is closed; frames and pieces are what the
+// drawing reads, no more.
+func (s *Set) Detach(text string, frames int, pieces bool) *Set {
+	c := &Set{Height: s.Height, Palette: slices.Clone(s.Palette), Loop: s.Loop, Layout: s.Layout}
+	var want [10]bool
+	size := 0
+	for i := 0; i < len(text); i++ {
+		k := int(text[i] - '0')
+		if k < 0 || k > 9 || want[k] {
+			continue
+		}
+		want[k] = true
+		d := &s.Digits[k]
+		for _, f := range d.Frames[:min(frames, len(d.Frames))] {
+			size += len(f.Pix)
+		}
+		if pieces {
+			size += len(d.Piece)
+		}
+	}
+	// One allocation for all the bytes copied.
+	buf := make([]byte, 0, size)
+	keep := func(b []byte) []byte {
+		buf = append(buf, b...)
+		return buf[len(buf)-len(b) : len(buf) : len(buf)]
+	}
+	for k, d := range s.Digits {
+		c.Digits[k].Width = d.Width
+		if !want[k] || len(d.Frames) == 0 {
+			continue
+		}
+		fs := make([]Frame, min(frames, len(d.Frames)))
+		for n := range fs {
+			fs[n] = Frame{Delay: d.Frames[n].Delay, Pix: keep(d.Frames[n].Pix)}
+		}
+		c.Digits[k].Frames = fs
+		if pieces && len(d.Piece) > 0 {
+			c.Digits[k].Piece, c.Digits[k].PieceType = keep(d.Piece), d.PieceType
+		}
+	}
+	return c
+}

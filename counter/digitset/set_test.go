@@ -317,3 +317,64 @@ func BenchmarkNewTrueColour(b *testing.B) {
 		}
 	}
 }
+
+// TestDetach copies out of a set parsed from stored bytes what a drawing
+// reads, and nothing of the bytes: changing them afterwards, as a file
+// remapped or rewritten would, changes nothing in the copy.
+func TestDetach(t *testing.T) {
+	tests := []struct {
+		name   string
+		text   string
+		frames int
+		pieces bool
+	}{
+		{"a PNG's first frames", "5520", 1, false},
+		{"a GIF's every frame", "5520", MaxFrames, false},
+		{"an SVG's files", "5520", 1, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(animated(6, 24), LayoutGIFFolder)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := s.Marshal()
+			mapped, err := Parse(stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := mapped.Detach(tc.text, tc.frames, tc.pieces)
+			for i := range stored {
+				stored[i] = 0xee // the file's bytes gone
+			}
+			if c.Height != s.Height || c.Loop != s.Loop || c.Layout != s.Layout || len(c.Palette) != len(s.Palette) {
+				t.Errorf("header: got %d %d %s %d colours, want %d %d %s %d", c.Height, c.Loop, c.Layout, len(c.Palette), s.Height, s.Loop, s.Layout, len(s.Palette))
+			}
+			for i, d := range c.Digits {
+				if d.Width != s.Digits[i].Width {
+					t.Errorf("digit %d: width %d, want %d", i, d.Width, s.Digits[i].Width)
+				}
+				if !strings.ContainsRune(tc.text, rune('0'+i)) {
+					if d.Frames != nil || d.Piece != nil {
+						t.Errorf("digit %d, not in %q: %d frames, piece %q; want none", i, tc.text, len(d.Frames), d.Piece)
+					}
+					continue
+				}
+				want := s.Digits[i].Frames[:min(tc.frames, len(s.Digits[i].Frames))]
+				if len(d.Frames) != len(want) {
+					t.Fatalf("digit %d: %d frames, want %d", i, len(d.Frames), len(want))
+				}
+				for k, f := range d.Frames {
+					if f.Delay != want[k].Delay || !bytes.Equal(f.Pix, want[k].Pix) {
+						t.Errorf("digit %d frame %d: delay %d, pixels %v; want %d, %v", i, k, f.Delay, f.Pix[:6], want[k].Delay, want[k].Pix[:6])
+					}
+				}
+				if wantPiece := s.Digits[i].Piece; tc.pieces && (!bytes.Equal(d.Piece, wantPiece) || d.PieceType != s.Digits[i].PieceType) {
+					t.Errorf("digit %d: piece %q %s, want %q %s", i, d.Piece, d.PieceType, wantPiece, s.Digits[i].PieceType)
+				} else if !tc.pieces && d.Piece != nil {
+					t.Errorf("digit %d: piece %q, want none", i, d.Piece)
+				}
+			}
+		})
+	}
+}

@@ -90,6 +90,19 @@ func WriteDigitSet(w io.Writer, s *digitset.Set, text string, f counter.Format, 
 	return d.encodePNG(w)
 }
 
+// SetParts returns what WriteDigitSet reads of each digit it draws in
+// format f: its first frames frames, and its file with pieces (an SVG
+// embeds the file, or a PNG of the first frame when there is none).
+func SetParts(f counter.Format) (frames int, pieces bool) {
+	switch f {
+	case counter.GIF:
+		return digitset.MaxFrames, false
+	case counter.SVG:
+		return 1, true
+	}
+	return 1, false
+}
+
 // SetSize returns the width and height of text drawn in s with opt, or
 // ErrSetTooLarge; it needs only the set's header.
 func SetSize(s *digitset.Set, text string, opt SetOptions) (width, height int, err error) {
