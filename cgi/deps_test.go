@@ -109,7 +109,7 @@ var floors = []floor{
 	// x/sys/unix, which bbolt links anyway, for what syscall lacks to
 	// open a file under root without following another user's link
 	// (O_PATH, readlinkat).
-	{name: "store", pkgs: []string{"store"}, modules: []string{"go.etcd.io/bbolt", "golang.org/x/sys/unix"}},
+	{name: "store", pkgs: []string{"store", "store/flock"}, modules: []string{"go.etcd.io/bbolt", "golang.org/x/sys/unix"}},
 	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
 }
 

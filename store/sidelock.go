@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"hitcounter/store/flock"
 )
 
 // lockSide takes a blocking flock on the side file of the database at
@@ -94,17 +96,17 @@ func tryEnter(f *os.File, how int) (held *os.File, done bool) {
 // waits, and readers together, so that they come in at once after it.
 func queue(f *os.File, how int) error {
 	if enterGate(f, how == syscall.LOCK_EX) != nil {
-		return flock(f, how) // no gate here: only less fair
+		return flock.Do(f, how) // no gate here: only less fair
 	}
 	defer leaveGate(f)
-	return flock(f, how)
+	return flock.Do(f, how)
 }
 
 // tryFlock takes the lock if it is free. done reports that lockSide has
 // its answer: f, locked, or nil when flock itself fails (see lockSide);
 // otherwise another process holds the lock.
 func tryFlock(f *os.File, how int) (held *os.File, done bool) {
-	switch err := flock(f, how|syscall.LOCK_NB); {
+	switch err := flock.Do(f, how|syscall.LOCK_NB); {
 	case err == nil:
 		return f, true
 	case errors.Is(err, syscall.EWOULDBLOCK):
@@ -119,15 +121,6 @@ func unlockSide(f *os.File) {
 	if f == nil {
 		return
 	}
-	flock(f, syscall.LOCK_UN)
+	flock.Do(f, syscall.LOCK_UN)
 	f.Close()
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }

@@ -3,12 +3,12 @@ package guard
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"syscall"
 	"time"
 
 	"hitcounter/cgi/rundir"
+	"hitcounter/store/flock"
 )
 
 // ErrBusy reports that every slot is taken.
@@ -43,9 +43,9 @@ func (s Slots) Acquire() (release func(), err error) {
 		if err != nil {
 			return nil, fmt.Errorf("guard: slot: %w", err)
 		}
-		err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+		err = flock.Do(f, syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() { flock(f, syscall.LOCK_UN); f.Close() }, nil
+			return func() { flock.Do(f, syscall.LOCK_UN); f.Close() }, nil
 		}
 		f.Close()
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
@@ -53,15 +53,6 @@ func (s Slots) Acquire() (release func(), err error) {
 		}
 	}
 	return nil, ErrBusy
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
 
 // pollEvery is how often FirstFree tries its slots again while it waits:

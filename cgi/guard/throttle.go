@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/rundir"
+	"hitcounter/store/flock"
 )
 
 // Throttle limits login tries per key across processes: per client
@@ -255,7 +256,7 @@ func (t *Throttle) update(fn func(recs []record, now int64) []record) error {
 		return fmt.Errorf("guard: throttle: %w", err)
 	}
 	defer f.Close()
-	if err := flock(f, syscall.LOCK_EX); err != nil {
+	if err := flock.Do(f, syscall.LOCK_EX); err != nil {
 		return fmt.Errorf("guard: throttle lock: %w", err)
 	}
 	now := t.Now().UnixMilli()

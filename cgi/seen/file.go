@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/rundir"
+	"hitcounter/store/flock"
 )
 
 // dayFile is one day's table file, open between hits in a long-lived
@@ -59,7 +60,7 @@ func (d *dayFile) lock(shareSlots int, create bool) (ok, made bool, err error) {
 			}
 			d.f = f
 		}
-		if err := flock(d.f, how); err != nil {
+		if err := flock.Do(d.f, how); err != nil {
 			return false, false, fmt.Errorf("seen: lock: %w", err)
 		}
 		var st syscall.Stat_t
@@ -283,7 +284,7 @@ func (d *dayFile) crowded(s int) (bool, error) {
 	return b[0] == 0, nil
 }
 
-func (d *dayFile) unlock() { flock(d.f, syscall.LOCK_UN) }
+func (d *dayFile) unlock() { flock.Do(d.f, syscall.LOCK_UN) }
 
 func (d *dayFile) close() error {
 	if d.f == nil {
@@ -317,13 +318,4 @@ func prune(dir *rundir.Dir, today time.Time) error {
 		}
 	}
 	return nil
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }
