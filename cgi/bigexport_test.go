@@ -288,8 +288,34 @@ func runMeasured(t *testing.T, bin string, env []string) (out []byte, peak int64
 	return stdout.Bytes(), kib << 10, errOut.String()
 }
 
+// runMeasuredArgs runs bin with args and env as runMeasured does, and
+// returns its stdout and stderr together, its peak RSS in bytes, and how
+// it ended.
+func runMeasuredArgs(t *testing.T, bin string, env, args []string) (out []byte, peak int64, err error) {
+	t.Helper()
+	report, w, perr := os.Pipe()
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	defer report.Close()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(env, measureEnv+"="+bin)
+	cmd.ExtraFiles = []*os.File{w} // fd 3
+	out, err = cmd.CombinedOutput()
+	w.Close()
+	line, rerr := io.ReadAll(report)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	kib, perr := strconv.ParseInt(strings.TrimSpace(string(line)), 10, 64)
+	if perr != nil && err == nil {
+		t.Fatalf("the helper's report %q: %v", line, perr)
+	}
+	return out, kib << 10, err
+}
+
 // measure is the helper: it runs the binary that measureEnv names with
-// the rest of its environment, stdin, stdout and stderr, and writes the
+// its arguments, the rest of its environment, stdin, stdout and stderr, and writes the
 // child's ru_maxrss (KiB on Linux) to fd 3.
 func measure() int {
 	var env []string
@@ -298,7 +324,7 @@ func measure() int {
 			env = append(env, kv)
 		}
 	}
-	cmd := exec.Command(os.Getenv(measureEnv))
+	cmd := exec.Command(os.Getenv(measureEnv), os.Args[1:]...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()

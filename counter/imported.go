@@ -35,11 +35,47 @@ type Imported struct {
 	// PageDays are a site's pages' days, by date then page, each pair
 	// once; pages as PageKey makes them.
 	PageDays []PageDay
+	// PageRows, when not nil, gives the page days in place of PageDays,
+	// in the same order, a piece at a time: a reader hands a million of
+	// them over this way in a few bytes each, where PageDays would hold
+	// each as a PageDay.
+	PageRows PageRows
 	// Referrers are the hosts its views came from, each host once.
 	Referrers []Referrer
 	// LeftOut says what the file held that the import leaves out, each
 	// in a few words for the owner ("3 events: ..."); nil when nothing.
 	LeftOut []string
+}
+
+// PageRows are a history's page days, by date then page, read a piece at
+// a time.
+type PageRows interface {
+	// Len is how many page days there are.
+	Len() int
+	// Open starts a reading from the first: each call of next gives the
+	// page days that follow, n at the most, and none at the end.
+	Open() (next func(n int) []PageDay)
+}
+
+// AllPageDays returns the history's page days, from PageRows when it has
+// them.
+func (imp Imported) AllPageDays() []PageDay {
+	if imp.PageRows == nil {
+		return imp.PageDays
+	}
+	var all []PageDay
+	for next := imp.PageRows.Open(); ; {
+		some := next(4096)
+		if len(some) == 0 {
+			return all
+		}
+		all = append(all, some...)
+	}
+}
+
+// HasPageDays reports whether the history gives any page day.
+func (imp Imported) HasPageDays() bool {
+	return len(imp.PageDays) > 0 || imp.PageRows != nil && imp.PageRows.Len() > 0
 }
 
 // ErrImport is wrapped by every refusal of a file to import, which says

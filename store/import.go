@@ -69,6 +69,11 @@ var errDryRun = errors.New("dry run")
 // nothing the second time; totals and visitors move with the days, and
 // rise to the file's own totals where it gives higher ones.
 func (db *DB) Import(imps []counter.Imported, o ImportOptions) ([]ImportChange, error) {
+	imps = append([]counter.Imported(nil), imps...)
+	for i := range imps {
+		// In one transaction, all at once.
+		imps[i].PageDays, imps[i].PageRows = imps[i].AllPageDays(), nil
+	}
 	var changes []ImportChange
 	err := db.update(func(tx *bolt.Tx) error {
 		changes = changes[:0]

@@ -202,7 +202,7 @@ func (im *stepImport) begin(tx *bolt.Tx, _ time.Time) error {
 		}
 		live := all.Bucket(name)
 		if live == nil {
-			if len(imp.PageDays) > 0 {
+			if imp.HasPageDays() {
 				return fmt.Errorf("%s: %w", imp.Name, ErrImportNeedsSite)
 			}
 			continue
@@ -362,6 +362,8 @@ type piecer struct {
 	day, page  int // where its next piece begins
 	lastDate   string
 	gaveOneFor bool // a piece of imps[i] has been given
+	// read reads imps[i]'s PageRows, when it has them.
+	read func(n int) []counter.PageDay
 }
 
 func (p *piecer) done() bool { return p.i >= len(p.imps) }
@@ -373,8 +375,17 @@ func (p *piecer) next() (piece counter.Imported, i int, first bool, err error) {
 	piece, i, first = imp, p.i, !p.gaveOneFor
 	dayEnd := min(p.day+p.rows, len(imp.Days))
 	piece.Days = imp.Days[p.day:dayEnd]
-	pageEnd := min(p.page+p.rows, len(imp.PageDays))
-	piece.PageDays = imp.PageDays[p.page:pageEnd]
+	pageDays := len(imp.PageDays)
+	if imp.PageRows != nil {
+		if p.read == nil {
+			p.read = imp.PageRows.Open()
+		}
+		pageDays, piece.PageRows = imp.PageRows.Len(), nil
+		piece.PageDays = p.read(p.rows)
+	} else {
+		piece.PageDays = imp.PageDays[p.page:min(p.page+p.rows, pageDays)]
+	}
+	pageEnd := p.page + len(piece.PageDays)
 	if len(piece.PageDays) > 0 {
 		if d := piece.PageDays[0].Date; d < p.lastDate {
 			return piece, i, first, fmt.Errorf("%s: page days out of order: %s after %s", imp.Name, d, p.lastDate)
@@ -382,12 +393,12 @@ func (p *piecer) next() (piece counter.Imported, i int, first bool, err error) {
 		p.lastDate = piece.PageDays[len(piece.PageDays)-1].Date
 	}
 	p.day, p.page, p.gaveOneFor = dayEnd, pageEnd, true
-	if p.day < len(imp.Days) || p.page < len(imp.PageDays) {
+	if p.day < len(imp.Days) || p.page < pageDays && len(piece.PageDays) > 0 {
 		// Not the last piece: what is not by day comes with the last.
 		piece.HasTotal, piece.HasVisitors, piece.Referrers = false, false, nil
 		return piece, i, first, nil
 	}
-	p.i, p.day, p.page, p.lastDate, p.gaveOneFor = p.i+1, 0, 0, "", false
+	p.i, p.day, p.page, p.lastDate, p.gaveOneFor, p.read = p.i+1, 0, 0, "", false, nil
 	return piece, i, first, nil
 }
 

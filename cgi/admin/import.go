@@ -48,8 +48,8 @@ func importCommand() command {
 }
 
 // importGCPercent is the garbage collector's GOGC while an import runs.
-// What an import keeps grows with the page days it reads, to a few
-// hundred MB at the most it takes, and it makes garbage of every line:
+// What an import keeps grows with the page days it reads, a few bytes
+// each, and it makes garbage of every line:
 // at Go's default of 100 the heap grows to twice what it keeps before a
 // collection. At 25 it stays within a quarter more, for a quarter more
 // CPU time; on a Pi of 512 MB that is the difference.
@@ -217,9 +217,19 @@ func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 	case formatLog:
 		return nil, usagef("import: %s looks like an access log: use import -log %s -path PATH NAME", file, file)
 	case formatOwnJSON:
-		imp, err = imports.OwnJSON(br)
+		// The file names its counter; -name, when given, takes its place.
+		imp, err = imports.OwnJSONCapped(br, func(named string) (*imports.PageCap, error) {
+			if e.imp.name != "" {
+				return e.pageCap()
+			}
+			return e.pageCapOf(named)
+		})
 	case formatOwnCSV:
-		imp, err = imports.OwnCSV(br)
+		pc, perr := e.pageCap()
+		if perr != nil {
+			return nil, perr
+		}
+		imp, err = imports.OwnCSVCapped(br, pc)
 	case formatGoatCounter:
 		pc, perr := e.pageCap()
 		if perr != nil {
@@ -242,12 +252,14 @@ func (e *cmdEnv) readHistory(file string) ([]counter.Imported, error) {
 	return e.named(imps, file)
 }
 
-// pageCap is the cap on the pages of another program's export that goes
-// into the -name counter: the pages of the site and its room for more, so
-// that what the reader keeps is bounded by the site's pages rather than
-// by the file's (nil, a new site's, for a counter not yet a site).
-func (e *cmdEnv) pageCap() (*imports.PageCap, error) {
-	name := e.imp.name
+// pageCap is the cap on the pages of an export that goes into the -name
+// counter: the pages of the site and its room for more, so that what the
+// reader keeps is bounded by the site's pages rather than by the file's
+// (nil, a new site's, for a counter not yet a site).
+func (e *cmdEnv) pageCap() (*imports.PageCap, error) { return e.pageCapOf(e.imp.name) }
+
+// pageCapOf is pageCap for the counter name.
+func (e *cmdEnv) pageCapOf(name string) (*imports.PageCap, error) {
 	if name == "" || checkedName(name) != nil {
 		return nil, nil // refused later, with the reason
 	}

@@ -136,6 +136,11 @@ func (lr *LogReader) Read(r io.Reader) error {
 			}
 		}
 		if err == io.EOF {
+			if lr.pageDays != nil {
+				if err := lr.pageDays.flush(); err != nil {
+					return &counter.ImportError{Line: line, Reason: err.Error()}
+				}
+			}
 			return nil
 		}
 		if err != nil {
@@ -511,7 +516,7 @@ func (lr *LogReader) Result() counter.Imported {
 	}
 	imp := counter.Imported{Days: days.sorted(), Referrers: lr.refs.list()}
 	if lr.pageDays != nil {
-		imp.PageDays = lr.pageDays.list()
+		imp.PageRows = lr.pageDays.list()
 	}
 	return imp
 }

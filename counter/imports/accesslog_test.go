@@ -78,7 +78,7 @@ func TestLogJudgesAsALiveHit(t *testing.T) {
 	if !reflect.DeepEqual(imp.Days, want) {
 		t.Errorf("days\n%+v\nwant\n%+v", imp.Days, want)
 	}
-	if len(imp.PageDays) != 0 || len(imp.Referrers) != 0 || imp.HasTotal {
+	if len(imp.AllPageDays()) != 0 || len(imp.Referrers) != 0 || imp.HasTotal {
 		t.Errorf("a plain counter's log gave %+v", imp)
 	}
 }
@@ -159,8 +159,8 @@ func TestLogSitePages(t *testing.T) {
 		{Date: "2026-01-02", Page: "/about", Views: 1, Visitors: 1},
 		{Date: "2026-01-02", Page: "/posts/hello", Views: 2, Visitors: 1},
 	}
-	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.PageDays, wantPages) {
-		t.Errorf("days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.PageDays, wantDays, wantPages)
+	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.AllPageDays(), wantPages) {
+		t.Errorf("days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.AllPageDays(), wantDays, wantPages)
 	}
 }
 

@@ -89,7 +89,7 @@ func TestImportsRefuseImplausibleDays(t *testing.T) {
 	}
 }
 
-func jsonAt(in string) error { _, err := ownJSON(strings.NewReader(in), importNow); return err }
+func jsonAt(in string) error { _, err := ownJSON(strings.NewReader(in), nil, importNow); return err }
 func csvAt(in string) error  { _, err := ownCSV(strings.NewReader(in), importNow); return err }
 func goatAt(in string) error {
 	_, err := goatCounterCSV(strings.NewReader(in), defaultCap(nil), importNow)

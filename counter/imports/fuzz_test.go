@@ -66,7 +66,7 @@ func FuzzLogLine(f *testing.F) {
 				}
 				continue
 			}
-			for _, d := range lr.Result().PageDays {
+			for _, d := range lr.Result().AllPageDays() {
 				if key, err := counter.PageKey(d.Page, nil); err != nil || key != d.Page && d.Page != counter.OtherPages {
 					t.Fatalf("page %q is no page key", d.Page)
 				}

@@ -134,7 +134,10 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 	for date, t := range days {
 		dayBook.add(counter.Day{Date: date, Tally: *t}, 0)
 	}
-	imp.Days, imp.PageDays = dayBook.sorted(), pages.list()
+	if err := pages.flush(); err != nil {
+		return imp, &counter.ImportError{Reason: err.Error()}
+	}
+	imp.Days, imp.PageRows = dayBook.sorted(), pages.list()
 	if events > 0 {
 		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d events (GoatCounter's events name no page: no view counts them)", events))
 	}

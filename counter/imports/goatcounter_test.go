@@ -56,8 +56,8 @@ func TestGoatCounterCSV(t *testing.T) {
 				visits = append(visits[:len(visits):len(visits)], goatVisit{session: 4, path: "/about", bot: 3, at: "2026-01-03T11:00:00Z"})
 			}
 			wantDays, wantPages := goatWant(visits, tc.sessionsOff, false)
-			if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.PageDays, wantPages) {
-				t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.PageDays, wantDays, wantPages)
+			if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.AllPageDays(), wantPages) {
+				t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.AllPageDays(), wantDays, wantPages)
 			}
 			if want := []string{"1 events (GoatCounter's events name no page: no view counts them)"}; !reflect.DeepEqual(imp.LeftOut, want) {
 				t.Errorf("got left out %q, want %q", imp.LeftOut, want)
@@ -119,8 +119,8 @@ func TestGoatCounterCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(imp.Days, tc.wantDays) || !reflect.DeepEqual(imp.PageDays, tc.wantPages) {
-				t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.PageDays, tc.wantDays, tc.wantPages)
+			if !reflect.DeepEqual(imp.Days, tc.wantDays) || !reflect.DeepEqual(imp.AllPageDays(), tc.wantPages) {
+				t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.AllPageDays(), tc.wantDays, tc.wantPages)
 			}
 		})
 	}
@@ -133,8 +133,8 @@ func TestGoatCounterZIP(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantDays, wantPages := goatWant(goatVisits, false, true)
-	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.PageDays, wantPages) {
-		t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.PageDays, wantDays, wantPages)
+	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.AllPageDays(), wantPages) {
+		t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.AllPageDays(), wantDays, wantPages)
 	}
 	if want := []string{"1 visitors of events (GoatCounter's events name no page: no view counts them)"}; !reflect.DeepEqual(imp.LeftOut, want) {
 		t.Errorf("got left out %q, want %q", imp.LeftOut, want)
@@ -158,7 +158,7 @@ func TestGoatCounterHeaders(t *testing.T) {
 				r = "/a,,false,0,s1,true,,,,,,2026-01-02T09:15:00Z\n"
 			}
 			imp, err := GoatCounterCSV(strings.NewReader("\xef\xbb\xbf"+tc.header+r), nil)
-			if err != nil || len(imp.Days) != 1 || imp.Days[0].Views != 1 || imp.PageDays[0].Page != "/a" {
+			if err != nil || len(imp.Days) != 1 || imp.Days[0].Views != 1 || imp.AllPageDays()[0].Page != "/a" {
 				t.Errorf("%+v, %v", imp, err)
 			}
 		})

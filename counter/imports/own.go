@@ -13,8 +13,7 @@ import (
 
 // Bounds of what one exported history may hold, so that a file made to
 // exhaust the Pi's memory is refused as it is read: a hundred years of
-// days, and a million days of pages (a thousand pages for three years
-// take about 80 MB to read).
+// days, and a million days of pages (a pageRun keeps them in some 8 MB).
 const (
 	MaxDays     = 36600
 	MaxPageDays = 1_000_000
@@ -47,10 +46,19 @@ func setColumn(t *counter.Tally, col int, n uint64) {
 
 // OwnJSON reads this counter's stats.json export, whose days must lie
 // between FirstDay and tomorrow.
-func OwnJSON(r io.Reader) (counter.Imported, error) { return ownJSON(r, time.Now()) }
+func OwnJSON(r io.Reader) (counter.Imported, error) { return ownJSON(r, nil, time.Now()) }
 
-// ownJSON is OwnJSON with its clock.
-func ownJSON(r io.Reader, now time.Time) (counter.Imported, error) {
+// OwnJSONCapped is OwnJSON with the pages the site it goes into has no
+// room for under counter.OtherPages, as PageCap says: capFor gives the
+// cap of the counter the file names, nil for none. Page days before the
+// name in the file are not capped (this counter's exports name it
+// first).
+func OwnJSONCapped(r io.Reader, capFor func(name string) (*PageCap, error)) (counter.Imported, error) {
+	return ownJSON(r, capFor, time.Now())
+}
+
+// ownJSON is OwnJSONCapped with its clock; a nil capFor caps nothing.
+func ownJSON(r io.Reader, capFor func(name string) (*PageCap, error), now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
 	j := newJSONReader(skipBOM(r))
 	cols := exportColumns()
@@ -62,6 +70,9 @@ func ownJSON(r io.Reader, now time.Time) (counter.Imported, error) {
 		case "name":
 			if imp.Name, err = j.str(); err == nil && counter.CheckName(imp.Name) != nil {
 				err = j.failQuoting(imp.Name, "the name is not a counter name")
+			}
+			if err == nil && capFor != nil && pages.rows == 0 {
+				pages.cap, err = capFor(imp.Name)
 			}
 		case "show":
 			var show string
@@ -177,7 +188,7 @@ func ownJSON(r io.Reader, now time.Time) (counter.Imported, error) {
 		return counter.Imported{}, &counter.ImportError{Reason: "the file names no counter: is it a stats.json export?"}
 	}
 	imp.Days = days.sorted()
-	if imp.PageDays, err = pages.sorted(); err != nil {
+	if imp.PageRows, err = pages.sorted(); err != nil {
 		return counter.Imported{}, err
 	}
 	return imp, nil
@@ -232,8 +243,21 @@ func isDate(s string) bool {
 // between FirstDay and tomorrow.
 func OwnCSV(r io.Reader) (counter.Imported, error) { return ownCSV(r, time.Now()) }
 
+// OwnCSVCapped is OwnCSV with the pages the site it goes into has no room
+// for under counter.OtherPages, as pages says: taking the room in the
+// order of the lines (by date then page, as this counter writes them,
+// which is the order the store makes them in).
+func OwnCSVCapped(r io.Reader, pages *PageCap) (counter.Imported, error) {
+	return ownCSVCapped(r, pages, time.Now())
+}
+
 // ownCSV is OwnCSV with its clock.
 func ownCSV(r io.Reader, now time.Time) (counter.Imported, error) {
+	return ownCSVCapped(r, nil, now)
+}
+
+// ownCSVCapped is OwnCSVCapped with its clock; a nil pc caps nothing.
+func ownCSVCapped(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, error) {
 	var imp counter.Imported
 	cr := newCSVReader(r)
 	cr.cr.ReuseRecord = true
@@ -258,7 +282,7 @@ func ownCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 		return imp, &counter.ImportError{Line: 1, Reason: "the header has no date or no views column: is it a stats.csv export?"}
 	}
 	var days dayBook
-	var pages pageBook
+	pages := pageBook{cap: pc}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -296,7 +320,7 @@ func ownCSV(r io.Reader, now time.Time) (counter.Imported, error) {
 		}
 	}
 	imp.Days = days.sorted()
-	if imp.PageDays, err = pages.sorted(); err != nil {
+	if imp.PageRows, err = pages.sorted(); err != nil {
 		return counter.Imported{}, err
 	}
 	return imp, nil

@@ -37,7 +37,7 @@ func TestPageDays(t *testing.T) {
 		{Date: "2026-01-02", Page: "/a", Views: 1},
 		{Date: "2026-01-02", Page: "/b", Views: 2, Visitors: 1},
 	}
-	if got := p.list(); !reflect.DeepEqual(got, want) {
+	if got := (counter.Imported{PageRows: p.list()}).AllPageDays(); !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 	if !p.known("/b") || p.known("/c") {

@@ -151,7 +151,10 @@ func plausibleZIP(r io.ReaderAt, size int64, pc *PageCap, now time.Time) (counte
 	if err != nil {
 		return imp, err
 	}
-	imp.Days, imp.PageDays, imp.Referrers = dayBook.sorted(), pages.list(), refs.list()
+	if err := pages.flush(); err != nil {
+		return imp, &counter.ImportError{Reason: err.Error()}
+	}
+	imp.Days, imp.PageRows, imp.Referrers = dayBook.sorted(), pages.list(), refs.list()
 	return imp, nil
 }
 

@@ -145,8 +145,8 @@ func TestPlausibleZIP(t *testing.T) {
 		{Date: "2026-01-02", Page: "/posts/café", Views: 2, Visitors: 2},
 		{Date: "2026-01-03", Page: "/about", Views: 3, Visitors: 2},
 	}
-	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.PageDays, wantPages) {
-		t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.PageDays, wantDays, wantPages)
+	if !reflect.DeepEqual(imp.Days, wantDays) || !reflect.DeepEqual(imp.AllPageDays(), wantPages) {
+		t.Errorf("got days %+v\npages %+v\nwant %+v\n%+v", imp.Days, imp.AllPageDays(), wantDays, wantPages)
 	}
 	// Every page was asked of blog.example: its views, as a live hit's
 	// Referer would name the page's host.
@@ -190,7 +190,7 @@ func TestPlausibleZIPPageCap(t *testing.T) {
 		{Date: "2026-01-02", Page: "/", Views: 2, Visitors: 1},
 		{Date: "2026-01-03", Page: "/about", Views: 3, Visitors: 2},
 	}
-	if !reflect.DeepEqual(imp.PageDays, want) {
-		t.Errorf("got pages %+v\nwant %+v", imp.PageDays, want)
+	if !reflect.DeepEqual(imp.AllPageDays(), want) {
+		t.Errorf("got pages %+v\nwant %+v", imp.AllPageDays(), want)
 	}
 }

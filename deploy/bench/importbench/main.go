@@ -1,11 +1,11 @@
 // Command importbench writes the files that deploy/bench/bench-import.sh
 // imports to measure what an import costs in memory: a busy site's access
 // log, a stats.csv with one huge field, and GoatCounter's and Plausible's
-// ZIP exports of a site of many pages.
+// ZIP exports and this counter's own of a site of many pages.
 //
 //	importbench log -size BYTES [-days N] [-pages N] [-sweep] FILE
 //	importbench csv -field BYTES FILE
-//	importbench goatzip|plausiblezip -pages N -days N FILE
+//	importbench goatzip|plausiblezip|owncsv|ownjson -pages N -days N FILE
 package main
 
 import (
@@ -29,12 +29,12 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: importbench log|csv|goatzip|plausiblezip [flags] FILE")
+		return errors.New("usage: importbench log|csv|goatzip|plausiblezip|owncsv|ownjson [flags] FILE")
 	}
 	fs := flag.NewFlagSet("importbench "+args[0], flag.ContinueOnError)
 	size := fs.Int64("size", 200<<20, "log: bytes of log to write, about")
-	days := fs.Int("days", 365, "log, goatzip, plausiblezip: days the file spans")
-	pages := fs.Int("pages", 2000, "log, goatzip, plausiblezip: pages of the site")
+	days := fs.Int("days", 365, "log and the exports: days the file spans")
+	pages := fs.Int("pages", 2000, "log and the exports: pages of the site")
 	sweep := fs.Bool("sweep", false, "log: view every page once every day too (a line each), so that the log holds days x pages page days")
 	field := fs.Int64("field", 200<<20, "csv: bytes of the huge field")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -60,6 +60,10 @@ func run(args []string) error {
 		err = writeGoatZIP(f, zipShape{pages: *pages, days: *days})
 	case "plausiblezip":
 		err = writePlausibleZIP(f, zipShape{pages: *pages, days: *days})
+	case "owncsv":
+		err = writeOwnCSV(f, zipShape{pages: *pages, days: *days})
+	case "ownjson":
+		err = writeOwnJSON(f, zipShape{pages: *pages, days: *days})
 	default:
 		err = fmt.Errorf("unknown command %q", args[0])
 	}
