@@ -41,7 +41,8 @@
 # The binaries are built static and stripped, as shipped, into a temp dir:
 # counter.cgi is the hit binary (./cgi/hit), and the full tool (./cgi) it
 # execs for anything else is counter/counter-tool beside cgi-bin, as
-# install.sh lays out /usr/lib; the binary before is one program.
+# install.sh lays out /usr/lib; the binary before likewise when its commit
+# has the hit binary, else the one program it was.
 # lighttpd runs in the foreground on a free 127.0.0.1 port with a generated
 # main config that includes the shipped deploy/lighttpd/counter.conf, its
 # paths pointed at the temp dir; floor.cgi gets its own cgi.assign there,
@@ -77,10 +78,18 @@ bytesgen_tree=$REPO
 if [ "$BEFORE" != none ]; then
 	mkdir -p "$T/before-src" "$T/before/run"
 	git -C "$REPO" archive --format=tar "$BEFORE" | tar -x -C "$T/before-src"
-	(cd "$T/before-src" && GOFLAGS=-mod=mod go build -trimpath -ldflags="-s -w" -o "$T/counter-before.cgi" ./cgi)
-	env -u GATEWAY_INTERFACE "$T/counter-before.cgi" create bench -db "$T/before/counter.db" \
+	before_bin=$T/counter-before.cgi
+	if [ -d "$T/before-src/cgi/hit" ]; then
+		# A commit with the hit binary: the pair as installed, as above.
+		before_bin=$T/before/cgi-bin/counter.cgi
+		(cd "$T/before-src" && GOFLAGS=-mod=mod go build -trimpath -ldflags="-s -w" -o "$T/before/counter/counter-tool" ./cgi &&
+			GOFLAGS=-mod=mod go build -trimpath -ldflags="-s -w" -o "$before_bin" ./cgi/hit)
+	else
+		(cd "$T/before-src" && GOFLAGS=-mod=mod go build -trimpath -ldflags="-s -w" -o "$before_bin" ./cgi)
+	fi
+	env -u GATEWAY_INTERFACE "$before_bin" create bench -db "$T/before/counter.db" \
 		show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
-	before_args=(-before "$T/counter-before.cgi" -before-db "$T/before/counter.db")
+	before_args=(-before "$before_bin" -before-db "$T/before/counter.db")
 	echo "before: $(git -C "$REPO" log -1 --format='%h %s' "$BEFORE")"
 	# The year-old file is written in the older tree, of its schema, so
 	# that both binaries read it (as in bench-bytes.sh).
@@ -108,7 +117,7 @@ for who in new before; do
 	bin=$T/cgi-bin/counter.cgi dir=$T
 	if [ "$who" = before ]; then
 		[ "$BEFORE" != none ] || continue
-		bin=$T/counter-before.cgi dir=$T/before
+		bin=$before_bin dir=$T/before
 	fi
 	mkdir -p "$dir/site/run" "$dir/year/run"
 	env -u GATEWAY_INTERFACE "$bin" create site -site -hosts www.example.org -db "$dir/site/counter.db" >/dev/null
