@@ -47,6 +47,9 @@ tool_path=$decoder_dir/counter-tool
 data_dir=/var/lib/counter
 db_path=$data_dir/counter.db
 run_dir=/run/counter
+# backups: /var/backups is root's alone, so the web server's user, who
+# runs backup (by hand or from its crontab), gets a folder of its own
+backup_dir=/var/backups/counter
 tmpfiles_conf=/etc/tmpfiles.d/counter.conf
 lighttpd_dir=/etc/lighttpd
 apache_dir=/etc/apache2

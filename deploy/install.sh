@@ -39,8 +39,8 @@
 # It installs the binary as /usr/lib/cgi-bin/counter.cgi (and the full tool
 # and the decoder as /usr/lib/counter/counter-tool and counter-themedecode,
 # out of reach of CGI), makes
-# /var/lib/counter (www-data, 0750) and /run/counter (and has systemd make
-# the latter at boot), drops in the server's configuration, enables its
+# /var/lib/counter (www-data, 0750), /var/backups/counter (www-data, 0750,
+# for backup) and /run/counter (and has systemd make the latter at boot), drops in the server's configuration, enables its
 # modules, checks the configuration and reloads the servers that run
 # (restarts them where a reload is not enough: a module enabled, a new
 # group), through systemd, their init script, Caddy's admin API or their
@@ -159,6 +159,8 @@ ensure_dir "$data_dir" 0750 "$web_owner"
 ensure_dir /run 0755 root:root
 ensure_dir "$run_dir" 0750 "$web_owner"
 bin_changed=$((changed - bin_before))
+ensure_dir /var/backups 0755 root:root
+ensure_dir "$backup_dir" 0750 "$web_owner"
 
 # The first counter, made as the web server's user so the file is its own.
 counter_cmd() {

@@ -4,8 +4,9 @@
 #
 #   sudo deploy/uninstall.sh [--purge] [--root DIR] [--packaged]
 #
-# --purge     also delete /var/lib/counter and every count in it, and the
-#             FastCGI service's log (/var/log/counter.log)
+# --purge     also delete /var/lib/counter and every count in it, the
+#             backups in /var/backups/counter, and the FastCGI service's
+#             log (/var/log/counter.log)
 # --root DIR  uninstall from under DIR instead of / (for tests)
 # --packaged  for the Debian package's prerm: leave the files that are
 #             the package's (dpkg removes them)
@@ -146,6 +147,10 @@ if [ "$purge" = 1 ]; then
 	if [ -d "$root$data_dir" ]; then
 		rm -rf -- "$root$data_dir"
 		say "removed $data_dir and every count in it"
+	fi
+	if [ -d "$root$backup_dir" ]; then
+		rm -rf -- "$root$backup_dir"
+		say "removed $backup_dir and the backups in it"
 	fi
 	remove /var/log/counter.log
 elif [ -d "$root$data_dir" ]; then

@@ -343,6 +343,7 @@ func checkInstalled(t *testing.T, root string, c installedConf) {
 		{"usr/lib/counter/counter-themedecode", "-rwxr-xr-x", "root:root"}, // theme add's, out of cgi-bin
 		{"var/lib/counter", "drwxr-x---", "www-data:www-data"},
 		{"var/lib/counter/counter.db", "-rw-------", "www-data:www-data"},
+		{"var/backups/counter", "drwxr-x---", "www-data:www-data"}, // backup's, as www-data
 		{"run/counter", "drwxr-x---", "www-data:www-data"},
 		{"etc/tmpfiles.d/counter.conf", "-rw-r--r--", "root:root"},
 		{"etc/lighttpd/conf-enabled/" + c.lighttpd, "-rw-r--r--", "root:root"},
