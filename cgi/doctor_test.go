@@ -43,7 +43,7 @@ func TestDoctor(t *testing.T) {
 		{"a hash at cost 13", func(t *testing.T, db, run string) {
 			adminStdin(t, db, string(php13)+"\n", "passwd", "-hash", "blog") // refused: plant it directly
 			setHashIn(t, db, "blog", []byte(strings.TrimSpace(string(php13))))
-		}, []string{"-max", "10s"}, 1, []string{"blog: hash at cost 13 is never checked", "counter.cgi passwd blog"}},
+		}, []string{"-max", "10s"}, 1, []string{"blog: hash at cost 13 is never checked", "counter passwd blog"}},
 		{"no database", func(t *testing.T, db, run string) { os.Remove(db) }, []string{"-max", "10s"}, 1,
 			[]string{"PROBLEM: database"}},
 		{"a lock file of another user", func(t *testing.T, db, run string) {

@@ -89,6 +89,8 @@ deb() {
 	install -D -m 0755 "$bin" "$d/usr/lib/cgi-bin/counter.cgi"
 	install -D -m 0755 "${bin/counter.cgi-/counter-tool-}" "$d/usr/lib/counter/counter-tool"
 	install -D -m 0755 "${bin/counter.cgi-/counter-themedecode-}" "$d/usr/lib/counter/counter-themedecode"
+	# the command on PATH that the manual and the messages name
+	mkdir -p "$d/usr/bin" && ln -s ../lib/counter/counter-tool "$d/usr/bin/counter"
 	install -D -m 0644 deploy/counter.tmpfiles.conf "$d/usr/lib/tmpfiles.d/counter.conf"
 	install -D -m 0644 deploy/systemd/counter.socket "$d/lib/systemd/system/counter.socket"
 	install -D -m 0644 deploy/systemd/counter.service "$d/lib/systemd/system/counter.service"

@@ -44,6 +44,10 @@ decoder_path=$decoder_dir/counter-themedecode
 # but a counted image, out of cgi-bin too: counter.cgi finds it as
 # ../counter/counter-tool from its own folder
 tool_path=$decoder_dir/counter-tool
+# the command on PATH the manual and the messages name (sudo -u www-data
+# counter passwd blog): a link to the full tool, relative as Debian's are
+cmd_path=/usr/bin/counter
+cmd_target=../lib/counter/counter-tool
 data_dir=/var/lib/counter
 db_path=$data_dir/counter.db
 run_dir=/run/counter
@@ -105,6 +109,21 @@ ensure_file() {
 	install -D -m "$mode" -o "${owner%:*}" -g "${owner#*:}" "$src" "$path.new"
 	mv -f "$path.new" "$path"
 	say "installed $2"
+	changed=$((changed + 1))
+}
+
+# ensure_link PATH TARGET: PATH is a symbolic link to TARGET. Anything
+# else there is not ours: left alone, with a word.
+ensure_link() {
+	local path=$root$1 target=$2
+	[ "$(readlink -- "$path" 2>/dev/null)" = "$target" ] && return
+	if [ -e "$path" ] || [ -L "$path" ]; then
+		say "warning: $1 is there and not a link to $target: left alone (the manual's \`counter\` commands are $bin_path there)"
+		return
+	fi
+	mkdir -p -- "$(dirname -- "$path")"
+	ln -s -- "$target" "$path"
+	say "linked $1 to $target"
 	changed=$((changed + 1))
 }
 

@@ -38,7 +38,8 @@
 #
 # It installs the binary as /usr/lib/cgi-bin/counter.cgi (and the full tool
 # and the decoder as /usr/lib/counter/counter-tool and counter-themedecode,
-# out of reach of CGI), makes
+# out of reach of CGI, and the command /usr/bin/counter, a link to the
+# tool), makes
 # /var/lib/counter (www-data, 0750), /var/backups/counter (www-data, 0750,
 # for backup) and /run/counter (and has systemd make the latter at boot), drops in the server's configuration, enables its
 # modules, checks the configuration and reloads the servers that run
@@ -150,6 +151,7 @@ if [ "$packaged" = 0 ]; then
 		ensure_file "$decoder" "$decoder_path" 0755 root:root
 	fi
 	ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root
+	ensure_link "$cmd_path" "$cmd_target"
 else
 	changed=$((changed + 1)) # a package installed or upgraded: restart what runs it
 fi
@@ -406,7 +408,7 @@ check_answers() {
 	fi
 	if [[ $body == '{"error":"'* ]] && [ ! -s "$root$db_path" ]; then
 		# the counter's own answer, with no database to read yet
-		say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user $bin_path create NAME"
+		say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user counter create NAME"
 		return
 	fi
 	if [ -z "$answer" ]; then
@@ -480,7 +482,7 @@ if [ "$changed" = 0 ]; then
 else
 	say "counter.cgi is installed $summary"
 fi
-say "database: $db_path; add counters with: sudo -u $web_user $bin_path create NAME"
+say "database: $db_path; add counters with: sudo -u $web_user counter create NAME"
 echo "Put this in a page:"
 echo "  <img src=\"/cgi-bin/counter.cgi/${counter:-NAME}.png\" alt=\"visitors\">"
 check_answers

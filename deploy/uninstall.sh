@@ -15,7 +15,7 @@
 #
 # It stops and removes the FastCGI service (counter.socket and
 # counter.service, or /etc/init.d/counter and its boot links), removes the
-# binary, the lighttpd, Apache, nginx and Caddy configuration it dropped in
+# binary and the command /usr/bin/counter, the lighttpd, Apache, nginx and Caddy configuration it dropped in
 # and every line that includes it, the tmpfiles rule and /run/counter,
 # then reloads the servers that run. What install.sh enabled that other
 # sites may use too (Apache modules, the user caddy in www-data's group)
@@ -115,6 +115,9 @@ if [ "$packaged" = 0 ]; then
 	fi
 	remove "$init_script"
 	remove "$bin_path"
+	if [ "$(readlink -- "$root$cmd_path" 2>/dev/null)" = "$cmd_target" ]; then
+		remove "$cmd_path"
+	fi
 	remove "$tool_path"
 	remove "$decoder_path"
 	if [ -d "$root$decoder_dir" ] && [ -z "$(ls -A "$root$decoder_dir")" ]; then

@@ -108,10 +108,10 @@ func (d *doctor) hashes(list []counter.Info, pinned time.Duration) {
 		cost, err := counter.HashCost(c.PasswordHash)
 		switch {
 		case errors.Is(err, counter.ErrHashTooCostly):
-			d.problem("%s: hash at cost %d is never checked (about %s a try here): counter.cgi passwd %s",
+			d.problem("%s: hash at cost %d is never checked (about %s a try here): counter passwd %s",
 				c.Name, cost, ms(pinned<<(cost-counter.PasswordCost)), c.Name)
 		case err != nil:
-			d.problem("%s: the stored hash is not a bcrypt hash: counter.cgi passwd %s", c.Name, c.Name)
+			d.problem("%s: the stored hash is not a bcrypt hash: counter passwd %s", c.Name, c.Name)
 		case cost != counter.PasswordCost:
 			t, err := counter.TimeHash(cost, 1)
 			if err != nil {

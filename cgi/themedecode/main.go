@@ -37,10 +37,10 @@ const maxInput = themefile.MaxSetBytes + 64<<10
 
 func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	if getenv("GATEWAY_INTERFACE") != "" {
-		return errors.New("counter-themedecode is run by counter.cgi theme add, not by a web server")
+		return errors.New("counter-themedecode is run by counter theme add, not by a web server")
 	}
 	if len(args) > 1 {
-		return errors.New("counter-themedecode takes no arguments: counter.cgi theme add NAME PATH runs it")
+		return errors.New("counter-themedecode takes no arguments: counter theme add NAME PATH runs it")
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 	if err != nil {

@@ -249,14 +249,15 @@ func TestDebianPackageInstall(t *testing.T) {
 		t.Errorf("postinst's check did not reach the counter through the server on port 80")
 	}
 	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/lib/counter/counter-tool", "/usr/lib/counter/counter-themedecode", "/usr/lib/tmpfiles.d/counter.conf", "/lib/systemd/system/counter.socket",
-		"/lib/systemd/system/counter.service", "/etc/init.d/counter", "/etc/fail2ban/filter.d/counter.conf"} {
+		"/lib/systemd/system/counter.service", "/etc/init.d/counter", "/etc/fail2ban/filter.d/counter.conf",
+		"/usr/bin/counter", "/var/backups/counter"} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("after apt-get install: %v", err)
 		}
 	}
 	admin := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command("runuser", append([]string{"-u", "www-data", "--", "/usr/lib/cgi-bin/counter.cgi"}, args...)...).CombinedOutput()
+		out, err := exec.Command("runuser", append([]string{"-u", "www-data", "--", "counter"}, args...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("counter.cgi %s: %v\n%s", strings.Join(args, " "), err, out)
 		}

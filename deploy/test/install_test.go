@@ -194,7 +194,7 @@ func TestInstallScript(t *testing.T) {
 
 	db := filepath.Join(root, "var/lib/counter/counter.db")
 	uninstalled := script(t, "uninstall.sh")
-	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
+	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "usr/bin/counter", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
 		"etc/apache2/conf-enabled/counter-service.conf", "etc/apache2/conf-available/counter-service.conf",
 		"etc/systemd/system/counter.socket", "etc/systemd/system/counter.service",
 		"etc/tmpfiles.d/counter.conf", "run/counter"} {
@@ -357,6 +357,10 @@ func checkInstalled(t *testing.T, root string, c installedConf) {
 		if got := fileMode(fi) + " " + fileOwner(fi); got != want.mode+" "+want.owner {
 			t.Errorf("/%s: got %s, want %s %s", want.path, got, want.mode, want.owner)
 		}
+	}
+	// The command the manual and the messages name, on PATH.
+	if target, err := os.Readlink(filepath.Join(root, "usr/bin/counter")); err != nil || target != "../lib/counter/counter-tool" {
+		t.Errorf("/usr/bin/counter: %q, %v; want a link to ../lib/counter/counter-tool", target, err)
 	}
 	for _, p := range []string{"etc/apache2/conf-enabled/" + c.apache, "etc/apache2/mods-enabled/" + c.apacheMod + ".load"} {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
