@@ -395,22 +395,33 @@ check_answers() {
 	local host=${hostport%:*} port=80
 	[ "$hostport" != "$host" ] && port=${hostport##*:}
 	[ "$host" = localhost ] && host=127.0.0.1
-	# bash's own /dev/tcp: a fresh Debian may have neither curl nor wget.
-	answer=$(timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/$2" || exit 1
-		printf "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: install.sh\r\n\r\n" "$3" "$4" >&3
-		cat <&3' _ "$host" "$port" "$path" "$hostport" 2>/dev/null | tr -d '\r') || true
-	local status body server unit
-	status=$(printf '%s\n' "$answer" | head -n 1 | cut -d' ' -f2)
-	body=$(printf '%s\n' "$answer" | sed '1,/^$/d')
-	if [[ $body == *'"name":"'* ]] || [[ $body == *'"error":"no such counter"'* ]]; then
-		say "checked: $url$path answers from the counter ($status: $body)"
-		return
-	fi
-	if [[ $body == '{"error":"'* ]] && [ ! -s "$root$db_path" ]; then
-		# the counter's own answer, with no database to read yet
-		say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user counter create NAME"
-		return
-	fi
+	# A server reloads after the signal or the command that asks it to
+	# has returned (nginx starts new workers, Apache new children, while
+	# the old ones answer from the old configuration): ask again, for up to
+	# COUNTER_CHECK_WAIT seconds (10), before judging what answered.
+	local status body server unit waited=0 wait=${COUNTER_CHECK_WAIT:-10}
+	while :; do
+		# bash's own /dev/tcp: a fresh Debian may have neither curl nor wget.
+		answer=$(timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/$2" || exit 1
+			printf "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: install.sh\r\n\r\n" "$3" "$4" >&3
+			cat <&3' _ "$host" "$port" "$path" "$hostport" 2>/dev/null | tr -d '\r') || true
+		# here-strings, not pipes into head: under pipefail a long answer
+		# would end the script with SIGPIPE
+		status=$(head -n 1 <<<"$answer" | cut -d' ' -f2)
+		body=$(sed '1,/^$/d' <<<"$answer")
+		if [[ $body == *'"name":"'* ]] || [[ $body == *'"error":"no such counter"'* ]]; then
+			say "checked: $url$path answers from the counter ($status: $body)"
+			return
+		fi
+		if [[ $body == '{"error":"'* ]] && [ ! -s "$root$db_path" ]; then
+			# the counter's own answer, with no database to read yet
+			say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user counter create NAME"
+			return
+		fi
+		[ "$waited" -lt "$((wait * 2))" ] || break
+		sleep 0.5
+		waited=$((waited + 1))
+	done
 	if [ -z "$answer" ]; then
 		unit=""
 		[ "$(wc -w <<<"$servers")" = 1 ] && unit=$(unit_of $servers)
@@ -422,14 +433,14 @@ check_answers() {
 		exit 1
 	fi
 	# Which server answered, by its Server header.
-	server=$(printf '%s\n' "$answer" | sed -n '1,/^$/s/^[Ss]erver: *\([A-Za-z]*\).*/\1/p' | head -n 1 | tr 'A-Z' 'a-z')
+	server=$(sed -n '/^$/q; /^[Ss]erver:/{s/^[Ss]erver: *\([A-Za-z]*\).*/\1/p;q;}' <<<"$answer" | tr 'A-Z' 'a-z')
 	case $server in
 	apache) unit=apache2 server=apache ;;
 	lighttpd | nginx | caddy) unit=$server ;;
 	*) unit="" ;;
 	esac
 	say "CHECK FAILED: $url$path answered $status, not the counter:"
-	printf '%s\n' "$body" | head -n 3 | sed 's/^/    /'
+	head -n 3 <<<"$body" | sed 's/^/    /'
 	if [ -z "$unit" ] || [ -z "${how[$server]:-}" ]; then
 		say "the server at $url (${server:-unknown}) is not one install.sh set up (it did: ${servers# }): give install.sh --url with the address of one of them"
 	elif [ "${how[$server]}" = service ] && [ ! -S "$root$socket_path" ]; then
