@@ -95,6 +95,7 @@ deb() {
 	install -D -m 0644 deploy/systemd/counter.socket "$d/lib/systemd/system/counter.socket"
 	install -D -m 0644 deploy/systemd/counter.service "$d/lib/systemd/system/counter.service"
 	install -D -m 0755 deploy/init.d/counter "$d/etc/init.d/counter"
+	install -D -m 0755 deploy/init.d/counter-rundir "$d/etc/init.d/counter-rundir"
 	install -D -m 0644 deploy/fail2ban/filter.d/counter.conf "$d/etc/fail2ban/filter.d/counter.conf"
 	install -D -m 0644 deploy/fail2ban/jail.d/counter.local "$d/etc/fail2ban/jail.d/counter.local"
 	# The kit, which postinst and prerm run.
@@ -115,7 +116,7 @@ deb() {
 
 	mkdir -p "$d/DEBIAN"
 	install -m 0755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm "$d/DEBIAN/"
-	printf '/etc/init.d/counter\n/etc/fail2ban/filter.d/counter.conf\n/etc/fail2ban/jail.d/counter.local\n' >"$d/DEBIAN/conffiles"
+	printf '/etc/init.d/counter\n/etc/init.d/counter-rundir\n/etc/fail2ban/filter.d/counter.conf\n/etc/fail2ban/jail.d/counter.local\n' >"$d/DEBIAN/conffiles"
 	(cd "$d" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) >"$d/DEBIAN/md5sums"
 	cat >"$d/DEBIAN/control" <<CONTROL
 Package: counter

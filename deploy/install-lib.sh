@@ -16,6 +16,7 @@
 #   COUNTER_NGINX      nginx, run as "... -t -q -c CONF"
 #   COUNTER_CADDY      caddy, run as "... validate --config CADDYFILE ..."
 #   COUNTER_USERMOD    usermod, run as "... -aG www-data caddy"
+#   COUNTER_GPASSWD    gpasswd, run as "... -d caddy www-data"
 #   COUNTER_UPDATE_RC  update-rc.d, run as "... counter defaults|remove"
 # a2enmod and a2enconf are Debian's own, pointed into $root through
 # APACHE_CONFDIR and APACHE_STATE_DIRECTORY.
@@ -30,6 +31,7 @@ service_cmd=${COUNTER_SERVICE:-service}
 nginx_cmd=${COUNTER_NGINX:-nginx}
 caddy_cmd=${COUNTER_CADDY:-caddy}
 usermod_cmd=${COUNTER_USERMOD:-usermod}
+gpasswd_cmd=${COUNTER_GPASSWD:-gpasswd}
 update_rc_cmd=${COUNTER_UPDATE_RC:-update-rc.d}
 
 deploy_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,10 +63,13 @@ nginx_dir=/etc/nginx
 caddy_dir=/etc/caddy
 units_dir=/etc/systemd/system
 init_script=/etc/init.d/counter
+# without systemd, what makes $run_dir at boot, as tmpfiles.d does under it
+rundir_script=/etc/init.d/counter-rundir
 socket_path=$run_dir/fastcgi.sock
 # What install.sh enabled that others may use too (Apache modules, the
 # user caddy in www-data's group): uninstall.sh lists it, with the command
-# that takes it back, and leaves it.
+# that takes it back, and keeps the record; uninstall.sh --purge (and the
+# package's purge) takes it back and deletes the record.
 state_file=/var/lib/counter-install.state
 
 # changed counts the steps that changed something.

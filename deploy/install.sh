@@ -41,7 +41,8 @@
 # out of reach of CGI, and the command /usr/bin/counter, a link to the
 # tool), makes
 # /var/lib/counter (www-data, 0750), /var/backups/counter (www-data, 0750,
-# for backup) and /run/counter (and has systemd make the latter at boot), drops in the server's configuration, enables its
+# for backup) and /run/counter (and has it made at every boot: by systemd's
+# tmpfiles.d, or without systemd by /etc/init.d/counter-rundir), drops in the server's configuration, enables its
 # modules, checks the configuration and reloads the servers that run
 # (restarts them where a reload is not enough: a module enabled, a new
 # group), through systemd, their init script, Caddy's admin API or their
@@ -163,6 +164,16 @@ ensure_dir "$run_dir" 0750 "$web_owner"
 bin_changed=$((changed - bin_before))
 ensure_dir /var/backups 0755 root:root
 ensure_dir "$backup_dir" 0750 "$web_owner"
+# Without systemd nothing reads tmpfiles.d: an init script of its own
+# makes the runtime directory at every boot, whatever serves the hits.
+if ! has_systemd; then
+	[ "$packaged" = 1 ] || ensure_file "$deploy_dir/init.d/counter-rundir" "$rundir_script" 0755 root:root
+	if ! compgen -G "$root/etc/rc[2S].d/S*counter-rundir" >/dev/null; then
+		"$update_rc_cmd" counter-rundir defaults >/dev/null || die "update-rc.d counter-rundir defaults failed: run it again to see why"
+		say "the runtime directory $run_dir is made at every boot (update-rc.d counter-rundir defaults)"
+		changed=$((changed + 1))
+	fi
+fi
 
 # The first counter, made as the web server's user so the file is its own.
 counter_cmd() {

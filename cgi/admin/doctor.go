@@ -6,8 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -159,7 +161,7 @@ func (d *doctor) lockFile(lock string, db os.FileInfo) {
 func (d *doctor) runDir(dir, db string) {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		d.problem("runtime directory %s: %v (logins need it: see deploy/counter.tmpfiles.conf)", dir, err)
+		d.problem("runtime directory %s: %v (logins and telling reloads apart need it; /run is emptied at every boot, and the install has it made again: systemd's tmpfiles.d/counter.conf, or /etc/init.d/counter-rundir); make it now with: %s", dir, err, makeRunDir(dir, db))
 		return
 	}
 	fmt.Fprintf(d.w, "runtime directory %s: %s\n", dir, describe(fi))
@@ -255,6 +257,20 @@ func unfitFile(path string, want uint32, known bool) string {
 
 func describe(fi os.FileInfo) string {
 	return fmt.Sprintf("owner %s, mode %s", owner(fi), fi.Mode().Perm())
+}
+
+// makeRunDir is the command that makes the runtime directory dir for the
+// web server's user, whose the database is.
+func makeRunDir(dir, db string) string {
+	uid, gid, ok := store.ServerUser(db)
+	if !ok {
+		uid, gid = os.Getuid(), os.Getgid()
+	}
+	group := strconv.Itoa(gid)
+	if g, err := user.LookupGroupId(group); err == nil {
+		group = g.Name
+	}
+	return fmt.Sprintf("sudo install -d -m 0750 -o %s -g %s %s", userName(uint32(uid)), group, dir)
 }
 
 func owner(fi os.FileInfo) string {
