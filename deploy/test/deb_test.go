@@ -338,3 +338,37 @@ func answersOn(site string) error {
 	}
 	return resp.Body.Close()
 }
+
+// TestBuildVersionsUpgrade builds the PC's package twice from the same
+// commit, as the README's two commands do, with no VERSION given: the
+// second must be a version apt takes as an upgrade of the first. Before,
+// both were 0.0~gitDATE.COMMIT of the commit, and apt said "already the
+// newest version" and kept the old binary.
+func TestBuildVersionsUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every binary twice: minutes on a busy machine")
+	}
+	if _, err := exec.LookPath("dpkg-deb"); err != nil {
+		skipOutsideCI(t, "dpkg-deb not installed (apt-get install dpkg)")
+	}
+	var versions []string
+	for i := range 2 {
+		if i > 0 {
+			time.Sleep(time.Second) // the version's clock counts seconds
+		}
+		dist := buildPackages(t, "", "amd64")
+		debs, _ := filepath.Glob(filepath.Join(dist, "counter_*_amd64.deb"))
+		if len(debs) != 1 {
+			t.Fatalf("build.sh ARCHS=amd64 made %v in %s, want one counter_VERSION_amd64.deb", debs, dist)
+		}
+		v, err := exec.Command("dpkg-deb", "-f", debs[0], "Version").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, strings.TrimSpace(string(v)))
+	}
+	if err := exec.Command("dpkg", "--compare-versions", versions[1], "gt", versions[0]).Run(); err != nil {
+		t.Errorf("a second build is version %s, not an upgrade of the first, %s", versions[1], versions[0])
+	}
+	t.Logf("versions %s then %s", versions[0], versions[1])
+}
