@@ -168,11 +168,11 @@ func TestDebianPackageInstall(t *testing.T) {
 		skipOutsideCI(t, "no apt-get")
 	}
 	if out, _ := exec.Command("dpkg-query", "-W", "-f", "${db:Status-Status}", "counter").Output(); len(out) > 0 && string(out) != "not-installed" {
-		t.Fatalf("the package counter is %s on this machine: the test would replace an owner's install (apt-get purge counter first)", out)
+		t.Fatalf("this test needs the machine to itself: it installs the package for real, on port 80, and purges it; but the package counter is %s here, and the test would replace an owner's install (apt-get purge counter first, or -skip TestDebianPackageInstall)", out)
 	}
-	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/var/lib/counter", "/etc/init.d/counter"} {
+	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/bin/counter", "/var/lib/counter", "/var/backups/counter", "/etc/init.d/counter", "/etc/init.d/counter-rundir"} {
 		if _, err := os.Lstat(p); err == nil {
-			t.Fatalf("%s is there: the counter is installed by hand on this machine (deploy/uninstall.sh --purge first)", p)
+			t.Fatalf("this test needs the machine to itself: it installs the package for real, on port 80, and purges it; but %s is there: the counter is installed by hand on this machine (deploy/uninstall.sh --purge first, or -skip TestDebianPackageInstall)", p)
 		}
 	}
 	const site = "http://127.0.0.1"
