@@ -70,6 +70,48 @@ func manualCommands(t *testing.T, readme string) []string {
 	return script
 }
 
+// packageCommands finds the package route's lines in the README the same
+// way: build, install, make a counter, back up, build again and upgrade,
+// purge; the architecture is this machine's (amd64), and VERSION what the
+// build printed, filled in by the script ($VERSION).
+func packageCommands(t *testing.T, readme string) []string {
+	t.Helper()
+	wanted := []struct {
+		what string
+		find *regexp.Regexp
+	}{
+		{"build", regexp.MustCompile(`^ARCHS=arm64 deploy/build\.sh$`)},
+		{"apt install", regexp.MustCompile(`^sudo apt install \./dist/counter_VERSION_arm64\.deb$`)},
+		{"make a counter", regexp.MustCompile(`^sudo -u www-data counter create blog$`)},
+		{"backup before an upgrade", regexp.MustCompile(`^sudo -u www-data counter backup /var/backups/counter/before-upgrade\.db$`)},
+		{"build again", regexp.MustCompile(`^ARCHS=arm64 deploy/build\.sh$`)},
+		{"upgrade", regexp.MustCompile(`^sudo apt install \./dist/counter_VERSION_arm64\.deb$`)},
+		{"purge", regexp.MustCompile(`^sudo apt purge counter$`)},
+	}
+	var lines []string
+	for _, piece := range code(readme) {
+		piece, _, _ = strings.Cut(piece, " #")
+		lines = append(lines, strings.TrimSpace(piece))
+	}
+	var script []string
+	for _, w := range wanted {
+		found := ""
+		for _, l := range lines {
+			if w.find.MatchString(l) {
+				found = l
+				break
+			}
+		}
+		if found == "" {
+			t.Fatalf("the README shows no %s command matching %s", w.what, w.find)
+		}
+		found = strings.ReplaceAll(found, "arm64", "amd64")
+		found = strings.ReplaceAll(found, "VERSION", "${VERSION}")
+		script = append(script, found)
+	}
+	return script
+}
+
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // TestManualCommandsInAnOverlay runs the README's own commands, taken from
@@ -85,7 +127,8 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // where before the check judged nginx before it had reloaded. Then the
 // owner's commands: passwd, config, backup (and the crontab line's
 // command, as cron runs it as www-data), check, a hit and its reload, a
-// login, uninstall and purge; after purge nothing of the counter is left.
+// login, uninstall and purge; after purge nothing of the counter is left,
+// and /etc is as it was, byte for byte.
 // Then a reboot without systemd: the runtime directory gone, the boot
 // step run, logins and reload counting right again.
 //
@@ -111,6 +154,7 @@ func TestManualCommandsInAnOverlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmds := manualCommands(t, string(readme))
+	debCmds := packageCommands(t, string(readme))
 	repo, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +170,8 @@ step() { echo "== $*"; }
 fail() { echo "FAIL: $*"; exit 1; }
 count() { curl -s http://127.0.0.1/cgi-bin/counter.cgi/blog.json | sed -n 's/.*"count":\([0-9]*\).*/\1/p'; }
 nginx || fail "nginx did not start"
+etc() { find /etc -xdev \( -type f -exec md5sum {} + \) -o \( ! -type f -printf '%p %y %m %u %l\n' \) 2>/dev/null | sort; }
+etc >/root/etc.before
 [ ! -e /usr/bin/counter ] || fail "the overlay already has a counter"
 right=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -168,16 +214,55 @@ after=$(count)
 		inner += fmt.Sprintf("step %s\n%s || fail %s\n", shellQuote(c), c, shellQuote(c))
 	}
 	inner += `
+leftovers() {
+	left=""
+	for p in /usr/bin/counter /usr/lib/cgi-bin/counter.cgi /usr/lib/counter /var/lib/counter /var/backups/counter \
+		/var/lib/counter-install.state /var/log/counter.log /run/counter /etc/init.d/counter /etc/init.d/counter-rundir \
+		/etc/nginx/snippets/counter.conf /etc/nginx/conf.d/counter-upstream.conf /etc/tmpfiles.d/counter.conf; do
+		[ -e "$p" ] || [ -L "$p" ] && left="$left $p"
+	done
+	ls /etc/rc?.d/ 2>/dev/null | grep -q counter && left="$left rc-links"
+	grep -q counter /etc/nginx/sites-available/default && left="$left nginx-default-site-line"
+	[ -z "$left" ] || fail "$1 left:$left"
+	etc | diff /root/etc.before - || fail "after $1 /etc is not as before the install (above)"
+}
 step "after purge"
-left=""
-for p in /usr/bin/counter /usr/lib/cgi-bin/counter.cgi /usr/lib/counter /var/lib/counter /var/backups/counter \
-	/var/lib/counter-install.state /var/log/counter.log /run/counter /etc/init.d/counter /etc/init.d/counter-rundir \
-	/etc/nginx/snippets/counter.conf /etc/nginx/conf.d/counter-upstream.conf /etc/tmpfiles.d/counter.conf; do
-	[ -e "$p" ] || [ -L "$p" ] && left="$left $p"
-done
-ls /etc/rc?.d/ 2>/dev/null | grep -q counter && left="$left rc-links"
-grep -q counter /etc/nginx/sites-available/default && left="$left nginx-default-site-line"
-[ -z "$left" ] || fail "purge left:$left"
+leftovers "uninstall.sh --purge"
+
+# The package's route, on the same machine, now without the counter.
+build() {
+	out=$(` + debCmds[0] + ` 2>&1) || { echo "$out"; fail "build.sh"; }
+	VERSION=$(echo "$out" | sed -n 's|.*dist/counter_\(.*\)_amd64\.deb.*|\1|p')
+	[ -n "$VERSION" ] || { echo "$out"; fail "build.sh printed no package"; }
+	echo "built $VERSION"
+}
+step "` + debCmds[0] + `"
+build
+step "` + debCmds[1] + `"
+out=$(DEBIAN_FRONTEND=noninteractive ` + debCmds[1] + ` 2>&1); rc=$?; echo "$out" | grep -E "install.sh|counter" | tail -n 8
+[ $rc = 0 ] || { echo "$out"; fail "apt install"; }
+echo "$out" | grep -q "install.sh: checked: " || fail "the package's install did not check the counter through nginx"
+step "` + debCmds[2] + `"
+` + debCmds[2] + ` || fail "create"
+for n in 1 2; do curl -s -o /dev/null -A "$ua package" -e http://127.0.0.1/ http://127.0.0.1/cgi-bin/counter.cgi/blog.png; done
+[ "$(count)" = 1 ] || fail "the package's counter: a view and its reload counted $(count), want 1"
+step "` + debCmds[3] + `"
+` + debCmds[3] + ` || fail "backup"
+step "` + debCmds[4] + `"
+sleep 1
+old=$VERSION
+build
+dpkg --compare-versions "$VERSION" gt "$old" || fail "the second build, $VERSION, is not newer than $old"
+step "` + debCmds[5] + `"
+out=$(DEBIAN_FRONTEND=noninteractive ` + debCmds[5] + ` 2>&1); rc=$?; echo "$out" | grep -E "install.sh|counter|newest" | tail -n 8
+[ $rc = 0 ] || { echo "$out"; fail "apt install of the newer build"; }
+[ "$(dpkg-query -W -f '${Version}' counter)" = "$VERSION" ] || fail "after the upgrade the package is $(dpkg-query -W -f '${Version}' counter), want $VERSION"
+[ "$(count)" = 1 ] || fail "after the upgrade blog counts $(count), want 1"
+step "` + debCmds[6] + `"
+out=$(DEBIAN_FRONTEND=noninteractive ` + debCmds[6] + ` -y 2>&1); rc=$?; echo "$out" | grep -E "install.sh|uninstall.sh|counter" | tail -n 8
+[ $rc = 0 ] || { echo "$out"; fail "apt purge"; }
+echo "$out" | grep -q "kept the counts" && fail "apt purge said it kept the counts"
+leftovers "apt purge counter"
 echo "ALL GOOD"
 `
 	sudo := `#!/bin/sh
@@ -193,18 +278,18 @@ mount -t overlay overlay -o lowerdir=/,upperdir="$T/ov/upper",workdir="$T/ov/wor
 R=$T/ov/root
 mount --rbind /proc "$R/proc"; mount --rbind /dev "$R/dev"; mount --rbind /sys "$R/sys"
 mount -t tmpfs -o mode=0755 tmpfs "$R/run"
-mount -t tmpfs -o mode=1777 tmpfs "$R/tmp"
+mkdir -m 1777 "$R/run/lock" # as Debian's boot makes it: Apache's tools need it
 ip link set lo up
 install -m 0755 "$T/sudo" "$R/usr/local/bin/sudo"
-install -m 0755 "$T/inner.sh" "$R/tmp/inner.sh"
-exec chroot "$R" /bin/bash /tmp/inner.sh
+install -m 0755 "$T/inner.sh" "$R/root/counter-manual.sh"
+exec chroot "$R" /bin/bash /root/counter-manual.sh
 `
 	for name, text := range map[string]string{"inner.sh": inner, "outer.sh": outer, "sudo": sudo} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	start := time.Now()
 	out, err := exec.CommandContext(ctx, "unshare", "--mount", "--net", "--pid", "--fork", "--mount-proc", "bash", filepath.Join(dir, "outer.sh")).CombinedOutput()
