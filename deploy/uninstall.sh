@@ -156,7 +156,11 @@ if [ -f "$root$state_file" ]; then
 				say "disabled Apache's module $name, which install.sh enabled"
 				apache_restart=1
 			else
-				say "left enabled: Apache's module $name, which install.sh enabled; if no other site needs it: a2dismod $name && $(service_command apache2 restart) (uninstall.sh --purge does it)"
+				if [ "$packaged" = 1 ]; then # prerm: for remove and purge alike
+					say "Apache's module $name, which the package enabled, stays enabled until apt purge counter"
+				else
+					say "left enabled: Apache's module $name, which install.sh enabled; if no other site needs it: a2dismod $name && $(service_command apache2 restart) (uninstall.sh --purge does it)"
+				fi
 			fi ;;
 		caddy-group)
 			id -nG caddy 2>/dev/null | tr ' ' '\n' | grep -qxF -- "$name" || continue
@@ -164,7 +168,11 @@ if [ -f "$root$state_file" ]; then
 				"$gpasswd_cmd" -d caddy "$name" >/dev/null || die "gpasswd -d caddy $name failed: run it again to see why"
 				say "took the user caddy out of the group $name, which install.sh added it to"
 			else
-				say "left: the user caddy in the group $name, which install.sh added; if nothing else needs it: gpasswd -d caddy $name (uninstall.sh --purge does it)"
+				if [ "$packaged" = 1 ]; then
+					say "the user caddy stays in the group $name, where the package added it, until apt purge counter"
+				else
+					say "left: the user caddy in the group $name, which install.sh added; if nothing else needs it: gpasswd -d caddy $name (uninstall.sh --purge does it)"
+				fi
 			fi ;;
 		esac
 	done < <(tac "$root$state_file")
