@@ -1,11 +1,15 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"hitcounter/cgi/internal/testenv"
 )
 
 // TestBackupWhileHitsGoOn runs backup again and again while hit processes
@@ -58,4 +62,58 @@ func TestBackupWhileHitsGoOn(t *testing.T) {
 		t.Errorf("after refused backups: %d hits, want %d", got, base+counted.Load())
 	}
 	t.Logf("%d hits answered during 4 backups", counted.Load())
+}
+
+// TestBackupIntoItsFolder runs the manual's backup as written, into a
+// folder of www-data's as the install makes /var/backups/counter: as
+// www-data and as root by habit, each leaves the backup alone in the
+// folder (no .lock beside it), www-data's; into a folder that is root's
+// alone, www-data is told where to back up instead.
+func TestBackupIntoItsFolder(t *testing.T) {
+	in := newInstall(t)
+	if _, stderr, code := in.as(t, testenv.UIDWWWData, nil, "", "create", "blog"); code != 0 {
+		t.Fatalf("create: %s", stderr)
+	}
+	dir := filepath.Join(in.top, "backups")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, testenv.UIDWWWData, testenv.UIDWWWData); err != nil {
+		t.Fatal(err)
+	}
+	for _, who := range []struct {
+		name string
+		uid  int
+	}{{"www-data", testenv.UIDWWWData}, {"root", 0}, {"www-data again", testenv.UIDWWWData}} {
+		out, stderr, code := in.as(t, who.uid, nil, "", "backup", filepath.Join(dir, "counter.db"))
+		if code != 0 || !strings.Contains(out, "checked") {
+			t.Fatalf("backup as %s: exit %d, %s%s", who.name, code, out, stderr)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if len(names) != 1 || names[0] != "counter.db" {
+			t.Errorf("after a backup as %s the folder holds %v, want [counter.db]", who.name, names)
+		}
+		fi, err := os.Stat(filepath.Join(dir, "counter.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); st.Uid != testenv.UIDWWWData {
+			t.Errorf("a backup made as %s is uid %d's, want www-data's", who.name, st.Uid)
+		}
+	}
+	rootOnly := filepath.Join(in.top, "roots")
+	if err := os.Mkdir(rootOnly, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := in.as(t, testenv.UIDWWWData, nil, "", "backup", filepath.Join(rootOnly, "counter.db"))
+	if code == 0 || !strings.Contains(stderr, "permission denied") || !strings.Contains(stderr, "/var/backups/counter") {
+		t.Errorf("backup as www-data into root's folder: exit %d, %q; want it refused, naming /var/backups/counter", code, stderr)
+	}
 }

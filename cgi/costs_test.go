@@ -91,7 +91,7 @@ func TestSlowCommitIsReported(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	commit := ""
 	for _, l := range lines {
-		if !strings.HasPrefix(l, "counter: costs: "+yesterday+": ") || !strings.HasSuffix(l, " (counter.cgi doctor)") || len(l)+1 > logline.MaxLine {
+		if !strings.HasPrefix(l, "counter: costs: "+yesterday+": ") || !strings.HasSuffix(l, " (counter doctor)") || len(l)+1 > logline.MaxLine {
 			t.Fatalf("the log after the fold:\n%s\nwant lines of yesterday's warnings", stderr)
 		}
 		if strings.Contains(l, "commit p50 was ") {
@@ -108,7 +108,7 @@ func TestSlowCommitIsReported(t *testing.T) {
 	// The warning kept, as the panel and doctor show it.
 	_, msg, _ := strings.Cut(commit, "commit p50 was ")
 	msg, _, _ = strings.Cut(msg, ";")
-	msg = strings.TrimSuffix(msg, " (counter.cgi doctor)")
+	msg = strings.TrimSuffix(msg, " (counter doctor)")
 	msg = yesterday + ": commit p50 was " + msg
 
 	// The statistics page: the panel, with the warning.

@@ -34,7 +34,7 @@ func TestDoctor(t *testing.T) {
 			"bcrypt at the pinned cost 10:", "checks a second per core", "1 counter(s)", "all good"}},
 		{"too slow for the limit", nil, []string{"-max", "1ms"}, 1, []string{"over the limit of 1 ms"}},
 		{"no runtime directory", func(t *testing.T, db, run string) { os.Remove(run) }, []string{"-max", "10s"}, 1,
-			[]string{"PROBLEM: runtime directory", "counter.tmpfiles.conf"}},
+			[]string{"PROBLEM: runtime directory", "make it now with: sudo install -d -m 0750 -o "}},
 		{"world-readable database", func(t *testing.T, db, run string) { os.Chmod(db, 0o644) }, []string{"-max", "10s"}, 1,
 			[]string{"readable by every user"}},
 		{"a PHP hash at cost 12", func(t *testing.T, db, run string) {
@@ -43,7 +43,7 @@ func TestDoctor(t *testing.T) {
 		{"a hash at cost 13", func(t *testing.T, db, run string) {
 			adminStdin(t, db, string(php13)+"\n", "passwd", "-hash", "blog") // refused: plant it directly
 			setHashIn(t, db, "blog", []byte(strings.TrimSpace(string(php13))))
-		}, []string{"-max", "10s"}, 1, []string{"blog: hash at cost 13 is never checked", "counter.cgi passwd blog"}},
+		}, []string{"-max", "10s"}, 1, []string{"blog: hash at cost 13 is never checked", "counter passwd blog"}},
 		{"no database", func(t *testing.T, db, run string) { os.Remove(db) }, []string{"-max", "10s"}, 1,
 			[]string{"PROBLEM: database"}},
 		{"a lock file of another user", func(t *testing.T, db, run string) {

@@ -28,7 +28,10 @@
 #                               which runs on every Pi, Zero and 1 included
 #   counter_VERSION_amd64.deb   a PC or server
 #
-# VERSION is $VERSION if set, else made from git: 0.0~gitDATE.COMMIT.
+# VERSION is $VERSION if set, else 0.0.COMMITS+BUILDTIME.gCOMMIT
+# (0.0.412+20261207120000.g1a2b3c4): the number of commits, then the time
+# of the build, so that every build upgrades the one before it, a rebuild
+# of the same commit included.
 # ARCHS (default "arm64 armhf amd64") picks the packages, and with them
 # the binaries, to build: ARCHS=amd64 makes only the PC's.
 # The package's postinst runs install.sh --packaged (deploy/debian/).
@@ -69,10 +72,14 @@ for target in "${targets[@]}"; do
 	done
 done
 
+commit=$(git rev-parse --short HEAD 2>/dev/null || true)
 if [ -z "${VERSION:-}" ]; then
-	VERSION=0.0~git$(git log -1 --format=%cd --date=format:%Y%m%d%H%M%S 2>/dev/null || date -u +%Y%m%d%H%M%S)
-	commit=$(git rev-parse --short HEAD 2>/dev/null || true)
-	[ -z "$commit" ] || VERSION+=.$commit
+	# Each build a version that apt takes as an upgrade of every earlier
+	# one: the commits so far (a later commit, a larger number), then the
+	# build's time (the same commit built again, a later time). With the
+	# same version apt says "already the newest version" and keeps the old.
+	VERSION=0.0.$(git rev-list --count HEAD 2>/dev/null || echo 0)+$(date -u +%Y%m%d%H%M%S)
+	[ -z "$commit" ] || VERSION+=.g$commit
 fi
 command -v dpkg-deb >/dev/null || {
 	echo "build.sh: no dpkg-deb to make the packages with (apt-get install dpkg)" >&2
@@ -89,10 +96,13 @@ deb() {
 	install -D -m 0755 "$bin" "$d/usr/lib/cgi-bin/counter.cgi"
 	install -D -m 0755 "${bin/counter.cgi-/counter-tool-}" "$d/usr/lib/counter/counter-tool"
 	install -D -m 0755 "${bin/counter.cgi-/counter-themedecode-}" "$d/usr/lib/counter/counter-themedecode"
+	# the command on PATH that the manual and the messages name
+	mkdir -p "$d/usr/bin" && ln -s ../lib/counter/counter-tool "$d/usr/bin/counter"
 	install -D -m 0644 deploy/counter.tmpfiles.conf "$d/usr/lib/tmpfiles.d/counter.conf"
 	install -D -m 0644 deploy/systemd/counter.socket "$d/lib/systemd/system/counter.socket"
 	install -D -m 0644 deploy/systemd/counter.service "$d/lib/systemd/system/counter.service"
 	install -D -m 0755 deploy/init.d/counter "$d/etc/init.d/counter"
+	install -D -m 0755 deploy/init.d/counter-rundir "$d/etc/init.d/counter-rundir"
 	install -D -m 0644 deploy/fail2ban/filter.d/counter.conf "$d/etc/fail2ban/filter.d/counter.conf"
 	install -D -m 0644 deploy/fail2ban/jail.d/counter.local "$d/etc/fail2ban/jail.d/counter.local"
 	# The kit, which postinst and prerm run.
@@ -113,7 +123,7 @@ deb() {
 
 	mkdir -p "$d/DEBIAN"
 	install -m 0755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm "$d/DEBIAN/"
-	printf '/etc/init.d/counter\n/etc/fail2ban/filter.d/counter.conf\n/etc/fail2ban/jail.d/counter.local\n' >"$d/DEBIAN/conffiles"
+	printf '/etc/init.d/counter\n/etc/init.d/counter-rundir\n/etc/fail2ban/filter.d/counter.conf\n/etc/fail2ban/jail.d/counter.local\n' >"$d/DEBIAN/conffiles"
 	(cd "$d" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) >"$d/DEBIAN/md5sums"
 	cat >"$d/DEBIAN/control" <<CONTROL
 Package: counter

@@ -16,6 +16,7 @@
 #   COUNTER_NGINX      nginx, run as "... -t -q -c CONF"
 #   COUNTER_CADDY      caddy, run as "... validate --config CADDYFILE ..."
 #   COUNTER_USERMOD    usermod, run as "... -aG www-data caddy"
+#   COUNTER_GPASSWD    gpasswd, run as "... -d caddy www-data"
 #   COUNTER_UPDATE_RC  update-rc.d, run as "... counter defaults|remove"
 # a2enmod and a2enconf are Debian's own, pointed into $root through
 # APACHE_CONFDIR and APACHE_STATE_DIRECTORY.
@@ -30,6 +31,7 @@ service_cmd=${COUNTER_SERVICE:-service}
 nginx_cmd=${COUNTER_NGINX:-nginx}
 caddy_cmd=${COUNTER_CADDY:-caddy}
 usermod_cmd=${COUNTER_USERMOD:-usermod}
+gpasswd_cmd=${COUNTER_GPASSWD:-gpasswd}
 update_rc_cmd=${COUNTER_UPDATE_RC:-update-rc.d}
 
 deploy_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -44,9 +46,16 @@ decoder_path=$decoder_dir/counter-themedecode
 # but a counted image, out of cgi-bin too: counter.cgi finds it as
 # ../counter/counter-tool from its own folder
 tool_path=$decoder_dir/counter-tool
+# the command on PATH the manual and the messages name (sudo -u www-data
+# counter passwd blog): a link to the full tool, relative as Debian's are
+cmd_path=/usr/bin/counter
+cmd_target=../lib/counter/counter-tool
 data_dir=/var/lib/counter
 db_path=$data_dir/counter.db
 run_dir=/run/counter
+# backups: /var/backups is root's alone, so the web server's user, who
+# runs backup (by hand or from its crontab), gets a folder of its own
+backup_dir=/var/backups/counter
 tmpfiles_conf=/etc/tmpfiles.d/counter.conf
 lighttpd_dir=/etc/lighttpd
 apache_dir=/etc/apache2
@@ -54,10 +63,13 @@ nginx_dir=/etc/nginx
 caddy_dir=/etc/caddy
 units_dir=/etc/systemd/system
 init_script=/etc/init.d/counter
+# without systemd, what makes $run_dir at boot, as tmpfiles.d does under it
+rundir_script=/etc/init.d/counter-rundir
 socket_path=$run_dir/fastcgi.sock
 # What install.sh enabled that others may use too (Apache modules, the
 # user caddy in www-data's group): uninstall.sh lists it, with the command
-# that takes it back, and leaves it.
+# that takes it back, and keeps the record; uninstall.sh --purge (and the
+# package's purge) takes it back and deletes the record.
 state_file=/var/lib/counter-install.state
 
 # changed counts the steps that changed something.
@@ -102,6 +114,21 @@ ensure_file() {
 	install -D -m "$mode" -o "${owner%:*}" -g "${owner#*:}" "$src" "$path.new"
 	mv -f "$path.new" "$path"
 	say "installed $2"
+	changed=$((changed + 1))
+}
+
+# ensure_link PATH TARGET: PATH is a symbolic link to TARGET. Anything
+# else there is not ours: left alone, with a word.
+ensure_link() {
+	local path=$root$1 target=$2
+	[ "$(readlink -- "$path" 2>/dev/null)" = "$target" ] && return
+	if [ -e "$path" ] || [ -L "$path" ]; then
+		say "warning: $1 is there and not a link to $target: left alone (the manual's \`counter\` commands are $bin_path there)"
+		return
+	fi
+	mkdir -p -- "$(dirname -- "$path")"
+	ln -s -- "$target" "$path"
+	say "linked $1 to $target"
 	changed=$((changed + 1))
 }
 

@@ -38,9 +38,11 @@
 #
 # It installs the binary as /usr/lib/cgi-bin/counter.cgi (and the full tool
 # and the decoder as /usr/lib/counter/counter-tool and counter-themedecode,
-# out of reach of CGI), makes
-# /var/lib/counter (www-data, 0750) and /run/counter (and has systemd make
-# the latter at boot), drops in the server's configuration, enables its
+# out of reach of CGI, and the command /usr/bin/counter, a link to the
+# tool), makes
+# /var/lib/counter (www-data, 0750), /var/backups/counter (www-data, 0750,
+# for backup) and /run/counter (and has it made at every boot: by systemd's
+# tmpfiles.d, or without systemd by /etc/init.d/counter-rundir), drops in the server's configuration, enables its
 # modules, checks the configuration and reloads the servers that run
 # (restarts them where a reload is not enough: a module enabled, a new
 # group), through systemd, their init script, Caddy's admin API or their
@@ -150,6 +152,7 @@ if [ "$packaged" = 0 ]; then
 		ensure_file "$decoder" "$decoder_path" 0755 root:root
 	fi
 	ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root
+	ensure_link "$cmd_path" "$cmd_target"
 else
 	changed=$((changed + 1)) # a package installed or upgraded: restart what runs it
 fi
@@ -159,6 +162,18 @@ ensure_dir "$data_dir" 0750 "$web_owner"
 ensure_dir /run 0755 root:root
 ensure_dir "$run_dir" 0750 "$web_owner"
 bin_changed=$((changed - bin_before))
+ensure_dir /var/backups 0755 root:root
+ensure_dir "$backup_dir" 0750 "$web_owner"
+# Without systemd nothing reads tmpfiles.d: an init script of its own
+# makes the runtime directory at every boot, whatever serves the hits.
+if ! has_systemd; then
+	[ "$packaged" = 1 ] || ensure_file "$deploy_dir/init.d/counter-rundir" "$rundir_script" 0755 root:root
+	if ! compgen -G "$root/etc/rc[2S].d/S*counter-rundir" >/dev/null; then
+		"$update_rc_cmd" counter-rundir defaults >/dev/null || die "update-rc.d counter-rundir defaults failed: run it again to see why"
+		say "the runtime directory $run_dir is made at every boot (update-rc.d counter-rundir defaults)"
+		changed=$((changed + 1))
+	fi
+fi
 
 # The first counter, made as the web server's user so the file is its own.
 counter_cmd() {
@@ -404,22 +419,33 @@ check_answers() {
 	local host=${hostport%:*} port=80
 	[ "$hostport" != "$host" ] && port=${hostport##*:}
 	[ "$host" = localhost ] && host=127.0.0.1
-	# bash's own /dev/tcp: a fresh Debian may have neither curl nor wget.
-	answer=$(timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/$2" || exit 1
-		printf "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: install.sh\r\n\r\n" "$3" "$4" >&3
-		cat <&3' _ "$host" "$port" "$path" "$hostport" 2>/dev/null | tr -d '\r') || true
-	local status body server unit
-	status=$(printf '%s\n' "$answer" | head -n 1 | cut -d' ' -f2)
-	body=$(printf '%s\n' "$answer" | sed '1,/^$/d')
-	if [[ $body == *'"name":"'* ]] || [[ $body == *'"error":"no such counter"'* ]]; then
-		say "checked: $url$path answers from the counter ($status: $body)"
-		return
-	fi
-	if [[ $body == '{"error":"'* ]] && [ ! -s "$root$db_path" ]; then
-		# the counter's own answer, with no database to read yet
-		say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user $bin_path create NAME"
-		return
-	fi
+	# A server reloads after the signal or the command that asks it to
+	# has returned (nginx starts new workers, Apache new children, while
+	# the old ones answer from the old configuration): ask again, for up to
+	# COUNTER_CHECK_WAIT seconds (10), before judging what answered.
+	local status body server unit waited=0 wait=${COUNTER_CHECK_WAIT:-10}
+	while :; do
+		# bash's own /dev/tcp: a fresh Debian may have neither curl nor wget.
+		answer=$(timeout 10 bash -c 'exec 3<>"/dev/tcp/$1/$2" || exit 1
+			printf "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: install.sh\r\n\r\n" "$3" "$4" >&3
+			cat <&3' _ "$host" "$port" "$path" "$hostport" 2>/dev/null | tr -d '\r') || true
+		# here-strings, not pipes into head: under pipefail a long answer
+		# would end the script with SIGPIPE
+		status=$(head -n 1 <<<"$answer" | cut -d' ' -f2)
+		body=$(sed '1,/^$/d' <<<"$answer")
+		if [[ $body == *'"name":"'* ]] || [[ $body == *'"error":"no such counter"'* ]]; then
+			say "checked: $url$path answers from the counter ($status: $body)"
+			return
+		fi
+		if [[ $body == '{"error":"'* ]] && [ ! -s "$root$db_path" ]; then
+			# the counter's own answer, with no database to read yet
+			say "checked: $url$path answers from the counter ($status: $body): there is no counter yet; make the first with: sudo -u $web_user counter create NAME"
+			return
+		fi
+		[ "$waited" -lt "$((wait * 2))" ] || break
+		sleep 0.5
+		waited=$((waited + 1))
+	done
 	if [ -z "$answer" ]; then
 		unit=""
 		[ "$(wc -w <<<"$servers")" = 1 ] && unit=$(unit_of $servers)
@@ -431,14 +457,14 @@ check_answers() {
 		exit 1
 	fi
 	# Which server answered, by its Server header.
-	server=$(printf '%s\n' "$answer" | sed -n '1,/^$/s/^[Ss]erver: *\([A-Za-z]*\).*/\1/p' | head -n 1 | tr 'A-Z' 'a-z')
+	server=$(sed -n '/^$/q; /^[Ss]erver:/{s/^[Ss]erver: *\([A-Za-z]*\).*/\1/p;q;}' <<<"$answer" | tr 'A-Z' 'a-z')
 	case $server in
 	apache) unit=apache2 server=apache ;;
 	lighttpd | nginx | caddy) unit=$server ;;
 	*) unit="" ;;
 	esac
 	say "CHECK FAILED: $url$path answered $status, not the counter:"
-	printf '%s\n' "$body" | head -n 3 | sed 's/^/    /'
+	head -n 3 <<<"$body" | sed 's/^/    /'
 	if [ -z "$unit" ] || [ -z "${how[$server]:-}" ]; then
 		say "the server at $url (${server:-unknown}) is not one install.sh set up (it did: ${servers# }): give install.sh --url with the address of one of them"
 	elif [ "${how[$server]}" = service ] && [ ! -S "$root$socket_path" ]; then
@@ -491,7 +517,7 @@ if [ "$changed" = 0 ]; then
 else
 	say "counter.cgi is installed $summary"
 fi
-say "database: $db_path; add counters with: sudo -u $web_user $bin_path create NAME"
+say "database: $db_path; add counters with: sudo -u $web_user counter create NAME"
 echo "Put this in a page:"
 echo "  <img src=\"/cgi-bin/counter.cgi/${counter:-NAME}.png\" alt=\"visitors\">"
 check_answers

@@ -6,8 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -110,10 +112,10 @@ func (d *doctor) hashes(list []counter.Info, pinned time.Duration) {
 		cost, err := counter.HashCost(c.PasswordHash)
 		switch {
 		case errors.Is(err, counter.ErrHashTooCostly):
-			d.problem("%s: hash at cost %d is never checked (about %s a try here): counter.cgi passwd %s",
+			d.problem("%s: hash at cost %d is never checked (about %s a try here): counter passwd %s",
 				c.Name, cost, ms(pinned<<(cost-counter.PasswordCost)), c.Name)
 		case err != nil:
-			d.problem("%s: the stored hash is not a bcrypt hash: counter.cgi passwd %s", c.Name, c.Name)
+			d.problem("%s: the stored hash is not a bcrypt hash: counter passwd %s", c.Name, c.Name)
 		case cost != counter.PasswordCost:
 			t, err := counter.TimeHash(cost, 1)
 			if err != nil {
@@ -182,7 +184,7 @@ func (d *doctor) decoder() {
 func (d *doctor) runDir(dir, db string) {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		d.problem("runtime directory %s: %v (logins need it: see deploy/counter.tmpfiles.conf)", dir, err)
+		d.problem("runtime directory %s: %v (logins and telling reloads apart need it; /run is emptied at every boot, and the install has it made again: systemd's tmpfiles.d/counter.conf, or /etc/init.d/counter-rundir); make it now with: %s", dir, err, makeRunDir(dir, db))
 		return
 	}
 	fmt.Fprintf(d.w, "runtime directory %s: %s\n", dir, describe(fi))
@@ -278,6 +280,20 @@ func unfitFile(path string, want uint32, known bool) string {
 
 func describe(fi os.FileInfo) string {
 	return fmt.Sprintf("owner %s, mode %s", owner(fi), fi.Mode().Perm())
+}
+
+// makeRunDir is the command that makes the runtime directory dir for the
+// web server's user, whose the database is.
+func makeRunDir(dir, db string) string {
+	uid, gid, ok := store.ServerUser(db)
+	if !ok {
+		uid, gid = os.Getuid(), os.Getgid()
+	}
+	group := strconv.Itoa(gid)
+	if g, err := user.LookupGroupId(group); err == nil {
+		group = g.Name
+	}
+	return fmt.Sprintf("sudo install -d -m 0750 -o %s -g %s %s", userName(uint32(uid)), group, dir)
 }
 
 func owner(fi os.FileInfo) string {

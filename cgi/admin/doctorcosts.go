@@ -53,7 +53,7 @@ func (d *doctor) costs(e *cmdEnv) {
 		fmt.Fprintln(d.w, "costs: none recorded yet (COUNTER_COSTS=off, or no request since the upgrade)")
 		return
 	}
-	fmt.Fprintf(d.w, "what the counter costs here (the last %d day(s), today so far last; `counter.cgi costs` for the figures):\n", len(days))
+	fmt.Fprintf(d.w, "what the counter costs here (the last %d day(s), today so far last; `counter costs` for the figures):\n", len(days))
 	for _, row := range costs.Shown {
 		trend := costs.Trend(days, row.Kind, row.Pick)
 		fmt.Fprintf(d.w, "  %-17s %9s  %s\n", row.Label, costText(trend[len(trend)-1]), costs.Sparkline(trend))

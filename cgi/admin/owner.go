@@ -36,10 +36,10 @@ func ownerWarning(path string, euid int) string {
 	switch {
 	case known && euid != 0 && uint32(euid) != server:
 		name := userName(server)
-		return fmt.Sprintf("warning: running as %s, but %s belongs to %s: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u %s counter.cgi ...",
+		return fmt.Sprintf("warning: running as %s, but %s belongs to %s: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u %s counter ...",
 			userName(uint32(euid)), dir, name, sudoUser(server, name))
 	case !known && euid == 0 && !exists:
-		return fmt.Sprintf("warning: creating %s as root: a web server cannot open a file only root may read; make its directory for the web server's user (README, step 2) and run as: sudo -u www-data counter.cgi ...", path)
+		return fmt.Sprintf("warning: creating %s as root: a web server cannot open a file only root may read; make its directory for the web server's user (README, step 2) and run as: sudo -u www-data counter ...", path)
 	}
 	return ""
 }

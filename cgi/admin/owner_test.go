@@ -25,7 +25,7 @@ func TestOwnerWarning(t *testing.T) {
 		want string // "" for no warning
 	}{
 		{"root creating for www-data", filepath.Join(www, "counter.db"), testenv.UIDRoot, ""}, // handed over
-		{"nobody creating for www-data", filepath.Join(www, "counter.db"), testenv.UIDNobody, "running as nobody, but " + www + " belongs to www-data: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u www-data counter.cgi ..."},
+		{"nobody creating for www-data", filepath.Join(www, "counter.db"), testenv.UIDNobody, "running as nobody, but " + www + " belongs to www-data: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u www-data counter ..."},
 		{"www-data creating its own", filepath.Join(www, "counter.db"), testenv.UIDWWWData, ""},
 		{"root on www-data's", wwwFile, testenv.UIDRoot, ""},
 		{"www-data on its own", wwwFile, testenv.UIDWWWData, ""},
@@ -37,7 +37,7 @@ func TestOwnerWarning(t *testing.T) {
 		{"root on www-data's in a shared one", stickyWWWFile, testenv.UIDRoot, ""},
 		{"nobody on www-data's in a shared one", stickyWWWFile, testenv.UIDNobody, "sudo -u www-data"},
 		{"www-data on its own in a shared one", stickyWWWFile, testenv.UIDWWWData, ""},
-		{"an owner without a name", filepath.Join(noName, "counter.db"), testenv.UIDNobody, "belongs to 4242: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u #4242 counter.cgi"},
+		{"an owner without a name", filepath.Join(noName, "counter.db"), testenv.UIDNobody, "belongs to 4242: files made now (the database, its .lock) may be unusable by the web server; run as: sudo -u #4242 counter"},
 		{"no directory", filepath.Join(www, "missing", "counter.db"), testenv.UIDRoot, ""},
 	}
 	for _, tc := range tests {

@@ -71,7 +71,7 @@ func Run(cfg config.Config, getenv func(string) string, args []string, env Env) 
 	fs.SetOutput(env.Stderr)
 	fs.StringVar(&cfg.DB, "db", cfg.DB, "database `file` (default from COUNTER_DB)")
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "usage: counter.cgi %s %s\n", cmd, c.args)
+		fmt.Fprintf(env.Stderr, "usage: counter %s %s\n", cmd, c.args)
 		fs.PrintDefaults()
 	}
 	e := &cmdEnv{cfg: &cfg, getenv: getenv, stdin: env.Stdin, stdout: env.Stdout, stderr: env.Stderr, log: env.Log, serve: env.Serve, fastCGI: env.FastCGI,
@@ -106,84 +106,84 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // Usage is the text that help, and a mistake on the command line, print.
-const Usage = `counter.cgi: a hit counter for static web sites.
+const Usage = `counter (counter.cgi): a hit counter for static web sites.
 
 Run by a web server as CGI, it counts a hit and answers with an image.
 From a shell it manages the counters:
 
-  counter.cgi create NAME [START] [KEY=VALUE ...]
-                                       make a counter (visitors never can),
-                                       from START (or -start N, default 0),
-                                       with settings
-  counter.cgi create NAME -site -hosts HOST,... [KEY=VALUE ...]
-                                       make a site: one tag in the template
-                                       counts each page on those hosts
-  counter.cgi pages [-days N] NAME     list a site's pages, most viewed first
-  counter.cgi merge NAME FROM INTO     fold a site's page FROM (a moved page)
-                                       into INTO, day by day
-  counter.cgi config NAME              show a counter's settings, one
-                                       KEY=VALUE a line
-  counter.cgi config NAME KEY=VALUE ...
-                                       change them, all or none, and show them
-  counter.cgi theme add [-replace] NAME PATH
-                                       add a digit set as theme NAME, for
-                                       ?theme=NAME: PATH is a folder of
-                                       0.png..9.png or 0.gif..9.gif, or one
-                                       strip image of ten digits (PNG, GIF)
-  counter.cgi theme list               every theme a line: the built-in
-                                       looks, then the sets added
-  counter.cgi theme show NAME          a theme's digits, sizes and frames
-  counter.cgi theme remove NAME        remove a set no counter shows
-  counter.cgi list                     show every counter, its count, age,
-                                       what it shows and its visitors
-  counter.cgi set NAME N               set a counter's total
-  counter.cgi import [-dry-run] [-replace] [-name NAME] FILE
-                                       bring a history in from FILE (- for
-                                       stdin): this counter's stats.json or
-                                       stats.csv, GoatCounter's CSV export,
-                                       NAME COUNT lines, or a file holding
-                                       one number (with -name); all or
-                                       nothing, never lowering a day
-  counter.cgi import -log FILE [-log FILE ...] [-path PATH] NAME
-                                       make days of history from access logs
-                                       (combined format, gzip'd or not): the
-                                       requests for PATH, with bots and
-                                       reloads left out
-  counter.cgi delete NAME              remove a counter and its history
-  counter.cgi passwd NAME              protect its statistics with a password
-                                       (asked twice, or read from stdin)
-  counter.cgi passwd -clear NAME       make its statistics public again
-  counter.cgi passwd -hash NAME        store a bcrypt hash read from stdin
-  counter.cgi doctor [-max 250ms] [-socket PATH | -socket tcp:127.0.0.1:PORT]
-                                       time a password check here (at cost
-                                       10, 11 and 12), check the database,
-                                       the runtime directory and the FastCGI
-                                       service's socket (and whom its logins
-                                       count against), show what hits,
-                                       commits and logins cost here lately
-  counter.cgi costs [-json] [-days N]  what the counter cost on this machine,
-                                       a line a day and kind (p50, p90, p99),
-                                       and its warnings; -json for scripts
-  counter.cgi version                  the version, commit and Go version
-                                       (also -version)
-  counter.cgi check [FILE]             check the database (or FILE) for
-                                       damage, changing nothing
-  counter.cgi backup FILE              write a checked copy of the database
-                                       to FILE, while hits go on
-  counter.cgi serve [-addr HOST:PORT]  try it out on a local web server
-  counter.cgi fastcgi [-listen unix:PATH]
-                                       serve FastCGI for Apache, nginx or
-                                       Caddy on that socket, or on the one
-                                       systemd passes (socket activation):
-                                       a unix socket is the one to choose,
-                                       only the web server's group reaches it
-  counter.cgi fastcgi -listen tcp:127.0.0.1:PORT [-only-web-server-connects]
-                                       the same on a loopback port, which
-                                       every local user can reach and send
-                                       any REMOTE_ADDR: all logins over it
-                                       count as one client, unless the flag
-                                       says only the web server reaches it
-  counter.cgi help                     show this text
+  counter create NAME [START] [KEY=VALUE ...]
+                                   make a counter (visitors never can),
+                                   from START (or -start N, default 0),
+                                   with settings
+  counter create NAME -site -hosts HOST,... [KEY=VALUE ...]
+                                   make a site: one tag in the template
+                                   counts each page on those hosts
+  counter pages [-days N] NAME     list a site's pages, most viewed first
+  counter merge NAME FROM INTO     fold a site's page FROM (a moved page)
+                                   into INTO, day by day
+  counter config NAME              show a counter's settings, one
+                                   KEY=VALUE a line
+  counter config NAME KEY=VALUE ...
+                                   change them, all or none, and show them
+  counter theme add [-replace] NAME PATH
+                                   add a digit set as theme NAME, for
+                                   ?theme=NAME: PATH is a folder of
+                                   0.png..9.png or 0.gif..9.gif, or one
+                                   strip image of ten digits (PNG, GIF)
+  counter theme list               every theme a line: the built-in
+                                   looks, then the sets added
+  counter theme show NAME          a theme's digits, sizes and frames
+  counter theme remove NAME        remove a set no counter shows
+  counter list                     show every counter, its count, age,
+                                   what it shows and its visitors
+  counter set NAME N               set a counter's total
+  counter import [-dry-run] [-replace] [-name NAME] FILE
+                                   bring a history in from FILE (- for
+                                   stdin): this counter's stats.json or
+                                   stats.csv, GoatCounter's CSV export,
+                                   NAME COUNT lines, or a file holding
+                                   one number (with -name); all or
+                                   nothing, never lowering a day
+  counter import -log FILE [-log FILE ...] [-path PATH] NAME
+                                   make days of history from access logs
+                                   (combined format, gzip'd or not): the
+                                   requests for PATH, with bots and
+                                   reloads left out
+  counter delete NAME              remove a counter and its history
+  counter passwd NAME              protect its statistics with a password
+                                   (asked twice, or read from stdin)
+  counter passwd -clear NAME       make its statistics public again
+  counter passwd -hash NAME        store a bcrypt hash read from stdin
+  counter doctor [-max 250ms] [-socket PATH | -socket tcp:127.0.0.1:PORT]
+                                   time a password check here (at cost
+                                   10, 11 and 12), check the database,
+                                   the runtime directory and the FastCGI
+                                   service's socket (and whom its logins
+                                   count against), show what hits,
+                                   commits and logins cost here lately
+  counter costs [-json] [-days N]  what the counter cost on this machine,
+                                   a line a day and kind (p50, p90, p99),
+                                   and its warnings; -json for scripts
+  counter version                  the version, commit and Go version
+                                   (also -version)
+  counter check [FILE]             check the database (or FILE) for
+                                   damage, changing nothing
+  counter backup FILE              write a checked copy of the database
+                                   to FILE, while hits go on
+  counter serve [-addr HOST:PORT]  try it out on a local web server
+  counter fastcgi [-listen unix:PATH]
+                                   serve FastCGI for Apache, nginx or
+                                   Caddy on that socket, or on the one
+                                   systemd passes (socket activation):
+                                   a unix socket is the one to choose,
+                                   only the web server's group reaches it
+  counter fastcgi -listen tcp:127.0.0.1:PORT [-only-web-server-connects]
+                                   the same on a loopback port, which
+                                   every local user can reach and send
+                                   any REMOTE_ADDR: all logins over it
+                                   count as one client, unless the flag
+                                   says only the web server reaches it
+  counter help                     show this text
 
 Settings (KEY+=A,B adds to a list, KEY-=A takes from it, KEY= empties it):
   show=views|visitors         what the image shows: every view, or each

@@ -28,7 +28,7 @@ func runTheme(e *cmdEnv, args []string) error {
 		return usagef("theme: %q is not add, list, show or remove", sub)
 	}
 	if len(rest) != n {
-		return usagef("theme %s: wrong number of arguments: counter.cgi theme %s", sub, themeCommand().args)
+		return usagef("theme %s: wrong number of arguments: counter theme %s", sub, themeCommand().args)
 	}
 	if e.replaceTheme && sub != "add" {
 		return usagef("theme %s: -replace is for theme add", sub)
@@ -71,7 +71,7 @@ func runThemeAdd(e *cmdEnv, name, path string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "added theme %s: %s; show it with <img src=\"/cgi-bin/counter.cgi/NAME.png?theme=%s\">, or make it a counter's own with counter.cgi config NAME theme=%s\n",
+	fmt.Fprintf(e.stdout, "added theme %s: %s; show it with <img src=\"/cgi-bin/counter.cgi/NAME.png?theme=%s\">, or make it a counter's own with counter config NAME theme=%s\n",
 		name, describeSet(s), name, name)
 	return nil
 }

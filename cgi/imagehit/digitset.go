@@ -35,7 +35,7 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.F
 		body.Reset() // a file found damaged while it was drawn
 	}
 	if errors.Is(err, counter.ErrNoTheme) && !named {
-		a.Log.Printf("counter %q: its theme %s is not in the database: drawn in the font (counter.cgi config %s theme=NAME)", name, style.Set, name)
+		a.Log.Printf("counter %q: its theme %s is not in the database: drawn in the font (counter config %s theme=NAME)", name, style.Set, name)
 		return errSetGone
 	}
 	if errors.Is(err, draw.ErrSetTooLarge) {

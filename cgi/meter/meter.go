@@ -307,7 +307,7 @@ func (m *Meter) fold(date string) {
 // at most max bytes as hold them whole (a warning too long for a line of
 // its own goes alone, and the log cuts it).
 func warnLines(warnings []string, max int) []string {
-	const head, tail = "costs: ", " (counter.cgi doctor)"
+	const head, tail = "costs: ", " (counter doctor)"
 	var lines []string
 	var b strings.Builder
 	last := ""

@@ -150,7 +150,7 @@ func TestNewDayFolds(t *testing.T) {
 	if got := files(t, dir); len(got) != 1 || got[0] != "costs-2026-12-05" {
 		t.Errorf("files after the fold: %v, want today's alone", got)
 	}
-	if warned[len(warned)-1] != "costs: 2026-12-03: hit p99 was 9ms, 3.0 times its median (counter.cgi doctor)" {
+	if warned[len(warned)-1] != "costs: 2026-12-03: hit p99 was 9ms, 3.0 times its median (counter doctor)" {
 		t.Errorf("the fold's warning did not reach the log: %q", warned)
 	}
 }
@@ -239,24 +239,24 @@ func TestNoDirectoryFailsNothing(t *testing.T) {
 func TestWarnLines(t *testing.T) {
 	warnings := []string{"2026-12-03: hit p50 was 9ms", "2026-12-03: commit p99 was 90ms", "2026-12-04: hit p99 was 1s"}
 	got := warnLines(warnings, 200)
-	want := []string{"costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms; 2026-12-04: hit p99 was 1s (counter.cgi doctor)"}
+	want := []string{"costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms; 2026-12-04: hit p99 was 1s (counter doctor)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnLines = %q, want %q", got, want)
 	}
 	// Lines no longer than the log's: a new line says its date again.
 	got = warnLines(warnings, 80)
 	want = []string{
-		"costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms (counter.cgi doctor)",
-		"costs: 2026-12-04: hit p99 was 1s (counter.cgi doctor)",
+		"costs: 2026-12-03: hit p50 was 9ms; commit p99 was 90ms (counter doctor)",
+		"costs: 2026-12-04: hit p99 was 1s (counter doctor)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnLines, 80 bytes = %q, want %q", got, want)
 	}
 	got = warnLines(warnings, 50)
 	want = []string{
-		"costs: 2026-12-03: hit p50 was 9ms (counter.cgi doctor)",
-		"costs: 2026-12-03: commit p99 was 90ms (counter.cgi doctor)",
-		"costs: 2026-12-04: hit p99 was 1s (counter.cgi doctor)",
+		"costs: 2026-12-03: hit p50 was 9ms (counter doctor)",
+		"costs: 2026-12-03: commit p99 was 90ms (counter doctor)",
+		"costs: 2026-12-04: hit p99 was 1s (counter doctor)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnLines, 50 bytes = %q, want %q", got, want)

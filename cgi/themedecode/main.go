@@ -47,7 +47,7 @@ const maxInput = themefile.MaxSetBytes + 64<<10
 
 func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	if getenv("GATEWAY_INTERFACE") != "" {
-		return errors.New("counter-themedecode is run by counter.cgi theme add, not by a web server")
+		return errors.New("counter-themedecode is run by counter theme add, not by a web server")
 	}
 	if len(args) == 2 && args[1] == "status" {
 		line, err := status()
@@ -58,7 +58,7 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.W
 		return err
 	}
 	if len(args) > 1 {
-		return errors.New("counter-themedecode takes no arguments but status: counter.cgi theme add NAME PATH runs it")
+		return errors.New("counter-themedecode takes no arguments but status: counter theme add NAME PATH runs it")
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 	if err != nil {

@@ -42,7 +42,7 @@ func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 		b.WriteString("</div>\n")
 		if len(themes) > 0 {
 			// A GIF, which animates an animated set.
-			b.WriteString("<p>Your digit sets (<code>counter.cgi theme add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
+			b.WriteString("<p>Your digit sets (<code>counter theme add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
 			for _, set := range themes {
 				b.WriteString(strings.NewReplacer("NAME", n, "LOOK", html.EscapeString(set), "EXT", "gif").Replace(indexLook))
 			}
@@ -50,7 +50,7 @@ func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(list) == 0 {
-		b.WriteString("<p>No counters yet: make one with <code>counter.cgi create NAME</code>.</p>\n")
+		b.WriteString("<p>No counters yet: make one with <code>counter create NAME</code>.</p>\n")
 	}
 	b.WriteString("</body></html>\n")
 	w.Header().Set("Cache-Control", "no-store")

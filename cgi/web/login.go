@@ -109,7 +109,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	})
 	release()
 	if errors.Is(err, counter.ErrHashTooCostly) {
-		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter.cgi passwd %s", name, name)
+		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter passwd %s", name, name)
 	} else if err != nil {
 		a.log.Printf("login %q: %v", name, err)
 	}

@@ -194,7 +194,7 @@ func (a *App) loginUnavailable(w http.ResponseWriter, r *http.Request, name stri
 	if errors.Is(err, rundir.ErrUnusable) {
 		msg = "Logins are off: the counter cannot use its runtime directory. " +
 			"The server's error log names the file and the command that fixes it; " +
-			"counter.cgi doctor shows it too."
+			"counter doctor shows it too."
 	}
 	writeHTML(w, r, http.StatusServiceUnavailable, loginPage(name, msg))
 }

@@ -16,7 +16,7 @@ import (
 func TestStatsSayWhetherPublic(t *testing.T) {
 	a, _ := testApp(t, "page", "kept")
 	note := `<p class="note public">This page is public: anyone who has its address can see these figures. ` +
-		`To protect it with a password, run on the server: <code>sudo -u www-data counter.cgi passwd page</code></p>`
+		`To protect it with a password, run on the server: <code>sudo -u www-data counter passwd page</code></p>`
 	if w := serve(a, "GET", "/page/stats"); w.Code != 200 || !strings.Contains(w.Body.String(), note) {
 		t.Errorf("public page: %d, want it to say %q", w.Code, note)
 	}

@@ -198,7 +198,7 @@ func looks(p *htmlPage, name string, themes []string) {
 // and the command that gives them one, as the README has it.
 func publicNote(p *htmlPage, name string) {
 	p.raw(`<p class="note public">This page is public: anyone who has its address can see these figures. `,
-		`To protect it with a password, run on the server: <code>sudo -u www-data counter.cgi passwd `)
+		`To protect it with a password, run on the server: <code>sudo -u www-data counter passwd `)
 	p.text(name)
 	p.raw("</code></p>\n")
 }

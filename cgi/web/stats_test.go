@@ -366,7 +366,7 @@ func TestTooCostlyHashIsNeverRun(t *testing.T) {
 	if w.Code != http.StatusUnauthorized {
 		t.Errorf("status %d, want 401", w.Code)
 	}
-	if !strings.Contains(logs.String(), "counter.cgi passwd page") {
+	if !strings.Contains(logs.String(), "counter passwd page") {
 		t.Errorf("log %q does not tell the owner to set a new password", logs.String())
 	}
 }

@@ -168,11 +168,11 @@ func TestDebianPackageInstall(t *testing.T) {
 		skipOutsideCI(t, "no apt-get")
 	}
 	if out, _ := exec.Command("dpkg-query", "-W", "-f", "${db:Status-Status}", "counter").Output(); len(out) > 0 && string(out) != "not-installed" {
-		t.Fatalf("the package counter is %s on this machine: the test would replace an owner's install (apt-get purge counter first)", out)
+		t.Fatalf("this test needs the machine to itself: it installs the package for real, on port 80, and purges it; but the package counter is %s here, and the test would replace an owner's install (apt-get purge counter first, or -skip TestDebianPackageInstall)", out)
 	}
-	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/var/lib/counter", "/etc/init.d/counter"} {
+	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/bin/counter", "/var/lib/counter", "/var/backups/counter", "/etc/init.d/counter", "/etc/init.d/counter-rundir"} {
 		if _, err := os.Lstat(p); err == nil {
-			t.Fatalf("%s is there: the counter is installed by hand on this machine (deploy/uninstall.sh --purge first)", p)
+			t.Fatalf("this test needs the machine to itself: it installs the package for real, on port 80, and purges it; but %s is there: the counter is installed by hand on this machine (deploy/uninstall.sh --purge first, or -skip TestDebianPackageInstall)", p)
 		}
 	}
 	const site = "http://127.0.0.1"
@@ -249,14 +249,15 @@ func TestDebianPackageInstall(t *testing.T) {
 		t.Errorf("postinst's check did not reach the counter through the server on port 80")
 	}
 	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/lib/counter/counter-tool", "/usr/lib/counter/counter-themedecode", "/usr/lib/tmpfiles.d/counter.conf", "/lib/systemd/system/counter.socket",
-		"/lib/systemd/system/counter.service", "/etc/init.d/counter", "/etc/fail2ban/filter.d/counter.conf"} {
+		"/lib/systemd/system/counter.service", "/etc/init.d/counter", "/etc/fail2ban/filter.d/counter.conf",
+		"/usr/bin/counter", "/var/backups/counter"} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("after apt-get install: %v", err)
 		}
 	}
 	admin := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command("runuser", append([]string{"-u", "www-data", "--", "/usr/lib/cgi-bin/counter.cgi"}, args...)...).CombinedOutput()
+		out, err := exec.Command("runuser", append([]string{"-u", "www-data", "--", "counter"}, args...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("counter.cgi %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -336,4 +337,38 @@ func answersOn(site string) error {
 		return err
 	}
 	return resp.Body.Close()
+}
+
+// TestBuildVersionsUpgrade builds the PC's package twice from the same
+// commit, as the README's two commands do, with no VERSION given: the
+// second must be a version apt takes as an upgrade of the first. Before,
+// both were 0.0~gitDATE.COMMIT of the commit, and apt said "already the
+// newest version" and kept the old binary.
+func TestBuildVersionsUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every binary twice: minutes on a busy machine")
+	}
+	if _, err := exec.LookPath("dpkg-deb"); err != nil {
+		skipOutsideCI(t, "dpkg-deb not installed (apt-get install dpkg)")
+	}
+	var versions []string
+	for i := range 2 {
+		if i > 0 {
+			time.Sleep(time.Second) // the version's clock counts seconds
+		}
+		dist := buildPackages(t, "", "amd64")
+		debs, _ := filepath.Glob(filepath.Join(dist, "counter_*_amd64.deb"))
+		if len(debs) != 1 {
+			t.Fatalf("build.sh ARCHS=amd64 made %v in %s, want one counter_VERSION_amd64.deb", debs, dist)
+		}
+		v, err := exec.Command("dpkg-deb", "-f", debs[0], "Version").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, strings.TrimSpace(string(v)))
+	}
+	if err := exec.Command("dpkg", "--compare-versions", versions[1], "gt", versions[0]).Run(); err != nil {
+		t.Errorf("a second build is version %s, not an upgrade of the first, %s", versions[1], versions[0])
+	}
+	t.Logf("versions %s then %s", versions[0], versions[1])
 }

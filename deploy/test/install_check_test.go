@@ -1,13 +1,16 @@
 package test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	osuser "os/user"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestInstallCheckSaysWhy runs install.sh against a web server that
@@ -62,6 +65,7 @@ func TestInstallCheckSaysWhy(t *testing.T) {
 				"COUNTER_LIGHTTPD="+stub(t, "lighttpd", calls),
 				"COUNTER_APACHE2CTL="+stub(t, "apache2ctl", calls),
 				"COUNTER_NGINX="+stub(t, "nginx", calls),
+				"COUNTER_CHECK_WAIT=1", // broken for good: no need to wait for a reload
 				"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 			)
 			out, err := runKit(env, "", root, "install.sh", append([]string{"--binary", bin, "--url", srv.URL}, tc.args...)...)
@@ -72,5 +76,53 @@ func TestInstallCheckSaysWhy(t *testing.T) {
 				t.Errorf("install.sh did not say %q:\n%s", tc.want, out)
 			}
 		})
+	}
+}
+
+// TestInstallCheckWaitsForTheReload: a server that has been told to
+// reload still answers from its old configuration for a moment (nginx
+// starts new workers while the old ones finish), as nginx did with 404s
+// for the first requests after install.sh's reload. The check asks again
+// until the counter answers, within its bound, and the install succeeds;
+// before, it judged the first answer and failed 4 times of 4.
+func TestInstallCheckWaitsForTheReload(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOutsideCI(t, "the install script runs as root")
+	}
+	if _, err := osuser.Lookup("www-data"); err != nil {
+		skipOutsideCI(t, "no www-data user")
+	}
+	bin := buildCounter(t)
+	var asked atomic.Int64
+	var ready atomic.Value // the time the "reload" ends: 2 s after the first request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Server", "nginx/1.22.1")
+		if asked.Add(1) == 1 {
+			ready.Store(time.Now().Add(2 * time.Second))
+		}
+		if time.Now().Before(ready.Load().(time.Time)) {
+			w.WriteHeader(404)
+			w.Write([]byte("<html>404 Not Found</html>"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"name":"install-check","count":0}`)
+	}))
+	defer srv.Close()
+	root := scratchRoot(t, "nginx-common")
+	calls := filepath.Join(t.TempDir(), "calls.log")
+	env := append(os.Environ(),
+		"COUNTER_SYSTEMCTL="+stub(t, "systemctl", calls),
+		"COUNTER_SYSTEMD_RUN="+t.TempDir(),
+		"COUNTER_SERVICE="+stub(t, "service", calls),
+		"COUNTER_NGINX="+stub(t, "nginx", calls),
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	)
+	out, err := runKit(env, "", root, "install.sh", "--binary", bin, "--url", srv.URL, "--server", "nginx")
+	if err != nil || !strings.Contains(out, "install.sh: checked: ") || strings.Contains(out, "CHECK FAILED") {
+		t.Errorf("install.sh against a server still reloading: %v\n%s", err, out)
+	}
+	if n := asked.Load(); n < 2 {
+		t.Errorf("the check asked %d time(s), want it to ask again while the server reloads", n)
 	}
 }

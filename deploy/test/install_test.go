@@ -194,7 +194,7 @@ func TestInstallScript(t *testing.T) {
 
 	db := filepath.Join(root, "var/lib/counter/counter.db")
 	uninstalled := script(t, "uninstall.sh")
-	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
+	for _, p := range []string{"usr/lib/cgi-bin/counter.cgi", "usr/bin/counter", "etc/lighttpd/conf-enabled/counter-fastcgi.conf",
 		"etc/apache2/conf-enabled/counter-service.conf", "etc/apache2/conf-available/counter-service.conf",
 		"etc/systemd/system/counter.socket", "etc/systemd/system/counter.service",
 		"etc/tmpfiles.d/counter.conf", "run/counter"} {
@@ -205,26 +205,35 @@ func TestInstallScript(t *testing.T) {
 	if _, err := os.Stat(db); err != nil {
 		t.Errorf("uninstall.sh without --purge: %v, want the counts kept", err)
 	}
-	script(t, "uninstall.sh", "--purge")
-	if _, err := os.Stat(filepath.Dir(db)); err == nil {
-		t.Errorf("uninstall.sh --purge left %s", filepath.Dir(db))
-	}
 	// The modules install.sh enabled stay, listed with the command that
-	// disables them; with those run, /etc is as Debian left it, byte for
-	// byte.
+	// disables them, and the record of them stays for --purge.
 	for _, m := range []string{"cgid", "proxy_fcgi", "proxy"} {
-		want := fmt.Sprintf("left enabled: Apache's module %s, which install.sh enabled; if no other site needs it: a2dismod %[1]s && systemctl restart apache2\n", m)
+		want := fmt.Sprintf("left enabled: Apache's module %s, which install.sh enabled; if no other site needs it: a2dismod %[1]s && systemctl restart apache2 (uninstall.sh --purge does it)\n", m)
 		if !strings.Contains(uninstalled, want) {
 			t.Errorf("uninstall.sh did not say %q:\n%s", want, uninstalled)
 		}
-		cmd := exec.Command("a2dismod", "-q", "-f", m)
-		cmd.Env = append(os.Environ(), "APACHE_CONFDIR="+filepath.Join(root, "etc/apache2"), "APACHE_STATE_DIRECTORY="+filepath.Join(root, "var/lib/apache2"))
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("a2dismod %s: %v\n%s", m, err, b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "var/lib/counter-install.state")); err != nil {
+		t.Errorf("uninstall.sh did not keep the record of what install.sh enabled, for --purge: %v", err)
+	}
+	// --purge, as the README says: the counts, and the modules it enabled;
+	// then /etc is as Debian left it, byte for byte.
+	purged := script(t, "uninstall.sh", "--purge")
+	if _, err := os.Stat(filepath.Dir(db)); err == nil {
+		t.Errorf("uninstall.sh --purge left %s", filepath.Dir(db))
+	}
+	for _, p := range []string{"var/backups/counter", "var/lib/counter-install.state"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("uninstall.sh --purge left /%s", p)
+		}
+	}
+	for _, m := range []string{"cgid", "proxy_fcgi", "proxy"} {
+		if want := "disabled Apache's module " + m + ", which install.sh enabled\n"; !strings.Contains(purged, want) {
+			t.Errorf("uninstall.sh --purge did not say %q:\n%s", want, purged)
 		}
 	}
 	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {
-		t.Errorf("/etc after uninstall.sh (and a2dismod) is not as before install.sh:\n%s", diff)
+		t.Errorf("/etc after uninstall.sh --purge is not as before install.sh:\n%s", diff)
 	}
 }
 
@@ -343,6 +352,7 @@ func checkInstalled(t *testing.T, root string, c installedConf) {
 		{"usr/lib/counter/counter-themedecode", "-rwxr-xr-x", "root:root"}, // theme add's, out of cgi-bin
 		{"var/lib/counter", "drwxr-x---", "www-data:www-data"},
 		{"var/lib/counter/counter.db", "-rw-------", "www-data:www-data"},
+		{"var/backups/counter", "drwxr-x---", "www-data:www-data"}, // backup's, as www-data
 		{"run/counter", "drwxr-x---", "www-data:www-data"},
 		{"etc/tmpfiles.d/counter.conf", "-rw-r--r--", "root:root"},
 		{"etc/lighttpd/conf-enabled/" + c.lighttpd, "-rw-r--r--", "root:root"},
@@ -356,6 +366,10 @@ func checkInstalled(t *testing.T, root string, c installedConf) {
 		if got := fileMode(fi) + " " + fileOwner(fi); got != want.mode+" "+want.owner {
 			t.Errorf("/%s: got %s, want %s %s", want.path, got, want.mode, want.owner)
 		}
+	}
+	// The command the manual and the messages name, on PATH.
+	if target, err := os.Readlink(filepath.Join(root, "usr/bin/counter")); err != nil || target != "../lib/counter/counter-tool" {
+		t.Errorf("/usr/bin/counter: %q, %v; want a link to ../lib/counter/counter-tool", target, err)
 	}
 	for _, p := range []string{"etc/apache2/conf-enabled/" + c.apache, "etc/apache2/mods-enabled/" + c.apacheMod + ".load"} {
 		if _, err := os.Stat(filepath.Join(root, p)); err != nil {

@@ -38,7 +38,7 @@ func manualFiles(t *testing.T) map[string]string {
 var (
 	fence      = regexp.MustCompile("(?s)```[a-z]*\n(.*?)```")
 	codeSpan   = regexp.MustCompile("`([^`\n]+)`")
-	adminLine  = regexp.MustCompile(`counter\.cgi\s+(-?[a-z][a-z-]*)\b([^|#<>&;]*)`)
+	adminLine  = regexp.MustCompile(`(?:(?:^|\s|bin/)counter\.cgi|(?:^|\$ |sudo |www-data |bin/|\* )counter)\s+(-?[a-z][a-z-]*)\b([^|#<>&;]*)`)
 	flagWord   = regexp.MustCompile(`^-[a-z][a-z-]*$`)
 	kitPath    = regexp.MustCompile(`\b(?:deploy|testdata)/[A-Za-z0-9_./-]*[A-Za-z0-9_]`)
 	mdLink     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
@@ -69,12 +69,12 @@ func TestManualMatchesTheProgram(t *testing.T) {
 	files := manualFiles(t)
 	help, _ := exec.Command(bin, "help").CombinedOutput()
 	commands := map[string]string{"-version": ""} // command -> its -h text
-	for _, m := range regexp.MustCompile(`(?m)^  counter\.cgi ([a-z]+)`).FindAllStringSubmatch(string(help), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  counter ([a-z]+)`).FindAllStringSubmatch(string(help), -1) {
 		usage, _ := exec.Command(bin, m[1], "-h").CombinedOutput()
 		commands[m[1]] = string(usage)
 	}
 	if len(commands) < 10 {
-		t.Fatalf("counter.cgi help lists %d commands:\n%s", len(commands), help)
+		t.Fatalf("counter help lists %d commands:\n%s", len(commands), help)
 	}
 
 	t.Run("admin commands", func(t *testing.T) {
@@ -83,12 +83,12 @@ func TestManualMatchesTheProgram(t *testing.T) {
 				for _, m := range adminLine.FindAllStringSubmatch(line, -1) {
 					usage, ok := commands[m[1]]
 					if !ok {
-						t.Errorf("%s shows `counter.cgi %s`, which counter.cgi help does not list", path, m[1])
+						t.Errorf("%s shows `counter %s`, which counter help does not list", path, m[1])
 						continue
 					}
 					for _, w := range strings.Fields(m[2]) {
 						if flagWord.MatchString(w) && !strings.Contains(usage, "  "+w+" ") && !strings.Contains(usage, "  "+w+"\n") {
-							t.Errorf("%s shows `counter.cgi %s %s`, a flag %s -h does not list", path, m[1], w, m[1])
+							t.Errorf("%s shows `counter %s %s`, a flag %s -h does not list", path, m[1], w, m[1])
 						}
 					}
 				}
@@ -314,5 +314,45 @@ func TestDevelopersGuide(t *testing.T) {
 	}
 	if named < 20 {
 		t.Errorf("deploy/README.md names %d paths in code; the guide is meant to point into the code", named)
+	}
+}
+
+// TestMessagesNameCommandsThatRun: a message or page of the program that
+// tells the owner to run a command names the one on PATH (counter, which
+// the install links to the full tool), not counter.cgi, which is in
+// cgi-bin and not on PATH: "sudo -u www-data counter.cgi passwd blog" is
+// "command not found" as typed.
+func TestMessagesNameCommandsThatRun(t *testing.T) {
+	bin := buildCounter(t)
+	help, _ := exec.Command(bin, "help").CombinedOutput()
+	cmds := regexp.MustCompile(`(?m)^  counter ([a-z]+)`).FindAllStringSubmatch(string(help), -1)
+	if len(cmds) < 10 {
+		t.Fatalf("counter help lists %d commands:\n%s", len(cmds), help)
+	}
+	var names []string
+	for _, m := range cmds {
+		names = append(names, m[1])
+	}
+	offPath := regexp.MustCompile(`counter\.cgi (?:` + strings.Join(names, "|") + `)\b`)
+	err := filepath.WalkDir(filepath.Join(repoRoot, "cgi"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "//") {
+				continue
+			}
+			if m := offPath.FindString(line); m != "" {
+				t.Errorf("%s:%d tells the owner to run %q, which is not on PATH: name counter", path, i+1, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

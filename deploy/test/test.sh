@@ -11,8 +11,20 @@
 # every test. A test that needs a server or a tool skips without it, except
 # when CI=true: there it fails, so a missing server is never mistaken for a
 # pass.
+#
+# With -short, the everyday subset: no apt, no web server, no browser, no
+# package install: vet, and the tests of every package but deploy/ (the
+# real-server, install and package tests), with -short.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+for arg in "$@"; do
+	if [ "$arg" = -short ]; then
+		go vet ./...
+		# shellcheck disable=SC2046 # one word a package
+		exec go test -count=1 "$@" $(go list ./... | grep -v '/deploy/')
+	fi
+done
 
 # package: a file it installs
 declare -A wanted=(
