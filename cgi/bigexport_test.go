@@ -6,13 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -247,97 +245,30 @@ func bigExportFastCGI(t *testing.T, db string) {
 	}
 }
 
-// measureEnv, in the environment of this test binary run again, makes it
-// the helper that runs and measures the binary it names (measure).
-const measureEnv = "COUNTER_TEST_MEASURE"
-
 // runMeasured runs bin with env, as a web server runs a CGI, and returns
-// its output, its peak RSS in bytes and its stderr.
-//
-// The binary is started by a helper, this test binary run again, rather
-// than by the test: a child of the test shares the test's memory until it
-// execs (os/exec clones with CLONE_VM), and Linux counts the largest that
-// memory ever was, here the 110,000 page-days the test made, into the
-// child's ru_maxrss. The helper's own memory, a few MB, is a floor of the
-// figure.
+// its output, its peak RSS in bytes (underGNUTime) and its stderr.
 func runMeasured(t *testing.T, bin string, env []string) (out []byte, peak int64, stderr string) {
 	t.Helper()
-	report, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer report.Close()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(env, measureEnv+"="+bin)
-	cmd.ExtraFiles = []*os.File{w} // fd 3
+	cmd := exec.Command(bin)
+	cmd.Env = env
 	var stdout, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &errOut
-	err = cmd.Run()
-	w.Close()
-	if err != nil {
+	peakOf := underGNUTime(t, cmd)
+	if err := cmd.Run(); err != nil {
 		t.Fatalf("CGI run: %v; stderr %s", err, errOut.String())
 	}
-	line, err := io.ReadAll(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kib, err := strconv.ParseInt(strings.TrimSpace(string(line)), 10, 64)
-	if err != nil {
-		t.Fatalf("the helper's report %q: %v", line, err)
-	}
-	return stdout.Bytes(), kib << 10, errOut.String()
+	return stdout.Bytes(), peakOf(), errOut.String()
 }
 
-// runMeasuredArgs runs bin with args and env as runMeasured does, and
-// returns its stdout and stderr together, its peak RSS in bytes, and how
-// it ended.
+// runMeasuredArgs runs bin with env and args, and returns its combined
+// output, its peak RSS in bytes and how it ended.
 func runMeasuredArgs(t *testing.T, bin string, env, args []string) (out []byte, peak int64, err error) {
 	t.Helper()
-	report, w, perr := os.Pipe()
-	if perr != nil {
-		t.Fatal(perr)
-	}
-	defer report.Close()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(env, measureEnv+"="+bin)
-	cmd.ExtraFiles = []*os.File{w} // fd 3
-	out, err = cmd.CombinedOutput()
-	w.Close()
-	line, rerr := io.ReadAll(report)
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
-	kib, perr := strconv.ParseInt(strings.TrimSpace(string(line)), 10, 64)
-	if perr != nil && err == nil {
-		t.Fatalf("the helper's report %q: %v", line, perr)
-	}
-	return out, kib << 10, err
-}
-
-// measure is the helper: it runs the binary that measureEnv names with
-// its arguments, the rest of its environment, stdin, stdout and stderr, and writes the
-// child's ru_maxrss (KiB on Linux) to fd 3.
-func measure() int {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, measureEnv+"=") {
-			env = append(env, kv)
-		}
-	}
-	cmd := exec.Command(os.Getenv(measureEnv), os.Args[1:]...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
-	if cmd.ProcessState == nil {
-		fmt.Fprintln(os.Stderr, "measure:", err)
-		return 1
-	}
-	fmt.Fprintln(os.NewFile(3, "report"), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "measure:", err)
-		return 1
-	}
-	return 0
+	peakOf := underGNUTime(t, cmd)
+	out, err = cmd.CombinedOutput()
+	return out, peakOf(), err
 }
 
 // memoryCgroup makes a cgroup v1 memory cgroup limited to limit bytes
