@@ -129,7 +129,7 @@ func (a *App) Refuse(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := publicError(err)
 	a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
 	if ext == "json" {
-		writeJSON(w, r, status, jsonString("error", msg))
+		writeJSON(w, r, status, errorAnswer{msg})
 		return
 	}
 	http.Error(w, msg, status)
