@@ -72,6 +72,7 @@ var deniedInTool = map[string]string{
 	"net/http/fcgi":                  "hides SCRIPT_NAME and PATH_INFO, which the router needs; fastcgi.go is the responder",
 	"net/http/cgi":                   "its request parsing is compared with gateway/request.go in tests; the full tool needs no CGI host",
 	"github.com/x-way/crawlerdetect": "compiles a large regexp at start-up, for every page and command; counter/crawler runs its generated patterns",
+	"regexp":                         "a package-level pattern is compiled at every start, a page's under CGI too; nothing in the tool needs one",
 	"compress/lzw":                   "a 64 KiB table zeroed at every frame of a set's GIF; counter/draw/lzw.go writes the same bytes",
 	"image/png":                      "the decoders run in a confined process of their own (cgi/themedecode); counter/draw/png.go writes the PNGs",
 	"image/gif":                      "the decoders run in a confined process of their own (cgi/themedecode); counter/draw/gif.go writes the GIFs",
