@@ -58,6 +58,9 @@ type App struct {
 	// hash makes a hash at the pinned cost, likewise; tests watch when it
 	// runs.
 	hash func(password []byte) ([]byte, error)
+	// crossOrigin refuses a form posted from another site, by the
+	// Sec-Fetch-Site and Origin headers that CGI passes through.
+	crossOrigin *http.CrossOriginProtection
 }
 
 // New returns the App for a process of the given mode. Close it once
@@ -91,17 +94,10 @@ func newApp(cfg config.Config, log *logline.Logger) *App {
 
 // appOf returns the App over the hits of p.
 func appOf(p *imagehit.Process) *App {
-	a := &App{proc: p, cfg: &p.Cfg, log: p.Log, verify: counter.VerifyPassword, hash: counter.HashPassword}
+	a := &App{proc: p, cfg: &p.Cfg, log: p.Log, verify: counter.VerifyPassword, hash: counter.HashPassword,
+		crossOrigin: http.NewCrossOriginProtection()}
 	a.timing.started = time.Now()
 	return a
-}
-
-// checkSameOrigin refuses a form posted from another site, by the
-// Sec-Fetch-Site and Origin headers that CGI passes through. The checker
-// is made here, not with the app: it builds a ServeMux of its own, which
-// a counter hit should not pay for.
-func checkSameOrigin(r *http.Request) error {
-	return http.NewCrossOriginProtection().Check(r)
 }
 
 func (a *App) now() time.Time { return a.cfg.Now() }
@@ -129,7 +125,7 @@ func (a *App) Refuse(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := publicError(err)
 	a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
 	if ext == "json" {
-		writeJSON(w, r, status, jsonString("error", msg))
+		writeJSON(w, r, status, errorAnswer{msg})
 		return
 	}
 	http.Error(w, msg, status)

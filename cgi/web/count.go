@@ -26,32 +26,44 @@ func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	tag(w, costs.JSON)
-	fields := []jsonField{
-		jsonString("name", name),
-		jsonCount("count", g.Shown),
-		jsonString("show", g.Settings.Show.String()),
+	ans := countAnswer{Name: name, Count: g.Shown, Show: g.Settings.Show.String()}
+	// A counter whose owner keeps its figures behind a password: the JSON
+	// says what the image shows, and no more.
+	if !g.Protected() {
+		ans.countFigures = &countFigures{Views: g.Count, Visitors: g.Visitors, Today: dayKeyOf(a.now()),
+			TodayViews: g.Today.Views, TodayVisitors: g.Today.Visitors}
+		if p := g.Page; p != nil {
+			ans.pageFigures = &pageFigures{Page: p.Page, PageViews: p.Views, PageVisitors: p.Visitors,
+				PageTodayViews: g.PageToday.Views, PageTodayVisitors: g.PageToday.Visitors}
+		}
 	}
-	if g.Protected() {
-		// Its owner keeps its figures behind a password: the JSON says
-		// what the image shows, and no more.
-		writeJSON(w, r, http.StatusOK, fields...)
-		return
-	}
-	fields = append(fields,
-		jsonCount("views", g.Count),
-		jsonCount("visitors", g.Visitors),
-		jsonString("today", dayKeyOf(a.now())),
-		jsonCount("today_views", g.Today.Views),
-		jsonCount("today_visitors", g.Today.Visitors))
-	if p := g.Page; p != nil {
-		fields = append(fields,
-			jsonString("page", p.Page),
-			jsonCount("page_views", p.Views),
-			jsonCount("page_visitors", p.Visitors),
-			jsonCount("page_today_views", g.PageToday.Views),
-			jsonCount("page_today_visitors", g.PageToday.Visitors))
-	}
-	writeJSON(w, r, http.StatusOK, fields...)
+	writeJSON(w, r, http.StatusOK, ans)
+}
+
+// countAnswer is the JSON of /NAME.json: what the image shows, then, for
+// a counter without a password, its figures, and a page's on a site.
+type countAnswer struct {
+	Name  string `json:"name"`
+	Count uint64 `json:"count"`
+	Show  string `json:"show"`
+	*countFigures
+}
+
+type countFigures struct {
+	Views         uint64 `json:"views"`
+	Visitors      uint64 `json:"visitors"`
+	Today         string `json:"today"`
+	TodayViews    uint64 `json:"today_views"`
+	TodayVisitors uint64 `json:"today_visitors"`
+	*pageFigures
+}
+
+type pageFigures struct {
+	Page              string `json:"page"`
+	PageViews         uint64 `json:"page_views"`
+	PageVisitors      uint64 `json:"page_visitors"`
+	PageTodayViews    uint64 `json:"page_today_views"`
+	PageTodayVisitors uint64 `json:"page_today_visitors"`
 }
 
 // glanceQuery checks name and the query of a request that reads a counter

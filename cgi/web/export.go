@@ -199,8 +199,9 @@ func csvHistory(e *exportWriter, h counter.History) {
 // jsonHistory writes the counter, its daily history and its referring
 // hosts as JSON, everything the statistics page shows, so that an import
 // of it elsewhere shows the same page; a site's page-days follow
-// (pageDay). It is written by hand: encoding/json is kept out of the
-// binary (cgi/deps_test.go).
+// (pageDay). The document is framed here a row at a time, each value
+// encoded by encoding/json, so that a long history is written out in
+// pieces (exportWriter.row) and never held whole in memory.
 func jsonHistory(e *exportWriter, h counter.History) {
 	b := e.b
 	b = append(b, `{"name":`...)

@@ -190,7 +190,7 @@ func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]
 // sameOrigin reports whether login r came from the counter's own pages;
 // if not, it has answered r.
 func (a *App) sameOrigin(w http.ResponseWriter, r *http.Request, name string) bool {
-	if err := checkSameOrigin(r); err != nil {
+	if err := a.crossOrigin.Check(r); err != nil {
 		a.log.Printf("login %q refused from %s: %v", name, a.loginAddr(r), err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return false
@@ -230,7 +230,7 @@ func (a *App) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error)
 // a valid session nothing is renewed: a visitor cannot log the owner out.
 func (a *App) serveLogout(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if err := checkSameOrigin(r); err != nil {
+	if err := a.crossOrigin.Check(r); err != nil {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}

@@ -74,7 +74,7 @@ func (a *App) setOwnerCookies(w http.ResponseWriter, r *http.Request, name, valu
 // the mark. Only someone who may see the statistics may do either.
 func (a *App) serveOwner(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if err := checkSameOrigin(r); err != nil {
+	if err := a.crossOrigin.Check(r); err != nil {
 		a.log.Printf("owner %q refused: %v", name, err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -51,60 +52,27 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType s
 	}
 }
 
-// writeJSON sends a flat JSON object of string and count fields, in the
-// order given, never cached. It is written out by hand: encoding/json and the
-// reflection it brings made the binary, which every hit loads, 170 kB larger
-// for two fields.
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, fields ...jsonField) {
-	b := []byte{'{'}
-	for i, f := range fields {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, f.key)
-		b = append(b, ':')
-		switch {
-		case f.str != nil:
-			b = appendJSONString(b, *f.str)
-		case f.boolean != nil:
-			b = strconv.AppendBool(b, *f.boolean)
-		default:
-			b = strconv.AppendUint(b, f.num, 10)
-		}
+// writeJSON sends v as JSON, never cached.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only this program's own answer types come here: a bug.
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
 	}
-	b = append(b, "}\n"...)
 	noCache(w.Header())
-	writeBody(w, r, status, "application/json", b)
+	writeBody(w, r, status, "application/json", append(b, '\n'))
 }
 
-// jsonField is one field of writeJSON's object: a string, a count or a
-// boolean.
-type jsonField struct {
-	key     string
-	str     *string
-	num     uint64
-	boolean *bool
+// errorAnswer is the JSON of a refused request for JSON.
+type errorAnswer struct {
+	Error string `json:"error"`
 }
 
-func jsonString(key, v string) jsonField       { return jsonField{key: key, str: &v} }
-func jsonCount(key string, n uint64) jsonField { return jsonField{key: key, num: n} }
-func jsonBool(key string, v bool) jsonField    { return jsonField{key: key, boolean: &v} }
-
-// appendJSONString appends s as a JSON string, escaping what RFC 8259
-// requires and '<', '>' and '&' as encoding/json does.
+// appendJSONString appends s as encoding/json writes it (a string's
+// encoding cannot fail); the exports, which write their document a row at
+// a time, encode each string with it.
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
+	j, _ := json.Marshal(s)
+	return append(b, j...)
 }

@@ -29,11 +29,18 @@ func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) 
 		status, msg := publicError(err)
 		a.log.Printf("%s %q: %v", r.Method, r.URL.Path, err)
 		w.Header().Set(errorHeader, strconv.Itoa(status)+" "+msg)
-		writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
-			jsonString("message", msg), jsonString("color", "lightgrey"), jsonBool("isError", true))
+		writeJSON(w, r, http.StatusOK, shieldsAnswer{1, label, msg, "lightgrey", true})
 		return
 	}
 	tag(w, costs.JSON)
-	writeJSON(w, r, http.StatusOK, jsonCount("schemaVersion", 1), jsonString("label", label),
-		jsonString("message", strconv.FormatUint(g.Shown, 10)), jsonString("color", "blue"))
+	writeJSON(w, r, http.StatusOK, shieldsAnswer{1, label, strconv.FormatUint(g.Shown, 10), "blue", false})
+}
+
+// shieldsAnswer is shields.io's endpoint schema, its fields in its order.
+type shieldsAnswer struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Label         string `json:"label"`
+	Message       string `json:"message"`
+	Color         string `json:"color"`
+	IsError       bool   `json:"isError,omitempty"`
 }

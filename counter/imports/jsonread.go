@@ -14,10 +14,10 @@ import (
 )
 
 // jsonReader reads JSON a value at a time, with the line of each refusal
-// and a bound on every string, number and nesting. It stands in for
-// encoding/json, which the binary does not link (cgi/deps_test.go), and
-// reads counts as exact uint64s where encoding/json would make them
-// float64s; the tests compare what it reads with what encoding/json reads.
+// and a bound on every string, number and nesting, which encoding/json's
+// Decoder does not give, and reads counts as exact uint64s where
+// encoding/json would make them float64s; the tests compare what it reads
+// with what encoding/json reads.
 type jsonReader struct {
 	r     *bufio.Reader
 	line  int
