@@ -1,10 +1,9 @@
 package admin
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -96,74 +95,69 @@ func cpuText(d time.Duration) string {
 	return costs.Round(d).String()
 }
 
-// writeCostsJSON writes the report for scripts: days (the history, then
-// the days not folded yet, each marked), each with its build and, per
-// kind, the count and the times in microseconds; the warnings; the
-// builds' first requests. No encoding/json: the binary does not link it.
-func writeCostsJSON(w io.Writer, r costReport) error {
-	var b strings.Builder
-	b.WriteString("{\"days\":[")
-	first := true
-	for _, list := range []struct {
-		days    []costs.Day
-		pending bool
-	}{{r.Days, false}, {r.Pending, true}} {
-		for _, d := range list.days {
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			b.WriteString(`{"date":` + strconv.Quote(d.Date))
-			if list.pending {
-				b.WriteString(`,"folded":false`)
-			} else {
-				b.WriteString(`,"folded":true,"build":` + strconv.Quote(d.Build))
-			}
-			writeKindsJSON(&b, d.Kinds)
-			b.WriteByte('}')
-		}
-	}
-	b.WriteString("],\"warnings\":[")
-	for i, line := range r.Warnings {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(line))
-	}
-	b.WriteString("],\"builds\":[")
-	first = true
-	for _, bu := range []costs.Build{r.Build, r.Before} {
-		if bu.ID == "" {
-			continue
-		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		b.WriteString(`{"build":` + strconv.Quote(bu.ID))
-		writeKindsJSON(&b, bu.Kinds)
-		b.WriteByte('}')
-	}
-	b.WriteString("]}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+// costsJSON is the report for scripts: days (the history, then the days
+// not folded yet, each marked), each with its build and, per kind, the
+// count and the times in microseconds; the warnings; the builds' first
+// requests.
+type costsJSON struct {
+	Days     []costDayJSON   `json:"days"`
+	Warnings []string        `json:"warnings"`
+	Builds   []costBuildJSON `json:"builds"`
 }
 
-func writeKindsJSON(b *strings.Builder, kinds [costs.NumKinds]costs.Figures) {
-	b.WriteString(`,"kinds":{`)
-	first := true
+type costDayJSON struct {
+	Date   string                  `json:"date"`
+	Folded bool                    `json:"folded"`
+	Build  string                  `json:"build,omitempty"`
+	Kinds  map[string]costKindJSON `json:"kinds"`
+}
+
+type costBuildJSON struct {
+	Build string                  `json:"build"`
+	Kinds map[string]costKindJSON `json:"kinds"`
+}
+
+type costKindJSON struct {
+	Count  uint64 `json:"count"`
+	P50    int64  `json:"p50_us"`
+	P90    int64  `json:"p90_us"`
+	P99    int64  `json:"p99_us"`
+	CPUP50 int64  `json:"cpu_p50_us"`
+	CPUP90 int64  `json:"cpu_p90_us"`
+	CPUP99 int64  `json:"cpu_p99_us"`
+}
+
+// writeCostsJSON writes r for scripts (costsJSON).
+func writeCostsJSON(w io.Writer, r costReport) error {
+	out := costsJSON{Days: []costDayJSON{}, Warnings: r.Warnings, Builds: []costBuildJSON{}}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	for _, d := range r.Days {
+		out.Days = append(out.Days, costDayJSON{Date: d.Date, Folded: true, Build: d.Build, Kinds: kindsJSON(d.Kinds)})
+	}
+	for _, d := range r.Pending {
+		out.Days = append(out.Days, costDayJSON{Date: d.Date, Kinds: kindsJSON(d.Kinds)})
+	}
+	for _, bu := range []costs.Build{r.Build, r.Before} {
+		if bu.ID != "" {
+			out.Builds = append(out.Builds, costBuildJSON{Build: bu.ID, Kinds: kindsJSON(bu.Kinds)})
+		}
+	}
+	return json.NewEncoder(w).Encode(out)
+}
+
+// kindsJSON is the figures of each kind that has any.
+func kindsJSON(kinds [costs.NumKinds]costs.Figures) map[string]costKindJSON {
+	m := map[string]costKindJSON{}
 	for _, k := range costs.Kinds() {
 		f := kinds[k]
 		if f.Count == 0 {
 			continue
 		}
-		if !first {
-			b.WriteByte(',')
-		}
-		first = false
-		fmt.Fprintf(b, `%q:{"count":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"cpu_p50_us":%d,"cpu_p90_us":%d,"cpu_p99_us":%d}`,
-			k.String(), f.Count, f.Wall[0].Microseconds(), f.Wall[1].Microseconds(), f.Wall[2].Microseconds(),
-			f.CPU[0].Microseconds(), f.CPU[1].Microseconds(), f.CPU[2].Microseconds())
+		m[k.String()] = costKindJSON{Count: uint64(f.Count),
+			P50: f.Wall[0].Microseconds(), P90: f.Wall[1].Microseconds(), P99: f.Wall[2].Microseconds(),
+			CPUP50: f.CPU[0].Microseconds(), CPUP90: f.CPU[1].Microseconds(), CPUP99: f.CPU[2].Microseconds()}
 	}
-	b.WriteByte('}')
+	return m
 }
