@@ -63,7 +63,7 @@ func openAsRoot(name string, flag int, perm os.FileMode) (*os.File, error) {
 			unix.Close(dfd)
 			return nil, &os.PathError{Op: "open", Path: path, Err: err}
 		}
-		err = fitFile(fd, dfd, path)
+		err = fitFile(fd, path)
 		unix.Close(dfd)
 		if err == nil {
 			err = unix.SetNonblock(fd, false)
@@ -110,21 +110,18 @@ func rootsLink(dfd int, base, path string) (string, error) {
 	return string(buf[:n]), nil
 }
 
-// fitFile checks fd, just opened in the directory dfd: a regular file,
-// on the directory's own disk.
-func fitFile(fd, dfd int, path string) error {
-	var st, dst syscall.Stat_t
+// fitFile checks fd, just opened in its directory: a regular file.
+// Its device is not compared with the directory's: only root can mount
+// something over the name, and on overlayfs (a container's root, a live
+// system) a file reports the device of the layer it comes from, not the
+// directory's.
+func fitFile(fd int, path string) error {
+	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	if err := syscall.Fstat(dfd, &dst); err != nil {
-		return &os.PathError{Op: "stat", Path: filepath.Dir(path), Err: err}
-	}
-	switch {
-	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return &refusal{path, "is not a regular file: root does not use it"}
-	case st.Dev != dst.Dev:
-		return &refusal{path, "is on another disk than its folder (a mount): root does not use it"}
 	}
 	return nil
 }

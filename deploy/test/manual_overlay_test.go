@@ -1,8 +1,12 @@
 package test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +35,8 @@ func manualCommands(t *testing.T, readme string) []string {
 		{what: "passwd", find: regexp.MustCompile(`^sudo -u www-data counter passwd blog$`), stdin: "correct horse battery\ncorrect horse battery\n"},
 		{what: "config", find: regexp.MustCompile(`^sudo -u www-data counter config blog reload=`)},
 		{what: "config", find: regexp.MustCompile(`^sudo -u www-data counter config blog show=`)},
+		{what: "theme add", find: regexp.MustCompile(`^counter theme add NAME PATH$`)},
+		{what: "import", find: regexp.MustCompile(`^sudo -u www-data counter import -name blog /var/www/html/counter\.txt$`)},
 		{what: "backup", find: regexp.MustCompile(`^sudo -u www-data counter backup /var/backups/counter/counter\.db$`)},
 		{what: "crontab", find: regexp.MustCompile(`^[0-9]+ [0-9]+ \* \* \* counter backup `)},
 		{what: "backup before an upgrade", find: regexp.MustCompile(`^sudo -u www-data counter backup /var/backups/counter/before-upgrade\.db$`)},
@@ -61,6 +67,8 @@ func manualCommands(t *testing.T, readme string) []string {
 			found = "sudo -u www-data env -i PATH=/usr/bin:/bin sh -c " + shellQuote(strings.Join(f[5:], " "))
 		case "check": // FILE: the backup just made
 			found = "counter check /var/backups/counter/counter.db"
+		case "theme add": // a set the script lays out, added with sudo by habit
+			found = "sudo counter theme add moe /var/www/digits"
 		}
 		if w.stdin != "" {
 			found = "printf " + shellQuote(w.stdin) + " | " + found
@@ -125,9 +133,10 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // file); install.sh, as the README gives it, reloads it and checks the
 // counter through it: right 10 times of 10, with an uninstall between,
 // where before the check judged nginx before it had reloaded. Then the
-// owner's commands: passwd, config, backup (and the crontab line's
-// command, as cron runs it as www-data), check, a hit and its reload, a
-// login, uninstall and purge; after purge nothing of the counter is left,
+// owner's commands: passwd, config, theme add (a digit set laid out as
+// Moe-Counter's, added as root by habit), import (an old counter's file),
+// backup (and the crontab line's command, as cron runs it as www-data),
+// check, a hit and its reload, a login, uninstall and purge; after purge nothing of the counter is left,
 // and /etc is as it was, byte for byte.
 // Then a reboot without systemd: the runtime directory gone, the boot
 // step run, logins and reload counting right again.
@@ -161,6 +170,24 @@ func TestManualCommandsInAnOverlay(t *testing.T) {
 	}
 	dir := t.TempDir()
 	goroot, _ := exec.Command("go", "env", "GOROOT").Output()
+	// A digit set as Moe-Counter lays one out, and an old counter's file.
+	set := filepath.Join(dir, "digits")
+	if err := os.Mkdir(set, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for d := range 10 {
+		img := image.NewPaletted(image.Rect(0, 0, 8, 12), color.Palette{color.White, color.RGBA{uint8(25 * d), 0, 0, 255}})
+		for y := 2; y < 10; y++ {
+			img.SetColorIndex(1+d%6, y, 1)
+		}
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(set, fmt.Sprintf("%d.png", d)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// Inside: the owner's session.
 	inner := `set -u
@@ -183,11 +210,19 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 done
 echo "nginx install check right: $right of 10"
 [ $right = 10 ] || fail "install.sh's check was right $right times of 10"
+cp -r ` + shellQuote(set) + ` /var/www/digits
+echo 1000 >/var/www/html/counter.txt
 `
 	for _, c := range cmds[1 : len(cmds)-2] {
 		inner += fmt.Sprintf("step %s\n%s || fail %s\n", shellQuote(c), c, shellQuote(c))
 	}
 	inner += `
+step "the digit set and the imported count show"
+counter theme list | grep -q '^moe' || fail "theme list lacks moe: $(counter theme list)"
+[ "$(curl -s -o /dev/null -w '%{http_code} %{content_type}' 'http://127.0.0.1/cgi-bin/counter.cgi/blog.png?theme=moe&count=0')" = "200 image/png" ] ||
+	fail "blog.png?theme=moe: $(curl -s -D - -o /dev/null 'http://127.0.0.1/cgi-bin/counter.cgi/blog.png?theme=moe&count=0')"
+sudo -u www-data counter check /var/lib/counter/counter.db | grep -q ', 1000 view(s) in all' ||
+	fail "after importing 1000: $(sudo -u www-data counter check /var/lib/counter/counter.db)"
 step "a view, then its reload"
 ua="Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0 Safari/537.36"
 before=$(count)
