@@ -44,23 +44,10 @@ func manualCommands(t *testing.T, readme string) []string {
 		{what: "uninstall", find: regexp.MustCompile(`^sudo deploy/uninstall\.sh$`)},
 		{what: "purge", find: regexp.MustCompile(`^sudo deploy/uninstall\.sh --purge$`)},
 	}
-	var lines []string
-	for _, piece := range code(readme) {
-		piece, _, _ = strings.Cut(piece, " #") // a comment after the command
-		lines = append(lines, strings.TrimSpace(piece))
-	}
+	lines := commandLines(readme)
 	var script []string
 	for _, w := range wanted {
-		found := ""
-		for _, l := range lines {
-			if w.find.MatchString(l) {
-				found = l
-				break
-			}
-		}
-		if found == "" {
-			t.Fatalf("the README shows no %s command matching %s", w.what, w.find)
-		}
+		found := findCommand(t, lines, w.what, w.find)
 		switch w.what {
 		case "crontab": // as cron runs it: its PATH, www-data's crontab
 			f := strings.Fields(found)
@@ -96,28 +83,39 @@ func packageCommands(t *testing.T, readme string) []string {
 		{"upgrade", regexp.MustCompile(`^sudo apt install \./dist/counter_VERSION_arm64\.deb$`)},
 		{"purge", regexp.MustCompile(`^sudo apt purge counter$`)},
 	}
-	var lines []string
-	for _, piece := range code(readme) {
-		piece, _, _ = strings.Cut(piece, " #")
-		lines = append(lines, strings.TrimSpace(piece))
-	}
+	lines := commandLines(readme)
 	var script []string
 	for _, w := range wanted {
-		found := ""
-		for _, l := range lines {
-			if w.find.MatchString(l) {
-				found = l
-				break
-			}
-		}
-		if found == "" {
-			t.Fatalf("the README shows no %s command matching %s", w.what, w.find)
-		}
+		found := findCommand(t, lines, w.what, w.find)
 		found = strings.ReplaceAll(found, "arm64", "amd64")
 		found = strings.ReplaceAll(found, "VERSION", "${VERSION}")
 		script = append(script, found)
 	}
 	return script
+}
+
+// commandLines are the README's lines of code, without a comment after
+// the command.
+func commandLines(readme string) []string {
+	var lines []string
+	for _, piece := range code(readme) {
+		piece, _, _ = strings.Cut(piece, " #")
+		lines = append(lines, strings.TrimSpace(piece))
+	}
+	return lines
+}
+
+// findCommand returns the first of lines that find matches, or fails t:
+// the README must show the command what as the owner types it.
+func findCommand(t *testing.T, lines []string, what string, find *regexp.Regexp) string {
+	t.Helper()
+	for _, l := range lines {
+		if find.MatchString(l) {
+			return l
+		}
+	}
+	t.Fatalf("the README shows no %s command matching %s", what, find)
+	return ""
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
