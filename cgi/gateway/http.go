@@ -38,8 +38,8 @@ const (
 // ends, then waits for the requests in hand.
 //
 // It stands in for http.Server on purpose: linking http.Server brings in
-// HTTP/2 and TLS, which made the binary 2 MB larger, and every CGI hit pays
-// for the size of the binary in start-up time and resident memory. A local
+// HTTP/2 and TLS, and every CGI process of the full tool pays for the size
+// of its binary in start-up time and resident memory. A local
 // server for trying the counter out needs none of that.
 func ServeHTTP(ctx context.Context, ln net.Listener, h http.Handler, o Options) error {
 	held := newHeldBytes(o.Log)

@@ -18,8 +18,8 @@ import (
 //
 // It is written out rather than imported: net/http/cgi compiles a regular
 // expression when the process starts, for its host side, which this
-// program never runs, and links regexp and os/exec. That cost every CGI
-// hit about 0.25 ms on the 2-core test machine, a tenth of the hit.
+// program never runs, and links regexp and os/exec: start-up time that
+// every CGI request would pay (deploy/bench/RESULTS.md has the figure).
 func requestFromEnv(env map[string]string) (*http.Request, error) {
 	r := new(http.Request)
 	r.Method = env["REQUEST_METHOD"]

@@ -3,8 +3,9 @@
 // requires, whose patterns come from JayBizzle/Crawler-Detect.
 //
 // crawlerdetect compiles its 1452 crawler patterns and 53 exclusions into
-// two regexps when its package initialises, some 8 ms in every process
-// that links it, and matches a browser's User-Agent in some 200 µs. A CGI
+// two regexps when its package initialises, milliseconds in every process
+// that links it, and matches a browser's User-Agent in hundreds of
+// microseconds. A CGI
 // hit is a fresh process, so the binary must not link it. Instead
 // patterns.go holds the same patterns compiled ahead of time by
 // regexp/syntax into plain arrays, which the Go compiler lays out

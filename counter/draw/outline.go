@@ -19,8 +19,8 @@ const (
 // They are extracted from golang.org/x/image/font/gofont with sfnt when the
 // table in outlines.go is generated (go test ./counter/draw -update), rather
 // than parsed from the TrueType file on every hit: linking the four fonts
-// and their parser made every CGI process pay for 1 MB more binary, in
-// start-up time and resident memory, to draw eleven glyphs. TestOutlines
+// and their parser made every CGI process pay for a much larger binary,
+// in start-up time and resident memory, to draw eleven glyphs. TestOutlines
 // checks that the table still matches what sfnt reads from the fonts.
 type fontOutlines struct {
 	name       string

@@ -98,8 +98,9 @@ func appendChunk(out []byte, kind string, data []byte) []byte {
 
 // chunkCRC is the CRC-32 (IEEE) of a chunk's type and data, half a byte
 // at a time from a table of 16 constants. hash/crc32 builds a table of
-// 8 KiB at the first sum on amd64 and 32-bit ARM: 25 us of a CGI hit,
-// for the few hundred bytes of a counter's PNG (bench-breakdown.sh).
+// 8 KiB at the first sum on amd64 and 32-bit ARM, which a CGI hit would
+// build for the few hundred bytes of a counter's PNG (bench-breakdown.sh
+// shows it).
 func chunkCRC(p []byte) uint32 {
 	crc := ^uint32(0)
 	for _, b := range p {

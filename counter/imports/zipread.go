@@ -16,9 +16,8 @@ import (
 // A reader of ZIP archives, enough for the exports of GoatCounter (Go's
 // archive/zip writer, deflated) and Plausible (Zstream, stored). It stands
 // in for archive/zip, which the one binary would otherwise link with its
-// flate compressor: the CGI hit pays for every kilobyte of the binary in
-// memory (archive/zip alone: +80 KB resident a hit, the median of 80 hits
-// under /usr/bin/time: the binary's growth, not its work). The format is
+// flate compressor: a CGI process pays for every kilobyte of the binary
+// in memory, for its growth, not its work. The format is
 // PKWARE's APPNOTE.TXT: the end of central directory record (ZIP64's
 // too), the central directory's file headers (with ZIP64's extra field),
 // and each file's local header.
