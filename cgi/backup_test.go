@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // TestBackupWhileHitsGoOn runs backup again and again while hit processes

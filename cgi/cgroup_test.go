@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // memCgroup is a memory cgroup that a test made for a process of its

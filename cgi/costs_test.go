@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
@@ -27,10 +28,7 @@ import (
 func TestSlowCommitIsReported(t *testing.T) {
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("strace is needed (apt-get install strace)")
-		}
-		t.Skip("no strace here")
+		testenv.Need(t, "strace (apt-get install strace)")
 	}
 	dir := t.TempDir()
 	db, runDir := filepath.Join(dir, "counter.db"), filepath.Join(dir, "run")

@@ -123,6 +123,9 @@ var floors = []floor{
 	// (O_PATH, readlinkat).
 	{name: "store", pkgs: []string{"store", "store/flock"}, modules: []string{"go.etcd.io/bbolt", "golang.org/x/sys/unix"}},
 	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
+	// What tests need of the machine, for the tests of every floor: it
+	// imports nothing of the house, and no binary links it.
+	{name: "test support", pkgs: []string{"cgi/testenv"}, only: map[string][]string{"cgi/testenv": {}}},
 }
 
 // floorOf returns the index in floors of package p (its path below

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 	"hitcounter/store"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/internal/fcgitest"
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // The README's first promise is that every hit is on disk before its

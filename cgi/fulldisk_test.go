@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // hitResult is one hit of the built binary, run as a CGI.

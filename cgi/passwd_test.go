@@ -17,7 +17,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/sys/unix"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 	"hitcounter/store"
 )

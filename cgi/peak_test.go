@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // underGNUTime makes cmd run under GNU time, and returns what reads its

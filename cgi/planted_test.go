@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // runtimeNames are the files a hit or a login makes in the runtime

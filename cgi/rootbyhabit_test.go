@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/admin"
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // install is a counter laid out as the install lays it out: the

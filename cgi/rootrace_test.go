@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // swapEnv makes the test binary the swapper of TestRootCommandRacesASwap

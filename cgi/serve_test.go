@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // startServe runs "counter.cgi serve" in dir with args and returns its URL,

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // desyncedGIF makes a GIF of a w x h screen whose frames (1 x 1 pixel

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 const uidWWWData = 33 // Debian's
@@ -18,12 +20,7 @@ const uidWWWData = 33 // Debian's
 // does, or skips a test that is not run as root.
 func serverDir(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("needs root, to give files to other users; CI=true, so this fails")
-		}
-		t.Skip("needs root, to give files to other users")
-	}
+	testenv.NeedRoot(t)
 	top := t.TempDir()
 	os.Chmod(top, 0o755)
 	dir := filepath.Join(top, "counter")

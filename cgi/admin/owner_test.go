@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 func TestOwnerWarning(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 func TestListenRefuses(t *testing.T) {

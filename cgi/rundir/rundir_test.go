@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"hitcounter/cgi/internal/logline"
-	"hitcounter/cgi/internal/testenv"
+	"hitcounter/cgi/testenv"
 )
 
 // plant is what a test leaves in the directory before the counter opens
