@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/testenv"
 	"hitcounter/store"
 )
 
@@ -248,32 +249,13 @@ func (s processSample) max(o processSample) processSample {
 	return processSample{max(s.threads, o.threads), max(s.files, o.files), max(s.rss, o.rss)}
 }
 
-// sampleProcess reads a process's threads, open files and RSS from /proc.
+// sampleProcess reads a process's threads, open files (sockets among
+// them) and RSS from /proc.
 func sampleProcess(t *testing.T, pid int) processSample {
 	t.Helper()
-	var s processSample
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	p, err := testenv.ReadProcess(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(string(status)) {
-		key, v, _ := strings.Cut(line, ":")
-		fields := strings.Fields(v)
-		if len(fields) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(fields[0], 10, 64)
-		switch key {
-		case "Threads":
-			s.threads = int(n)
-		case "VmRSS":
-			s.rss = n << 10
-		}
-	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.files = len(fds)
-	return s
+	return processSample{threads: p.Threads, files: p.Files + p.Sockets, rss: p.RSS}
 }

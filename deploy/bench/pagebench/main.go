@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/deploy/bench/benchstat"
 )
 
@@ -227,23 +228,6 @@ func pidOf(bin string) (int, error) {
 
 // memory reads a process's resident and peak resident memory, in bytes.
 func memory(pid int) (rss, hwm int64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for line := range strings.Lines(string(b)) {
-		key, v, _ := strings.Cut(line, ":")
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[0], 10, 64)
-		switch key {
-		case "VmRSS":
-			rss = n << 10
-		case "VmHWM":
-			hwm = n << 10
-		}
-	}
-	return rss, hwm, nil
+	p, err := testenv.ReadProcess(pid)
+	return p.RSS, p.PeakRSS, err
 }

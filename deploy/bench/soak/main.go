@@ -34,6 +34,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 const password = "soak-owner-password"
@@ -505,36 +507,6 @@ type sample struct {
 }
 
 func sampleProcess(pid int) (sample, error) {
-	var s sample
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return s, err
-	}
-	for line := range strings.Lines(string(status)) {
-		key, v, _ := strings.Cut(line, ":")
-		f := strings.Fields(v)
-		if len(f) == 0 {
-			continue
-		}
-		n, _ := strconv.ParseInt(f[0], 10, 64)
-		switch key {
-		case "Threads":
-			s.threads = int(n)
-		case "VmRSS":
-			s.rss = n << 10
-		}
-	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		return s, err
-	}
-	for _, fd := range fds {
-		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
-		if strings.HasPrefix(target, "socket:") {
-			s.sockets++
-		} else if err == nil {
-			s.files++
-		}
-	}
-	return s, nil
+	p, err := testenv.ReadProcess(pid)
+	return sample{rss: p.RSS, threads: p.Threads, files: p.Files, sockets: p.Sockets}, err
 }
