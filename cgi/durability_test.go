@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/cgi/testenv"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 )
 
 // TestFastCGIIdleConnectionsHoldNoHitBack runs the built binary as a

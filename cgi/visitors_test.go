@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/counter"
 	"hitcounter/store"
 )

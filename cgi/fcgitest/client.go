@@ -2,7 +2,7 @@
 // for tests: it sends requests record by record, as lighttpd's mod_fastcgi
 // and Apache's mod_fcgid do, and reads the answers. It is written from the
 // FastCGI 1.0 specification, apart from the responder it tests, and is
-// imported only by tests.
+// imported by tests and by the benchmarks' clients.
 package fcgitest
 
 import (
@@ -45,6 +45,9 @@ const (
 type Client struct {
 	Conn net.Conn
 	R    *bufio.Reader
+	// Pause, if set, is how long Request waits after each stdin record
+	// but the last, as a slow client's body trickles in.
+	Pause time.Duration
 }
 
 // Dial connects to the responder on the unix socket at addr, with a
@@ -120,6 +123,9 @@ func (c *Client) Request(id uint16, keep bool, env map[string]string, body []byt
 			return nil, 0, err
 		}
 		body = body[n:]
+		if c.Pause > 0 {
+			time.Sleep(c.Pause)
+		}
 	}
 	if err := c.Send(Stdin, id, nil); err != nil {
 		return nil, 0, err

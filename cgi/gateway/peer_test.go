@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/cgi/internal/logline"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/cgi/internal/logline"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
 	"hitcounter/store"

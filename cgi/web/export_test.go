@@ -17,7 +17,7 @@ import (
 
 	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/internal/config"
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"

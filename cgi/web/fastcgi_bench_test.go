@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 )
 
 // BenchmarkFastCGIHit is one counted PNG hit through the FastCGI

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"hitcounter/cgi/gateway"
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 )
 
 // startFastCGI serves a's handler as FastCGI on a unix socket until the

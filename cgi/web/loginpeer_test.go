@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"hitcounter/cgi/gateway"
-	"hitcounter/cgi/internal/fcgitest"
+	"hitcounter/cgi/fcgitest"
 
 	"golang.org/x/crypto/bcrypt"
 )

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"hitcounter/cgi/fcgitest"
 )
 
 // fcgiResult is one FastCGI load: hits answered with an image, and what
@@ -137,60 +138,23 @@ func fcgiGet(sock string, env []string, addr string) error {
 	if addr != "" {
 		env = plainAddr(env, addr)
 	}
-	c, err := net.Dial("unix", sock)
+	params := make(map[string]string, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		params[k] = v
+	}
+	c, err := fcgitest.Dial(sock)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second))
-	var req bytes.Buffer
-	record(&req, 1, []byte{0, 1, 0, 0, 0, 0, 0, 0}) // BEGIN_REQUEST, responder, close
-	var params bytes.Buffer
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		pairLen(&params, len(k))
-		pairLen(&params, len(v))
-		params.WriteString(k)
-		params.WriteString(v)
+	defer c.Conn.Close()
+	c.Conn.SetDeadline(time.Now().Add(30 * time.Second))
+	out, _, err := c.Request(1, false, params, nil, 1)
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
 	}
-	record(&req, 4, params.Bytes())
-	record(&req, 4, nil)
-	record(&req, 5, nil)
-	if _, err := c.Write(req.Bytes()); err != nil {
-		return err
+	if !bytes.Contains(out, []byte("Content-Type: image/")) {
+		return fmt.Errorf("not an image: %.200q", out)
 	}
-	var out bytes.Buffer
-	var h [8]byte
-	for {
-		if _, err := io.ReadFull(c, h[:]); err != nil {
-			return fmt.Errorf("read: %w", err)
-		}
-		n, pad := int(binary.BigEndian.Uint16(h[4:6])), int(h[6])
-		body := make([]byte, n+pad)
-		if _, err := io.ReadFull(c, body); err != nil {
-			return err
-		}
-		switch h[1] {
-		case 6:
-			out.Write(body[:n])
-		case 3:
-			if !bytes.Contains(out.Bytes(), []byte("Content-Type: image/")) {
-				return fmt.Errorf("not an image: %.200q", out.Bytes())
-			}
-			return nil
-		}
-	}
-}
-
-func record(w *bytes.Buffer, typ byte, content []byte) {
-	w.Write([]byte{1, typ, 0, 1, byte(len(content) >> 8), byte(len(content)), 0, 0})
-	w.Write(content)
-}
-
-func pairLen(w *bytes.Buffer, n int) {
-	if n < 128 {
-		w.WriteByte(byte(n))
-		return
-	}
-	w.Write(binary.BigEndian.AppendUint32(nil, uint32(n)|1<<31))
+	return nil
 }

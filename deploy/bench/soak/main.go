@@ -15,9 +15,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
@@ -35,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/cgi/testenv"
 )
 
@@ -322,19 +321,13 @@ func cookies(jar map[string]string) string {
 // do sends one request over a connection of its own, as lighttpd does,
 // the body in records of 8 bytes with pause between them if pause is set.
 func (l *load) do(method, path, addr, cookie string, body []byte, pause time.Duration) (answer, error) {
-	conn, err := net.Dial("unix", l.sock)
+	c, err := fcgitest.Dial(l.sock)
 	if err != nil {
 		return answer{}, err
 	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	env := map[string]string{
-		"GATEWAY_INTERFACE": "CGI/1.1", "SERVER_PROTOCOL": "HTTP/1.1", "SERVER_SOFTWARE": "soak",
-		"SERVER_NAME": "127.0.0.1", "SERVER_PORT": "80", "HTTP_HOST": "127.0.0.1",
-		"REMOTE_ADDR": addr, "REQUEST_METHOD": method,
-		"SCRIPT_NAME": "/cgi-bin/counter.cgi", "PATH_INFO": path, "REQUEST_URI": "/cgi-bin/counter.cgi" + path,
-		"HTTP_USER_AGENT": "Mozilla/5.0 (soak)",
-	}
+	defer c.Conn.Close()
+	c.Conn.SetDeadline(time.Now().Add(30 * time.Second))
+	env := fcgitest.Env(method, path, "", "SERVER_SOFTWARE", "soak", "REMOTE_ADDR", addr, "HTTP_USER_AGENT", "Mozilla/5.0 (soak)")
 	if cookie != "" {
 		env["HTTP_COOKIE"] = cookie
 	}
@@ -342,84 +335,20 @@ func (l *load) do(method, path, addr, cookie string, body []byte, pause time.Dur
 		env["CONTENT_TYPE"] = "application/x-www-form-urlencoded"
 		env["CONTENT_LENGTH"] = strconv.Itoa(len(body))
 	}
-	w := bufio.NewWriter(conn)
-	record(w, typeBeginRequest, []byte{0, 1, 0, 0, 0, 0, 0, 0}) // a responder, closing the connection
-	var params []byte
-	for k, v := range env {
-		params = appendParam(params, k, v)
-	}
-	record(w, typeParams, params)
-	record(w, typeParams, nil)
-	chunk := len(body)
+	chunk := max(len(body), 1)
 	if pause > 0 {
-		chunk = 8
+		chunk, c.Pause = 8, pause
 	}
-	for len(body) > 0 {
-		n := min(chunk, len(body))
-		record(w, typeStdin, body[:n])
-		body = body[n:]
-		if pause > 0 {
-			if err := w.Flush(); err != nil {
-				return answer{}, err
-			}
-			time.Sleep(pause)
-		}
+	out, _, err := c.Request(1, false, env, body, chunk)
+	if err != nil {
+		return answer{}, fmt.Errorf("after %d bytes: %w", len(out), err)
 	}
-	record(w, typeStdin, nil)
-	if err := w.Flush(); err != nil {
+	a, err := fcgitest.ParseAnswer(out)
+	if err != nil {
 		return answer{}, err
 	}
-	var out []byte
-	r := bufio.NewReader(conn)
-	for {
-		var h [8]byte
-		if _, err := io.ReadFull(r, h[:]); err != nil {
-			return answer{}, fmt.Errorf("after %d bytes: %w", len(out), err)
-		}
-		content := make([]byte, int(binary.BigEndian.Uint16(h[4:]))+int(h[6]))
-		if _, err := io.ReadFull(r, content); err != nil {
-			return answer{}, err
-		}
-		content = content[:binary.BigEndian.Uint16(h[4:])]
-		switch h[1] {
-		case typeStdout:
-			out = append(out, content...)
-		case typeEndRequest:
-			header, _, _ := strings.Cut(string(out), "\r\n\r\n")
-			code, _, _ := strings.Cut(strings.TrimPrefix(header, "Status: "), " ")
-			status, err := strconv.Atoi(code)
-			if err != nil {
-				return answer{}, fmt.Errorf("no status in %.60q", out)
-			}
-			return answer{status, header}, nil
-		}
-	}
-}
-
-const (
-	typeBeginRequest = 1
-	typeEndRequest   = 3
-	typeParams       = 4
-	typeStdin        = 5
-	typeStdout       = 6
-)
-
-func record(w *bufio.Writer, typ byte, content []byte) {
-	h := [8]byte{1, typ, 0, 1}
-	binary.BigEndian.PutUint16(h[4:], uint16(len(content)))
-	w.Write(h[:])
-	w.Write(content)
-}
-
-func appendParam(b []byte, k, v string) []byte {
-	for _, n := range []int{len(k), len(v)} {
-		if n < 128 {
-			b = append(b, byte(n))
-		} else {
-			b = binary.BigEndian.AppendUint32(b, uint32(n)|1<<31)
-		}
-	}
-	return append(append(b, k...), v...)
+	header, _, _ := strings.Cut(string(out), "\r\n\r\n")
+	return answer{a.Status, header}, nil
 }
 
 // server is the FastCGI process, started as lighttpd's bin-path starts
