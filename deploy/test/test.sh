@@ -64,6 +64,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 go vet ./...
-# deploy/ cross-builds for three ARM targets and runs them under qemu: on a
-# cold build cache that can take it past go test's default 10 minutes.
-go test -count=1 -timeout=20m "$@" ./...
+# deploy/test is one package whose tests run one after another: it
+# cross-builds for three ARM targets and runs them under qemu, installs in
+# an overlay root and builds packages, past go test's default 10 minutes.
+go test -count=1 -timeout=40m "$@" ./...
