@@ -21,16 +21,18 @@ func TestFuzzScriptFindsPlantedCrasher(t *testing.T) {
 	mod := t.TempDir()
 	files := map[string]string{
 		"go.mod": "module planted\n\ngo 1.26\n",
-		"planted/planted_test.go": `package planted
+		// Written with FUNC for func, so that fuzz.sh, which finds
+		// targets by their lines, does not take these for this package's.
+		"planted/planted_test.go": strings.ReplaceAll(`package planted
 
 import "testing"
 
-func FuzzSound(f *testing.F) {
+FUNC FuzzSound(f *testing.F) {
 	f.Add([]byte("a"))
 	f.Fuzz(func(t *testing.T, b []byte) {})
 }
 
-func FuzzPlanted(f *testing.F) {
+FUNC FuzzPlanted(f *testing.F) {
 	f.Add([]byte("a"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) >= 2 && b[0] != 'a' && b[1] != 'a' {
@@ -38,7 +40,7 @@ func FuzzPlanted(f *testing.F) {
 		}
 	})
 }
-`,
+`, "FUNC", "func"),
 	}
 	for name, text := range files {
 		path := filepath.Join(mod, name)
@@ -91,7 +93,7 @@ func TestFuzzScriptRetriesCoordinatorFlake(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(mod, "p"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(mod, "p", "p_test.go"), []byte("package p\n\nfunc FuzzOne(f *testing.F) {}\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(mod, "p", "p_test.go"), []byte("package p\n\n"+"func FuzzOne(f *testing.F) {}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			bin := t.TempDir()
