@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/internal/config"
-	"hitcounter/cgi/fcgitest"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/counter"
 	"hitcounter/store"

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/fcgitest"
+	"hitcounter/cgi/gateway"
 )
 
 // startFastCGI serves a's handler as FastCGI on a unix socket until the

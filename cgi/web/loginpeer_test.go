@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/fcgitest"
+	"hitcounter/cgi/gateway"
 
 	"golang.org/x/crypto/bcrypt"
 )
