@@ -71,14 +71,7 @@ func hitLoops(t *testing.T, db string, n int, stop <-chan struct{}) func() (stat
 				start := time.Now()
 				out, err := cmd.Output()
 				d := time.Since(start)
-				status := -1
-				if err == nil {
-					if m := regexp.MustCompile(`(?m)^Status: (\d+)`).FindSubmatch(out); m != nil {
-						status, _ = strconv.Atoi(string(m[1]))
-					} else if bytes.Contains(out, []byte("Content-Type: image/png")) {
-						status = 200
-					}
-				}
+				status := hitStatus(out, err)
 				mu.Lock()
 				statuses[status]++
 				took = append(took, d)
@@ -267,4 +260,22 @@ func TestImportStoppedChangesNothing(t *testing.T) {
 	if got, want := siteViews(t, db), func() uint64 { n, _ := strconv.ParseUint(m[2], 10, 64); return n }(); got != want {
 		t.Errorf("%d views after the import, want %d", got, want)
 	}
+}
+
+var statusLine = regexp.MustCompile(`(?m)^Status: (\d+)`)
+
+// hitStatus is the status of a CGI hit's answer out: its Status line, 200
+// for an image without one, -1 when the process failed.
+func hitStatus(out []byte, err error) int {
+	if err != nil {
+		return -1
+	}
+	if m := statusLine.FindSubmatch(out); m != nil {
+		status, _ := strconv.Atoi(string(m[1]))
+		return status
+	}
+	if bytes.Contains(out, []byte("Content-Type: image/png")) {
+		return 200
+	}
+	return -1
 }

@@ -45,7 +45,6 @@ func importBenchZIP(t *testing.T, dir, kind string, pages int) string {
 // process of the binary as CGI, and returns each hit's status and time.
 func tickHits(t *testing.T, db string, every time.Duration, stop <-chan struct{}) func() (map[int]int, []time.Duration) {
 	env, bin := siteHitEnv(t, db), counterBinary(t)
-	statusLine := regexp.MustCompile(`(?m)^Status: (\d+)`)
 	var mu sync.Mutex
 	statuses := map[int]int{}
 	var took []time.Duration
@@ -57,14 +56,7 @@ func tickHits(t *testing.T, db string, every time.Duration, stop <-chan struct{}
 		start := time.Now()
 		out, err := cmd.Output()
 		d := time.Since(start)
-		status := -1
-		if err == nil {
-			if m := statusLine.FindSubmatch(out); m != nil {
-				status, _ = strconv.Atoi(string(m[1]))
-			} else if bytes.Contains(out, []byte("Content-Type: image/png")) {
-				status = 200
-			}
-		}
+		status := hitStatus(out, err)
 		mu.Lock()
 		statuses[status]++
 		took = append(took, d)
