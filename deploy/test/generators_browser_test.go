@@ -90,7 +90,7 @@ func TestGeneratorSites(t *testing.T) {
 		t.Run(g.name, func(t *testing.T) {
 			src := siteSource(t, filepath.Join(generatorsDir, g.name), snippets)
 			out := g.build(t, src)
-			srv, dbPath, accessLog := serveGenerated(t, out)
+			srv, dbPath, accessLog := serveGenerated(t, out, true)
 			for _, p := range genPosts {
 				for n := 1; n <= p.times; n++ {
 					got := openFilled(t, ctx, srv.URL+p.path)
@@ -133,7 +133,7 @@ func TestGeneratorBusuanziTheme(t *testing.T) {
 	}
 	src := siteSource(t, filepath.Join(generatorsDir, "hexo"), docSnippets(t))
 	out := buildHexo(t, filepath.Join(src, "next"))
-	srv, dbPath, _ := serveGenerated(t, out)
+	srv, dbPath, _ := serveGenerated(t, out, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	ctx = newDesktopBrowser(t, ctx)
@@ -411,8 +411,8 @@ func npmInstall(t *testing.T, name string) string {
 // serveGenerated starts lighttpd with the counter and an access log,
 // serving the generated site in out, and makes the site counter "blog"
 // that the snippets name, for this test's hosts, reloads counted (the
-// test opens pages again on purpose), its popular pages public.
-func serveGenerated(t *testing.T, out string) (srv *webServer, dbPath, accessLog string) {
+// test opens pages again on purpose), its popular pages public if asked.
+func serveGenerated(t *testing.T, out string, publicPages bool) (srv *webServer, dbPath, accessLog string) {
 	t.Helper()
 	bin := serverBinary(t, "lighttpd", lighttpdBins...)
 	cgiDir, dbPath := installCounter(t)
@@ -425,7 +425,9 @@ func serveGenerated(t *testing.T, out string) (srv *webServer, dbPath, accessLog
 		t.Fatalf("copy the site into %s: %v\n%s", htdocs, err, b)
 	}
 	admin(t, cgiDir, dbPath, "create", "blog", "-site", "-hosts", "127.0.0.1,localhost", "reload=off")
-	admin(t, cgiDir, dbPath, "config", "blog", "public-pages=on")
+	if publicPages {
+		admin(t, cgiDir, dbPath, "config", "blog", "public-pages=on")
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			if log, err := srv.CGIStderr(); err == nil {

@@ -42,6 +42,10 @@ declare -A wanted=(
 	[nginx]=/usr/sbin/nginx
 	[caddy]=/usr/bin/caddy
 	[lintian]=/usr/bin/lintian
+	[hugo]=/usr/bin/hugo
+	[jekyll]=/usr/bin/jekyll
+	[nodejs]=/usr/bin/node
+	[npm]=/usr/bin/npm
 )
 need=()
 for pkg in "${!wanted[@]}"; do
