@@ -44,24 +44,27 @@ const generatorTypes = `mimetype.assign = (
 index-file.names = ( "index.html" )`
 
 // genPost is a post of every test site: its address as each generator
-// writes it, and how many times the browser opens it, all different so
-// that a figure shown on the wrong post is seen.
+// writes it, its title, and how many times the browser opens it, all
+// different so that a figure shown on the wrong post is seen.
 type genPost struct {
-	path  string
-	times int
+	path, title string
+	times       int
 }
 
 var genPosts = []genPost{
-	{"/posts/first-post/", 1},
-	{"/posts/second-post/", 2},
-	{"/posts/third-post/", 3},
+	{"/posts/first-post/", "First post", 1},
+	{"/posts/second-post/", "Second post", 2},
+	{"/posts/third-post/", "Third post", 3},
 }
 
 // siteGenerator builds one generator's test site from src into a new
-// folder and returns it.
+// folder and returns it. feed names the feed it writes without a plugin,
+// which the owner gives to "counter titles" for the popular list's
+// titles; without one the list shows paths.
 type siteGenerator struct {
 	name  string
 	build func(t *testing.T, src string) string
+	feed  string
 }
 
 // TestGeneratorSites builds a small real site with each of Hugo, Jekyll,
@@ -82,15 +85,18 @@ func TestGeneratorSites(t *testing.T) {
 	ctx = newDesktopBrowser(t, ctx)
 	shots := t.TempDir()
 	for _, g := range []siteGenerator{
-		{"hugo", buildHugo},
-		{"jekyll", buildJekyll},
-		{"hexo", func(t *testing.T, src string) string { return buildHexo(t, filepath.Join(src, "mini")) }},
-		{"eleventy", buildEleventy},
+		{"hugo", buildHugo, "index.xml"},
+		{"jekyll", buildJekyll, ""},
+		{"hexo", func(t *testing.T, src string) string { return buildHexo(t, filepath.Join(src, "mini")) }, ""},
+		{"eleventy", buildEleventy, ""},
 	} {
 		t.Run(g.name, func(t *testing.T) {
 			src := siteSource(t, filepath.Join(generatorsDir, g.name), snippets)
 			out := g.build(t, src)
-			srv, dbPath, accessLog := serveGenerated(t, out, true)
+			srv, cgiDir, dbPath, accessLog := serveGenerated(t, out, true)
+			if g.feed != "" {
+				admin(t, cgiDir, dbPath, "titles", "blog", filepath.Join(out, g.feed))
+			}
 			for _, p := range genPosts {
 				for n := 1; n <= p.times; n++ {
 					got := openFilled(t, ctx, srv.URL+p.path)
@@ -115,7 +121,7 @@ func TestGeneratorSites(t *testing.T) {
 				t.Errorf("index: lists %v, want the %d posts", got.Pages, len(genPosts))
 			}
 			checkOneRequest(t, counterRequests(t, srv.URL, accessLog, mark), want)
-			checkTop(t, got.Top)
+			checkTop(t, got.Top, g.feed != "")
 			checkGeneratedRows(t, dbPath, append(want, "/"), append(postTimes(), 1))
 		})
 	}
@@ -134,7 +140,7 @@ func TestGeneratorBusuanziTheme(t *testing.T) {
 	}
 	src := siteSource(t, filepath.Join(generatorsDir, "hexo"), docSnippets(t))
 	out := buildHexo(t, filepath.Join(src, "next"))
-	srv, dbPath, _ := serveGenerated(t, out, false)
+	srv, _, dbPath, _ := serveGenerated(t, out, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	ctx = newDesktopBrowser(t, ctx)
@@ -419,10 +425,10 @@ func npmInstall(t *testing.T, name string) string {
 // serving the generated site in out, and makes the site counter "blog"
 // that the snippets name, for this test's hosts, reloads counted (the
 // test opens pages again on purpose), its popular pages public if asked.
-func serveGenerated(t *testing.T, out string, publicPages bool) (srv *webServer, dbPath, accessLog string) {
+func serveGenerated(t *testing.T, out string, publicPages bool) (srv *webServer, cgiDir, dbPath, accessLog string) {
 	t.Helper()
 	bin := serverBinary(t, "lighttpd", lighttpdBins...)
-	cgiDir, dbPath := installCounter(t)
+	cgiDir, dbPath = installCounter(t)
 	accessLog = filepath.Join(t.TempDir(), "access.log")
 	srv = startLighttpdWith(t, bin, cgiDir, dbPath, false, nil, generatorTypes,
 		`server.modules += ( "mod_accesslog" )`, `accesslog.filename = "`+accessLog+`"`, "")
@@ -442,7 +448,7 @@ func serveGenerated(t *testing.T, out string, publicPages bool) (srv *webServer,
 			}
 		}
 	})
-	return srv, dbPath, accessLog
+	return srv, cgiDir, dbPath, accessLog
 }
 
 // shown is what a page's marked elements show once the script has
@@ -451,7 +457,7 @@ func serveGenerated(t *testing.T, out string, publicPages bool) (srv *webServer,
 type shown struct {
 	Views []int
 	Pages map[string]int
-	Top   []string
+	Top   [][2]string // href, text
 }
 
 // openFilled opens url and waits until the script has filled every
@@ -477,11 +483,11 @@ func openFilled(t *testing.T, ctx context.Context, url string) shown {
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
 		Views []string
 		Pages [][2]string
-		Top   []string
+		Top   [][2]string
 	}](`({
 		Views: [...document.querySelectorAll('[data-counter="views"]')].map(e => e.textContent),
 		Pages: [...document.querySelectorAll('[data-counter-page]')].map(e => [e.dataset.counterPage, e.textContent]),
-		Top: [...document.querySelectorAll('[data-counter="top"] a')].map(a => a.getAttribute("href")),
+		Top: [...document.querySelectorAll('[data-counter="top"] a')].map(a => [a.getAttribute("href"), a.textContent]),
 	})`))
 	if err != nil {
 		t.Fatalf("read %s: %v", url, err)
@@ -628,18 +634,21 @@ func postTimes() []int {
 }
 
 // checkTop checks the popular list: the most viewed post first, the
-// next one second, every post listed.
-func checkTop(t *testing.T, top []string) {
+// next one second, every post listed, with its title when the owner gave
+// the titles.
+func checkTop(t *testing.T, top [][2]string, titled bool) {
 	t.Helper()
 	byViews := slices.Clone(genPosts)
 	slices.SortFunc(byViews, func(a, b genPost) int { return b.times - a.times })
 	for i, p := range byViews {
-		at := slices.IndexFunc(top, func(h string) bool { return samePage(h, p.path) })
+		at := slices.IndexFunc(top, func(l [2]string) bool { return samePage(l[0], p.path) })
 		switch {
 		case at < 0:
 			t.Errorf("popular list %q lacks %s", top, p.path)
 		case i < 2 && at != i:
 			t.Errorf("popular list %q has %s at %d, want %d", top, p.path, at+1, i+1)
+		case titled && !strings.Contains(top[at][1], p.title):
+			t.Errorf("popular list %q: %s shows %q, want its title %q", top, p.path, top[at][1], p.title)
 		}
 	}
 }
