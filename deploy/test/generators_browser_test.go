@@ -80,7 +80,9 @@ func TestGeneratorSites(t *testing.T) {
 		skipOutsideCI(t, "chromium not installed (apt-get install chromium)")
 	}
 	snippets := docSnippets(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
+	// A bound, not the time it takes (about a minute): the first run on
+	// a machine also installs Hexo and Eleventy from npm meanwhile.
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	ctx = newDesktopBrowser(t, ctx)
 	shots := t.TempDir()
