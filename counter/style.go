@@ -30,7 +30,7 @@ type Style struct {
 	Font   string      // one of FontNames
 	// Theme says which colours an SVG takes: FG and BG, DarkFG and
 	// DarkBG, or the first in the viewer's light mode and the second in
-	// his dark mode (ThemeAuto, SVG only: see CheckFormat).
+	// his dark mode (ThemeAuto, SVG only: see CheckImageType).
 	Theme          Theme
 	DarkFG, DarkBG color.NRGBA
 	// Badge draws a label beside the count, in the flat look of README
@@ -88,9 +88,9 @@ func DefaultStyle() Style {
 	}
 }
 
-// CheckFormat refuses a style that format f cannot draw: only an SVG can
+// CheckImageType refuses a style that image type f cannot draw: only an SVG can
 // follow the viewer's dark mode.
-func (s Style) CheckFormat(f Format) error {
+func (s Style) CheckImageType(f ImageType) error {
 	if s.Theme == ThemeAuto && f != SVG {
 		return &ParamError{"theme", "auto needs .svg: only an SVG can follow the viewer's dark mode"}
 	}

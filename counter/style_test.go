@@ -191,9 +191,9 @@ func TestThemeNeedsSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for f, ok := range map[Format]bool{PNG: false, GIF: false, SVG: true} {
+	for f, ok := range map[ImageType]bool{PNG: false, GIF: false, SVG: true} {
 		var pe *ParamError
-		if err := s.CheckFormat(f); (err == nil) != ok || (!ok && (!errors.As(err, &pe) || pe.Param != "theme")) {
+		if err := s.CheckImageType(f); (err == nil) != ok || (!ok && (!errors.As(err, &pe) || pe.Param != "theme")) {
 			t.Errorf("format %d: %v", f, err)
 		}
 	}

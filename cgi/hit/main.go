@@ -72,7 +72,7 @@ func run(started time.Time, args, environ []string, stdout, stderr io.Writer) in
 // an image's extension, with no body, in an environment that the
 // gateway would take whole (else the full tool answers, and refuses it
 // as the gateway does).
-func imageRequest(env plain.Env) (r imagehit.Request, name string, format counter.Format, ok bool) {
+func imageRequest(env plain.Env) (r imagehit.Request, name string, format counter.ImageType, ok bool) {
 	method := env["REQUEST_METHOD"]
 	if method != "GET" && method != "HEAD" || plain.Check(env) != nil {
 		return r, "", 0, false
@@ -120,7 +120,7 @@ func imageRequest(env plain.Env) (r imagehit.Request, name string, format counte
 
 // serve answers image request r, counting it, as the full tool's CGI
 // does, and records its costs.
-func serve(r imagehit.Request, name string, format counter.Format, env plain.Env, started time.Time, stdout, stderr io.Writer) {
+func serve(r imagehit.Request, name string, format counter.ImageType, env plain.Env, started time.Time, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, errs := config.FromEnv(func(k string) string { return env[k] })
 	for _, err := range errs {

@@ -63,21 +63,21 @@ type Answer struct {
 
 // Image reads an image's path segment (NAME.png, .gif or .svg, the
 // extension in any case) into the counter's name and the format.
-func Image(file string) (name string, format counter.Format, ok bool) {
+func Image(file string) (name string, format counter.ImageType, ok bool) {
 	name, ext, _ := cutLast(file, ".")
-	format, ok = counter.ParseFormat(ext)
+	format, ok = counter.ParseImageType(ext)
 	return name, format, ok
 }
 
 // Serve answers image request r for counter name in format: a GET counts
 // one hit, unless it asks count=0.
-func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
+func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer {
 	// The query is read once, into q, which every later step reads.
 	q, err := counter.ParseImageQuery(r.RawQuery)
 	style := q.Style
 	site := siteOf(q, r.Header("Referer"))
 	if err == nil {
-		err = style.CheckFormat(format)
+		err = style.CheckImageType(format)
 	}
 	if err == nil {
 		err = counter.CheckName(name)
@@ -156,7 +156,7 @@ func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
 // drawCount draws text in style to body: in its digit set when it names
 // one, else in the font. A counter's default set that is gone draws the
 // tag's own style (tag) instead. It returns the style drawn.
-func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.Format, style, tag counter.Style) (counter.Style, error) {
+func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.ImageType, style, tag counter.Style) (counter.Style, error) {
 	if style.Set != "" {
 		err := a.drawSet(body, name, text, format, style, tag.Set != "")
 		if !errors.Is(err, errSetGone) {
@@ -195,14 +195,14 @@ func (a *Server) warnTypo(r Request, name string, typo counter.Typo) {
 // wrong, at the size the tag asked for, so that the owner sees the
 // mistake on his page; or, with COUNTER_ERRORS=blank, a 1x1 transparent
 // image. It is drawn only here, on an error.
-func (a *Server) Refuse(r Request, format counter.Format, err error) Answer {
+func (a *Server) Refuse(r Request, format counter.ImageType, err error) Answer {
 	status, msg, _ := PublicError(err)
 	return a.RefuseAs(r, format, err, status, msg)
 }
 
 // RefuseAs is Refuse with the status and the public message given, for
 // an error that PublicError does not know (the gateway's, the pages').
-func (a *Server) RefuseAs(r Request, format counter.Format, err error, status int, msg string) Answer {
+func (a *Server) RefuseAs(r Request, format counter.ImageType, err error, status int, msg string) Answer {
 	a.Log.Printf("%s %q: %v", r.Method, r.Path, err)
 	var body bytes.Buffer
 	if a.Cfg.BlankErrors || drawError(&body, format, errorText(err, msg, r), counter.QuerySize(r.RawQuery)) != nil {
@@ -219,7 +219,7 @@ func (a *Server) RefuseAs(r Request, format counter.Format, err error, status in
 
 // answer is a complete answer with its type and length; the body is left
 // out for HEAD.
-func answer(r Request, status int, h []plain.Field, format counter.Format, body []byte) Answer {
+func answer(r Request, status int, h []plain.Field, format counter.ImageType, body []byte) Answer {
 	h = append(h, plain.Field{Key: "Content-Type", Value: format.ContentType()}, plain.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
 	if r.Method == "HEAD" {
 		body = nil
@@ -228,7 +228,7 @@ func answer(r Request, status int, h []plain.Field, format counter.Format, body 
 }
 
 // drawError writes the image of an error that says text.
-func drawError(body *bytes.Buffer, format counter.Format, text string, size int) error {
+func drawError(body *bytes.Buffer, format counter.ImageType, text string, size int) error {
 	d, err := draw.NewErrorDrawing(text, size)
 	if err != nil {
 		return err
