@@ -26,8 +26,8 @@ func TestThemeDefault(t *testing.T) {
 			t.Fatalf("%q with theme %q: %v", tc.query, tc.theme, err)
 		}
 		s := q.Style
-		if s.Set != tc.set || s.Look != tc.look || (s.Theme == ThemeDark) != tc.dark {
-			t.Errorf("%q with theme %q: set %q, look %v, dark %v; want %q, %v, %v", tc.query, tc.theme, s.Set, s.Look, s.Theme == ThemeDark, tc.set, tc.look, tc.dark)
+		if s.Set != tc.set || s.Look != tc.look || (s.Scheme == SchemeDark) != tc.dark {
+			t.Errorf("%q with theme %q: set %q, look %v, dark %v; want %q, %v, %v", tc.query, tc.theme, s.Set, s.Look, s.Scheme == SchemeDark, tc.set, tc.look, tc.dark)
 		}
 	}
 	if q, _ := ParseImageQueryTheme("", "led"); q.Style.FG != looks[LookLED-1].fg {

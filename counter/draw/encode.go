@@ -74,7 +74,7 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s">`, wd, ht, wd, ht)
 	st := d.style
-	if st.Theme == counter.ThemeAuto {
+	if st.Scheme == counter.SchemeAuto {
 		// The viewer's dark mode picks the colours, by CSS in the SVG.
 		fmt.Fprintf(bw, `<style>.b{%s}.f{%s}@media (prefers-color-scheme:dark){.b{%s}.f{%s}}</style>`,
 			cssFill(st.BG), cssFill(st.FG), cssFill(st.DarkBG), cssFill(st.DarkFG))
