@@ -39,13 +39,13 @@ func TestThemeDefault(t *testing.T) {
 // would make a tag mean two things.
 func TestThemeNames(t *testing.T) {
 	for _, name := range []string{"light", "dark", "auto", "led", "odometer", "nixie", "retro", "", "-x", "a/b", strings.Repeat("a", MaxNameLen+1)} {
-		if CheckThemeName(name) == nil {
-			t.Errorf("CheckThemeName(%q) = nil, want an error", name)
+		if CheckDigitSetName(name) == nil {
+			t.Errorf("CheckDigitSetName(%q) = nil, want an error", name)
 		}
 	}
 	for _, name := range []string{"moe", "rule34.v2", "A_b-c"} {
-		if err := CheckThemeName(name); err != nil {
-			t.Errorf("CheckThemeName(%q) = %v", name, err)
+		if err := CheckDigitSetName(name); err != nil {
+			t.Errorf("CheckDigitSetName(%q) = %v", name, err)
 		}
 	}
 	s := DefaultSettings()

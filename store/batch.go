@@ -273,7 +273,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		counted := false
 		for _, h := range batch {
 			h.counted, h.err = visitTx(tx, h.visit)
-			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) && !errors.Is(h.err, counter.ErrNoTheme) {
+			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) && !errors.Is(h.err, counter.ErrNoDigitSet) {
 				return h.err
 			}
 			counted = counted || h.err == nil
@@ -284,7 +284,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		return nil
 	})
 	if errors.Is(err, errNothingCounted) {
-		err = nil // rolled back: each hit has its ErrNotFound or ErrNoTheme
+		err = nil // rolled back: each hit has its ErrNotFound or ErrNoDigitSet
 	}
 	switch {
 	case err == nil:

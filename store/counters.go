@@ -30,7 +30,7 @@ type Visit struct {
 	// Outcome is a plain view.
 	Outcome counter.Outcome
 	// Set is the digit set the tag names (theme=NAME), "" for none: one
-	// the file does not hold fails the hit with counter.ErrNoTheme, in
+	// the file does not hold fails the hit with counter.ErrNoDigitSet, in
 	// its transaction, before anything is written.
 	Set string
 }
@@ -170,8 +170,8 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
-	if v.Set != "" && themeBucket(tx, v.Set) == nil {
-		return c, counter.ErrNoTheme
+	if v.Set != "" && digitSetBucket(tx, v.Set) == nil {
+		return c, counter.ErrNoDigitSet
 	}
 	c.Show, c.Theme, c.settings = s.Show, s.Theme, s
 	var page string
@@ -546,8 +546,8 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 // stored all the same, so that the file says what the counter does. A
 // default theme must be a look or a set the file holds.
 func putSettings(b *bolt.Bucket, s counter.Settings) error {
-	if s.Theme != "" && !counter.IsLook(s.Theme) && themeBucket(b.Tx(), s.Theme) == nil {
-		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoTheme)
+	if s.Theme != "" && !counter.IsLook(s.Theme) && digitSetBucket(b.Tx(), s.Theme) == nil {
+		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
 	}
 	show := showViews
 	if s.Show == counter.ShowVisitors {

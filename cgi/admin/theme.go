@@ -47,7 +47,7 @@ func runTheme(e *cmdEnv, args []string) error {
 // runThemeAdd reads the files at path, has them decoded in a process of
 // its own (counter-themedecode) and stores the set as name.
 func runThemeAdd(e *cmdEnv, name, path string) error {
-	if err := counter.CheckThemeName(name); err != nil {
+	if err := counter.CheckDigitSetName(name); err != nil {
 		return usagef("theme add: %v", err)
 	}
 	bin, err := findDecoder()
@@ -63,9 +63,9 @@ func runThemeAdd(e *cmdEnv, name, path string) error {
 		return fmt.Errorf("theme add: %s: %w", path, err)
 	}
 	err = e.update(true, func(db *store.DB) error {
-		return db.AddTheme(name, store.RecordsOf(s), e.cfg.Now(), e.replaceTheme)
+		return db.AddDigitSet(name, store.RecordsOf(s), e.cfg.Now(), e.replaceTheme)
 	})
-	if errors.Is(err, store.ErrThemeExists) {
+	if errors.Is(err, store.ErrDigitSetExists) {
 		return fmt.Errorf("theme add: %s exists: add -replace to replace it", name)
 	}
 	if err != nil {
@@ -118,10 +118,10 @@ var lookText = map[string]string{
 // runThemeList prints every theme a line, name first: the built-in looks,
 // then the owner's sets.
 func runThemeList(e *cmdEnv) error {
-	var sets []store.ThemeInfo
+	var sets []store.DigitSetInfo
 	err := e.view(func(db *store.DB) error {
 		var err error
-		sets, err = db.Themes()
+		sets, err = db.DigitSets()
 		return err
 	})
 	if err != nil && !errors.Is(err, store.ErrMissing) {
@@ -154,22 +154,22 @@ func runThemeShow(e *cmdEnv, name string) error {
 		fmt.Fprintf(e.stdout, "%s: built-in look, %s; drawn by its own code at size=, in the colours fg= and bg= give\n", name, lookText[name])
 		return nil
 	}
-	if err := counter.CheckThemeName(name); err != nil {
+	if err := counter.CheckDigitSetName(name); err != nil {
 		return usagef("theme show: %v", err)
 	}
-	var t store.ThemeInfo
-	var all store.ThemeRecords
+	var t store.DigitSetInfo
+	var all store.DigitSetRecords
 	err := e.view(func(db *store.DB) error {
-		list, err := db.Themes()
+		list, err := db.DigitSets()
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(list, func(t store.ThemeInfo) bool { return t.Name == name })
+		i := slices.IndexFunc(list, func(t store.DigitSetInfo) bool { return t.Name == name })
 		if i < 0 {
-			return fmt.Errorf("theme show: %w %q (theme list shows them)", counter.ErrNoTheme, name)
+			return fmt.Errorf("theme show: %w %q (theme list shows them)", counter.ErrNoDigitSet, name)
 		}
 		t = list[i]
-		all, err = db.ThemeRecords(name, "0123456789")
+		all, err = db.DigitSetRecords(name, "0123456789")
 		return err
 	})
 	if err != nil {
@@ -203,10 +203,10 @@ func runThemeRemove(e *cmdEnv, name string) error {
 	if counter.IsLook(name) {
 		return usagef("theme remove: %s is a built-in look", name)
 	}
-	if err := counter.CheckThemeName(name); err != nil {
+	if err := counter.CheckDigitSetName(name); err != nil {
 		return usagef("theme remove: %v", err)
 	}
-	err := e.update(false, func(db *store.DB) error { return db.RemoveTheme(name) })
+	err := e.update(false, func(db *store.DB) error { return db.RemoveDigitSet(name) })
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.I
 	if err != nil {
 		body.Reset() // a file found damaged while it was drawn
 	}
-	if errors.Is(err, counter.ErrNoTheme) && !named {
+	if errors.Is(err, counter.ErrNoDigitSet) && !named {
 		a.Log.Printf("counter %q: its theme %s is not in the database: drawn in the font (counter config %s theme=NAME)", name, style.Set, name)
 		return errSetGone
 	}

@@ -14,7 +14,7 @@ import (
 // hit counts or tallies one hit on counter name and returns what the
 // image shows. The database is closed before the image is drawn. set is
 // the digit set the tag names, "" for none: one not in the database
-// fails the hit (counter.ErrNoTheme) and counts nothing.
+// fails the hit (counter.ErrNoDigitSet) and counts nothing.
 //
 // A hit is decided, then written. The cheap checks come first, on the
 // request alone: a prefetch, GitHub's image proxy (its User-Agent from

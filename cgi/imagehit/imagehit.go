@@ -114,7 +114,7 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 	text := counter.Digits(n, style.Digits)
 	status := statusOK
 	if err != nil {
-		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoTheme) {
+		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoDigitSet) {
 			return a.Refuse(r, format, err)
 		}
 		// The visitor still gets a counter-shaped image; the owner the cause.
@@ -250,7 +250,7 @@ func errorText(err error, msg string, r Request) string {
 		if counter.CheckName(name) == nil {
 			return "no counter " + name
 		}
-	case errors.Is(err, counter.ErrNoTheme):
+	case errors.Is(err, counter.ErrNoDigitSet):
 		if q, qerr := counter.ParseImageQuery(r.RawQuery); qerr == nil && q.Style.Set != "" {
 			return "no theme " + q.Style.Set
 		}

@@ -34,7 +34,7 @@ func PublicError(err error) (status int, msg string, known bool) {
 		return statusBadRequest, "invalid counter name", true
 	case errors.Is(err, counter.ErrNotFound):
 		return statusNotFound, "no such counter", true
-	case errors.Is(err, counter.ErrNoTheme):
+	case errors.Is(err, counter.ErrNoDigitSet):
 		return statusBadRequest, "no such theme", true
 	case errors.Is(err, store.ErrTimeout):
 		return statusServiceUnavailable, "busy, try again", true
