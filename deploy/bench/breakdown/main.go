@@ -144,7 +144,7 @@ var phases = []struct{ name, prefixes string }{
 	{"commit: write pages", "go.etcd.io/bbolt.(*Tx).Commit"},
 	{"open and map the file", "hitcounter/store.Open go.etcd.io/bbolt.Open"},
 	{"close the file", "hitcounter/store.(*DB).Close go.etcd.io/bbolt.(*DB).Close"},
-	{"read transaction (Judging)", "hitcounter/store.(*DB).Judging"},
+	{"read transaction (HitFacts)", "hitcounter/store.(*DB).HitFacts"},
 	{"write transaction (Visit)", "hitcounter/store.(*DB).Visit"},
 	{"drawing a digit set (its read and drawing)", "hitcounter/store.(*DB).DigitSet hitcounter/cgi/imagehit.(*Server).drawSet"},
 	{"encoding (PNG)", "hitcounter/counter/draw.(*Drawing).Encode"},
