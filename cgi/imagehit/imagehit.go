@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/seen"
@@ -54,8 +54,8 @@ type Request struct {
 // Answer is the whole answer to an image request.
 type Answer struct {
 	Status int
-	Header []plain.Field // canonical keys, each once
-	Body   []byte        // nil for HEAD
+	Header []cgiwire.Field // canonical keys, each once
+	Body   []byte          // nil for HEAD
 	// Counted says a hit was counted (or tallied): the request is timed
 	// as a hit (costs.Hit).
 	Counted bool
@@ -133,19 +133,19 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		ans.Counted = counted
 		return ans
 	}
-	h := NoCache(make([]plain.Field, 0, 8))
+	h := NoCache(make([]cgiwire.Field, 0, 8))
 	if format == counter.SVG {
 		csp := "default-src 'none'; style-src 'unsafe-inline'"
 		if style.Set != "" {
 			csp += "; img-src data:" // the set's own files, embedded
 		}
-		h = append(h, plain.Field{Key: "Content-Security-Policy", Value: csp})
+		h = append(h, cgiwire.Field{Key: "Content-Security-Policy", Value: csp})
 	}
 	if typo, ok := q.Typo, q.HasTypo; ok {
 		// Unknown keys are allowed (a cache-buster), so the image is
 		// drawn and the hit counted as ever: a page that worked before
 		// keeps working. But this one is likely a mistake in the tag.
-		h = append(h, plain.Field{Key: ErrorHeader, Value: typo.Message()})
+		h = append(h, cgiwire.Field{Key: ErrorHeader, Value: typo.Message()})
 		a.warnTypo(r, name, typo)
 	}
 	ans := answer(r, status, h, format, body.Bytes())
@@ -209,18 +209,18 @@ func (a *Server) RefuseAs(r Request, format counter.ImageType, err error, status
 		body.Reset()
 		draw.EncodeBlank(&body, format)
 	}
-	h := NoCache(make([]plain.Field, 0, 8))
+	h := NoCache(make([]cgiwire.Field, 0, 8))
 	if format == counter.SVG {
-		h = append(h, plain.Field{Key: "Content-Security-Policy", Value: "default-src 'none'; style-src 'unsafe-inline'"})
+		h = append(h, cgiwire.Field{Key: "Content-Security-Policy", Value: "default-src 'none'; style-src 'unsafe-inline'"})
 	}
-	h = append(h, plain.Field{Key: ErrorHeader, Value: msg})
+	h = append(h, cgiwire.Field{Key: ErrorHeader, Value: msg})
 	return answer(r, status, h, format, body.Bytes())
 }
 
 // answer is a complete answer with its type and length; the body is left
 // out for HEAD.
-func answer(r Request, status int, h []plain.Field, format counter.ImageType, body []byte) Answer {
-	h = append(h, plain.Field{Key: "Content-Type", Value: format.ContentType()}, plain.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
+func answer(r Request, status int, h []cgiwire.Field, format counter.ImageType, body []byte) Answer {
+	h = append(h, cgiwire.Field{Key: "Content-Type", Value: format.ContentType()}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
 	if r.Method == "HEAD" {
 		body = nil
 	}
