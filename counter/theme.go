@@ -23,13 +23,13 @@ var colourSchemes = [...]string{"light", "dark", "auto"}
 // always means one thing.
 func CheckDigitSetName(name string) error {
 	if err := CheckName(name); err != nil {
-		return fmt.Errorf("theme name %q: letters, digits and . _ - (not first), at most %d", name, MaxNameLen)
+		return fmt.Errorf("digit set name %q: letters, digits and . _ - (not first), at most %d", name, MaxNameLen)
 	}
 	if slices.Contains(colourSchemes[:], name) {
-		return fmt.Errorf("theme name %q is a colour scheme's (light, dark, auto): choose another", name)
+		return fmt.Errorf("digit set name %q is a colour scheme's (light, dark, auto): choose another", name)
 	}
 	if _, ok := lookupLook(name); ok {
-		return fmt.Errorf("theme name %q is a built-in look's: choose another", name)
+		return fmt.Errorf("digit set name %q is a built-in look's: choose another", name)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 	"hitcounter/counter/digitsetfile"
 )
 
-// readThemeFiles reads the files of a digit set at path: a folder of
+// readDigitSetFiles reads the files of a digit set at path: a folder of
 // 0.png..9.png or 0.gif..9.gif, or one strip image. path itself is the
 // owner's word and may be a link he made; the digits' files are opened
 // in the folder it names without following a link (a link there may be
@@ -24,7 +24,7 @@ import (
 // would wait for a writer) and must be a folder or a plain file. At most
 // digitsetfile.MaxSetBytes are read, all files counted, whatever a file's
 // size says.
-func (e *cmdEnv) readThemeFiles(path string) (digitsetfile.Bundle, error) {
+func (e *cmdEnv) readDigitSetFiles(path string) (digitsetfile.Bundle, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return digitsetfile.Bundle{}, &os.PathError{Op: "open", Path: path, Err: err}
@@ -41,7 +41,7 @@ func (e *cmdEnv) readThemeFiles(path string) (digitsetfile.Bundle, error) {
 	budget := digitsetfile.MaxSetBytes
 	if !fi.IsDir() {
 		name := filepath.Base(path)
-		data, err := e.readThemeFile(f, &budget)
+		data, err := e.readDigitSetFile(f, &budget)
 		if err != nil {
 			return digitsetfile.Bundle{}, err // the caller names path
 		}
@@ -66,7 +66,7 @@ func (e *cmdEnv) readThemeFiles(path string) (digitsetfile.Bundle, error) {
 	b := digitsetfile.Bundle{Layout: layout}
 	for i, df := range files {
 		name := strconv.Itoa(i) + ext
-		data, err := e.readThemeFile(df, &budget)
+		data, err := e.readDigitSetFile(df, &budget)
 		if err != nil {
 			return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w", i, name, err)
 		}
@@ -143,9 +143,9 @@ func closeAll(files [10]*os.File) {
 	}
 }
 
-// readThemeFile reads the open file f, a plain file that the person who
+// readDigitSetFile reads the open file f, a plain file that the person who
 // ran the command may read, taking its bytes from budget.
-func (e *cmdEnv) readThemeFile(f *os.File, budget *int) ([]byte, error) {
+func (e *cmdEnv) readDigitSetFile(f *os.File, budget *int) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
