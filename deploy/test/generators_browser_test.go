@@ -420,6 +420,13 @@ func npmInstall(t *testing.T, name string) string {
 			t.Fatal(err)
 		}
 	}
+	// The installs of older lock files are of no more use.
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(into), name+"-*"))
+	for _, o := range old {
+		if o != into {
+			os.RemoveAll(o)
+		}
+	}
 	return modules
 }
 
