@@ -83,10 +83,10 @@
 //	                           are gone (their records keep them), and it
 //	                           may be there when pages/ has no OtherPages
 //	costs/                     v4: bucket, what the counter costs on this
-//	                           machine (package counter/costs); made by
+//	                           machine (package cgi/meter); made by
 //	                           the first day folded
 //	  days/                    bucket, a key a UTC day, kept a year
-//	    2006-01-02 -> record   costs.Day.Encode: a version byte, the build
+//	    2006-01-02 -> record   meter.Day.Encode: a version byte, the build
 //	                           (a length byte, then text), then per kind
 //	                           (hit, json, stats, login, refused, commit)
 //	                           the count and the wall and CPU p50, p90, p99
@@ -94,9 +94,9 @@
 //	                           longer record's extra kinds are a later
 //	                           version's
 //	  build     -> record      the running build's first requests: a
-//	                           costs.Day record whose build is the build's
+//	                           meter.Day record whose build is the build's
 //	                           and whose figures are over the first
-//	                           costs.BuildRequests of each kind
+//	                           meter.BuildRequests of each kind
 //	  build-before -> record   the same of the build before it
 //	  warnings  -> text        the warnings of the last 30 days, a line
 //	                           each, each beginning with its date

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // formatFileV5 is a database written by the code of schema version 5: a
@@ -88,7 +88,7 @@ func writeV5(t *testing.T) {
 		if _, err := db.Visit(view("/p001", day.AddDate(0, 0, 2), true)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-03", 420, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 2)); err != nil {
+		if _, err := db.FoldCosts([]meter.Day{costDay("2026-12-03", 420, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 2)); err != nil {
 			t.Fatal(err)
 		}
 	})

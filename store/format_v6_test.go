@@ -12,8 +12,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 	"hitcounter/counter/digitset"
 )
 
@@ -137,7 +137,7 @@ func writeV6(t *testing.T) {
 		if _, err := db.Visit(Visit{Name: "blog", Now: day.Add(time.Hour), Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-05", 420, time.Millisecond, 4*time.Millisecond)}, day); err != nil {
+		if _, err := db.FoldCosts([]meter.Day{costDay("2026-12-05", 420, time.Millisecond, 4*time.Millisecond)}, day); err != nil {
 			t.Fatal(err)
 		}
 	})

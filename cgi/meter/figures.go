@@ -1,9 +1,4 @@
-// Package costs is what the counter knows of its own price on the machine
-// it runs on: the kinds of work it times, the histogram a day's times
-// gather in, the figures a day keeps in the history (count, p50, p90 and
-// p99 of wall and CPU time), and the rules that say when a cost has moved.
-// It knows nothing of files, HTTP or the database.
-package costs
+package meter
 
 import (
 	"encoding/binary"
@@ -127,7 +122,7 @@ type Day struct {
 }
 
 // ErrRecord is a history record that cannot be read.
-var ErrRecord = errors.New("costs: bad record")
+var ErrRecord = errors.New("meter: bad record")
 
 const (
 	recordVersion = 1

@@ -1,4 +1,4 @@
-package costs
+package meter
 
 import (
 	"math/rand/v2"

@@ -1,46 +1,9 @@
-// Package meter times the counter's work on the machine it runs on: each
-// request's wall and CPU time by kind (package counter/costs), and each
-// commit's, into a day's histograms in the runtime directory, shared by
-// every CGI process and a FastCGI process. The process that starts a new
-// UTC day's file folds the days before it into the history in the
-// database, and the request that completes a new build's first
-// costs.BuildRequests of a kind has them judged against the build before.
-//
-// # Files
-//
-// In the runtime directory (COUNTER_RUN_DIR, on tmpfs), mode 0600:
-//
-//	costs-YYYY-MM-DD   a day's histograms
-//	costs-build        the running build's first costs.BuildRequests
-//	                   requests of each kind
-//
-// Both have the same layout, in the machine's own byte order (the files
-// never leave it):
-//
-//	offset  size  field
-//	0       16    magic "counter-costs" and three zero bytes
-//	16      4     format version, 1
-//	20      4     kinds, costs.NumKinds
-//	24      4     buckets, costs.Buckets
-//	28      4     zero
-//	32      24    costs-build: the requests of each kind so far (uint32
-//	              each), which go on past the ones in its histograms
-//	56      8     zero
-//	64      ...   for each kind, a histogram of wall times then one of CPU
-//	              times: costs.Buckets uint32 counts each
-//	4672    128   costs-build: the build's ID, a length byte then the
-//	              text; zero in a day's file
-//
-// Counts are added with atomic adds to a shared mapping of the file: no
-// lock, no lost update, and a hit never waits on another. A file of the
-// wrong size or with a bad header is made anew. There is no fsync: a
-// reboot loses the day's histograms, never a count, and the days folded
-// before it are in the database.
 package meter
 
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -48,10 +11,6 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
-
-	"hitcounter/cgi/internal/logline"
-	"hitcounter/cgi/rundir"
-	"hitcounter/counter/costs"
 )
 
 const (
@@ -59,8 +18,8 @@ const (
 	version    = 1
 	headerSize = 64
 	countsAt   = 32
-	histBytes  = costs.Buckets * 4
-	buildAt    = headerSize + int(costs.NumKinds)*2*histBytes
+	histBytes  = Buckets * 4
+	buildAt    = headerSize + int(NumKinds)*2*histBytes
 	buildSize  = 128
 	fileSize   = buildAt + buildSize
 
@@ -68,22 +27,37 @@ const (
 	buildName = "costs-build"
 )
 
-// Hooks are what a Meter calls on the database; either may be nil.
+// Dir is the runtime directory the files are in (cgi/rundir.Dir): it
+// opens, reads and removes them without following a link. It comes in as
+// an interface because the store, which keeps this package's records,
+// may import nothing of the binary's helpers.
+type Dir interface {
+	Names() ([]string, error)
+	ReadFile(name string, max int) ([]byte, error)
+	Remove(name string) error
+	// OpenFd opens name to read and write, made if create and missing.
+	OpenFd(name string, create bool) (int, error)
+}
+
+// Hooks are what a Meter calls on the database; any may be nil.
 type Hooks struct {
 	// Fold adds whole days to the history and returns their warnings.
-	Fold func(days []costs.Day) ([]string, error)
+	Fold func(days []Day) ([]string, error)
 	// Build records a build's first requests of a kind and returns the
 	// warning, if any.
-	Build func(id string, k costs.Kind, f costs.Figures) (string, error)
+	Build func(id string, k Kind, f Figures) (string, error)
 	// Warn writes a line to the owner's error log.
 	Warn func(line string)
+	// MaxLine is the longest line Warn writes whole (0: no bound): the
+	// day's warnings are gathered in as few lines as hold them.
+	MaxLine int
 }
 
 // Meter records into the runtime directory. It is safe for concurrent
 // use; a CGI process makes one and closes it, a FastCGI process keeps
 // one.
 type Meter struct {
-	dir   *rundir.Dir
+	dir   Dir
 	build string
 	now   func() time.Time
 	hooks Hooks
@@ -116,13 +90,13 @@ type opened struct {
 // adds to with pread and pwrite, which costs a process less than mapping
 // the files; two processes adding to one word at the same instant may
 // lose one of the adds.
-func New(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks) *Meter {
+func New(dir Dir, build string, now func() time.Time, hooks Hooks) *Meter {
 	return &Meter{dir: dir, build: build, now: now, hooks: hooks}
 }
 
 // NewMapped is New for a long-lived process: it maps the files and adds
 // with atomic adds, losing nothing.
-func NewMapped(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks) *Meter {
+func NewMapped(dir Dir, build string, now func() time.Time, hooks Hooks) *Meter {
 	return &Meter{dir: dir, build: build, now: now, hooks: hooks, mapped: true}
 }
 
@@ -133,30 +107,30 @@ func NewMapped(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks)
 // A commit is recorded from inside the database's write, with the file
 // open: its Record touches nothing but the mappings, and leaves the fold
 // of a new day and the build's judgement to the next request's.
-func (m *Meter) Record(k costs.Kind, wall, cpu time.Duration) {
-	if m == nil || k >= costs.NumKinds {
+func (m *Meter) Record(k Kind, wall, cpu time.Duration) {
+	if m == nil || k >= NumKinds {
 		return
 	}
-	day, build, fold := m.opened(k != costs.Commit)
+	day, build, fold := m.opened(k != Commit)
 	if day != nil {
 		add(day, k, wall, cpu)
 	}
 	if fold != "" {
 		m.fold(fold)
 	}
-	if build == nil || k == costs.Commit {
+	if build == nil || k == Commit {
 		return
 	}
 	// Past the build's first requests, one read says so.
-	if build.load(countsAt+4*int(k)) >= costs.BuildRequests {
+	if build.load(countsAt+4*int(k)) >= BuildRequests {
 		return
 	}
 	n := build.add(countsAt + 4*int(k))
-	if n > costs.BuildRequests {
+	if n > BuildRequests {
 		return
 	}
 	add(build, k, wall, cpu)
-	if n == costs.BuildRequests && m.hooks.Build != nil {
+	if n == BuildRequests && m.hooks.Build != nil {
 		f := figuresOf(build, k)
 		warning, err := m.hooks.Build(m.build, k, f)
 		switch {
@@ -171,18 +145,18 @@ func (m *Meter) Record(k costs.Kind, wall, cpu time.Duration) {
 // Pending returns the figures not folded into the history yet: today's
 // so far, from this process's mapping when it has one (no file opened),
 // else the day files read from the directory.
-func (m *Meter) Pending() []costs.Day {
+func (m *Meter) Pending() []Day {
 	if m == nil {
 		return nil
 	}
 	m.mu.Lock()
 	if m.mapped && m.day != nil && m.date == m.now().UTC().Format(time.DateOnly) {
-		d := costs.Day{Date: m.date, Build: m.build}
-		for _, k := range costs.Kinds() {
+		d := Day{Date: m.date, Build: m.build}
+		for _, k := range Kinds() {
 			d.Kinds[k] = figuresOf(m.day, k)
 		}
 		m.mu.Unlock()
-		return []costs.Day{d}
+		return []Day{d}
 	}
 	m.mu.Unlock()
 	days, _, _ := Read(m.dir)
@@ -266,7 +240,7 @@ func (m *Meter) fold(date string) {
 	if err != nil {
 		return
 	}
-	var days []costs.Day
+	var days []Day
 	var paths []string
 	for _, name := range names {
 		d, ok := strings.CutPrefix(name, dayPrefix)
@@ -278,8 +252,8 @@ func (m *Meter) fold(date string) {
 			m.dir.Remove(name) // damaged, or not a file of ours: nothing to keep
 			continue
 		}
-		day := costs.Day{Date: d, Build: m.build}
-		for _, k := range costs.Kinds() {
+		day := Day{Date: d, Build: m.build}
+		for _, k := range Kinds() {
 			day.Kinds[k] = figuresOf(fileBytes(b), k)
 		}
 		days = append(days, day)
@@ -297,7 +271,7 @@ func (m *Meter) fold(date string) {
 	for _, name := range paths {
 		m.dir.Remove(name)
 	}
-	for _, line := range warnLines(warnings, logline.MaxLine-len("counter: \n")) {
+	for _, line := range warnLines(warnings, m.hooks.MaxLine) {
 		m.warn(line)
 	}
 }
@@ -308,6 +282,9 @@ func (m *Meter) fold(date string) {
 // its own goes alone, and the log cuts it).
 func warnLines(warnings []string, max int) []string {
 	const head, tail = "costs: ", " (counter doctor)"
+	if max <= 0 {
+		max = math.MaxInt
+	}
 	var lines []string
 	var b strings.Builder
 	last := ""
@@ -346,23 +323,23 @@ func warnLines(warnings []string, max int) []string {
 }
 
 // add counts one request in c.
-func add(c counts, k costs.Kind, wall, cpu time.Duration) {
+func add(c counts, k Kind, wall, cpu time.Duration) {
 	base := headerSize + int(k)*2*histBytes
-	c.add(base + 4*costs.Bucket(wall))
+	c.add(base + 4*Bucket(wall))
 	if cpu > 0 {
-		c.add(base + histBytes + 4*costs.Bucket(cpu))
+		c.add(base + histBytes + 4*Bucket(cpu))
 	}
 }
 
 // figuresOf reads kind k's histograms from c.
-func figuresOf(c counts, k costs.Kind) costs.Figures {
-	var wall, cpu costs.Histogram
+func figuresOf(c counts, k Kind) Figures {
+	var wall, cpu Histogram
 	base := headerSize + int(k)*2*histBytes
-	for i := range costs.Buckets {
+	for i := range Buckets {
 		wall[i] = c.load(base + 4*i)
 		cpu[i] = c.load(base + histBytes + 4*i)
 	}
-	return costs.FiguresOf(&wall, &cpu)
+	return FiguresOf(&wall, &cpu)
 }
 
 // counts are a file's counts: a shared mapping, a file read and written
@@ -414,7 +391,7 @@ func (b fileBytes) release()            {}
 
 // Read returns the figures of the day files in dir, oldest first, and the
 // build's first requests: what is not in the database yet.
-func Read(dir *rundir.Dir) (days []costs.Day, build costs.Build, err error) {
+func Read(dir Dir) (days []Day, build Build, err error) {
 	names, err := dir.Names()
 	if err != nil {
 		return nil, build, fmt.Errorf("costs: %w", err)
@@ -431,14 +408,14 @@ func Read(dir *rundir.Dir) (days []costs.Day, build costs.Build, err error) {
 		}
 		if name == buildName {
 			build.ID = buildID(b)
-			for _, k := range costs.Kinds() {
+			for _, k := range Kinds() {
 				build.Kinds[k] = figuresOf(fileBytes(b), k)
 			}
 			continue
 		}
 		if d, ok := strings.CutPrefix(name, dayPrefix); ok && len(d) == len(time.DateOnly) {
-			day := costs.Day{Date: d}
-			for _, k := range costs.Kinds() {
+			day := Day{Date: d}
+			for _, k := range Kinds() {
 				day.Kinds[k] = figuresOf(fileBytes(b), k)
 			}
 			days = append(days, day)
@@ -451,8 +428,8 @@ func Read(dir *rundir.Dir) (days []costs.Day, build costs.Build, err error) {
 func validHeader(b []byte) bool {
 	return len(b) == fileSize && string(b[:16]) == magic &&
 		binary.NativeEndian.Uint32(b[16:]) == version &&
-		binary.NativeEndian.Uint32(b[20:]) == uint32(costs.NumKinds) &&
-		binary.NativeEndian.Uint32(b[24:]) == costs.Buckets
+		binary.NativeEndian.Uint32(b[20:]) == uint32(NumKinds) &&
+		binary.NativeEndian.Uint32(b[24:]) == Buckets
 }
 
 func buildID(b []byte) string {
@@ -464,7 +441,7 @@ func buildID(b []byte) string {
 // anew, if it is damaged, or if build is not "" and names another build)
 // with an exclusive lock held while it writes the header; made says it
 // did.
-func openFile(dir *rundir.Dir, name, build string, mapped bool) (c counts, made bool, err error) {
+func openFile(dir Dir, name, build string, mapped bool) (c counts, made bool, err error) {
 	// Never through a link, and made for the web server's user under root.
 	fd, err := dir.OpenFd(name, true)
 	if err != nil {
@@ -512,8 +489,8 @@ func openFile(dir *rundir.Dir, name, build string, mapped bool) (c counts, made 
 	fresh := make([]byte, fileSize)
 	copy(fresh, magic)
 	binary.NativeEndian.PutUint32(fresh[16:], version)
-	binary.NativeEndian.PutUint32(fresh[20:], uint32(costs.NumKinds))
-	binary.NativeEndian.PutUint32(fresh[24:], costs.Buckets)
+	binary.NativeEndian.PutUint32(fresh[20:], uint32(NumKinds))
+	binary.NativeEndian.PutUint32(fresh[24:], Buckets)
 	if build != "" {
 		id := build[:min(len(build), buildSize-1)]
 		fresh[buildAt] = byte(len(id))

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"hitcounter/cgi/meter"
-	"hitcounter/counter/costs"
 )
 
 // timing is what an App keeps to time its requests for the process's
@@ -25,7 +24,7 @@ type timing struct {
 // kind of work the request turned out to be, if any, for the costs.
 type metered struct {
 	http.ResponseWriter
-	kind costs.Kind
+	kind meter.Kind
 	set  bool
 }
 
@@ -34,7 +33,7 @@ type metered struct {
 func (m *metered) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 
 // tag says what kind of work the request is; the last tag counts.
-func tag(w http.ResponseWriter, k costs.Kind) {
+func tag(w http.ResponseWriter, k meter.Kind) {
 	if m, ok := w.(*metered); ok {
 		m.kind, m.set = k, true
 	}

@@ -7,8 +7,8 @@ import (
 
 	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/imagehit"
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // serveCounter answers /NAME.png, .gif, .svg (a GET counts one hit, unless
@@ -47,7 +47,7 @@ func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, fo
 	req := imageRequest(r)
 	ans := a.proc.Serve(req, name, format)
 	if ans.Counted {
-		tag(w, costs.Hit)
+		tag(w, meter.Hit)
 	}
 	if err := writeAnswer(w, ans); errors.Is(err, gateway.ErrBusy) && !gateway.Cut(w) {
 		// Big answers waiting for slow readers hold all the memory the

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // serveShields answers /NAME.shields.json in the schema of shields.io's
@@ -32,7 +32,7 @@ func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) 
 		writeJSON(w, r, http.StatusOK, shieldsAnswer{1, label, msg, "lightgrey", true})
 		return
 	}
-	tag(w, costs.JSON)
+	tag(w, meter.JSON)
 	writeJSON(w, r, http.StatusOK, shieldsAnswer{1, label, strconv.FormatUint(g.Shown, 10), "blue", false})
 }
 
