@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -11,8 +10,8 @@ import (
 	"hitcounter/cgi/meter"
 )
 
-// warningDays is how long a warning is kept and shown.
-const warningDays = 30
+// The costs' bucket keeps the cost meter's records (package cgi/meter):
+// the meter encodes them and judges them, this file runs the transactions.
 
 // costsBucket is the costs' bucket of a file of this schema, made if need
 // be, for a write transaction.
@@ -26,8 +25,8 @@ func costsBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
 // FoldCosts adds days (a day's figures, from the runtime directory) to
 // the history, judges each against the days before it (meter.Check),
 // keeps the warnings, and drops the days and warnings past their time;
-// it returns the new warnings. A day already in the history keeps the
-// record with the higher count of hits.
+// it returns the new warnings. A day already in the history is replaced
+// only as meter.Day.Replaces says.
 func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 	var found []string
 	err := db.write(func(tx *bolt.Tx) error {
@@ -40,10 +39,8 @@ func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 			return err
 		}
 		for _, d := range days {
-			if old := b.Get([]byte(d.Date)); old != nil {
-				if o, err := meter.DecodeDay(d.Date, old); err == nil && o.Kinds[meter.Hit].Count >= d.Kinds[meter.Hit].Count {
-					continue
-				}
+			if old := b.Get([]byte(d.Date)); old != nil && !d.Replaces(old) {
+				continue
 			}
 			before, err := costDays(b, d.Date, meter.Window)
 			if err != nil {
@@ -54,7 +51,6 @@ func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 				return err
 			}
 		}
-		// Drop what is past its time: the days of over a year ago.
 		oldest := []byte(meter.Oldest(now))
 		cur := b.Cursor()
 		for k, _ := cur.First(); k != nil && bytes.Compare(k, oldest) < 0; k, _ = cur.First() {
@@ -62,7 +58,7 @@ func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 				return err
 			}
 		}
-		return addWarnings(c, found, now)
+		return c.Put(keyCostWarnings, meter.KeepWarnings(c.Get(keyCostWarnings), found, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: fold costs: %w", err)
@@ -90,20 +86,6 @@ func costDays(b *bolt.Bucket, date string, n int) ([]meter.Day, error) {
 	return out, nil
 }
 
-// addWarnings appends lines to the kept warnings and drops those of over
-// warningDays ago.
-func addWarnings(c *bolt.Bucket, lines []string, now time.Time) error {
-	from := now.UTC().AddDate(0, 0, -warningDays).Format(time.DateOnly)
-	var keep []string
-	for line := range strings.Lines(string(c.Get(keyCostWarnings))) {
-		if line = strings.TrimSuffix(line, "\n"); line >= from {
-			keep = append(keep, line)
-		}
-	}
-	keep = append(keep, lines...)
-	return c.Put(keyCostWarnings, []byte(strings.Join(keep, "\n")))
-}
-
 // BuildCosts records what the first meter.BuildRequests requests of kind
 // k cost under build id, and judges them against the build before it
 // (meter.CheckBuild); it returns the warning, if any, which is kept with
@@ -128,7 +110,7 @@ func (db *DB) BuildCosts(id string, k meter.Kind, f meter.Figures, now time.Time
 			cur = meter.Build{ID: id}
 		}
 		cur.Kinds[k] = f
-		if err := c.Put(keyBuild, meter.Day{Build: cur.ID, Kinds: cur.Kinds}.Encode()); err != nil {
+		if err := c.Put(keyBuild, cur.Encode()); err != nil {
 			return err
 		}
 		before, err := buildRecord(c.Get(keyBuildBefore))
@@ -140,7 +122,7 @@ func (db *DB) BuildCosts(id string, k meter.Kind, f meter.Figures, now time.Time
 			return nil
 		}
 		warning = line
-		return addWarnings(c, []string{line}, now)
+		return c.Put(keyCostWarnings, meter.KeepWarnings(c.Get(keyCostWarnings), []string{line}, now))
 	})
 	if err != nil {
 		return "", fmt.Errorf("store: build costs: %w", err)
@@ -149,14 +131,11 @@ func (db *DB) BuildCosts(id string, k meter.Kind, f meter.Figures, now time.Time
 }
 
 func buildRecord(b []byte) (meter.Build, error) {
-	if b == nil {
-		return meter.Build{}, nil
-	}
-	d, err := meter.DecodeDay("", b)
+	bu, err := meter.DecodeBuild(b)
 	if err != nil {
-		return meter.Build{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return bu, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	return meter.Build{ID: d.Build, Kinds: d.Kinds}, nil
+	return bu, nil
 }
 
 // CostHistory is what the history holds: the days from since on, oldest
@@ -189,9 +168,7 @@ func (db *DB) Costs(since time.Time) (CostHistory, error) {
 				h.Days = append(h.Days, d)
 			}
 		}
-		if w := c.Get(keyCostWarnings); len(w) > 0 {
-			h.Warnings = strings.Split(string(w), "\n")
-		}
+		h.Warnings = meter.DecodeWarnings(c.Get(keyCostWarnings))
 		var err error
 		if h.Build, err = buildRecord(c.Get(keyBuild)); err != nil {
 			return err

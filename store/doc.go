@@ -98,7 +98,8 @@
 //	                           and whose figures are over the first
 //	                           meter.BuildRequests of each kind
 //	  build-before -> record   the same of the build before it
-//	  warnings  -> text        the warnings of the last 30 days, a line
+//	  warnings  -> text        meter.KeepWarnings: the warnings of the
+//	                           last 30 days (meter.WarningDays), a line
 //	                           each, each beginning with its date
 //	themes/                    v6: bucket, owners' digit sets (theme add);
 //	                           made by the first set added

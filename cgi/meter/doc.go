@@ -7,8 +7,9 @@
 //     files of the runtime directory (Meter, Read), shared by every CGI
 //     process and a FastCGI process;
 //   - the figures a day keeps (Figures, Day: count, p50, p90 and p99) and
-//     their records in the database's history (Day.Encode, DecodeDay);
-//   - the rules that judge them (Check, CheckBuild) and what
+//     their records in the database's history (Day.Encode, DecodeDay,
+//     Build.Encode, DecodeBuild, KeepWarnings);
+//   - the rules that judge them (Check, CheckBuild, Day.Replaces) and what
 //     doctor and the statistics page show of them (Shown, Trend).
 //
 // The process that starts a new UTC day's file folds the days before it

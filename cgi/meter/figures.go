@@ -173,3 +173,28 @@ func DecodeDay(date string, b []byte) (Day, error) {
 func micros(t time.Duration) uint32 {
 	return uint32(min(max(t/time.Microsecond, 0), math.MaxUint32))
 }
+
+// Replaces says whether d takes the place of old, the record of its date
+// already in the history: a day folded twice (a fold that failed half
+// way, or a file put back) keeps the record with more hits, and a record
+// that cannot be read is replaced.
+func (d Day) Replaces(old []byte) bool {
+	o, err := DecodeDay(d.Date, old)
+	return err != nil || o.Kinds[Hit].Count < d.Kinds[Hit].Count
+}
+
+// Encode is the build's record in the database: a Day's, whose build is
+// the build's ID and whose date is none.
+func (b Build) Encode() []byte { return Day{Build: b.ID, Kinds: b.Kinds}.Encode() }
+
+// DecodeBuild reads a build's record; no record is no build.
+func DecodeBuild(rec []byte) (Build, error) {
+	if rec == nil {
+		return Build{}, nil
+	}
+	d, err := DecodeDay("", rec)
+	if err != nil {
+		return Build{}, err
+	}
+	return Build{ID: d.Build, Kinds: d.Kinds}, nil
+}
