@@ -75,6 +75,8 @@ type Meter struct {
 	// day before is kept one day more, for a request still adding to it.
 	ready atomic.Pointer[opened]
 	stale counts
+	// Requests being timed (Start), and how many have begun.
+	inFlight, begun atomic.Int64
 }
 
 // opened is what Record needs on its way, for the day from..until (Unix
@@ -515,13 +517,4 @@ func release(c *counts) {
 		(*c).release()
 		*c = nil
 	}
-}
-
-// ProcessCPU is the CPU time, user and system, the process has used.
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

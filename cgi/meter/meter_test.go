@@ -284,3 +284,37 @@ func TestMappedAcrossMidnight(t *testing.T) {
 		t.Errorf("Pending from the mapping: %+v", p)
 	}
 }
+
+// TestSpanCPUOnlyAlone: a long-lived process's request is given the
+// process's CPU time only when no other request ran beside it; its wall
+// time always.
+func TestSpanCPUOnlyAlone(t *testing.T) {
+	c := &clock{t: at("2026-12-03T10:00:00Z")}
+	m := NewMapped(rd(t.TempDir()), "", c.now, Hooks{})
+	defer m.Close()
+	burn := func() {
+		for start := ProcessCPU(); ProcessCPU()-start < 5*time.Millisecond; {
+		}
+	}
+	first, second := m.Start(), m.Start() // side by side
+	burn()
+	m.Stop(second, Hit, true)
+	m.Stop(first, Hit, true)
+	alone := m.Start()
+	burn()
+	m.Stop(alone, Hit, true)
+	m.Stop(m.Start(), Stats, false) // no kind: not recorded
+
+	var wall, cpu uint32
+	base := headerSize + int(Hit)*2*histBytes
+	for i := range Buckets {
+		wall += m.day.load(base + 4*i)
+		cpu += m.day.load(base + histBytes + 4*i)
+	}
+	if wall != 3 || cpu != 1 {
+		t.Errorf("%d wall times and %d CPU times of hits, want 3 and 1", wall, cpu)
+	}
+	if p := m.Pending(); len(p) != 1 || p[0].Kinds[Stats].Count != 0 {
+		t.Errorf("pending %+v, want no stats request", p)
+	}
+}

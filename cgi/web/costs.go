@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"hitcounter/cgi/meter"
@@ -13,11 +12,6 @@ import (
 // (COUNTER_COSTS=off).
 type timing struct {
 	started time.Time // the process's start, for a CGI process's one request
-	// A long-lived process measures a request's CPU time as the process's
-	// over the request, when no other request ran at the same time: then
-	// it is the request's own (and its share of the collector's).
-	inFlight atomic.Int64
-	begun    atomic.Int64
 }
 
 // metered is the ResponseWriter a route's handler gets: it carries the
@@ -54,20 +48,7 @@ func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), 
 		a.proc.Finished(m.kind, m.set, a.timing.started)
 		return
 	}
-	n := a.timing.inFlight.Add(1)
-	mine := a.timing.begun.Add(1)
-	start, cpu0 := time.Now(), time.Duration(0)
-	if n == 1 {
-		cpu0 = meter.ProcessCPU() // only a request alone is given its CPU time
-	}
+	s := a.proc.Meter.Start()
 	handle(a, m, r)
-	wall := time.Since(start)
-	var cpu time.Duration
-	if n == 1 && a.timing.begun.Load() == mine {
-		cpu = meter.ProcessCPU() - cpu0
-	}
-	a.timing.inFlight.Add(-1)
-	if m.set {
-		a.proc.Meter.Record(m.kind, wall, cpu)
-	}
+	a.proc.Meter.Stop(s, m.kind, m.set)
 }
