@@ -76,7 +76,7 @@ func runCosts(e *cmdEnv, _ []string) error {
 					continue
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", date, k, f.Count, meter.Round(f.Wall[0]), meter.Round(f.Wall[1]),
-					meter.Round(f.Wall[2]), cpuText(f.CPU[0]))
+					meter.Round(f.Wall[2]), costText(f.CPU[0]))
 			}
 		}
 	}
@@ -87,7 +87,8 @@ func runCosts(e *cmdEnv, _ []string) error {
 	return nil
 }
 
-func cpuText(d time.Duration) string {
+// costText is a time as the commands show it, "-" for none.
+func costText(d time.Duration) string {
 	if d == 0 {
 		return "-"
 	}

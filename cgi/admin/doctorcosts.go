@@ -62,10 +62,3 @@ func (d *doctor) costs(e *cmdEnv) {
 		fmt.Fprintln(d.w, "WARNING: "+w)
 	}
 }
-
-func costText(d time.Duration) string {
-	if d == 0 {
-		return "-"
-	}
-	return meter.Round(d).String()
-}
