@@ -49,6 +49,13 @@ func runPlain(t *testing.T, bin string, env []string, stdin string, args ...stri
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
+	return runCmd(t, cmd, stdin)
+}
+
+// runCmd runs cmd with stdin, and returns what it wrote and its exit code;
+// a run that did not start or exit fails t.
+func runCmd(t *testing.T, cmd *exec.Cmd, stdin string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -58,7 +65,7 @@ func runPlain(t *testing.T, bin string, env []string, stdin string, args ...stri
 	case errors.As(err, &ee):
 		code = ee.ExitCode()
 	case err != nil:
-		t.Fatalf("%s: %v", bin, err)
+		t.Fatalf("%v: %v", cmd.Args, err)
 	}
 	return out.String(), errOut.String(), code
 }

@@ -47,14 +47,38 @@ func siteHitEnv(t *testing.T, db string) []string {
 		"REQUEST_URI=/cgi-bin/counter.cgi/www.png", "QUERY_STRING=")
 }
 
+// siteHits runs hits of site www, each a process of the binary as CGI,
+// and notes each one's status and time.
+type siteHits struct {
+	bin      string
+	env      []string
+	mu       sync.Mutex
+	statuses map[int]int
+	took     []time.Duration
+}
+
+func newSiteHits(t *testing.T, db string) *siteHits {
+	return &siteHits{bin: counterBinary(t), env: siteHitEnv(t, db), statuses: map[int]int{}}
+}
+
+// hit runs one hit and notes it.
+func (h *siteHits) hit(t *testing.T) {
+	cmd := exec.Command(h.bin)
+	cmd.Env = ownRunDir(t, h.env)
+	start := time.Now()
+	out, err := cmd.Output()
+	d := time.Since(start)
+	status := hitStatus(out, err)
+	h.mu.Lock()
+	h.statuses[status]++
+	h.took = append(h.took, d)
+	h.mu.Unlock()
+}
+
 // hitLoops runs n processes that hit site www one after another until
 // stop is closed, and returns each hit's status and time.
 func hitLoops(t *testing.T, db string, n int, stop <-chan struct{}) func() (statuses map[int]int, took []time.Duration) {
-	env := siteHitEnv(t, db)
-	bin := counterBinary(t)
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	var took []time.Duration
+	h := newSiteHits(t, db)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
@@ -66,22 +90,13 @@ func hitLoops(t *testing.T, db string, n int, stop <-chan struct{}) func() (stat
 					return
 				default:
 				}
-				cmd := exec.Command(bin)
-				cmd.Env = ownRunDir(t, env)
-				start := time.Now()
-				out, err := cmd.Output()
-				d := time.Since(start)
-				status := hitStatus(out, err)
-				mu.Lock()
-				statuses[status]++
-				took = append(took, d)
-				mu.Unlock()
+				h.hit(t)
 			}
 		}()
 	}
 	return func() (map[int]int, []time.Duration) {
 		wg.Wait()
-		return statuses, took
+		return h.statuses, h.took
 	}
 }
 

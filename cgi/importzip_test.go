@@ -44,23 +44,11 @@ func importBenchZIP(t *testing.T, dir, kind string, pages int) string {
 // tickHits hits site www every interval until stop is closed, each hit a
 // process of the binary as CGI, and returns each hit's status and time.
 func tickHits(t *testing.T, db string, every time.Duration, stop <-chan struct{}) func() (map[int]int, []time.Duration) {
-	env, bin := siteHitEnv(t, db), counterBinary(t)
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	var took []time.Duration
+	h := newSiteHits(t, db)
 	var wg sync.WaitGroup
 	hit := func() {
 		defer wg.Done()
-		cmd := exec.Command(bin)
-		cmd.Env = ownRunDir(t, env)
-		start := time.Now()
-		out, err := cmd.Output()
-		d := time.Since(start)
-		status := hitStatus(out, err)
-		mu.Lock()
-		statuses[status]++
-		took = append(took, d)
-		mu.Unlock()
+		h.hit(t)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -80,7 +68,7 @@ func tickHits(t *testing.T, db string, every time.Duration, stop <-chan struct{}
 	return func() (map[int]int, []time.Duration) {
 		<-done
 		wg.Wait()
-		return statuses, took
+		return h.statuses, h.took
 	}
 }
 

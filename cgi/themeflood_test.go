@@ -3,11 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"image/gif"
+	"image"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -53,21 +52,9 @@ const (
 // bigGIFFolder writes the flood's set as a folder of 0.gif..9.gif, each
 // frame of each digit a colour of its own, and returns it.
 func bigGIFFolder(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for i := range 10 {
-		g := &gif.GIF{LoopCount: 0}
-		for k := range floodFrames {
-			g.Image = append(g.Image, filled(floodWidth, digitset.MaxSide, setColour(i, k)))
-			g.Delay = append(g.Delay, gifDelay(i, k))
-		}
-		var b bytes.Buffer
-		if err := gif.EncodeAll(&b, g); err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, strconv.Itoa(i)+".gif"), b.Bytes())
-	}
-	return dir
+	return gifFolderOf(t, func(int) int { return floodFrames }, func(i, k int) *image.Paletted {
+		return filled(floodWidth, digitset.MaxSide, setColour(i, k))
+	})
 }
 
 // themedFloodWorld makes a database with counter demo, where every view
