@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"hitcounter/cgi/imagehit"
+	"hitcounter/cgi/testenv"
 	"hitcounter/store"
 )
 
@@ -260,7 +261,7 @@ func passedOn() []hitRequest {
 func TestHitBinaryPassesCommandsOn(t *testing.T) {
 	full, hit := counterBinary(t), hitBinary(t)
 	db := filepath.Join(t.TempDir(), "counter.db")
-	env := ownRunDir(t, []string{"COUNTER_DB=" + db, "PATH=" + os.Getenv("PATH")})
+	env := testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db, "PATH=" + os.Getenv("PATH")})
 	if out, errOut, code := runPlain(t, hit, env, "", "create", "blog", "-start", "41"); code != 0 || !strings.Contains(out, "created blog at 41") {
 		t.Fatalf("create through the hit binary: exit %d, %q %q", code, out, errOut)
 	}
@@ -350,7 +351,7 @@ func TestHitBinaryFindsTheToolAsInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "counter.db")
-	env := ownRunDir(t, []string{"COUNTER_DB=" + db})
+	env := testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	if out, errOut, code := runPlain(t, bin, env, "", "create", "blog"); code != 0 || !strings.Contains(out, "created blog") {
 		t.Fatalf("create: exit %d, %q %q", code, out, errOut)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/store"
 )
 
@@ -64,7 +65,7 @@ func newSiteHits(t *testing.T, db string) *siteHits {
 // hit runs one hit and notes it.
 func (h *siteHits) hit(t *testing.T) {
 	cmd := exec.Command(h.bin)
-	cmd.Env = ownRunDir(t, h.env)
+	cmd.Env = testenv.OwnRunDir(t, h.env)
 	start := time.Now()
 	out, err := cmd.Output()
 	d := time.Since(start)
@@ -142,7 +143,7 @@ func TestImportUnderHits(t *testing.T) {
 	wait := hitLoops(t, db, 16, stop)
 	time.Sleep(time.Second) // hits before the import, too
 	imp := exec.Command(bin, "import", "-log", log, "www")
-	imp.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	imp.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	start := time.Now()
 	out, err := imp.CombinedOutput()
 	took := time.Since(start)
@@ -225,7 +226,7 @@ func TestImportStoppedChangesNothing(t *testing.T) {
 
 	// Killed once the staged copy has begun to grow the file.
 	imp := exec.Command(counterBinary(t), "import", "-log", log, "www")
-	imp.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	imp.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	if err := imp.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // Issue 36, item 6: a GoatCounter ZIP of a million paths took 434 MB to
@@ -112,7 +114,7 @@ func boundedImport(t *testing.T, dir string, args []string, folded bool) {
 	// Measured through a helper: a child of the test would count the
 	// test's own memory (runMeasured).
 	start := time.Now()
-	out, peak, err := runMeasuredArgs(t, counterBinary(t), ownRunDir(t, []string{"COUNTER_DB=" + db}), append([]string{"import"}, args...))
+	out, peak, err := runMeasuredArgs(t, counterBinary(t), testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db}), append([]string{"import"}, args...))
 	took := time.Since(start)
 	time.Sleep(300 * time.Millisecond)
 	close(stop)

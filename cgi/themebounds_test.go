@@ -23,7 +23,7 @@ func adminTimed(t *testing.T, db string, limit time.Duration, args ...string) (o
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, counterBinary(t), args...)
-	cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	cmd.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	peak := underGNUTime(t, cmd)
 	start := time.Now()
 	b, err := cmd.CombinedOutput()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/fcgitest"
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter/digitset"
 )
 
@@ -140,9 +141,9 @@ func TestThemedFloodCGI(t *testing.T) {
 	db := themedFloodWorld(t)
 	bin := hitBinary(t)
 	base := append(hitEnv(t, db), "HTTP_USER_AGENT="+fcgitest.BrowserUA)
-	floodEnv := ownRunDir(t, append(base[:len(base):len(base)], "PATH_INFO=/flood.gif", "QUERY_STRING="+floodQuery,
+	floodEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "PATH_INFO=/flood.gif", "QUERY_STRING="+floodQuery,
 		"REQUEST_URI=/cgi-bin/counter.cgi/flood.gif?"+floodQuery))
-	viewEnv := ownRunDir(t, append(base[:len(base):len(base)], "QUERY_STRING=", "REQUEST_URI=/cgi-bin/counter.cgi/demo.png",
+	viewEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "QUERY_STRING=", "REQUEST_URI=/cgi-bin/counter.cgi/demo.png",
 		"COUNTER_WAIT="+viewWait.String()))
 
 	run := func(env []string) (cgiAnswer, string, error) {
