@@ -118,6 +118,23 @@ func siteViews(t *testing.T, db string) uint64 {
 
 var importedViews = regexp.MustCompile(`views: (\d+) -> (\d+);`)
 
+// importedBeside returns the views that the import's summary out says it
+// brought, and calls fail if site www's in the file are not those and the
+// answered hits' that went on beside it.
+func importedBeside(t *testing.T, db string, out []byte, answered int, fail func(format string, args ...any)) uint64 {
+	t.Helper()
+	m := importedViews.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no views in the import's summary:\n%s", out)
+	}
+	before, _ := strconv.ParseUint(string(m[1]), 10, 64)
+	after, _ := strconv.ParseUint(string(m[2]), 10, 64)
+	if got, want := siteViews(t, db), after-before+uint64(answered); got != want {
+		fail("%d views in the file; want the import's %d and the %d hits answered", got, after-before, answered)
+	}
+	return after - before
+}
+
 // TestImportUnderHits imports a 200 MB access log of a site (400 days of
 // 1,000 pages, each viewed every day, and its traffic: 400,000 page days)
 // through the built binary while 16 processes hit the same site: every hit
@@ -165,17 +182,8 @@ func TestImportUnderHits(t *testing.T) {
 	if statuses[200] != len(times) {
 		fail("%d of %d hits answered 200: %v", statuses[200], len(times), statuses)
 	}
-	m := importedViews.FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("no views in the import's summary:\n%s", out)
-	}
-	before, _ := strconv.ParseUint(string(m[1]), 10, 64)
-	after, _ := strconv.ParseUint(string(m[2]), 10, 64)
-	if got, want := siteViews(t, db), after-before+uint64(statuses[200]); got != want {
-		fail("%d views in the file; want the import's %d and the %d hits answered", got, after-before, statuses[200])
-	}
-	if after-before < uint64(days)*1000 {
-		t.Errorf("the import brought %d views, want at least the %d page days'", after-before, days*1000)
+	if brought := importedBeside(t, db, out, statuses[200], fail); brought < uint64(days)*1000 {
+		t.Errorf("the import brought %d views, want at least the %d page days'", brought, days*1000)
 	}
 	if out, code := adminStdin(t, db, "", "check"); code != 0 {
 		t.Errorf("check after the import: exit %d\n%s", code, out)

@@ -146,15 +146,7 @@ func boundedImport(t *testing.T, dir string, args []string, folded bool) {
 	if statuses[200] != len(times) {
 		t.Errorf("%d of %d hits answered 200: %v", statuses[200], len(times), statuses)
 	}
-	v := importedViews.FindSubmatch(out)
-	if v == nil {
-		t.Fatalf("no views in the import's summary:\n%s", out)
-	}
-	before, _ := strconv.ParseUint(string(v[1]), 10, 64)
-	after, _ := strconv.ParseUint(string(v[2]), 10, 64)
-	if got, want := siteViews(t, db), after-before+uint64(statuses[200]); got != want {
-		t.Errorf("%d views in the file; want the import's %d and the %d hits answered", got, after-before, statuses[200])
-	}
+	importedBeside(t, db, out, statuses[200], t.Errorf)
 	if out, code := adminStdin(t, db, "", "check"); code != 0 {
 		t.Errorf("check after the import: exit %d\n%s", code, out)
 	}
