@@ -71,12 +71,21 @@ func gifDelay(i, k int) int { return 10 * ((i+k)%3 + 1) }
 // gifFolder writes a folder of 0.gif..9.gif, looping forever, and returns
 // it.
 func gifFolder(t *testing.T) string {
+	return gifFolderOf(t, gifFrames, func(i, k int) *image.Paletted {
+		return filled(setWidth(i), setHeight, setColour(i, k))
+	})
+}
+
+// gifFolderOf writes a folder of 0.gif..9.gif, digit i's of frames(i)
+// frames, frame k being frame(i, k) shown for gifDelay(i, k), each
+// looping forever, and returns it.
+func gifFolderOf(t *testing.T, frames func(i int) int, frame func(i, k int) *image.Paletted) string {
 	t.Helper()
 	dir := t.TempDir()
 	for i := range 10 {
 		g := &gif.GIF{LoopCount: 0}
-		for k := range gifFrames(i) {
-			g.Image = append(g.Image, filled(setWidth(i), setHeight, setColour(i, k)))
+		for k := range frames(i) {
+			g.Image = append(g.Image, frame(i, k))
 			g.Delay = append(g.Delay, gifDelay(i, k))
 		}
 		var b bytes.Buffer
@@ -154,6 +163,35 @@ func checkDigits(t *testing.T, img image.Image, text string, width func(int) int
 }
 
 func first(int) int { return 0 }
+
+// TestThemeCommandDigitSetAlias: "digitset" is the theme command under
+// the name the documentation gives it; it says "digit set" where theme
+// says "theme", and the two see the same sets.
+func TestThemeCommandDigitSetAlias(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	mustAdmin(t, db, "create", "blog")
+	if out := mustAdmin(t, db, "digitset", "add", "pix", pngFolder(t)); !strings.HasPrefix(out, "added digit set pix: png-folder") {
+		t.Errorf("digitset add said %q", out)
+	}
+	if out := mustAdmin(t, db, "theme", "list"); !strings.Contains(out, "\npix\tset: png-folder") {
+		t.Errorf("theme list after digitset add:\n%s", out)
+	}
+	if out := mustAdmin(t, db, "digitset", "show", "pix"); !strings.HasPrefix(out, "pix: png-folder, ten digits 12 px high") {
+		t.Errorf("digitset show said %q", out)
+	}
+	if out, code := adminStdin(t, db, "", "digitset", "show", "nope"); code != 1 || !strings.Contains(out, "digitset show: no such theme \"nope\" (digitset list shows them)") {
+		t.Errorf("digitset show nope: exit %d, %q", code, out)
+	}
+	if out, code := adminStdin(t, db, "", "digitset", "add", "led", pngFolder(t)); code != 2 || !strings.Contains(out, "digitset add: digit set name \"led\" is a built-in look's") {
+		t.Errorf("digitset add led: exit %d, %q; want a usage error", code, out)
+	}
+	if out := mustAdmin(t, db, "digitset", "remove", "pix"); out != "removed digit set pix\n" {
+		t.Errorf("digitset remove said %q", out)
+	}
+	if out := mustAdmin(t, db, "digitset", "list"); strings.Contains(out, "pix") {
+		t.Errorf("digitset list after remove:\n%s", out)
+	}
+}
 
 // TestThemeAddPNGFolder adds a folder of PNGs and draws a known count
 // with it in PNG, scaled, SVG and as the counter's default.
@@ -431,7 +469,7 @@ func TestThemeAddRefuses(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	dir := pngFolder(t)
 	for _, name := range []string{"light", "dark", "auto", "led", "odometer", "nixie", "retro", "../x"} {
-		if out, code := adminStdin(t, db, "", "theme", "add", name, dir); code != 2 || !strings.Contains(out, "theme name") {
+		if out, code := adminStdin(t, db, "", "theme", "add", name, dir); code != 2 || !strings.Contains(out, "digit set name") {
 			t.Errorf("theme add %s: exit %d, %q; want a usage error", name, code, out)
 		}
 	}

@@ -26,11 +26,11 @@ type Visit struct {
 	// Image, when set, overrides what a site's image shows.
 	Image *counter.Image
 	// Outcome is what the hit is, judged before its transaction from
-	// the counter's settings that Judging read (see DB.Judging): the zero
+	// the counter's settings that HitFacts read (see DB.HitFacts): the zero
 	// Outcome is a plain view.
 	Outcome counter.Outcome
 	// Set is the digit set the tag names (theme=NAME), "" for none: one
-	// the file does not hold fails the hit with counter.ErrNoTheme, in
+	// the file does not hold fails the hit with counter.ErrNoDigitSet, in
 	// its transaction, before anything is written.
 	Set string
 }
@@ -105,10 +105,10 @@ func (db *DB) VisitAll(visits []Visit) ([]Counted, error) {
 	return out, nil
 }
 
-// Judging is what a hit is judged by, read before its write
+// HitFacts is what a hit is judged by, read before its write
 // transaction: the counter's settings, the key that signs owner cookies
 // (nil until the first is made) and, on a site, the key of the page.
-type Judging struct {
+type HitFacts struct {
 	Settings counter.Settings
 	OwnerKey []byte
 	// Page is, on a site, the key of the hit's page as visitTx will
@@ -116,12 +116,12 @@ type Judging struct {
 	Page string
 }
 
-// Judging reads, in a read transaction, what hit v is judged by, so that
+// HitFacts reads, in a read transaction, what hit v is judged by, so that
 // the judging (the visitor table's file and its lock) happens before the
 // write transaction opens and never while it holds the file. A counter
 // that does not exist fails with counter.ErrNotFound.
-func (db *DB) Judging(v Visit) (Judging, error) {
-	var j Judging
+func (db *DB) HitFacts(v Visit) (HitFacts, error) {
+	var j HitFacts
 	err := db.view(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, v.Name)
 		if err != nil {
@@ -170,8 +170,8 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
-	if v.Set != "" && themeBucket(tx, v.Set) == nil {
-		return c, counter.ErrNoTheme
+	if v.Set != "" && digitSetBucket(tx, v.Set) == nil {
+		return c, counter.ErrNoDigitSet
 	}
 	c.Show, c.Theme, c.settings = s.Show, s.Theme, s
 	var page string
@@ -210,11 +210,7 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 	if err := tb.Put(t.prefix, encodeToday(t.counts)); err != nil {
 		return c, err
 	}
-	views, err := decodeUint64(b.Get(keyTotal))
-	if err != nil {
-		return c, err
-	}
-	visitors, err := decodeUint64(b.Get(keyVisitors))
+	views, visitors, err := readTotals(b)
 	if err != nil {
 		return c, err
 	}
@@ -262,11 +258,7 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 	if err != nil {
 		return c, err
 	}
-	views, err := decodeUint64(b.Get(keyTotal))
-	if err != nil {
-		return c, err
-	}
-	visitors, err := decodeUint64(b.Get(keyVisitors))
+	views, visitors, err := readTotals(b)
 	if err != nil {
 		return c, err
 	}
@@ -476,6 +468,16 @@ func (db *DB) Counter(name string) (counter.Info, error) {
 	return info, nil
 }
 
+// readTotals reads the views and visitors of a counter's history from its
+// bucket b, without its rows in the today bucket.
+func readTotals(b *bolt.Bucket) (views, visitors uint64, err error) {
+	if views, err = decodeUint64(b.Get(keyTotal)); err != nil {
+		return 0, 0, err
+	}
+	visitors, err = decodeUint64(b.Get(keyVisitors))
+	return views, visitors, err
+}
+
 // readInfo reads counter name from its bucket b; its views and visitors
 // add its rows in the today bucket to its history's.
 func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
@@ -484,10 +486,7 @@ func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 	if err != nil {
 		return info, err
 	}
-	if info.Count, err = decodeUint64(b.Get(keyTotal)); err != nil {
-		return info, err
-	}
-	if info.Visitors, err = decodeUint64(b.Get(keyVisitors)); err != nil {
+	if info.Count, info.Visitors, err = readTotals(b); err != nil {
 		return info, err
 	}
 	info.Count, info.Visitors = saturatingAdd(info.Count, t.counts.Views), saturatingAdd(info.Visitors, t.counts.Visitors)
@@ -546,8 +545,8 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 // stored all the same, so that the file says what the counter does. A
 // default theme must be a look or a set the file holds.
 func putSettings(b *bolt.Bucket, s counter.Settings) error {
-	if s.Theme != "" && !counter.IsLook(s.Theme) && themeBucket(b.Tx(), s.Theme) == nil {
-		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoTheme)
+	if s.Theme != "" && !counter.IsLook(s.Theme) && digitSetBucket(b.Tx(), s.Theme) == nil {
+		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
 	}
 	show := showViews
 	if s.Show == counter.ShowVisitors {

@@ -14,8 +14,8 @@ import (
 )
 
 // Encode writes the drawing to w in format f.
-func (d *Drawing) Encode(w io.Writer, f counter.Format) error {
-	if err := d.style.CheckFormat(f); err != nil {
+func (d *Drawing) Encode(w io.Writer, f counter.ImageType) error {
+	if err := d.style.CheckImageType(f); err != nil {
 		return err
 	}
 	switch {
@@ -31,12 +31,22 @@ func (d *Drawing) Encode(w io.Writer, f counter.Format) error {
 	return encodeRaster(w, d.Paletted(), f)
 }
 
-func encodeRaster(w io.Writer, img *image.Paletted, f counter.Format) error {
+func encodeRaster(w io.Writer, img *image.Paletted, f counter.ImageType) error {
 	if f == counter.GIF {
 		gifTransparency(img)
 		return encodeGIF(w, img)
 	}
 	return encodePNG(w, img)
+}
+
+// indexBits is the fewest bits per pixel, at least 1, that index a
+// palette of n colours.
+func indexBits(n int) int {
+	bits := 1
+	for 1<<bits < n {
+		bits++
+	}
+	return bits
 }
 
 // gifTransparency rewrites a palette for GIF, which has a single fully
@@ -74,7 +84,7 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s">`, wd, ht, wd, ht)
 	st := d.style
-	if st.Theme == counter.ThemeAuto {
+	if st.Scheme == counter.SchemeAuto {
 		// The viewer's dark mode picks the colours, by CSS in the SVG.
 		fmt.Fprintf(bw, `<style>.b{%s}.f{%s}@media (prefers-color-scheme:dark){.b{%s}.f{%s}}</style>`,
 			cssFill(st.BG), cssFill(st.FG), cssFill(st.DarkBG), cssFill(st.DarkFG))
@@ -93,6 +103,14 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	}
 	bw.WriteString(`"/></svg>`)
 	return bw.Flush()
+}
+
+// writeSVGHead writes the opening tag of a w x h SVG that says label
+// (escaped for HTML) in its aria-label and <title>, for screen readers.
+func writeSVGHead(bw *bufio.Writer, w, h int, label string) {
+	wd, ht := strconv.Itoa(w), strconv.Itoa(h)
+	bw.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + wd + `" height="` + ht +
+		`" viewBox="0 0 ` + wd + ` ` + ht + `" role="img" aria-label="` + label + `"><title>` + label + `</title>`)
 }
 
 // writeSVGPath writes a glyph's outline with its origin at (x0+dx, y0);
@@ -159,7 +177,7 @@ func cssFill(c color.NRGBA) string {
 
 // EncodeBlank writes a 1x1 transparent image in format f: the body of an
 // error answer to an <img>, which must still be an image.
-func EncodeBlank(w io.Writer, f counter.Format) error {
+func EncodeBlank(w io.Writer, f counter.ImageType) error {
 	if f == counter.SVG {
 		_, err := io.WriteString(w, `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`)
 		return err
