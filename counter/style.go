@@ -280,7 +280,7 @@ func (s *Style) set(key, value string) error {
 				break
 			}
 			if CheckName(value) != nil {
-				return &ParamError{key, "must be light, dark, auto, one of " + strings.Join(LookNames(), ", ") + " or a theme's name"}
+				return &ParamError{key, "must be light, dark, auto, one of " + strings.Join(LookNames(), ", ") + " or a digit set's name"}
 			}
 			s.Set = value
 		}
