@@ -24,7 +24,7 @@ const (
 
 // Style is how a count is drawn.
 type Style struct {
-	Digits int         // minimum number of digits, zero-padded
+	Digits int         // the number format: at least this many digits, zero-padded
 	Size   int         // digit height in pixels; a badge's height
 	FG, BG color.NRGBA // a BG with alpha 0 gives a transparent image
 	Font   string      // one of FontNames
