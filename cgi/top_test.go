@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +166,89 @@ func TestTopPages(t *testing.T) {
 	status, v, _ = getTop(t, db, "/blog.json", "top=5")
 	if status != 403 || len(v.Top) != 0 {
 		t.Errorf("behind a password with public-pages on: status %d, %+v, want 403", status, v)
+	}
+}
+
+// topPeak bounds the peak RSS of one top list's CGI process, whatever the
+// site holds: well under what an export may take (exportPeak).
+const topPeak = 32 << 20
+
+// TestTopBigSite asks the built binary for the top 50 pages over 90 days
+// of a site whose every day had 200 pages of its own (18,000 pages of
+// near the longest key: the most a list over 90 days adds up), and
+// yesterday 10,000 more, not trimmed, with a page of them the most viewed
+// of all: the list is right, and the process's peak RSS stays under
+// topPeak. It logs the time and the peak beside the count's own JSON.
+func TestTopBigSite(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	now := time.Now().UTC()
+	d, err := store.Open(db, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := counter.NewSite("big.example")
+	if err == nil {
+		err = site.Set("max-pages=30000")
+	}
+	if err == nil {
+		err = site.Set("public-pages=on")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CreateWith("big", 0, now.AddDate(0, 0, -100), site); err != nil {
+		t.Fatal(err)
+	}
+	const days, wide = counter.MaxTopDays, 10_000
+	var rows []counter.PageDay
+	for ago := days - 1; ago >= 1; ago-- {
+		date := now.AddDate(0, 0, -ago).Format(time.DateOnly)
+		n := store.KeptPagesADay
+		if ago == 1 {
+			n = wide
+		}
+		var day []counter.PageDay
+		for p := range n {
+			day = append(day, counter.PageDay{Date: date, Page: bigPage(ago*100_000 + p), Views: uint64(p%97 + 1), Visitors: 1})
+		}
+		if ago == 1 {
+			day[wide/2].Views = 1_000_000
+		}
+		slices.SortFunc(day, func(a, b counter.PageDay) int { return strings.Compare(a.Page, b.Page) })
+		rows = append(rows, day...)
+	}
+	if _, err := d.Import([]counter.Imported{{Name: "big", PageDays: rows}}, store.ImportOptions{Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+
+	counterBinary(t) // built before the clock starts
+	for _, tc := range []struct{ name, query string }{
+		{"count", ""},
+		{"top over 30 days", "top=50"},
+		{"top", "top=50&days=90"},
+	} {
+		start := time.Now()
+		out, peak, stderr := runMeasured(t, counterBinary(t), append(hitEnv(t, db), "PATH_INFO=/big.json", "QUERY_STRING="+tc.query))
+		took := time.Since(start)
+		ans := parseCGI(t, out)
+		if ans.status != 200 {
+			t.Fatalf("%s: status %d; %s", tc.name, ans.status, stderr)
+		}
+		t.Logf("CGI %s of %d page-days: %d bytes in %v, peak RSS %.1f MB", tc.name, len(rows), len(ans.body), took.Round(time.Millisecond), float64(peak)/(1<<20))
+		if tc.query != "top=50&days=90" {
+			continue
+		}
+		var v topAnswer
+		if err := json.Unmarshal(ans.body, &v); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Top) != counter.MaxTop || v.Top[0].Page != bigPage(100_000+wide/2) || v.Top[0].Views != 1_000_000 || v.Top[1].Views != 97 {
+			t.Errorf("top: %d pages, the first %+v, the second's views %d; want 50, %s with 1,000,000, then 97",
+				len(v.Top), v.Top[0], v.Top[1].Views, bigPage(100_000+wide/2))
+		}
+		if peak > topPeak {
+			t.Errorf("peak RSS %.1f MB, want at most %d MB", float64(peak)/(1<<20), topPeak>>20)
+		}
 	}
 }
