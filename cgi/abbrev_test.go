@@ -36,7 +36,7 @@ func hitImage(t *testing.T, db, file, query string) cgiAnswer {
 
 // decodeImage decodes an answer's PNG or GIF with the standard library's
 // decoders, or reads an SVG with encoding/xml to the end and returns nil.
-func decodeImage(t *testing.T, f counter.Format, body []byte) image.Image {
+func decodeImage(t *testing.T, f counter.ImageType, body []byte) image.Image {
 	t.Helper()
 	var img image.Image
 	var err error
@@ -63,7 +63,7 @@ func decodeImage(t *testing.T, f counter.Format, body []byte) image.Image {
 // sameImage fails unless got, an answer's body in format f, shows what
 // counter/draw draws of text in the style of query: the same pixels for
 // PNG and GIF, the same document for SVG.
-func sameImage(t *testing.T, f counter.Format, got []byte, query, text string) {
+func sameImage(t *testing.T, f counter.ImageType, got []byte, query, text string) {
 	t.Helper()
 	s, err := counter.ParseStyle(query)
 	if err != nil {
@@ -128,7 +128,7 @@ func TestAbbreviatedImages(t *testing.T) {
 				t.Fatalf("status %d, %q", ans.status, ans.header.Get("X-Counter-Error"))
 			}
 			_, ext, _ := strings.Cut(tc.file, ".")
-			f, _ := counter.ParseFormat(ext)
+			f, _ := counter.ParseImageType(ext)
 			sameImage(t, f, ans.body, tc.query, tc.text)
 		})
 	}
