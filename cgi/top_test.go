@@ -167,6 +167,10 @@ func TestTopPages(t *testing.T) {
 	if status != 403 || len(v.Top) != 0 {
 		t.Errorf("behind a password with public-pages on: status %d, %+v, want 403", status, v)
 	}
+	// The owner who turns it on behind a password is told.
+	if out, err := adminRun(t, db, "config", "blog", "public-pages=on"); err != nil || !strings.Contains(out, "page list stays private") {
+		t.Errorf("config public-pages=on behind a password: %v\n%s", err, out)
+	}
 }
 
 // topPeak bounds the peak RSS of one top list's CGI process, whatever the
