@@ -39,6 +39,16 @@ func encodeRaster(w io.Writer, img *image.Paletted, f counter.ImageType) error {
 	return encodePNG(w, img)
 }
 
+// indexBits is the fewest bits per pixel, at least 1, that index a
+// palette of n colours.
+func indexBits(n int) int {
+	bits := 1
+	for 1<<bits < n {
+		bits++
+	}
+	return bits
+}
+
 // gifTransparency rewrites a palette for GIF, which has a single fully
 // transparent index and nothing in between: levels under half opacity
 // all become the first of them, made fully clear, and the others opaque.
@@ -93,6 +103,14 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	}
 	bw.WriteString(`"/></svg>`)
 	return bw.Flush()
+}
+
+// writeSVGHead writes the opening tag of a w x h SVG that says label
+// (escaped for HTML) in its aria-label and <title>, for screen readers.
+func writeSVGHead(bw *bufio.Writer, w, h int, label string) {
+	wd, ht := strconv.Itoa(w), strconv.Itoa(h)
+	bw.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + wd + `" height="` + ht +
+		`" viewBox="0 0 ` + wd + ` ` + ht + `" role="img" aria-label="` + label + `"><title>` + label + `</title>`)
 }
 
 // writeSVGPath writes a glyph's outline with its origin at (x0+dx, y0);

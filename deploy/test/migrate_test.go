@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // schemaNow is the schema version this tree writes.
@@ -140,7 +142,7 @@ func runBin(t testing.TB, bin string, env []string, args ...string) (string, str
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = ownRunDir(t, env)
+	cmd.Env = testenv.OwnRunDir(t, env)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
