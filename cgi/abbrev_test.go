@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 	"hitcounter/counter/draw"
 )
@@ -25,7 +26,7 @@ import (
 // hitImage runs the hit binary as a CGI for file?query on db.
 func hitImage(t *testing.T, db, file, query string) cgiAnswer {
 	t.Helper()
-	env := ownRunDir(t, append(hitEnv(t, db), "PATH_INFO=/"+file, "QUERY_STRING="+query,
+	env := testenv.OwnRunDir(t, append(hitEnv(t, db), "PATH_INFO=/"+file, "QUERY_STRING="+query,
 		"REQUEST_URI=/cgi-bin/counter.cgi/"+file+"?"+query))
 	stdout, stderr, code := runPlain(t, hitBinary(t), env, "")
 	if code != 0 {
