@@ -506,7 +506,7 @@ func TestThemeKeptAcrossBackup(t *testing.T) {
 	if err := os.Rename(db+".new", db); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustAdmin(t, db, "check"); !strings.Contains(out, ", 1 theme(s)") {
+	if out := mustAdmin(t, db, "check"); !strings.Contains(out, ", 1 digit set(s)") {
 		t.Errorf("check: %q", out)
 	}
 	if out := mustAdmin(t, db, "theme", "show", "anim"); !strings.Contains(out, "gif-folder") || !strings.Contains(out, "default theme of blog") {

@@ -546,7 +546,7 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 // default theme must be a look or a set the file holds.
 func putSettings(b *bolt.Bucket, s counter.Settings) error {
 	if s.Theme != "" && !counter.IsLook(s.Theme) && digitSetBucket(b.Tx(), s.Theme) == nil {
-		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
+		return fmt.Errorf("%w theme=%s: %w (digitset list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
 	}
 	show := showViews
 	if s.Show == counter.ShowVisitors {

@@ -99,7 +99,7 @@ func writeV5(t *testing.T) {
 // checkFormatV5 reads the committed version 5 file through the store
 // (TestFormat has checked its bytes).
 func checkFormatV5(t *testing.T, db *DB) {
-	wantList := "blog views=408 visitors=208 pages=205 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=10000 keep-query= image=page theme=\n" +
+	wantList := "blog views=408 visitors=208 pages=205 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=10000 keep-query= image=page public-pages=off theme=\n" +
 		"home views=13 visitors=1 pages=0 protected=true show=visitors reload=10m ignore=192.0.2.0/24 referrers=example.org theme="
 	if got := listLines(t, db); got != wantList {
 		t.Errorf("List:\n%s\nwant:\n%s", got, wantList)

@@ -152,7 +152,7 @@ func checkFormatV6(t *testing.T, db *DB) {
 	want := "blog views=1 visitors=1 pages=0 protected=false show=views reload=30m ignore= referrers= theme=pixel\n" +
 		"home views=100 visitors=0 pages=0 protected=false show=views reload=30m ignore= referrers= theme=led\n" +
 		"plain views=200 visitors=0 pages=0 protected=false show=views reload=30m ignore= referrers= theme=\n" +
-		"site views=8 visitors=6 pages=2 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=2 keep-query= image=page theme=\n" +
+		"site views=8 visitors=6 pages=2 protected=false show=views reload=30m ignore= hosts=blog.example max-pages=2 keep-query= image=page public-pages=off theme=\n" +
 		"visits views=16 visitors=2 pages=0 protected=true show=visitors reload=30m ignore= referrers=example.org theme="
 	if got := listLines(t, db); got != want {
 		t.Errorf("List:\n%s\nwant:\n%s", got, want)

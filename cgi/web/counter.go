@@ -21,6 +21,10 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 			a.serveShields(w, r, base)
 			return
 		}
+		if asksTop(r.URL.RawQuery) {
+			a.serveTop(w, r, name)
+			return
+		}
 		a.serveCount(w, r, name)
 		return
 	}

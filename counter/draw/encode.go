@@ -13,7 +13,7 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// Encode writes the drawing to w in format f.
+// Encode writes the drawing to w as image type f.
 func (d *Drawing) Encode(w io.Writer, f counter.ImageType) error {
 	if err := d.style.CheckImageType(f); err != nil {
 		return err
@@ -175,7 +175,7 @@ func cssFill(c color.NRGBA) string {
 	return s
 }
 
-// EncodeBlank writes a 1x1 transparent image in format f: the body of an
+// EncodeBlank writes a 1x1 transparent image of image type f: the body of an
 // error answer to an <img>, which must still be an image.
 func EncodeBlank(w io.Writer, f counter.ImageType) error {
 	if f == counter.SVG {

@@ -89,7 +89,7 @@ const (
 )
 
 // DigitPNG returns digit k's first frame as a PNG in the set's palette:
-// the piece that theme add stores for a digit cut from a strip, made
+// the piece that digitset add stores for a digit cut from a strip, made
 // without image/png.
 func DigitPNG(s *digitset.Set, k int) ([]byte, error) {
 	frames, err := s.Frames(k)

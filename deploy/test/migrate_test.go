@@ -513,7 +513,7 @@ func TestMigrateV5File(t *testing.T) {
 	if fileSum(t, db) != before {
 		t.Errorf("the v5 binary changed the migrated file")
 	}
-	if out, errOut, err := runBin(t, bin, env, "check"); err != nil || !strings.Contains(out, "1 theme(s)") {
+	if out, errOut, err := runBin(t, bin, env, "check"); err != nil || !strings.Contains(out, "1 digit set(s)") {
 		t.Errorf("check after all: %v\n%s%s", err, out, errOut)
 	}
 }
