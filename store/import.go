@@ -42,8 +42,9 @@ type ImportChange struct {
 	// counted under counter.OtherPages, and PagesDropped the page days not
 	// kept because the counter is not a site.
 	PageDays, PagesNew, PagesOther, PagesDropped int
-	// Referrers is how many referring hosts changed.
-	Referrers int
+	// Referrers is how many referring hosts changed, Sources how many
+	// sources.
+	Referrers, Sources int
 	// CreatedBefore and Created are the counter's creation time before and
 	// after (an import moves it back to the history's first day).
 	CreatedBefore, Created time.Time
@@ -51,7 +52,7 @@ type ImportChange struct {
 
 // Changed reports whether the import changes the counter at all.
 func (c ImportChange) Changed() bool {
-	return c.Made || c.DaysNew+c.DaysRaised+c.DaysLowered+c.PageDays+c.Referrers > 0 ||
+	return c.Made || c.DaysNew+c.DaysRaised+c.DaysLowered+c.PageDays+c.Referrers+c.Sources > 0 ||
 		c.Total != c.TotalBefore || c.Visitors != c.VisitorsBefore || !c.Created.Equal(c.CreatedBefore)
 }
 
@@ -249,7 +250,10 @@ func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions, carr
 		return c, err
 	}
 	c.Total, c.Visitors = total, visitors
-	if c.Referrers, err = importReferrers(b, imp.Referrers, o.Replace); err != nil {
+	if c.Referrers, err = importHosts(b, bucketReferrers, imp.Referrers, o.Replace); err != nil {
+		return c, err
+	}
+	if c.Sources, err = importHosts(b, bucketSources, imp.Sources, o.Replace); err != nil {
 		return c, err
 	}
 	c.Created = c.CreatedBefore
@@ -364,14 +368,14 @@ func putDay(b, days *bolt.Bucket, key []byte, t counter.Tally) error {
 	return tally.Put(key, encodeTally(t))
 }
 
-// importReferrers merges referring hosts: the higher of each, or the
-// file's with replace; hosts past the bound add up under
+// importHosts merges referring hosts, or sources (bucket): the higher of
+// each, or the file's with replace; hosts past the bound add up under
 // counter.OtherReferrers.
-func importReferrers(b *bolt.Bucket, refs []counter.Referrer, replace bool) (int, error) {
+func importHosts(b *bolt.Bucket, bucket []byte, refs []counter.Referrer, replace bool) (int, error) {
 	if len(refs) == 0 {
 		return 0, nil
 	}
-	r, err := b.CreateBucketIfNotExists(bucketReferrers)
+	r, err := b.CreateBucketIfNotExists(bucket)
 	if err != nil {
 		return 0, err
 	}
