@@ -25,7 +25,7 @@ func blog(t *testing.T) *counter.Site {
 func TestGeneratorsFiles(t *testing.T) {
 	for _, tc := range []struct {
 		file, format, want string
-		err            error
+		err                error
 	}{
 		{"hugo-index.xml", RSS, `[{/posts/cafe Un café à Paris} {/posts/tags Tags like <b> & "quotes"} {/posts/hello Hello, world}]`, nil},
 		// jekyll-feed strips the markup from a title (strip_html), and
@@ -50,8 +50,8 @@ func TestGeneratorsFiles(t *testing.T) {
 func TestTitlesOfFeeds(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, want string
-		counts         string // Entries Untitled Elsewhere BadLinks Again
-		err            string
+		counts          string // Entries Untitled Elsewhere BadLinks Again
+		err             string
 	}{
 		{"atom xhtml and links", `<feed xmlns="http://www.w3.org/2005/Atom"><entry><title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">A <em>b</em> &amp;amp; c</div></title><link rel="self" href="https://blog.example/x.atom"/><link href="https://blog.example/a/?utm_source=x"/></entry>` +
 			`<entry><title>Other</title><link href="https://elsewhere.example/b/"/></entry><entry><title>No link</title></entry><entry><title>Again</title><link href="/a/"/></entry><entry><title>  </title><link href="/c/"/></entry></feed>`,
