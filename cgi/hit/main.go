@@ -26,7 +26,7 @@ import (
 	"strings"
 	"time"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
@@ -50,7 +50,7 @@ func main() {
 // request, or execs the full tool and comes back only when that fails,
 // and returns the exit code.
 func run(started time.Time, args, environ []string, stdout, stderr io.Writer) int {
-	env := plain.ReadEnv(environ)
+	env := cgiwire.ReadEnv(environ)
 	cgi := env["GATEWAY_INTERFACE"] != ""
 	if cgi {
 		if r, name, format, ok := imageRequest(env); ok {
@@ -72,13 +72,13 @@ func run(started time.Time, args, environ []string, stdout, stderr io.Writer) in
 // an image's extension, with no body, in an environment that the
 // gateway would take whole (else the full tool answers, and refuses it
 // as the gateway does).
-func imageRequest(env plain.Env) (r imagehit.Request, name string, format counter.Format, ok bool) {
+func imageRequest(env cgiwire.Env) (r imagehit.Request, name string, format counter.ImageType, ok bool) {
 	method := env["REQUEST_METHOD"]
-	if method != "GET" && method != "HEAD" || plain.Check(env) != nil {
+	if method != "GET" && method != "HEAD" || cgiwire.Check(env) != nil {
 		return r, "", 0, false
 	}
 	if proto := env["SERVER_PROTOCOL"]; proto != "INCLUDED" {
-		if _, _, ok := plain.ParseVersion(proto); !ok {
+		if _, _, ok := cgiwire.ParseVersion(proto); !ok {
 			return r, "", 0, false
 		}
 	}
@@ -120,7 +120,7 @@ func imageRequest(env plain.Env) (r imagehit.Request, name string, format counte
 
 // serve answers image request r, counting it, as the full tool's CGI
 // does, and records its costs.
-func serve(r imagehit.Request, name string, format counter.Format, env plain.Env, started time.Time, stdout, stderr io.Writer) {
+func serve(r imagehit.Request, name string, format counter.ImageType, env cgiwire.Env, started time.Time, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, errs := config.FromEnv(func(k string) string { return env[k] })
 	for _, err := range errs {
@@ -129,21 +129,21 @@ func serve(r imagehit.Request, name string, format counter.Format, env plain.Env
 	p := imagehit.NewProcess(cfg, log, false)
 	ans := p.Serve(r, name, format)
 	p.Finished(costs.Hit, ans.Counted, started)
-	if err := plain.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
+	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
 		log.Printf("write response: %v", err)
 	}
 }
 
 // failCGI answers a CGI request that the full tool should have answered
 // but could not be run: a 500, as an image when an image was asked for.
-func failCGI(env plain.Env, err error, stdout, stderr io.Writer) {
+func failCGI(env cgiwire.Env, err error, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, _ := config.FromEnv(func(k string) string { return env[k] })
 	_, format, isImage := imagehit.Image(path.Base(env["PATH_INFO"]))
 	if !isImage {
 		log.Printf("%s %q: %v", env["REQUEST_METHOD"], env["PATH_INFO"], err)
 		body := []byte("internal error\n")
-		plain.WriteAnswer(stdout, 500, []plain.Field{
+		cgiwire.WriteAnswer(stdout, 500, []cgiwire.Field{
 			{Key: "Content-Type", Value: "text/plain; charset=utf-8"},
 			{Key: "Content-Length", Value: strconv.Itoa(len(body))},
 		}, body)
@@ -152,5 +152,5 @@ func failCGI(env plain.Env, err error, stdout, stderr io.Writer) {
 	s := &imagehit.Server{Cfg: cfg, Log: log}
 	r := imagehit.Request{Method: env["REQUEST_METHOD"], Path: env["PATH_INFO"], RawQuery: env["QUERY_STRING"]}
 	ans := s.Refuse(r, format, err)
-	plain.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body)
+	cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body)
 }
