@@ -63,10 +63,13 @@ var sourceGroups = [...]sourceGroup{
 
 // SourceKey is the key under which a view from a page on host counts in
 // the sources: its group's name, or the host itself, lowercased; "" when
-// host is no host ReferrerHost would keep.
+// host is no host ReferrerHost would keep. A group's name is its own key.
 func SourceKey(host string) string {
 	if host == "" {
 		return ""
+	}
+	if SourceKind(host) != "" {
+		return host
 	}
 	h := ReferrerHost("https://" + host + "/")
 	if h == "" || h != strings.TrimSuffix(strings.ToLower(host), ".") {

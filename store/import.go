@@ -253,7 +253,7 @@ func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions, carr
 	if c.Referrers, err = importHosts(b, bucketReferrers, imp.Referrers, o.Replace); err != nil {
 		return c, err
 	}
-	if c.Sources, err = importHosts(b, bucketSources, imp.Sources, o.Replace); err != nil {
+	if c.Sources, err = importHosts(b, bucketSources, sourcesOf(s, imp.Sources), o.Replace); err != nil {
 		return c, err
 	}
 	c.Created = c.CreatedBefore
@@ -366,6 +366,30 @@ func putDay(b, days *bolt.Bucket, key []byte, t counter.Tally) error {
 		return err
 	}
 	return tally.Put(key, encodeTally(t))
+}
+
+// sourcesOf are the sources of a history as counter s keeps them: keys
+// as counter.SourceKey makes them (the views of hosts that make the same
+// key added up), and none of s's own hosts, which a reader goes from page
+// to page on; counter.OtherSources as it is.
+func sourcesOf(s counter.Settings, srcs []counter.Referrer) []counter.Referrer {
+	var out []counter.Referrer
+	at := map[string]int{}
+	for _, src := range srcs {
+		key := src.Host
+		if key != counter.OtherSources {
+			if key = s.Source(src.Host, ""); key == "" {
+				continue
+			}
+		}
+		if i, ok := at[key]; ok {
+			out[i].Hits = saturatingAdd(out[i].Hits, src.Hits)
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, counter.Referrer{Host: key, Hits: src.Hits})
+	}
+	return out
 }
 
 // importHosts merges referring hosts, or sources (bucket): the higher of
