@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSourcesFromImports brings sources in through the built command
+// from each program that keeps them (GoatCounter's Referrer column,
+// Plausible's imported_sources, the Referer of an access log's page
+// requests), and shows them on the statistics page and in both exports,
+// escaped; with a password, a stranger sees none of them.
+func TestSourcesFromImports(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "counter.db")
+	file := func(name string) string { return filepath.Join("..", "testdata", "import", name) }
+	admin := func(args ...string) string {
+		t.Helper()
+		out, err := adminRun(t, db, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	admin("create", "goat", "-site", "-hosts", "blog.example")
+	admin("create", "plaus", "-site", "-hosts", "blog.example")
+	admin("create", "logs", "referrers=blog.example")
+	if out := admin("import", "-name", "goat", file("goatcounter-v2.csv.gz")); !strings.Contains(out, "sources (where readers came from): 2 changed") {
+		t.Errorf("GoatCounter's import:\n%s", out)
+	}
+	if out := admin("import", "-name", "plaus", file("plausible-export.zip")); !strings.Contains(out, "sources (where readers came from): 2 changed") ||
+		!strings.Contains(out, "1 visits from sources that name no host") {
+		t.Errorf("Plausible's import:\n%s", out)
+	}
+	line := func(addr, when, referer string) string {
+		return addr + ` - - [` + when + ` +0000] "GET / HTTP/1.1" 200 5120 "` + referer + `" "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"` + "\n"
+	}
+	log := filepath.Join(dir, "access.log")
+	os.WriteFile(log, []byte(line("198.51.100.1", "02/Jan/2026:10:00:00", "https://www.bing.com/search?q=private")+
+		line("198.51.100.2", "02/Jan/2026:10:01:00", "https://blog.example/other/")+
+		line("198.51.100.3", "02/Jan/2026:10:02:00", "https://news.ycombinator.com/item?id=1")), 0o644)
+	if out := admin("import", "-log", log, "-path", "/", "logs"); !strings.Contains(out, "sources (where readers came from): 2 changed") {
+		t.Errorf("the log's import:\n%s", out)
+	}
+	for _, tc := range []struct {
+		name string
+		page []string // on the statistics page
+		json string
+		csv  string
+	}{
+		{"goat", []string{`<tr><td>Hacker News <span class="tag">social</span></td><td class="n">1</td></tr>`, "<td>news.example</td>"},
+			`"sources":[{"source":"Hacker News","views":1},{"source":"news.example","views":1}]`, "\r\n,,1,,,,,,,,,Hacker News\r\n"},
+		{"plaus", []string{`<tr><td>Google <span class="tag">search</span></td><td class="n">1</td></tr>`},
+			`"sources":[{"source":"Google","views":1},{"source":"news.example","views":1}]`, ",source\r\n"},
+		{"logs", []string{`<tr><td>Bing <span class="tag">search</span></td><td class="n">1</td></tr>`},
+			`"sources":[{"source":"Bing","views":1},{"source":"Hacker News","views":1}]`, "\r\n,1,,,,,,,,,Bing\r\n"},
+	} {
+		page := string(get(t, db, "/"+tc.name+"/stats"))
+		for _, want := range append(tc.page, "<h2>Where readers came from</h2>") {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s's statistics lack %q", tc.name, want)
+			}
+		}
+		if strings.Contains(page, "private") || strings.Contains(page, "blog.example/other") {
+			t.Errorf("%s's statistics show a Referer's path or query", tc.name)
+		}
+		if js := string(get(t, db, "/"+tc.name+"/stats.json")); !strings.Contains(js, tc.json) {
+			t.Errorf("%s's stats.json lacks %s:\n%.600s", tc.name, tc.json, js)
+		}
+		if csv := string(get(t, db, "/"+tc.name+"/stats.csv")); !strings.Contains(csv, tc.csv) {
+			t.Errorf("%s's stats.csv lacks %q:\n%.600s", tc.name, tc.csv, csv)
+		}
+	}
+	// With a password, the statistics and the exports are the login's.
+	if out, code := adminStdin(t, db, "a password of the owner\n", "passwd", "logs"); code != 0 {
+		t.Fatalf("passwd: %d %s", code, out)
+	}
+	for _, path := range []string{"/logs/stats", "/logs/stats.json", "/logs/stats.csv"} {
+		ans, _ := runCGI(t, append(hitEnv(t, db), "PATH_INFO="+path, "REQUEST_METHOD=GET", "QUERY_STRING="))
+		if body := string(ans.body); strings.Contains(body, "Bing") || strings.Contains(body, "Hacker News") {
+			t.Errorf("a stranger's GET %s shows a source (%d)", path, ans.status)
+		}
+	}
+}
+
+// TestTitlesCommandBinary stores a site's titles from Hugo's feed through
+// the built command, and refuses its sitemap, which has none.
+func TestTitlesCommandBinary(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	if out, err := adminRun(t, db, "create", "blog", "-site", "-hosts", "blog.example"); err != nil {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
+	feeds := filepath.Join("..", "testdata", "feeds")
+	out, err := adminRun(t, db, "titles", "blog", filepath.Join(feeds, "hugo-index.xml"))
+	if err != nil || !strings.Contains(out, "blog: 3 titles from the RSS file") {
+		t.Errorf("titles: %v\n%s", err, out)
+	}
+	out, err = adminRun(t, db, "titles", "blog", filepath.Join(feeds, "hugo-sitemap.xml"))
+	if err == nil || !strings.Contains(out, "no title") || !strings.Contains(out, "index.xml") {
+		t.Errorf("titles of a sitemap: %v\n%s", err, out)
+	}
+}
