@@ -66,7 +66,7 @@ func TestSlowCommitIsReported(t *testing.T) {
 				"-e", "inject=fdatasync,fsync:delay_exit=40000"}, args...)
 		}
 		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Env = ownRunDir(t, env)
+		cmd.Env = testenv.OwnRunDir(t, env)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		if err := cmd.Run(); err != nil || !bytes.HasPrefix(out.Bytes(), []byte("Status: 200")) {

@@ -125,8 +125,8 @@ var floors = []floor{
 	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
 	// What tests need of the machine, for the tests of every floor: it
 	// imports nothing of the house, and no binary links it.
-	{name: "test support", pkgs: []string{"cgi/testenv", "cgi/fcgitest"}, http: true,
-		only: map[string][]string{"cgi/testenv": {}, "cgi/fcgitest": {}}},
+	{name: "test support", pkgs: []string{"cgi/testenv", "cgi/fcgitest", "cgi/testfiles"}, http: true,
+		only: map[string][]string{"cgi/testenv": {}, "cgi/fcgitest": {}, "cgi/testfiles": {}}},
 }
 
 // floorOf returns the index in floors of package p (its path below

@@ -24,7 +24,7 @@ const (
 
 // Style is how a count is drawn.
 type Style struct {
-	Digits int         // minimum number of digits, zero-padded
+	Digits int         // the number format: at least this many digits, zero-padded
 	Size   int         // digit height in pixels; a badge's height
 	FG, BG color.NRGBA // a BG with alpha 0 gives a transparent image
 	Font   string      // one of FontNames
@@ -280,7 +280,7 @@ func (s *Style) set(key, value string) error {
 				break
 			}
 			if CheckName(value) != nil {
-				return &ParamError{key, "must be light, dark, auto, one of " + strings.Join(LookNames(), ", ") + " or a theme's name"}
+				return &ParamError{key, "must be light, dark, auto, one of " + strings.Join(LookNames(), ", ") + " or a digit set's name"}
 			}
 			s.Set = value
 		}

@@ -114,7 +114,7 @@
 //	  build-before -> record   the same of the build before it
 //	  warnings  -> text        the warnings of the last 30 days, a line
 //	                           each, each beginning with its date
-//	themes/                    v6: bucket, owners' digit sets (theme add);
+//	themes/                    v6: bucket, owners' digit sets (digitset add);
 //	                           made by the first set added
 //	  NAME/                    bucket, NAME as in counter.CheckDigitSetName
 //	    added   -> int64       when it was added, Unix seconds

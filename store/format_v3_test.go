@@ -19,6 +19,7 @@ const formatFileV3 = "../testdata/format/counter-v3.db"
 // writeV3 writes formatFileV3 through the store, as the counter does, when
 // TestFormat is run with -write-format under schema version 3. It was run once, with schema
 // version 3; the file is committed and must never be written again.
+// Not shared with the other versions' writers: it records what version 3 wrote.
 func writeV3(t *testing.T) {
 	if schemaVersion != 3 {
 		t.Fatalf("schema version %d: the v3 file is the version 3 release's and stays as it is", schemaVersion)

@@ -26,6 +26,7 @@ const formatV4Pages = 205
 // writeV4 writes formatFileV4 through the store, as the counter does, when
 // TestFormat is run with -write-format under schema version 4. It was run once, with schema
 // version 4; the files are committed and must never be written again.
+// Not shared with the other versions' writers: it records what version 4 wrote.
 func writeV4(t *testing.T) {
 	if schemaVersion != 4 {
 		t.Fatalf("schema version %d: the v4 file is the version 4 release's and stays as it is", schemaVersion)

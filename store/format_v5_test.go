@@ -31,6 +31,7 @@ const formatV5Pages = KeptPagesADay + 5
 // writeV5 writes formatFileV5 through the store, as the counter does, when
 // TestFormat is run with -write-format under schema version 5. It was run
 // once; the files are committed and must never be written again.
+// Not shared with the other versions' writers: it records what version 5 wrote.
 func writeV5(t *testing.T) {
 	if schemaVersion != 5 {
 		t.Fatalf("schema version %d: the v5 file is the version 5 release's and stays as it is", schemaVersion)

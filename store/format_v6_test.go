@@ -68,6 +68,7 @@ func formatSetV6(t *testing.T) *digitset.Set {
 // writeV6 writes formatFileV6 through the store, as the counter does, when
 // TestFormat is run with -write-format under schema version 6. It was run
 // once; the files are committed and must never be written again.
+// Not shared with the other versions' writers: it records what version 6 wrote.
 func writeV6(t *testing.T) {
 	if schemaVersion != 6 {
 		t.Fatalf("schema version %d: the v6 file is the version 6 release's and stays as it is", schemaVersion)

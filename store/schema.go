@@ -66,7 +66,7 @@ var (
 	keyTheme         = []byte("theme")     // v6, in a counter: its default theme
 	bucketDigitSets  = []byte("themes")    // v6, at the top: owners' digit sets
 	keyDigitSetHead  = []byte("head")      // v6, in themes/NAME: digitset's header record
-	keyDigitSetAdded = []byte("added")     // v6, in themes/NAME: when theme add made it
+	keyDigitSetAdded = []byte("added")     // v6, in themes/NAME: when digitset add made it
 	// The hits of the current day, of every counter, kept apart from the
 	// counters' history so that a hit writes one small bucket (today.go):
 	// one of todayShards, at the top, chosen by the counter's name.

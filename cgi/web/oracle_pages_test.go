@@ -103,7 +103,7 @@ func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, them
 }
 
 // looksData shows the count in each built-in look (as a PNG) and each set
-// added with theme add (as a GIF, which animates an animated set), shown
+// added with digitset add (as a GIF, which animates an animated set), shown
 // without counting (count=0), with the tag that asks for it.
 type looksData struct {
 	Name  string

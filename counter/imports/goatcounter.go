@@ -138,6 +138,17 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 	if rows == 0 {
 		return imp, &counter.ImportError{Line: 1, Reason: goatHeaderOnly}
 	}
+	imp.Sources = sources.list()
+	if noHost > 0 {
+		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d views' referrers that name no host or group kept here (GoatCounter's campaigns, and its groups such as Email or RSS)", noHost))
+	}
+	return goatDone(imp, days, pages, events, "events")
+}
+
+// goatDone gives imp the days and page rows a GoatCounter export added up
+// to, and says how many of what (its rows or their visitors) were events,
+// which it leaves out.
+func goatDone(imp counter.Imported, days map[string]*counter.Tally, pages *pageDays, events uint64, what string) (counter.Imported, error) {
 	var dayBook dayBook
 	for date, t := range days {
 		dayBook.add(counter.Day{Date: date, Tally: *t}, 0)
@@ -145,12 +156,9 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 	if err := pages.flush(); err != nil {
 		return imp, &counter.ImportError{Reason: err.Error()}
 	}
-	imp.Days, imp.PageRows, imp.Sources = dayBook.sorted(), pages.list(), sources.list()
-	if noHost > 0 {
-		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d views' referrers that name no host or group kept here (GoatCounter's campaigns, and its groups such as Email or RSS)", noHost))
-	}
+	imp.Days, imp.PageRows = dayBook.sorted(), pages.list()
 	if events > 0 {
-		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d events (GoatCounter's events name no page: no view counts them)", events))
+		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d %s (GoatCounter's events name no page: no view counts them)", events, what))
 	}
 	return imp, nil
 }
