@@ -216,6 +216,11 @@
 // its row every day: 10,000 made-up pages a day took some 6.6 MB a day,
 // and the file's maximum in 140 days.
 //
+// Nor do a counter's sources (v7), at most counter.MaxSources+1 keys of at
+// most 100 bytes, whatever visitors send, like its referrers; nor a site's
+// titles, which only the owner's command writes, at most counter.MaxTitles
+// of up to 256+200 bytes (some 5 MB, 10 MB in half-full pages).
+//
 // The work of trimming is bounded too: a day's fold reads the rows of the
 // days it folds (a day's, up to max-pages+1) twice, holds KeptPagesADay
 // rows and a batch of keys in memory, and deletes the rest; a version 4
