@@ -137,7 +137,7 @@ func checkFormatV3(t *testing.T, db *DB) {
 	for _, c := range list {
 		lines = append(lines, fmt.Sprintf("%s views=%d visitors=%d pages=%d %s", c.Name, c.Count, c.Visitors, c.Pages, strings.Join(c.Settings.Format(), " ")))
 	}
-	want := "blog views=4 visitors=3 pages=2 show=visitors reload=30m ignore= hosts=blog.example,*.blog.example max-pages=2 keep-query=p image=site theme=\n" +
+	want := "blog views=4 visitors=3 pages=2 show=visitors reload=30m ignore= hosts=blog.example,*.blog.example max-pages=2 keep-query=p image=site public-pages=off theme=\n" +
 		"home views=4 visitors=1 pages=0 show=views reload=30m ignore= referrers= theme="
 	if got := strings.Join(lines, "\n"); got != want {
 		t.Errorf("List:\n%s\nwant:\n%s", got, want)

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // formatFileV4 is a database written by the code of schema version 4: a
@@ -58,7 +58,7 @@ func writeV4(t *testing.T) {
 		if _, err := db.VisitAll(visits); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-03", 407, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 1)); err != nil {
+		if _, err := db.FoldCosts([]meter.Day{costDay("2026-12-03", 407, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 1)); err != nil {
 			t.Fatal(err)
 		}
 	})

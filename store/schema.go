@@ -46,6 +46,7 @@ var (
 	keyMaxPages      = []byte("max-pages")     // v3, sites only
 	keyKeepQuery     = []byte("keep-query")    // v3, sites only
 	keyImage         = []byte("image")         // v3, sites only
+	keyPublicPages   = []byte("public-pages")  // sites only, absent for off
 	keyPageCount     = []byte("page-count")    // v3, sites only
 	keyPagesFolded   = []byte("pages-folded")  // v3, sites only
 	keyPagesTrimmed  = []byte("pages-trimmed") // v5, sites only
@@ -217,6 +218,9 @@ var (
 	imagePage = []byte("page")
 	imageSite = []byte("site")
 )
+
+// switchOn is a switch's stored value (public-pages); off is no key.
+var switchOn = []byte("on")
 
 // ownerKeyLen is the length of the key that signs owner cookies.
 const ownerKeyLen = 32

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
 
@@ -108,7 +108,7 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		a.Refuse(w, r, err)
 		return
 	}
-	tag(w, costs.Stats)
+	tag(w, meter.Stats)
 	if !a.authorised(r, v) {
 		writeHTML(w, r, http.StatusOK, loginPage(name, ""))
 		return
