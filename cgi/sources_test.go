@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSourcesFromImports brings sources in through the built command
@@ -100,5 +101,33 @@ func TestTitlesCommandBinary(t *testing.T) {
 	out, err = adminRun(t, db, "titles", "blog", filepath.Join(feeds, "hugo-sitemap.xml"))
 	if err == nil || !strings.Contains(out, "no title") || !strings.Contains(out, "index.xml") {
 		t.Errorf("titles of a sitemap: %v\n%s", err, out)
+	}
+}
+
+// TestTopPagesTitled gives blog's pages titles from an Atom feed with the
+// built titles command: the top list shows each page's title (escaped by
+// the JSON encoder), and a page without one only its path.
+func TestTopPagesTitled(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	topSite(t, db, time.Now().UTC())
+	feed := filepath.Join(t.TempDir(), "atom.xml")
+	os.WriteFile(feed, []byte(`<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">`+
+		`<entry><title type="html">A &amp;lt;script&amp;gt; &amp;amp; more</title><link href="https://blog.example/a/"/></entry>`+
+		`<entry><title>Bee</title><link rel="alternate" href="https://blog.example/b/"/></entry>`+
+		`<entry><title>Elsewhere</title><link href="https://other.example/d/"/></entry></feed>`), 0o644)
+	out, err := adminRun(t, db, "titles", "blog", feed)
+	if err != nil || !strings.Contains(out, "blog: 2 titles from the Atom file") || !strings.Contains(out, "left out 1 on other hosts") {
+		t.Fatalf("titles: %v\n%s", err, out)
+	}
+	if out, err := adminRun(t, db, "config", "blog", "public-pages=on"); err != nil {
+		t.Fatalf("config: %v\n%s", err, out)
+	}
+	status, v, stderr := getTop(t, db, "/blog.json", "top=3")
+	if got, want := topList(v), `/a 9 "A <script> & more", /d 9, /b 7 "Bee"`; status != 200 || got != want {
+		t.Errorf("top=3: status %d, %s, want %s; %s", status, got, want, stderr)
+	}
+	ans, _ := runCGI(t, append(hitEnv(t, db), "PATH_INFO=/blog.json", "REQUEST_METHOD=GET", "QUERY_STRING=top=1"))
+	if body := string(ans.body); strings.Contains(body, "<script>") || !strings.Contains(body, `\u003cscript\u003e`) {
+		t.Errorf("the title is not escaped in the JSON: %s", body)
 	}
 }
