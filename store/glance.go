@@ -34,7 +34,32 @@ type Glance struct {
 // (nil for the site's setting) says whether the image shows the page's
 // figure or the site's.
 func (db *DB) Glance(name, target string, image *counter.Image, now time.Time) (Glance, error) {
+	g, _, err := db.GlancePages(name, target, image, nil, now)
+	return g, err
+}
+
+// MaxPagesRead bounds the pages that one read of many pages names: an
+// index page's list of posts.
+const MaxPagesRead = 100
+
+// PageCount is one page's views and visitors of all time, as a read of
+// many pages gives them: zeros for a page the site has not counted, or a
+// path that makes no page key.
+type PageCount struct {
+	Page     string // as asked for
+	Views    uint64
+	Visitors uint64
+}
+
+// GlancePages is Glance, and, in the same read transaction, the views and
+// visitors of each of pages (at most MaxPagesRead) in their order: on a
+// site, each page's; on a plain counter, which has no pages, zeros.
+func (db *DB) GlancePages(name, target string, image *counter.Image, pages []string, now time.Time) (Glance, []PageCount, error) {
 	var g Glance
+	if len(pages) > MaxPagesRead {
+		return g, nil, fmt.Errorf("store: counter %q: %d pages, more than %d", name, len(pages), MaxPagesRead)
+	}
+	var counts []PageCount
 	err := db.view(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
@@ -80,12 +105,32 @@ func (db *DB) Glance(name, target string, image *counter.Image, now time.Time) (
 			}
 		}
 		g.Shown = shown(s, image, g.Page, g.Count, g.Visitors)
+		if len(pages) > 0 {
+			counts = make([]PageCount, len(pages))
+		}
+		for i, target := range pages {
+			counts[i].Page = target
+			if s.Site == nil {
+				continue
+			}
+			page, err := counter.PageKey(target, s.Site.KeepQuery)
+			if err != nil {
+				continue
+			}
+			row, err := pageRow(b, page, t)
+			if err != nil {
+				return err
+			}
+			if row != nil {
+				counts[i].Views, counts[i].Visitors = row.Views, row.Visitors
+			}
+		}
 		return nil
 	})
 	if err != nil {
-		return g, fmt.Errorf("store: counter %q: %w", name, err)
+		return g, nil, fmt.Errorf("store: counter %q: %w", name, err)
 	}
-	return g, nil
+	return g, counts, nil
 }
 
 // readDay reads one UTC day of a counter: its views and its tally.
