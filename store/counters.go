@@ -18,6 +18,9 @@ type Visit struct {
 	Name    string
 	Now     time.Time
 	RefHost string
+	// Source is the host of the page's own document.referrer, as NAME.js
+	// sends it ("" for none or from an image): it adds to the sources.
+	Source string
 	// Target is, on a site, the page that showed the image as the tag or
 	// the Referer gives it ("/posts/hello/?utm_source=x"), made a key by
 	// counter.PageKey with the site's settings; "" when unknown. A plain
