@@ -49,9 +49,8 @@ func (a *Server) ServeCount(r Request, name string) Answer {
 	if !q.HasPage {
 		site = siteOf(counter.ImageQuery{}, r.Header("Referer"))
 	}
-	counted := false
-	joined := r.Method == "HEAD"
-	if !joined {
+	counted, joined := false, false
+	if r.Method != "HEAD" {
 		if _, joined, err = a.hit(r, name, site, "", seen.ViaScript, q.Source); err != nil {
 			return a.refuseCount(r, err)
 		}
@@ -130,8 +129,12 @@ func countJSON(g store.Glance, pages []store.PageCount) []byte {
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	for _, r := range s {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		s = s[size:]
 		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
 		case r == '"' || r == '\\':
 			b = append(b, '\\', byte(r))
 		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
