@@ -105,32 +105,49 @@ func (db *DB) GlancePages(name, target string, image *counter.Image, pages []str
 			}
 		}
 		g.Shown = shown(s, image, g.Page, g.Count, g.Visitors)
-		if len(pages) > 0 {
-			counts = make([]PageCount, len(pages))
-		}
-		for i, target := range pages {
-			counts[i].Page = target
-			if s.Site == nil {
-				continue
-			}
-			page, err := counter.PageKey(target, s.Site.KeepQuery)
-			if err != nil {
-				continue
-			}
-			row, err := pageRow(b, page, t)
-			if err != nil {
-				return err
-			}
-			if row != nil {
-				counts[i].Views, counts[i].Visitors = row.Views, row.Visitors
-			}
-		}
-		return nil
+		counts, err = listPages(b, s, t, pages)
+		return err
 	})
 	if err != nil {
 		return g, nil, fmt.Errorf("store: counter %q: %w", name, err)
 	}
 	return g, counts, nil
+}
+
+// listPages reads each of pages' views and visitors on a counter with
+// settings s, today's rows t added: zeros on a plain counter, or for a
+// page the site has no row of.
+func listPages(b *bolt.Bucket, s counter.Settings, t todayRows, pages []string) ([]PageCount, error) {
+	if len(pages) == 0 {
+		return nil, nil
+	}
+	if len(pages) > MaxPagesRead {
+		return nil, fmt.Errorf("%d pages, more than %d", len(pages), MaxPagesRead)
+	}
+	counts := make([]PageCount, len(pages))
+	for i, target := range pages {
+		counts[i].Page = target
+		if s.Site == nil {
+			continue
+		}
+		page, err := counter.PageKey(target, s.Site.KeepQuery)
+		if err != nil {
+			continue
+		}
+		row, err := pageRow(b, page, t)
+		if err != nil {
+			return nil, err
+		}
+		if row != nil {
+			counts[i].Views, counts[i].Visitors = row.Views, row.Visitors
+		}
+	}
+	return counts, nil
+}
+
+// Figures are the Figures a glance read.
+func (g Glance) Figures() Figures {
+	return figures(g.Settings, g.Page, g.Count, g.Visitors)
 }
 
 // readDay reads one UTC day of a counter: its views and its tally.

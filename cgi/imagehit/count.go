@@ -49,28 +49,34 @@ func (a *Server) ServeCount(r Request, name string) Answer {
 	if !q.HasPage {
 		site = siteOf(counter.ImageQuery{}, r.Header("Referer"))
 	}
+	var f store.Figures
+	var pages []store.PageCount
 	counted, joined := false, false
 	if r.Method != "HEAD" {
-		if _, joined, err = a.hit(r, name, site, "", seen.ViaScript, q.Source); err != nil {
+		var c store.Counted
+		if c, joined, err = a.hit(r, name, site, "", seen.ViaScript, q.Source, q.Pages); err != nil {
 			return a.refuseCount(r, err)
 		}
-		counted = true
+		// A hit's own transaction read what it shows, a view or not.
+		f, pages, counted = c.Figures, c.Listed, true
 	}
-	var g store.Glance
-	var pages []store.PageCount
-	if joined {
-		// The view the page's image counted, perhaps still being
-		// written, is in the figures.
-		g, pages, err = a.ReadAfter(name, site, q.Pages)
-	} else {
-		g, pages, err = a.ReadPages(name, site, q.Pages)
+	if joined || r.Method == "HEAD" {
+		var g store.Glance
+		if joined {
+			// The view the page's image counted, perhaps still being
+			// written, is in the figures.
+			g, pages, err = a.ReadAfter(name, site, q.Pages)
+		} else {
+			g, pages, err = a.ReadPages(name, site, q.Pages)
+		}
+		if err != nil {
+			ans := a.refuseCount(r, err)
+			ans.Counted = counted
+			return ans
+		}
+		f = g.Figures()
 	}
-	if err != nil {
-		ans := a.refuseCount(r, err)
-		ans.Counted = counted
-		return ans
-	}
-	body := countJSON(g, pages)
+	body := countJSON(f, pages)
 	h := NoCache(make([]plain.Field, 0, 8))
 	h = append(h, plain.Field{Key: "Access-Control-Allow-Origin", Value: "*"})
 	ans := jsonAnswer(r, statusOK, h, body)
@@ -90,24 +96,17 @@ func (a *Server) ReadPages(name string, site SiteHit, pages []string) (store.Gla
 
 // countJSON is the answer to a count, written by hand: the hit binary
 // links no encoding/json. On a plain counter the page's figures are the
-// counter's.
-func countJSON(g store.Glance, pages []store.PageCount) []byte {
+// counter's; pages is nil or those the count listed, in its order.
+func countJSON(f store.Figures, pages []store.PageCount) []byte {
 	b := make([]byte, 0, 128+len(pages)*64)
 	b = append(b, `{"views":`...)
-	b = strconv.AppendUint(b, g.Count, 10)
+	b = strconv.AppendUint(b, f.Views, 10)
 	b = append(b, `,"visitors":`...)
-	b = strconv.AppendUint(b, g.Visitors, 10)
-	pv, pu := g.Count, g.Visitors
-	if g.Settings.Site != nil {
-		pv, pu = 0, 0
-		if g.Page != nil {
-			pv, pu = g.Page.Views, g.Page.Visitors
-		}
-	}
+	b = strconv.AppendUint(b, f.Visitors, 10)
 	b = append(b, `,"page_views":`...)
-	b = strconv.AppendUint(b, pv, 10)
+	b = strconv.AppendUint(b, f.PageViews, 10)
 	b = append(b, `,"page_visitors":`...)
-	b = strconv.AppendUint(b, pu, 10)
+	b = strconv.AppendUint(b, f.PageVisitors, 10)
 	b = append(b, `,"pages":[`...)
 	for i, p := range pages {
 		if i > 0 {

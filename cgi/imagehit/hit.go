@@ -32,12 +32,13 @@ import (
 // between) leaves that one retry a reload, as before.
 //
 // via says whether the page's image or its script asks, source is the
-// host of the page's own referrer that a script sends. When the other
+// host of the page's own referrer that a script sends, list the pages
+// whose figures it shows (store.Visit.List). When the other
 // of the two came first for the same view, the hit is joined to it
 // (seen.Verdict.Joined): nothing is written, and joined is set.
-func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.Via, source string) (c store.Counted, joined bool, err error) {
+func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.Via, source string, list []string) (c store.Counted, joined bool, err error) {
 	referer := r.Header("Referer")
-	v := store.Visit{Name: name, Now: a.Cfg.Now(), RefHost: counter.ReferrerHost(referer), Source: source, Target: site.Target, Image: site.Image, Set: set}
+	v := store.Visit{Name: name, Now: a.Cfg.Now(), RefHost: counter.ReferrerHost(referer), Source: source, Target: site.Target, Image: site.Image, Set: set, List: list}
 	client := ClientAddr(r.Peer, r.Values("X-Forwarded-For"), a.Cfg.TrustedProxies)
 	addr, err := netip.ParseAddr(client)
 	if err == nil {

@@ -96,7 +96,7 @@ func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
 	} else {
 		var c store.Counted
 		var joined bool
-		c, joined, err = a.hit(r, name, site, style.Set, seen.ViaImage, "")
+		c, joined, err = a.hit(r, name, site, style.Set, seen.ViaImage, "", nil)
 		n, show, theme = c.Shown, c.Show, c.Theme
 		if joined {
 			// The page's script counted this view: the image shows it.
