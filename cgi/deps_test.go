@@ -55,7 +55,7 @@ var deniedInHit = map[string]string{
 	"net/http/cgi":                   "compiles a regexp at start-up for its host side; gateway/request.go builds the request, compared with net/http/cgi in tests",
 	"regexp":                         "compiling a pattern costs every process that links it; nothing on the hit path needs one",
 	"os/exec":                        "only net/http/cgi's host side needed it",
-	"net/http":                       "its inits and pages cost any program that links it a hit's start-up time and memory (deploy/bench/RESULTS.md); cgi/gateway/plain reads the request and writes the answer",
+	"net/http":                       "its inits and pages cost any program that links it a hit's start-up time and memory (deploy/bench/RESULTS.md); cgi/gateway/cgiwire reads the request and writes the answer",
 	"crypto/tls":                     "net/http's; a CGI hit knows HTTPS from the HTTPS variable, and needs nothing of it",
 	"mime/multipart":                 "net/http's forms; a hit reads no body",
 	"net":                            "no socket on a hit's path: the address is REMOTE_ADDR's text, read by net/netip",
@@ -114,10 +114,10 @@ var floors = []floor{
 	{name: "image server", pkgs: []string{"cgi/imagehit"}},
 	// x/sys/unix, which bbolt links anyway, for setfsuid: a socket that
 	// root makes is born its directory owner's, never chowned by name.
-	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/plain", "cgi/guard", "cgi/meter", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
+	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/cgiwire", "cgi/guard", "cgi/meter", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
 		modules: []string{"golang.org/x/sys/unix"},
 		// The gateway serves any http.Handler: it knows no counters.
-		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline", "cgi/gateway/plain"}, "cgi/gateway/plain": {}}},
+		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline", "cgi/gateway/cgiwire"}, "cgi/gateway/cgiwire": {}}},
 	// x/sys/unix, which bbolt links anyway, for what syscall lacks to
 	// open a file under root without following another user's link
 	// (O_PATH, readlinkat).

@@ -155,6 +155,35 @@ func checkDigits(t *testing.T, img image.Image, text string, width func(int) int
 
 func first(int) int { return 0 }
 
+// TestThemeCommandDigitSetAlias: "digitset" is the theme command under
+// the name the documentation gives it; it says "digit set" where theme
+// says "theme", and the two see the same sets.
+func TestThemeCommandDigitSetAlias(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	mustAdmin(t, db, "create", "blog")
+	if out := mustAdmin(t, db, "digitset", "add", "pix", pngFolder(t)); !strings.HasPrefix(out, "added digit set pix: png-folder") {
+		t.Errorf("digitset add said %q", out)
+	}
+	if out := mustAdmin(t, db, "theme", "list"); !strings.Contains(out, "\npix\tset: png-folder") {
+		t.Errorf("theme list after digitset add:\n%s", out)
+	}
+	if out := mustAdmin(t, db, "digitset", "show", "pix"); !strings.HasPrefix(out, "pix: png-folder, ten digits 12 px high") {
+		t.Errorf("digitset show said %q", out)
+	}
+	if out, code := adminStdin(t, db, "", "digitset", "show", "nope"); code != 1 || !strings.Contains(out, "digitset show: no such theme \"nope\" (digitset list shows them)") {
+		t.Errorf("digitset show nope: exit %d, %q", code, out)
+	}
+	if out, code := adminStdin(t, db, "", "digitset", "add", "led", pngFolder(t)); code != 2 || !strings.Contains(out, "digitset add: digit set name \"led\" is a built-in look's") {
+		t.Errorf("digitset add led: exit %d, %q; want a usage error", code, out)
+	}
+	if out := mustAdmin(t, db, "digitset", "remove", "pix"); out != "removed digit set pix\n" {
+		t.Errorf("digitset remove said %q", out)
+	}
+	if out := mustAdmin(t, db, "digitset", "list"); strings.Contains(out, "pix") {
+		t.Errorf("digitset list after remove:\n%s", out)
+	}
+}
+
 // TestThemeAddPNGFolder adds a folder of PNGs and draws a known count
 // with it in PNG, scaled, SVG and as the counter's default.
 func TestThemeAddPNGFolder(t *testing.T) {
@@ -431,7 +460,7 @@ func TestThemeAddRefuses(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	dir := pngFolder(t)
 	for _, name := range []string{"light", "dark", "auto", "led", "odometer", "nixie", "retro", "../x"} {
-		if out, code := adminStdin(t, db, "", "theme", "add", name, dir); code != 2 || !strings.Contains(out, "theme name") {
+		if out, code := adminStdin(t, db, "", "theme", "add", name, dir); code != 2 || !strings.Contains(out, "digit set name") {
 			t.Errorf("theme add %s: exit %d, %q; want a usage error", name, code, out)
 		}
 	}

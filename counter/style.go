@@ -28,10 +28,10 @@ type Style struct {
 	Size   int         // digit height in pixels; a badge's height
 	FG, BG color.NRGBA // a BG with alpha 0 gives a transparent image
 	Font   string      // one of FontNames
-	// Theme says which colours an SVG takes: FG and BG, DarkFG and
+	// Scheme says which colours an SVG takes: FG and BG, DarkFG and
 	// DarkBG, or the first in the viewer's light mode and the second in
-	// his dark mode (ThemeAuto, SVG only: see CheckFormat).
-	Theme          Theme
+	// his dark mode (SchemeAuto, SVG only: see CheckImageType).
+	Scheme         ColourScheme
 	DarkFG, DarkBG color.NRGBA
 	// Badge draws a label beside the count, in the flat look of README
 	// badges, in Go Regular: the label on LabelBG at the left, the count
@@ -57,13 +57,13 @@ type Style struct {
 // pixels high (and 1,024 wide, which the drawing checks).
 const MaxSetSize = 256
 
-// Theme is which colours a drawing takes.
-type Theme uint8
+// ColourScheme is which colours a drawing takes: theme=light, dark or auto.
+type ColourScheme uint8
 
 const (
-	ThemeLight Theme = iota // FG and BG
-	ThemeDark               // DarkFG and DarkBG
-	ThemeAuto               // the viewer's: an SVG's prefers-color-scheme
+	SchemeLight ColourScheme = iota // FG and BG
+	SchemeDark                      // DarkFG and DarkBG
+	SchemeAuto                      // the viewer's: an SVG's prefers-color-scheme
 )
 
 // MaxLabel bounds a badge's label, in characters.
@@ -88,10 +88,10 @@ func DefaultStyle() Style {
 	}
 }
 
-// CheckFormat refuses a style that format f cannot draw: only an SVG can
+// CheckImageType refuses a style that image type f cannot draw: only an SVG can
 // follow the viewer's dark mode.
-func (s Style) CheckFormat(f Format) error {
-	if s.Theme == ThemeAuto && f != SVG {
+func (s Style) CheckImageType(f ImageType) error {
+	if s.Scheme == SchemeAuto && f != SVG {
 		return &ParamError{"theme", "auto needs .svg: only an SVG can follow the viewer's dark mode"}
 	}
 	return nil
@@ -201,7 +201,7 @@ func parseStyle(rawQuery, theme string, other func(rawKey, key, value string) er
 	if s.BG.A == 0 && !given("darkbg") {
 		s.DarkBG = s.BG // transparent in the dark too
 	}
-	if s.Theme == ThemeDark {
+	if s.Scheme == SchemeDark {
 		s.FG, s.BG = s.DarkFG, s.DarkBG
 	}
 	return s, nil
@@ -268,11 +268,11 @@ func (s *Style) set(key, value string) error {
 	case "theme":
 		switch value {
 		case "light":
-			s.Theme = ThemeLight
+			s.Scheme = SchemeLight
 		case "dark":
-			s.Theme = ThemeDark
+			s.Scheme = SchemeDark
 		case "auto":
-			s.Theme = ThemeAuto
+			s.Scheme = SchemeAuto
 		default:
 			l, ok := lookupLook(value)
 			if ok {

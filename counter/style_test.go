@@ -38,8 +38,8 @@ func TestParseStyle(t *testing.T) {
 		{"named colour", "fg=RebeccaPurple", with(func(s *Style) { s.FG = color.NRGBA{0x66, 0x33, 0x99, 0xff} }), ""},
 		{"transparent", "bg=transparent", with(func(s *Style) { s.BG, s.DarkBG = color.NRGBA{}, color.NRGBA{} }), ""},
 		{"transparent, dark given", "bg=transparent&darkbg=000", with(func(s *Style) { s.BG, s.DarkBG = color.NRGBA{}, color.NRGBA{0, 0, 0, 0xff} }), ""},
-		{"theme auto", "theme=auto&darkfg=white", with(func(s *Style) { s.Theme, s.DarkFG = ThemeAuto, color.NRGBA{0xff, 0xff, 0xff, 0xff} }), ""},
-		{"theme dark", "theme=dark", with(func(s *Style) { s.Theme, s.FG, s.BG = ThemeDark, def.DarkFG, def.DarkBG }), ""},
+		{"theme auto", "theme=auto&darkfg=white", with(func(s *Style) { s.Scheme, s.DarkFG = SchemeAuto, color.NRGBA{0xff, 0xff, 0xff, 0xff} }), ""},
+		{"theme dark", "theme=dark", with(func(s *Style) { s.Scheme, s.FG, s.BG = SchemeDark, def.DarkFG, def.DarkBG }), ""},
 		{"badge", "style=badge", with(func(s *Style) { s.Badge, s.Digits, s.FG = true, 1, color.NRGBA{0xff, 0xff, 0xff, 0xff} }), ""},
 		{"badge of our own", "style=badge&label=Besucher%20%C3%BCberall&color=green&labelColor=%23333&fg=yellow&digits=4", with(func(s *Style) {
 			s.Badge, s.Digits, s.Label = true, 4, "Besucher überall"
@@ -191,9 +191,9 @@ func TestThemeNeedsSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for f, ok := range map[Format]bool{PNG: false, GIF: false, SVG: true} {
+	for f, ok := range map[ImageType]bool{PNG: false, GIF: false, SVG: true} {
 		var pe *ParamError
-		if err := s.CheckFormat(f); (err == nil) != ok || (!ok && (!errors.As(err, &pe) || pe.Param != "theme")) {
+		if err := s.CheckImageType(f); (err == nil) != ok || (!ok && (!errors.As(err, &pe) || pe.Param != "theme")) {
 			t.Errorf("format %d: %v", f, err)
 		}
 	}

@@ -11,25 +11,25 @@ import (
 // auto: a built-in look (LookNames) or an owner's digit set, added with
 // "counter.cgi theme add NAME PATH" and kept in the database.
 
-// ErrNoTheme reports a digit set that is not in the database.
-var ErrNoTheme = errors.New("no such theme")
+// ErrNoDigitSet reports a digit set that is not in the database.
+var ErrNoDigitSet = errors.New("no such theme")
 
 // colourSchemes are the values of theme= that choose colours, not digits.
 var colourSchemes = [...]string{"light", "dark", "auto"}
 
-// CheckThemeName fails unless name may be given to an owner's digit set:
+// CheckDigitSetName fails unless name may be given to an owner's digit set:
 // a name as counter names are (CheckName), none of the colour schemes
 // (light, dark, auto), nor a built-in look's, so that theme=NAME in a tag
 // always means one thing.
-func CheckThemeName(name string) error {
+func CheckDigitSetName(name string) error {
 	if err := CheckName(name); err != nil {
-		return fmt.Errorf("theme name %q: letters, digits and . _ - (not first), at most %d", name, MaxNameLen)
+		return fmt.Errorf("digit set name %q: letters, digits and . _ - (not first), at most %d", name, MaxNameLen)
 	}
 	if slices.Contains(colourSchemes[:], name) {
-		return fmt.Errorf("theme name %q is a colour scheme's (light, dark, auto): choose another", name)
+		return fmt.Errorf("digit set name %q is a colour scheme's (light, dark, auto): choose another", name)
 	}
 	if _, ok := lookupLook(name); ok {
-		return fmt.Errorf("theme name %q is a built-in look's: choose another", name)
+		return fmt.Errorf("digit set name %q is a built-in look's: choose another", name)
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ func TestThemeDefault(t *testing.T) {
 			t.Fatalf("%q with theme %q: %v", tc.query, tc.theme, err)
 		}
 		s := q.Style
-		if s.Set != tc.set || s.Look != tc.look || (s.Theme == ThemeDark) != tc.dark {
-			t.Errorf("%q with theme %q: set %q, look %v, dark %v; want %q, %v, %v", tc.query, tc.theme, s.Set, s.Look, s.Theme == ThemeDark, tc.set, tc.look, tc.dark)
+		if s.Set != tc.set || s.Look != tc.look || (s.Scheme == SchemeDark) != tc.dark {
+			t.Errorf("%q with theme %q: set %q, look %v, dark %v; want %q, %v, %v", tc.query, tc.theme, s.Set, s.Look, s.Scheme == SchemeDark, tc.set, tc.look, tc.dark)
 		}
 	}
 	if q, _ := ParseImageQueryTheme("", "led"); q.Style.FG != looks[LookLED-1].fg {
@@ -39,13 +39,13 @@ func TestThemeDefault(t *testing.T) {
 // would make a tag mean two things.
 func TestThemeNames(t *testing.T) {
 	for _, name := range []string{"light", "dark", "auto", "led", "odometer", "nixie", "retro", "", "-x", "a/b", strings.Repeat("a", MaxNameLen+1)} {
-		if CheckThemeName(name) == nil {
-			t.Errorf("CheckThemeName(%q) = nil, want an error", name)
+		if CheckDigitSetName(name) == nil {
+			t.Errorf("CheckDigitSetName(%q) = nil, want an error", name)
 		}
 	}
 	for _, name := range []string{"moe", "rule34.v2", "A_b-c"} {
-		if err := CheckThemeName(name); err != nil {
-			t.Errorf("CheckThemeName(%q) = %v", name, err)
+		if err := CheckDigitSetName(name); err != nil {
+			t.Errorf("CheckDigitSetName(%q) = %v", name, err)
 		}
 	}
 	s := DefaultSettings()

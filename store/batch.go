@@ -34,7 +34,7 @@ type Batcher struct {
 	opts  Options
 	queue chan *pendingHit
 	done  chan struct{}
-	// reads queues the hits' Judging reads, which share read-only opens
+	// reads queues the hits' HitFacts reads, which share read-only opens
 	// the same way; readsDone is closed when its loop ends.
 	reads     chan *pendingRead
 	readsDone chan struct{}
@@ -42,7 +42,7 @@ type Batcher struct {
 	// judged caches, by counter, what its hits are judged by, as the
 	// last batch that counted on it read it (judgedFor).
 	mu     sync.Mutex
-	judged map[string]cachedJudging
+	judged map[string]cachedFacts
 
 	batches atomic.Int64 // transactions begun, for tests and benchmarks
 }
@@ -58,17 +58,17 @@ const judgedFor = time.Second
 // counters that exist enter it.
 const maxJudged = 1024
 
-type cachedJudging struct {
+type cachedFacts struct {
 	settings counter.Settings
 	ownerKey []byte
 	at       time.Time
 }
 
 type pendingRead struct {
-	visit   Visit
-	judging Judging
-	err     error
-	done    chan struct{}
+	visit Visit
+	facts HitFacts
+	err   error
+	done  chan struct{}
 }
 
 type pendingHit struct {
@@ -90,15 +90,15 @@ func NewBatcher(path string, opts Options) *Batcher {
 	return b
 }
 
-// Judging reads what hit v is judged by, as DB.Judging does: the reads
+// HitFacts reads what hit v is judged by, as DB.HitFacts does: the reads
 // of hits that arrive together share one read-only open of the file, so
 // that a long-lived process does not open it twice for each hit.
-func (b *Batcher) Judging(v Visit) (Judging, error) {
+func (b *Batcher) HitFacts(v Visit) (HitFacts, error) {
 	b.mu.Lock()
 	c, ok := b.judged[v.Name]
 	b.mu.Unlock()
 	if ok && time.Since(c.at) < judgedFor {
-		j := Judging{Settings: c.settings, OwnerKey: c.ownerKey}
+		j := HitFacts{Settings: c.settings, OwnerKey: c.ownerKey}
 		j.Page, _ = pageOf(j.Settings, v)
 		return j, nil
 	}
@@ -106,9 +106,9 @@ func (b *Batcher) Judging(v Visit) (Judging, error) {
 	b.reads <- r
 	<-r.done
 	if r.err == nil {
-		b.remember(v.Name, r.judging.Settings, r.judging.OwnerKey)
+		b.remember(v.Name, r.facts.Settings, r.facts.OwnerKey)
 	}
-	return r.judging, r.err
+	return r.facts, r.err
 }
 
 // remember caches what counter name's hits are judged by, as read now.
@@ -116,12 +116,12 @@ func (b *Batcher) remember(name string, s counter.Settings, ownerKey []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.judged == nil || len(b.judged) >= maxJudged {
-		b.judged = make(map[string]cachedJudging)
+		b.judged = make(map[string]cachedFacts)
 	}
-	b.judged[name] = cachedJudging{settings: s, ownerKey: ownerKey, at: time.Now()}
+	b.judged[name] = cachedFacts{settings: s, ownerKey: ownerKey, at: time.Now()}
 }
 
-// readLoop serves the Judging reads: the first queued and those queued
+// readLoop serves the HitFacts reads: the first queued and those queued
 // with it, in one read-only open. Reads wait for no one: a batch is what
 // came while the last one was read.
 func (b *Batcher) readLoop() {
@@ -152,7 +152,7 @@ func (b *Batcher) readLoop() {
 			if err != nil {
 				r.err = err
 			} else {
-				r.judging, r.err = db.Judging(r.visit)
+				r.facts, r.err = db.HitFacts(r.visit)
 			}
 			close(r.done)
 		}
@@ -178,7 +178,7 @@ func (b *Batcher) Visit(v Visit) (Counted, error) {
 }
 
 // Close waits for the hits in hand to be committed and stops the batcher.
-// No Hit, Visit or Judging may be called after it.
+// No Hit, Visit or HitFacts may be called after it.
 func (b *Batcher) Close() {
 	close(b.queue)
 	close(b.reads)
@@ -273,7 +273,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		counted := false
 		for _, h := range batch {
 			h.counted, h.err = visitTx(tx, h.visit)
-			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) && !errors.Is(h.err, counter.ErrNoTheme) {
+			if h.err != nil && !errors.Is(h.err, counter.ErrNotFound) && !errors.Is(h.err, counter.ErrNoDigitSet) {
 				return h.err
 			}
 			counted = counted || h.err == nil
@@ -284,7 +284,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		return nil
 	})
 	if errors.Is(err, errNothingCounted) {
-		err = nil // rolled back: each hit has its ErrNotFound or ErrNoTheme
+		err = nil // rolled back: each hit has its ErrNotFound or ErrNoDigitSet
 	}
 	switch {
 	case err == nil:

@@ -182,9 +182,9 @@ func TestBatcherAnswersWithinTheWait(t *testing.T) {
 	}
 }
 
-// TestBatcherJudging: the hits' reads through a batcher, many at once,
+// TestBatcherHitFacts: the hits' reads through a batcher, many at once,
 // each get their own counter's settings, or counter.ErrNotFound.
-func TestBatcherJudging(t *testing.T) {
+func TestBatcherHitFacts(t *testing.T) {
 	path := newDB(t, "a", "b")
 	with(t, path, Options{}, func(db *DB) {
 		if _, err := db.Configure("b", func(s *counter.Settings) error { return s.Set("reload=10m") }); err != nil {
@@ -199,7 +199,7 @@ func TestBatcherJudging(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			name := []string{"a", "b", "nope"}[i%3]
-			j, err := b.Judging(Visit{Name: name, Now: day1})
+			j, err := b.HitFacts(Visit{Name: name, Now: day1})
 			switch {
 			case name == "nope":
 				if !errors.Is(err, counter.ErrNotFound) {
@@ -215,16 +215,16 @@ func TestBatcherJudging(t *testing.T) {
 	wg.Wait()
 }
 
-// TestBatcherJudgingSeesAChange: a counter's settings cached from a
+// TestBatcherHitFactsSeesAChange: a counter's settings cached from a
 // committed batch give way to a change within judgedFor.
-func TestBatcherJudgingSeesAChange(t *testing.T) {
+func TestBatcherHitFactsSeesAChange(t *testing.T) {
 	path := newDB(t, "a")
 	b := NewBatcher(path, Options{})
 	defer b.Close()
 	if _, err := b.Visit(Visit{Name: "a", Now: day1}); err != nil {
 		t.Fatal(err)
 	}
-	if j, err := b.Judging(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != counter.DefaultReload {
+	if j, err := b.HitFacts(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != counter.DefaultReload {
 		t.Fatalf("before: reload %v, %v; want %v", j.Settings.Reload, err, counter.DefaultReload)
 	}
 	with(t, path, Options{}, func(db *DB) {
@@ -233,7 +233,7 @@ func TestBatcherJudgingSeesAChange(t *testing.T) {
 		}
 	})
 	time.Sleep(judgedFor + 50*time.Millisecond)
-	if j, err := b.Judging(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != 10*time.Minute {
+	if j, err := b.HitFacts(Visit{Name: "a", Now: day1}); err != nil || j.Settings.Reload != 10*time.Minute {
 		t.Errorf("after: reload %v, %v; want 10m", j.Settings.Reload, err)
 	}
 }

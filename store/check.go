@@ -15,12 +15,12 @@ import (
 
 // Report is the state of a database file as Check found it.
 type Report struct {
-	Size     int64  // bytes on disk
-	InUse    int64  // bytes up to the last page in use
-	Schema   uint32 // schema version; 0 before the first counter
-	Counters int
-	Hits     uint64 // the totals of every counter, added up
-	Themes   int    // owners' digit sets
+	Size      int64  // bytes on disk
+	InUse     int64  // bytes up to the last page in use
+	Schema    uint32 // schema version; 0 before the first counter
+	Counters  int
+	Hits      uint64 // the totals of every counter, added up
+	DigitSets int    // owners' digit sets
 }
 
 // maxCheckErrors bounds how many of bbolt's findings Check keeps.
@@ -100,7 +100,7 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 	if all == nil {
 		return fmt.Errorf("%w: no counters bucket", ErrCorrupt)
 	}
-	if err := checkThemes(tx, r); err != nil {
+	if err := checkDigitSets(tx, r); err != nil {
 		return err
 	}
 	err := all.ForEach(func(k, v []byte) error {
@@ -111,7 +111,7 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 		if err := checkCounter(string(k), b, r); err != nil {
 			return fmt.Errorf("counter %q: %w", k, err)
 		}
-		if t := b.Get(keyTheme); len(t) > 0 && !counter.IsLook(string(t)) && themeBucket(tx, string(t)) == nil {
+		if t := b.Get(keyTheme); len(t) > 0 && !counter.IsLook(string(t)) && digitSetBucket(tx, string(t)) == nil {
 			return fmt.Errorf("counter %q: %w: its theme %q is not in the file", k, ErrCorrupt, t)
 		}
 		return nil
@@ -122,10 +122,10 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 	return checkToday(tx, all)
 }
 
-// checkThemes checks every stored digit set: its name, when it was added,
+// checkDigitSets checks every stored digit set: its name, when it was added,
 // and its records as digitset reads them on a hit.
-func checkThemes(tx *bolt.Tx, r *Report) error {
-	all := tx.Bucket(bucketThemes)
+func checkDigitSets(tx *bolt.Tx, r *Report) error {
+	all := tx.Bucket(bucketDigitSets)
 	if all == nil {
 		return nil
 	}
@@ -134,20 +134,20 @@ func checkThemes(tx *bolt.Tx, r *Report) error {
 		if v != nil || b == nil {
 			return fmt.Errorf("%w: %q under themes is not a bucket", ErrCorrupt, k)
 		}
-		if counter.CheckThemeName(string(k)) != nil {
+		if counter.CheckDigitSetName(string(k)) != nil {
 			return fmt.Errorf("theme %q: %w: not a theme's name", k, ErrCorrupt)
 		}
-		t, err := readThemeInfo(string(k), b)
+		t, err := readDigitSetInfo(string(k), b)
 		if err == nil {
-			t.Records, err = readThemeRecords(b, "0123456789")
+			t.Records, err = readDigitSetRecords(b, "0123456789")
 		}
 		if err == nil {
-			err = checkThemeRecords(t.Records)
+			err = checkDigitSetRecords(t.Records)
 		}
 		if err != nil {
 			return fmt.Errorf("theme %q: %w", k, err)
 		}
-		r.Themes++
+		r.DigitSets++
 		return nil
 	})
 }

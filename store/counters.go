@@ -29,11 +29,11 @@ type Visit struct {
 	// Image, when set, overrides what a site's image shows.
 	Image *counter.Image
 	// Outcome is what the hit is, judged before its transaction from
-	// the counter's settings that Judging read (see DB.Judging): the zero
+	// the counter's settings that HitFacts read (see DB.HitFacts): the zero
 	// Outcome is a plain view.
 	Outcome counter.Outcome
 	// Set is the digit set the tag names (theme=NAME), "" for none: one
-	// the file does not hold fails the hit with counter.ErrNoTheme, in
+	// the file does not hold fails the hit with counter.ErrNoDigitSet, in
 	// its transaction, before anything is written.
 	Set string
 	// List names pages whose views and visitors the hit's answer gives
@@ -116,10 +116,10 @@ func (db *DB) VisitAll(visits []Visit) ([]Counted, error) {
 	return out, nil
 }
 
-// Judging is what a hit is judged by, read before its write
+// HitFacts is what a hit is judged by, read before its write
 // transaction: the counter's settings, the key that signs owner cookies
 // (nil until the first is made) and, on a site, the key of the page.
-type Judging struct {
+type HitFacts struct {
 	Settings counter.Settings
 	OwnerKey []byte
 	// Page is, on a site, the key of the hit's page as visitTx will
@@ -127,12 +127,12 @@ type Judging struct {
 	Page string
 }
 
-// Judging reads, in a read transaction, what hit v is judged by, so that
+// HitFacts reads, in a read transaction, what hit v is judged by, so that
 // the judging (the visitor table's file and its lock) happens before the
 // write transaction opens and never while it holds the file. A counter
 // that does not exist fails with counter.ErrNotFound.
-func (db *DB) Judging(v Visit) (Judging, error) {
-	var j Judging
+func (db *DB) HitFacts(v Visit) (HitFacts, error) {
+	var j HitFacts
 	err := db.view(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, v.Name)
 		if err != nil {
@@ -181,8 +181,8 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	if err != nil {
 		return c, err
 	}
-	if v.Set != "" && themeBucket(tx, v.Set) == nil {
-		return c, counter.ErrNoTheme
+	if v.Set != "" && digitSetBucket(tx, v.Set) == nil {
+		return c, counter.ErrNoDigitSet
 	}
 	c.Show, c.Theme, c.settings = s.Show, s.Theme, s
 	var page string
@@ -585,8 +585,8 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 // stored all the same, so that the file says what the counter does. A
 // default theme must be a look or a set the file holds.
 func putSettings(b *bolt.Bucket, s counter.Settings) error {
-	if s.Theme != "" && !counter.IsLook(s.Theme) && themeBucket(b.Tx(), s.Theme) == nil {
-		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoTheme)
+	if s.Theme != "" && !counter.IsLook(s.Theme) && digitSetBucket(b.Tx(), s.Theme) == nil {
+		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
 	}
 	show := showViews
 	if s.Show == counter.ShowVisitors {

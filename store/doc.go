@@ -102,7 +102,7 @@
 //	                           each, each beginning with its date
 //	themes/                    v6: bucket, owners' digit sets (theme add);
 //	                           made by the first set added
-//	  NAME/                    bucket, NAME as in counter.CheckThemeName
+//	  NAME/                    bucket, NAME as in counter.CheckDigitSetName
 //	    added   -> int64       when it was added, Unix seconds
 //	    head    -> record      digitset's header record (height, palette,
 //	                           loop, layout, each digit's width, frames

@@ -87,7 +87,7 @@ func writeV6(t *testing.T) {
 		t.Fatal(err)
 	}
 	with(t, formatFileV6, Options{Create: true}, func(db *DB) {
-		if err := db.AddTheme("pixel", RecordsOf(formatSetV6(t)), day, false); err != nil {
+		if err := db.AddDigitSet("pixel", RecordsOf(formatSetV6(t)), day, false); err != nil {
 			t.Fatal(err)
 		}
 		for i, c := range []struct{ name, theme string }{{"blog", "pixel"}, {"home", "led"}, {"plain", ""}} {
@@ -189,9 +189,9 @@ func checkFormatV6(t *testing.T, db *DB) {
 
 // checkThemesV6 reads the v6 file's digit set.
 func checkThemesV6(t *testing.T, db *DB) {
-	themes, err := db.Themes()
+	themes, err := db.DigitSets()
 	if err != nil || len(themes) != 1 {
-		t.Fatalf("Themes: %v, %v; want pixel alone", themes, err)
+		t.Fatalf("DigitSets: %v, %v; want pixel alone", themes, err)
 	}
 	if got := fmt.Sprintf("%s %s %v", themes[0].Name, themes[0].Added.Format(time.RFC3339), themes[0].UsedBy); got != "pixel 2026-12-06T00:00:00Z [blog]" {
 		t.Errorf("theme %s, want pixel 2026-12-06T00:00:00Z [blog]", got)
@@ -218,8 +218,8 @@ func checkThemesV6(t *testing.T, db *DB) {
 	} else if len(s.Digits[7].Frames) != 1 || s.Digits[7].Piece != nil {
 		t.Errorf("DigitSet for a PNG: digit 7 of %d frames, piece %q; want its first frame alone", len(s.Digits[7].Frames), s.Digits[7].Piece)
 	}
-	if _, err := db.DigitSet("nope", "1", 1, false); !errors.Is(err, counter.ErrNoTheme) {
-		t.Errorf("a set not there: %v, want ErrNoTheme", err)
+	if _, err := db.DigitSet("nope", "1", 1, false); !errors.Is(err, counter.ErrNoDigitSet) {
+		t.Errorf("a set not there: %v, want ErrNoDigitSet", err)
 	}
 }
 

@@ -57,15 +57,15 @@ var (
 	keyCostWarnings  = []byte("warnings")      // v4, in costs
 	// An import in steps stages its work here; nothing reads it but the
 	// import, which removes it (and any an interrupted one left).
-	bucketImporting = []byte("importing") // v5, at the top
-	keyImportID     = []byte("id")        // in importing
-	bucketStaged    = []byte("staged")    // in importing: counters as the import makes them
-	bucketBase      = []byte("base")      // in importing: counters as the import found them
-	bucketTrash     = []byte("trash")     // in importing: the file's buckets the import replaced
-	keyTheme        = []byte("theme")     // v6, in a counter: its default theme
-	bucketThemes    = []byte("themes")    // v6, at the top: owners' digit sets
-	keyThemeHead    = []byte("head")      // v6, in themes/NAME: digitset's header record
-	keyThemeAdded   = []byte("added")     // v6, in themes/NAME: when theme add made it
+	bucketImporting  = []byte("importing") // v5, at the top
+	keyImportID      = []byte("id")        // in importing
+	bucketStaged     = []byte("staged")    // in importing: counters as the import makes them
+	bucketBase       = []byte("base")      // in importing: counters as the import found them
+	bucketTrash      = []byte("trash")     // in importing: the file's buckets the import replaced
+	keyTheme         = []byte("theme")     // v6, in a counter: its default theme
+	bucketDigitSets  = []byte("themes")    // v6, at the top: owners' digit sets
+	keyDigitSetHead  = []byte("head")      // v6, in themes/NAME: digitset's header record
+	keyDigitSetAdded = []byte("added")     // v6, in themes/NAME: when theme add made it
 	// The hits of the current day, of every counter, kept apart from the
 	// counters' history so that a hit writes one small bucket (today.go):
 	// one of todayShards, at the top, chosen by the counter's name.
@@ -141,9 +141,9 @@ func decodeToday(b []byte, t *counter.Tally) error {
 	return decodeTally(b[8:], t)
 }
 
-// themeDigitKey is the key of digit i's record in a themes/NAME bucket:
+// digitSetDigitKey is the key of digit i's record in a themes/NAME bucket:
 // "0" to "9", so that a hit reads only the digits it draws.
-func themeDigitKey(i int) []byte { return []byte{'0' + byte(i)} }
+func digitSetDigitKey(i int) []byte { return []byte{'0' + byte(i)} }
 
 // pageColumns is the number of 8-byte columns of a page record: views and
 // visitors of the days folded into it (up to pages-folded), the first

@@ -91,13 +91,13 @@ func TestJudgingReadsSettingsAndOwnerKey(t *testing.T) {
 	with(t, path, Options{}, func(db *DB) {
 		judging := func() (counter.Settings, []byte) {
 			t.Helper()
-			j, err := db.Judging(Visit{Name: "a", Now: day1})
+			j, err := db.HitFacts(Visit{Name: "a", Now: day1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return j.Settings, j.OwnerKey
 		}
-		if _, err := db.Judging(Visit{Name: "nope", Now: day1}); !errors.Is(err, counter.ErrNotFound) {
+		if _, err := db.HitFacts(Visit{Name: "nope", Now: day1}); !errors.Is(err, counter.ErrNotFound) {
 			t.Errorf("no such counter: got %v, want counter.ErrNotFound", err)
 		}
 		seen, seenKey := judging()

@@ -47,7 +47,7 @@ type cmdEnv struct {
 	imp               importFlags
 	json              bool // costs -json
 	costDays          int  // costs -days
-	replaceTheme      bool // theme add -replace
+	replaceSet        bool // digitset add -replace
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -89,8 +89,8 @@ func lookupCommand(name string) (command, bool) {
 		return importCommand(), true
 	case "config":
 		return command{"NAME [KEY=VALUE ...]", 1, manyArgs, noFlags, runConfig}, true
-	case "theme":
-		return themeCommand(), true
+	case "digitset", "theme":
+		return digitSetCommand(name), true
 	case "list":
 		return command{"", 0, 0, noFlags, runList}, true
 	case "set":

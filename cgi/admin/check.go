@@ -18,6 +18,6 @@ func runCheck(e *cmdEnv, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "database %s: ok, %d counter(s), %d view(s) in all, schema %d, %d bytes (%d in use), %d theme(s)\n",
-		path, r.Counters, r.Hits, r.Schema, r.Size, r.InUse, r.Themes)
+		path, r.Counters, r.Hits, r.Schema, r.Size, r.InUse, r.DigitSets)
 	return nil
 }

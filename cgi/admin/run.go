@@ -125,15 +125,17 @@ From a shell it manages the counters:
                                    KEY=VALUE a line
   counter config NAME KEY=VALUE ...
                                    change them, all or none, and show them
-  counter theme add [-replace] NAME PATH
-                                   add a digit set as theme NAME, for
-                                   ?theme=NAME: PATH is a folder of
+  counter digitset add [-replace] NAME PATH
+                                   add a digit set NAME, which tags show
+                                   with ?theme=NAME: PATH is a folder of
                                    0.png..9.png or 0.gif..9.gif, or one
                                    strip image of ten digits (PNG, GIF)
-  counter theme list               every theme a line: the built-in
-                                   looks, then the sets added
-  counter theme show NAME          a theme's digits, sizes and frames
-  counter theme remove NAME        remove a set no counter shows
+  counter digitset list            every name theme= takes besides light,
+                                   dark and auto, a line each: the
+                                   built-in looks, then the digit sets
+  counter digitset show NAME       a digit set's digits, sizes and frames
+  counter digitset remove NAME     remove a digit set no counter shows
+                                   (counter theme ... is the same command)
   counter list                     show every counter, its count, age,
                                    what it shows and its visitors
   counter set NAME N               set a counter's total
@@ -192,9 +194,9 @@ Settings (KEY+=A,B adds to a list, KEY-=A takes from it, KEY= empties it):
                               counted one are reloads (at most 24h)
   ignore=ADDR,NET/BITS,...    addresses whose hits are not counted
   referrers=HOST,*.DOMAIN,... the sites whose pages count (empty: all)
-  theme=NAME                  the image's look when the tag names no
-                              theme: a built-in look or a set added with
-                              theme add (empty: the font)
+  theme=NAME                  how the image is drawn when the tag says
+                              no theme=: a built-in look or a digit set
+                              (empty: the font)
 
 Every command takes -db FILE; the default is $COUNTER_DB, else
 /var/lib/counter/counter.db. serve ignores $COUNTER_DB and uses

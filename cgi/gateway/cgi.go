@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"strings"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 	"hitcounter/cgi/internal/logline"
 )
 
@@ -43,7 +43,7 @@ type Options struct {
 // complete response and sent SIGTERM. Only a long answer, an export that
 // changes nothing, goes out as the handler writes it, without a length.
 func ServeCGI(h http.Handler, environ []string, stdin io.Reader, stdout io.Writer, o Options) error {
-	env := plain.ReadEnv(environ)
+	env := cgiwire.ReadEnv(environ)
 	rw := newResponse(cgiForm)
 	rw.out = stdout
 	req := serveEnv(rw, h, env, stdin, o)

@@ -6,17 +6,17 @@ import (
 	"net/http"
 	"net/url"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 )
 
 // ErrBadRequest is a CGI or FastCGI environment that no web server sets
 // for a well-formed request: the server should have refused it already.
-var ErrBadRequest = plain.ErrBadRequest
+var ErrBadRequest = cgiwire.ErrBadRequest
 
 // checkCGIEnv refuses a Host that is not a host name or address with an
-// optional port, and a REQUEST_URI that does not parse: plain.Check, which
+// optional port, and a REQUEST_URI that does not parse: cgiwire.Check, which
 // the hit binary makes too.
-func checkCGIEnv(env map[string]string) error { return plain.Check(env) }
+func checkCGIEnv(env map[string]string) error { return cgiwire.Check(env) }
 
 // refuseBadCGI answers a malformed environment with a 400 through
 // o.Refuse, which knows the form the path asks for (an image for an

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 )
 
 // requestFromEnv builds the request that a CGI or FastCGI environment
@@ -30,7 +30,7 @@ func requestFromEnv(env map[string]string) (*http.Request, error) {
 	var ok bool
 	if r.Proto == "INCLUDED" {
 		r.ProtoMajor, r.ProtoMinor = 1, 0 // a server-side include, RFC 3875 4.1.16
-	} else if r.ProtoMajor, r.ProtoMinor, ok = plain.ParseVersion(r.Proto); !ok {
+	} else if r.ProtoMajor, r.ProtoMinor, ok = cgiwire.ParseVersion(r.Proto); !ok {
 		return nil, errors.New("cgi: invalid SERVER_PROTOCOL version")
 	}
 	r.Close = true

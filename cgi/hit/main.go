@@ -26,7 +26,7 @@ import (
 	"strings"
 	"time"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
@@ -50,7 +50,7 @@ func main() {
 // request, or execs the full tool and comes back only when that fails,
 // and returns the exit code.
 func run(started time.Time, args, environ []string, stdout, stderr io.Writer) int {
-	env := plain.ReadEnv(environ)
+	env := cgiwire.ReadEnv(environ)
 	cgi := env["GATEWAY_INTERFACE"] != ""
 	if cgi {
 		if r, file, ok := hitRequest(env); ok {
@@ -78,13 +78,13 @@ func run(started time.Time, args, environ []string, stdout, stderr io.Writer) in
 // body, in an environment that the gateway would take whole (else the
 // full tool answers, and refuses it as the gateway does). file is the
 // segment, whose extension says whether this program serves it.
-func hitRequest(env plain.Env) (r imagehit.Request, file string, ok bool) {
+func hitRequest(env cgiwire.Env) (r imagehit.Request, file string, ok bool) {
 	method := env["REQUEST_METHOD"]
-	if method != "GET" && method != "HEAD" || plain.Check(env) != nil {
+	if method != "GET" && method != "HEAD" || cgiwire.Check(env) != nil {
 		return r, "", false
 	}
 	if proto := env["SERVER_PROTOCOL"]; proto != "INCLUDED" {
-		if _, _, ok := plain.ParseVersion(proto); !ok {
+		if _, _, ok := cgiwire.ParseVersion(proto); !ok {
 			return r, "", false
 		}
 	}
@@ -123,7 +123,7 @@ func hitRequest(env plain.Env) (r imagehit.Request, file string, ok bool) {
 
 // serve answers image request r, counting it, as the full tool's CGI
 // does, and records its costs.
-func serve(r imagehit.Request, name string, format counter.Format, env plain.Env, started time.Time, stdout, stderr io.Writer) {
+func serve(r imagehit.Request, name string, format counter.ImageType, env cgiwire.Env, started time.Time, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, errs := config.FromEnv(func(k string) string { return env[k] })
 	for _, err := range errs {
@@ -132,7 +132,7 @@ func serve(r imagehit.Request, name string, format counter.Format, env plain.Env
 	p := imagehit.NewProcess(cfg, log, false)
 	ans := p.Serve(r, name, format)
 	p.Finished(costs.Hit, ans.Counted, started)
-	if err := plain.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
+	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
 		log.Printf("write response: %v", err)
 	}
 }
@@ -140,7 +140,7 @@ func serve(r imagehit.Request, name string, format counter.Format, env plain.Env
 // serveScript answers the script (ext imagehit.ScriptExt) or its count
 // (imagehit.CountExt) as the full tool's CGI does, and records a count's
 // costs as a hit's.
-func serveScript(r imagehit.Request, name, ext string, env plain.Env, started time.Time, stdout, stderr io.Writer) {
+func serveScript(r imagehit.Request, name, ext string, env cgiwire.Env, started time.Time, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, errs := config.FromEnv(func(k string) string { return env[k] })
 	for _, err := range errs {
@@ -155,21 +155,21 @@ func serveScript(r imagehit.Request, name, ext string, env plain.Env, started ti
 		ans = p.ServeCount(r, name)
 		p.Finished(costs.Hit, ans.Counted, started)
 	}
-	if err := plain.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
+	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
 		log.Printf("write response: %v", err)
 	}
 }
 
 // failCGI answers a CGI request that the full tool should have answered
 // but could not be run: a 500, as an image when an image was asked for.
-func failCGI(env plain.Env, err error, stdout, stderr io.Writer) {
+func failCGI(env cgiwire.Env, err error, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, _ := config.FromEnv(func(k string) string { return env[k] })
 	_, format, isImage := imagehit.Image(path.Base(env["PATH_INFO"]))
 	if !isImage {
 		log.Printf("%s %q: %v", env["REQUEST_METHOD"], env["PATH_INFO"], err)
 		body := []byte("internal error\n")
-		plain.WriteAnswer(stdout, 500, []plain.Field{
+		cgiwire.WriteAnswer(stdout, 500, []cgiwire.Field{
 			{Key: "Content-Type", Value: "text/plain; charset=utf-8"},
 			{Key: "Content-Length", Value: strconv.Itoa(len(body))},
 		}, body)
@@ -178,5 +178,5 @@ func failCGI(env plain.Env, err error, stdout, stderr io.Writer) {
 	s := &imagehit.Server{Cfg: cfg, Log: log}
 	r := imagehit.Request{Method: env["REQUEST_METHOD"], Path: env["PATH_INFO"], RawQuery: env["QUERY_STRING"]}
 	ans := s.Refuse(r, format, err)
-	plain.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body)
+	cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 	"hitcounter/cgi/seen"
 	"hitcounter/counter"
 	"hitcounter/store"
@@ -77,8 +77,8 @@ func (a *Server) ServeCount(r Request, name string) Answer {
 		f = g.Figures()
 	}
 	body := countJSON(f, pages)
-	h := NoCache(make([]plain.Field, 0, 8))
-	h = append(h, plain.Field{Key: "Access-Control-Allow-Origin", Value: "*"})
+	h := NoCache(make([]cgiwire.Field, 0, 8))
+	h = append(h, cgiwire.Field{Key: "Access-Control-Allow-Origin", Value: "*"})
 	ans := jsonAnswer(r, statusOK, h, body)
 	ans.Counted = counted
 	return ans
@@ -150,14 +150,14 @@ func appendJSONString(b []byte, s string) []byte {
 func (a *Server) refuseCount(r Request, err error) Answer {
 	status, msg, _ := PublicError(err)
 	a.Log.Printf("%s %q: %v", r.Method, r.Path, err)
-	h := NoCache(make([]plain.Field, 0, 8))
-	h = append(h, plain.Field{Key: "Access-Control-Allow-Origin", Value: "*"}, plain.Field{Key: ErrorHeader, Value: msg})
+	h := NoCache(make([]cgiwire.Field, 0, 8))
+	h = append(h, cgiwire.Field{Key: "Access-Control-Allow-Origin", Value: "*"}, cgiwire.Field{Key: ErrorHeader, Value: msg})
 	return jsonAnswer(r, status, h, append(appendJSONString([]byte(`{"error":`), msg), "}\n"...))
 }
 
 // jsonAnswer is a complete JSON answer; the body is left out for HEAD.
-func jsonAnswer(r Request, status int, h []plain.Field, body []byte) Answer {
-	h = append(h, plain.Field{Key: "Content-Type", Value: "application/json; charset=utf-8"}, plain.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
+func jsonAnswer(r Request, status int, h []cgiwire.Field, body []byte) Answer {
+	h = append(h, cgiwire.Field{Key: "Content-Type", Value: "application/json; charset=utf-8"}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
 	if r.Method == "HEAD" {
 		body = nil
 	}
@@ -171,7 +171,7 @@ func (a *Server) ServeScript(r Request, name string) Answer {
 	if err := counter.CheckName(name); err != nil {
 		a.Log.Printf("%s %q: %v", r.Method, r.Path, err)
 		body := []byte("// invalid counter name\n")
-		return Answer{Status: statusBadRequest, Header: []plain.Field{
+		return Answer{Status: statusBadRequest, Header: []cgiwire.Field{
 			{Key: "Content-Type", Value: "text/javascript; charset=utf-8"},
 			{Key: "Content-Length", Value: strconv.Itoa(len(body))},
 			{Key: "X-Content-Type-Options", Value: "nosniff"},
@@ -182,7 +182,7 @@ func (a *Server) ServeScript(r Request, name string) Answer {
 	if r.Method == "HEAD" {
 		body = nil
 	}
-	return Answer{Status: statusOK, Header: []plain.Field{
+	return Answer{Status: statusOK, Header: []cgiwire.Field{
 		{Key: "Content-Type", Value: "text/javascript; charset=utf-8"},
 		{Key: "Content-Length", Value: strconv.Itoa(len(Script))},
 		// Kept a day: an upgrade's script reaches pages within one.

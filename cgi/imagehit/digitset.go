@@ -21,7 +21,7 @@ var errSetGone = errors.New("the counter's default theme is not in the database"
 // is closed, so that a themed image, which anyone may ask for, holds the
 // lock no longer than a bounded read. named says the tag named the set,
 // rather than the counter's setting.
-func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.Format, style counter.Style, named bool) error {
+func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.ImageType, style counter.Style, named bool) error {
 	release, err := a.SetTurns.take(a.Cfg.Wait)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.F
 	if err != nil {
 		body.Reset() // a file found damaged while it was drawn
 	}
-	if errors.Is(err, counter.ErrNoTheme) && !named {
+	if errors.Is(err, counter.ErrNoDigitSet) && !named {
 		a.Log.Printf("counter %q: its theme %s is not in the database: drawn in the font (counter config %s theme=NAME)", name, style.Set, name)
 		return errSetGone
 	}
@@ -47,7 +47,7 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.F
 
 // digitSet reads what format draws of set name for text, and closes the
 // file before it returns.
-func (a *Server) digitSet(name, text string, format counter.Format) (*digitset.Set, error) {
+func (a *Server) digitSet(name, text string, format counter.ImageType) (*digitset.Set, error) {
 	db, err := a.Open(true)
 	if err != nil {
 		return nil, err

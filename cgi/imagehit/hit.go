@@ -14,7 +14,7 @@ import (
 // hit counts or tallies one hit on counter name and returns what the
 // image shows. The database is closed before the image is drawn. set is
 // the digit set the tag names, "" for none: one not in the database
-// fails the hit (counter.ErrNoTheme) and counts nothing.
+// fails the hit (counter.ErrNoDigitSet) and counts nothing.
 //
 // A hit is decided, then written. The cheap checks come first, on the
 // request alone: a prefetch, GitHub's image proxy (its User-Agent from
@@ -49,7 +49,7 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.
 	v.Outcome.Kind = requestKind(r, addr)
 	var j judged
 	if v.Outcome.Kind == counter.View {
-		facts, err := a.judging(v)
+		facts, err := a.hitFacts(v)
 		if err != nil {
 			return store.Counted{}, false, err
 		}
@@ -91,11 +91,11 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.
 	return c, false, err
 }
 
-// judging reads what hit v is judged by, in a read transaction closed
+// hitFacts reads what hit v is judged by, in a read transaction closed
 // before the judging starts: its own under CGI (oneShot), shared with the
 // hits that come with it in a long-lived process (store.Batcher).
-func (a *Server) judging(v store.Visit) (store.Judging, error) {
-	return a.Hits.Judging(v)
+func (a *Server) hitFacts(v store.Visit) (store.HitFacts, error) {
+	return a.Hits.HitFacts(v)
 }
 
 // judged is what judge made of a view.
@@ -120,7 +120,7 @@ type mark struct {
 // judge judges view v, which the request alone calls a view, from what
 // the counter's settings say (j), from client address addr (client as
 // text), asked by via.
-func (a *Server) judge(r Request, v store.Visit, j store.Judging, addr netip.Addr, client string, via seen.Via) judged {
+func (a *Server) judge(r Request, v store.Visit, j store.HitFacts, addr netip.Addr, client string, via seen.Via) judged {
 	s := j.Settings
 	if addr.IsValid() && s.Ignores(addr) {
 		return judged{outcome: counter.Outcome{Kind: counter.Ignored}}
@@ -224,7 +224,7 @@ func requestKind(r Request, addr netip.Addr) counter.Kind {
 // Hitter counts hits: a store.Batcher in a long-lived process, where hits
 // that arrive together share a commit, or OneShot.
 type Hitter interface {
-	Judging(v store.Visit) (store.Judging, error)
+	HitFacts(v store.Visit) (store.HitFacts, error)
 	Visit(v store.Visit) (store.Counted, error)
 }
 
@@ -235,14 +235,14 @@ type OneShot struct {
 	Log  *logline.Logger
 }
 
-// Judging reads what v is judged by, in a read transaction of its own.
-func (o OneShot) Judging(v store.Visit) (store.Judging, error) {
+// HitFacts reads what v is judged by, in a read transaction of its own.
+func (o OneShot) HitFacts(v store.Visit) (store.HitFacts, error) {
 	db, err := o.Open(true)
 	if err != nil {
-		return store.Judging{}, err
+		return store.HitFacts{}, err
 	}
 	defer db.Close()
-	return db.Judging(v)
+	return db.HitFacts(v)
 }
 
 // Visit counts v in a write transaction of its own.

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/seen"
@@ -54,8 +54,8 @@ type Request struct {
 // Answer is the whole answer to an image request.
 type Answer struct {
 	Status int
-	Header []plain.Field // canonical keys, each once
-	Body   []byte        // nil for HEAD
+	Header []cgiwire.Field // canonical keys, each once
+	Body   []byte          // nil for HEAD
 	// Counted says a hit was counted (or tallied): the request is timed
 	// as a hit (costs.Hit).
 	Counted bool
@@ -63,21 +63,21 @@ type Answer struct {
 
 // Image reads an image's path segment (NAME.png, .gif or .svg, the
 // extension in any case) into the counter's name and the format.
-func Image(file string) (name string, format counter.Format, ok bool) {
+func Image(file string) (name string, format counter.ImageType, ok bool) {
 	name, ext, _ := cutLast(file, ".")
-	format, ok = counter.ParseFormat(ext)
+	format, ok = counter.ParseImageType(ext)
 	return name, format, ok
 }
 
 // Serve answers image request r for counter name in format: a GET counts
 // one hit, unless it asks count=0.
-func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
+func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer {
 	// The query is read once, into q, which every later step reads.
 	q, err := counter.ParseImageQuery(r.RawQuery)
 	style := q.Style
 	site := siteOf(q, r.Header("Referer"))
 	if err == nil {
-		err = style.CheckFormat(format)
+		err = style.CheckImageType(format)
 	}
 	if err == nil {
 		err = counter.CheckName(name)
@@ -121,7 +121,7 @@ func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
 	text := counter.Digits(n, style.Digits)
 	status := statusOK
 	if err != nil {
-		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoTheme) {
+		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoDigitSet) {
 			return a.Refuse(r, format, err)
 		}
 		// The visitor still gets a counter-shaped image; the owner the cause.
@@ -140,19 +140,19 @@ func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
 		ans.Counted = counted
 		return ans
 	}
-	h := NoCache(make([]plain.Field, 0, 8))
+	h := NoCache(make([]cgiwire.Field, 0, 8))
 	if format == counter.SVG {
 		csp := "default-src 'none'; style-src 'unsafe-inline'"
 		if style.Set != "" {
 			csp += "; img-src data:" // the set's own files, embedded
 		}
-		h = append(h, plain.Field{Key: "Content-Security-Policy", Value: csp})
+		h = append(h, cgiwire.Field{Key: "Content-Security-Policy", Value: csp})
 	}
 	if typo, ok := q.Typo, q.HasTypo; ok {
 		// Unknown keys are allowed (a cache-buster), so the image is
 		// drawn and the hit counted as ever: a page that worked before
 		// keeps working. But this one is likely a mistake in the tag.
-		h = append(h, plain.Field{Key: ErrorHeader, Value: typo.Message()})
+		h = append(h, cgiwire.Field{Key: ErrorHeader, Value: typo.Message()})
 		a.warnTypo(r, name, typo)
 	}
 	ans := answer(r, status, h, format, body.Bytes())
@@ -163,7 +163,7 @@ func (a *Server) Serve(r Request, name string, format counter.Format) Answer {
 // drawCount draws text in style to body: in its digit set when it names
 // one, else in the font. A counter's default set that is gone draws the
 // tag's own style (tag) instead. It returns the style drawn.
-func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.Format, style, tag counter.Style) (counter.Style, error) {
+func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.ImageType, style, tag counter.Style) (counter.Style, error) {
 	if style.Set != "" {
 		err := a.drawSet(body, name, text, format, style, tag.Set != "")
 		if !errors.Is(err, errSetGone) {
@@ -202,32 +202,32 @@ func (a *Server) warnTypo(r Request, name string, typo counter.Typo) {
 // wrong, at the size the tag asked for, so that the owner sees the
 // mistake on his page; or, with COUNTER_ERRORS=blank, a 1x1 transparent
 // image. It is drawn only here, on an error.
-func (a *Server) Refuse(r Request, format counter.Format, err error) Answer {
+func (a *Server) Refuse(r Request, format counter.ImageType, err error) Answer {
 	status, msg, _ := PublicError(err)
 	return a.RefuseAs(r, format, err, status, msg)
 }
 
 // RefuseAs is Refuse with the status and the public message given, for
 // an error that PublicError does not know (the gateway's, the pages').
-func (a *Server) RefuseAs(r Request, format counter.Format, err error, status int, msg string) Answer {
+func (a *Server) RefuseAs(r Request, format counter.ImageType, err error, status int, msg string) Answer {
 	a.Log.Printf("%s %q: %v", r.Method, r.Path, err)
 	var body bytes.Buffer
 	if a.Cfg.BlankErrors || drawError(&body, format, errorText(err, msg, r), counter.QuerySize(r.RawQuery)) != nil {
 		body.Reset()
 		draw.EncodeBlank(&body, format)
 	}
-	h := NoCache(make([]plain.Field, 0, 8))
+	h := NoCache(make([]cgiwire.Field, 0, 8))
 	if format == counter.SVG {
-		h = append(h, plain.Field{Key: "Content-Security-Policy", Value: "default-src 'none'; style-src 'unsafe-inline'"})
+		h = append(h, cgiwire.Field{Key: "Content-Security-Policy", Value: "default-src 'none'; style-src 'unsafe-inline'"})
 	}
-	h = append(h, plain.Field{Key: ErrorHeader, Value: msg})
+	h = append(h, cgiwire.Field{Key: ErrorHeader, Value: msg})
 	return answer(r, status, h, format, body.Bytes())
 }
 
 // answer is a complete answer with its type and length; the body is left
 // out for HEAD.
-func answer(r Request, status int, h []plain.Field, format counter.Format, body []byte) Answer {
-	h = append(h, plain.Field{Key: "Content-Type", Value: format.ContentType()}, plain.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
+func answer(r Request, status int, h []cgiwire.Field, format counter.ImageType, body []byte) Answer {
+	h = append(h, cgiwire.Field{Key: "Content-Type", Value: format.ContentType()}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
 	if r.Method == "HEAD" {
 		body = nil
 	}
@@ -235,7 +235,7 @@ func answer(r Request, status int, h []plain.Field, format counter.Format, body 
 }
 
 // drawError writes the image of an error that says text.
-func drawError(body *bytes.Buffer, format counter.Format, text string, size int) error {
+func drawError(body *bytes.Buffer, format counter.ImageType, text string, size int) error {
 	d, err := draw.NewErrorDrawing(text, size)
 	if err != nil {
 		return err
@@ -257,7 +257,7 @@ func errorText(err error, msg string, r Request) string {
 		if counter.CheckName(name) == nil {
 			return "no counter " + name
 		}
-	case errors.Is(err, counter.ErrNoTheme):
+	case errors.Is(err, counter.ErrNoDigitSet):
 		if q, qerr := counter.ParseImageQuery(r.RawQuery); qerr == nil && q.Style.Set != "" {
 			return "no theme " + q.Style.Set
 		}

@@ -107,7 +107,7 @@ func (p *Process) Server() *Server {
 // Serve answers image request r for counter name in format, as
 // Server.Serve does, and turns a panic into the error image and one log
 // line: the recovery of an image's answer in both binaries.
-func (p *Process) Serve(r Request, name string, format counter.Format) (ans Answer) {
+func (p *Process) Serve(r Request, name string, format counter.ImageType) (ans Answer) {
 	s := p.Server()
 	defer func() {
 		if v := recover(); v != nil {

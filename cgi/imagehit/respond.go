@@ -3,7 +3,7 @@ package imagehit
 import (
 	"errors"
 
-	"hitcounter/cgi/gateway/plain"
+	"hitcounter/cgi/gateway/cgiwire"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -34,7 +34,7 @@ func PublicError(err error) (status int, msg string, known bool) {
 		return statusBadRequest, "invalid counter name", true
 	case errors.Is(err, counter.ErrNotFound):
 		return statusNotFound, "no such counter", true
-	case errors.Is(err, counter.ErrNoTheme):
+	case errors.Is(err, counter.ErrNoDigitSet):
 		return statusBadRequest, "no such theme", true
 	case errors.Is(err, store.ErrTimeout):
 		return statusServiceUnavailable, "busy, try again", true
@@ -49,10 +49,10 @@ func PublicError(err error) (status int, msg string, known bool) {
 // NoCache appends to h the headers that make browsers and image proxies
 // (GitHub's camo among them) ask again for every view, so every view is
 // counted.
-func NoCache(h []plain.Field) []plain.Field {
+func NoCache(h []cgiwire.Field) []cgiwire.Field {
 	return append(h,
-		plain.Field{Key: "Cache-Control", Value: "no-cache, no-store, must-revalidate, max-age=0"},
-		plain.Field{Key: "Pragma", Value: "no-cache"},
-		plain.Field{Key: "Expires", Value: "0"},
-		plain.Field{Key: "X-Content-Type-Options", Value: "nosniff"})
+		cgiwire.Field{Key: "Cache-Control", Value: "no-cache, no-store, must-revalidate, max-age=0"},
+		cgiwire.Field{Key: "Pragma", Value: "no-cache"},
+		cgiwire.Field{Key: "Expires", Value: "0"},
+		cgiwire.Field{Key: "X-Content-Type-Options", Value: "nosniff"})
 }

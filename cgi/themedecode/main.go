@@ -4,8 +4,8 @@
 // image/png and image/gif out of it).
 //
 // It reads from stdin the set's files as theme add read them (a
-// themefile.Bundle, at most themefile.MaxSetBytes of files), decodes them
-// with the standard library (package counter/themefile/decode) and writes
+// digitsetfile.Bundle, at most digitsetfile.MaxSetBytes of files), decodes them
+// with the standard library (package counter/digitsetfile/decode) and writes
 // the set as digitset.Set.Marshal gives it to stdout. A set that fails
 // makes one line on stderr, naming the digit and why, and exit status 1.
 // It opens no file: theme add chooses what it reads, and hands it over.
@@ -27,8 +27,8 @@ import (
 	"io"
 	"os"
 
-	"hitcounter/counter/themefile"
-	"hitcounter/counter/themefile/decode"
+	"hitcounter/counter/digitsetfile"
+	"hitcounter/counter/digitsetfile/decode"
 )
 
 func main() {
@@ -43,7 +43,7 @@ func main() {
 }
 
 // maxInput bounds what is read from stdin: the files and their names.
-const maxInput = themefile.MaxSetBytes + 64<<10
+const maxInput = digitsetfile.MaxSetBytes + 64<<10
 
 func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	if getenv("GATEWAY_INTERFACE") != "" {
@@ -65,9 +65,9 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.W
 		return fmt.Errorf("reading the files: %w", err)
 	}
 	if len(in) > maxInput {
-		return fmt.Errorf("more than %d bytes of files", themefile.MaxSetBytes)
+		return fmt.Errorf("more than %d bytes of files", digitsetfile.MaxSetBytes)
 	}
-	b, err := themefile.Unmarshal(in)
+	b, err := digitsetfile.Unmarshal(in)
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ var errUncleanPath = errors.New("path is not clean")
 // for: a small image for an image, JSON for JSON, text otherwise.
 func (a *App) Refuse(w http.ResponseWriter, r *http.Request, err error) {
 	_, ext, _ := cutLast(path.Base(r.URL.Path), ".")
-	if f, ok := counter.ParseFormat(ext); ok {
+	if f, ok := counter.ParseImageType(ext); ok {
 		a.refuseImage(w, r, f, err)
 		return
 	}

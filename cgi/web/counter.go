@@ -28,7 +28,7 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.serveScript(w, r, name, ext)
 		return
 	}
-	format, ok := counter.ParseFormat(ext)
+	format, ok := counter.ParseImageType(ext)
 	if !ok {
 		a.log.Printf("%s %q: not a counter path", r.Method, r.URL.Path)
 		http.NotFound(w, r)
@@ -47,7 +47,7 @@ func imageRequest(r *http.Request) imagehit.Request {
 
 // serveImage answers an image of counter name in format (package
 // imagehit, which the hit binary serves too).
-func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, format counter.Format) {
+func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, format counter.ImageType) {
 	req := imageRequest(r)
 	ans := a.proc.Serve(req, name, format)
 	if ans.Counted {
@@ -79,7 +79,7 @@ func (a *App) serveScript(w http.ResponseWriter, r *http.Request, name, ext stri
 
 // refuseImage answers an image request that cannot show a count
 // (imagehit.Server.Refuse), with the status and message publicError gives.
-func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter.Format, err error) {
+func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter.ImageType, err error) {
 	status, msg := publicError(err)
 	writeAnswer(w, a.proc.Server().RefuseAs(imageRequest(r), format, err, status, msg))
 }

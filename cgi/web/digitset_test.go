@@ -35,7 +35,7 @@ func addTestSet(t *testing.T, a *App, defaultOf ...string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.AddTheme("pix", store.RecordsOf(s), testNow, false); err != nil {
+	if err := db.AddDigitSet("pix", store.RecordsOf(s), testNow, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range defaultOf {

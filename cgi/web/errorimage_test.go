@@ -174,7 +174,7 @@ func TestBlankErrors(t *testing.T) {
 				t.Errorf("image %v, want 1x1", b)
 			}
 			var blank bytes.Buffer
-			f, _ := counter.ParseFormat(tc.target[6:9])
+			f, _ := counter.ParseImageType(tc.target[6:9])
 			draw.EncodeBlank(&blank, f)
 			if !bytes.Equal(w.Body.Bytes(), blank.Bytes()) {
 				t.Errorf("body %q, want the blank image %q", w.Body.Bytes(), blank.Bytes())

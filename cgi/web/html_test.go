@@ -49,7 +49,7 @@ func oracleFixture(v string) map[string][2]func() (string, error) {
 	prot.Protected = true
 	page := s
 	page.Name = "site/" + v
-	// Set names are checked (counter.CheckThemeName): letters, digits and
+	// Set names are checked (counter.CheckDigitSetName): letters, digits and
 	// ". _ -", which a URL's query carries as they are.
 	themes := []string{"mine", "a.b_c-d"}
 	hand := func(p *htmlPage) func() (string, error) { return func() (string, error) { return p.b.String(), nil } }
@@ -95,7 +95,7 @@ func TestDemoPageAsItsTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := db.ThemeNames()
+	sets, err := db.DigitSetNames()
 	db.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		list, err = db.List()
 		if err == nil {
-			themes, err = db.ThemeNames()
+			themes, err = db.DigitSetNames()
 		}
 		db.Close()
 	}

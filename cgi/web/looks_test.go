@@ -22,7 +22,7 @@ func TestLooksAreDrawn(t *testing.T) {
 					t.Fatalf("status %d, want 200; %s", w.Code, w.Body.String())
 				}
 				hits++
-				f, _ := counter.ParseFormat(ext)
+				f, _ := counter.ParseImageType(ext)
 				checkImage(t, w, f.ContentType())
 				s, err := counter.ParseStyle("theme=" + look + "&size=24")
 				if err != nil {

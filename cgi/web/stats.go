@@ -72,7 +72,7 @@ func (a *App) readStats(r *http.Request, name string, since time.Time) (statsVie
 			return v, err
 		}
 		v.costs = a.loadCosts(db)
-		v.themes, err = db.ThemeNames()
+		v.themes, err = db.DigitSetNames()
 	}
 	return v, err
 }

@@ -69,7 +69,7 @@ type setDrawing struct {
 // A count that cannot be drawn (a character not a digit, a digit not
 // read, a size out of bounds: ErrSetTooLarge) is an error before anything
 // is written to w.
-func WriteDigitSet(w io.Writer, s *digitset.Set, text string, f counter.Format, opt SetOptions) error {
+func WriteDigitSet(w io.Writer, s *digitset.Set, text string, f counter.ImageType, opt SetOptions) error {
 	frames := 0 // SVG embeds each digit's file; its pixels are not read
 	switch f {
 	case counter.PNG:
@@ -93,7 +93,7 @@ func WriteDigitSet(w io.Writer, s *digitset.Set, text string, f counter.Format, 
 // SetParts returns what WriteDigitSet reads of each digit it draws in
 // format f: its first frames frames, and its file with pieces (an SVG
 // embeds the file, or a PNG of the first frame when there is none).
-func SetParts(f counter.Format) (frames int, pieces bool) {
+func SetParts(f counter.ImageType) (frames int, pieces bool) {
 	switch f {
 	case counter.GIF:
 		return digitset.MaxFrames, false

@@ -156,7 +156,7 @@ func TestDigitSetRefuses(t *testing.T) {
 		{"too many colours", &digitset.Set{Height: 10, Palette: make(color.Palette, 257), Digits: s.Digits}, "1", SetOptions{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+			for _, f := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 				var b bytes.Buffer
 				err := WriteDigitSet(&b, tc.set, tc.text, f, tc.opt)
 				if err == nil {
@@ -200,7 +200,7 @@ func TestDigitSetDamagedFrame(t *testing.T) {
 	}
 	damaged.Digits[7].Frames[1].Pix[0] = 255 // aliases rec
 	for _, tc := range []struct {
-		format counter.Format
+		format counter.ImageType
 		ok     bool
 	}{
 		{counter.PNG, true},
@@ -259,7 +259,7 @@ func FuzzDigitSet(f *testing.F) {
 			return
 		}
 		opt := SetOptions{Height: height, Smooth: smooth}
-		for _, format := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+		for _, format := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 			var out bytes.Buffer
 			if err := WriteDigitSet(&out, s, text, format, opt); err != nil {
 				if out.Len() != 0 {

@@ -55,9 +55,9 @@ var goldenCases = []struct {
 	{"theme-auto-transparent.svg", counter.Digits(42, 6), "theme=auto&bg=transparent&fg=navy&darkfg=gold"},
 }
 
-func formatOf(t *testing.T, file string) counter.Format {
+func formatOf(t *testing.T, file string) counter.ImageType {
 	t.Helper()
-	f, ok := counter.ParseFormat(filepath.Ext(file)[1:])
+	f, ok := counter.ParseImageType(filepath.Ext(file)[1:])
 	if !ok {
 		t.Fatalf("no format for %s", file)
 	}
@@ -205,7 +205,7 @@ func TestTransparency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []counter.Format{counter.PNG, counter.GIF} {
+		for _, f := range []counter.ImageType{counter.PNG, counter.GIF} {
 			var b bytes.Buffer
 			if err := d.Encode(&b, f); err != nil {
 				t.Fatal(err)
@@ -239,7 +239,7 @@ func TestTransparency(t *testing.T) {
 }
 
 func TestEncodeBlank(t *testing.T) {
-	for _, f := range []counter.Format{counter.PNG, counter.GIF} {
+	for _, f := range []counter.ImageType{counter.PNG, counter.GIF} {
 		var b bytes.Buffer
 		if err := EncodeBlank(&b, f); err != nil {
 			t.Fatal(err)

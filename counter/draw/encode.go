@@ -14,8 +14,8 @@ import (
 )
 
 // Encode writes the drawing to w in format f.
-func (d *Drawing) Encode(w io.Writer, f counter.Format) error {
-	if err := d.style.CheckFormat(f); err != nil {
+func (d *Drawing) Encode(w io.Writer, f counter.ImageType) error {
+	if err := d.style.CheckImageType(f); err != nil {
 		return err
 	}
 	switch {
@@ -31,7 +31,7 @@ func (d *Drawing) Encode(w io.Writer, f counter.Format) error {
 	return encodeRaster(w, d.Paletted(), f)
 }
 
-func encodeRaster(w io.Writer, img *image.Paletted, f counter.Format) error {
+func encodeRaster(w io.Writer, img *image.Paletted, f counter.ImageType) error {
 	if f == counter.GIF {
 		gifTransparency(img)
 		return encodeGIF(w, img)
@@ -74,7 +74,7 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s">`, wd, ht, wd, ht)
 	st := d.style
-	if st.Theme == counter.ThemeAuto {
+	if st.Scheme == counter.SchemeAuto {
 		// The viewer's dark mode picks the colours, by CSS in the SVG.
 		fmt.Fprintf(bw, `<style>.b{%s}.f{%s}@media (prefers-color-scheme:dark){.b{%s}.f{%s}}</style>`,
 			cssFill(st.BG), cssFill(st.FG), cssFill(st.DarkBG), cssFill(st.DarkFG))
@@ -159,7 +159,7 @@ func cssFill(c color.NRGBA) string {
 
 // EncodeBlank writes a 1x1 transparent image in format f: the body of an
 // error answer to an <img>, which must still be an image.
-func EncodeBlank(w io.Writer, f counter.Format) error {
+func EncodeBlank(w io.Writer, f counter.ImageType) error {
 	if f == counter.SVG {
 		_, err := io.WriteString(w, `<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`)
 		return err

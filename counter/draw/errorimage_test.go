@@ -62,7 +62,7 @@ func TestErrorImageBounds(t *testing.T) {
 					t.Errorf("size %d: %d pixels high, want %d", size, h, want)
 				}
 			}
-			for _, f := range []counter.Format{counter.PNG, counter.GIF} {
+			for _, f := range []counter.ImageType{counter.PNG, counter.GIF} {
 				var b bytes.Buffer
 				if err := d.Encode(&b, f); err != nil {
 					t.Fatal(err)
@@ -77,7 +77,7 @@ func TestErrorImageBounds(t *testing.T) {
 }
 
 func BenchmarkErrorImage(b *testing.B) {
-	for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+	for _, f := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 		b.Run(f.ContentType(), func(b *testing.B) {
 			var buf bytes.Buffer
 			for b.Loop() {

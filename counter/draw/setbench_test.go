@@ -57,7 +57,7 @@ func sampleSet(tb testing.TB, frames int, mixed bool) *digitset.Set {
 
 // drawStored is a hit's work: read the header and the digits the count
 // needs from the stored records, compose and encode.
-func drawStored(header []byte, digits *[10][]byte, text string, f counter.Format, opt SetOptions, buf *bytes.Buffer) error {
+func drawStored(header []byte, digits *[10][]byte, text string, f counter.ImageType, opt SetOptions, buf *bytes.Buffer) error {
 	s, err := digitset.ParseHeader(header)
 	if err != nil {
 		return err
@@ -90,7 +90,7 @@ func BenchmarkDigitSet(b *testing.B) {
 		for k := range digits {
 			digits[k] = s.MarshalDigit(k)
 		}
-		for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+		for _, f := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 			for _, opt := range []SetOptions{{}, {Height: 32}, {Height: 32, Smooth: true}} {
 				name := fmt.Sprintf("%s/%s/height=%d", set.name, f.ContentType()[6:], opt.Height)
 				if opt.Smooth {

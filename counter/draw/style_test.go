@@ -61,7 +61,7 @@ func TestBadgeBounds(t *testing.T) {
 	if w, h := d.Size(); w*h > counter.MaxPixels {
 		t.Errorf("%dx%d is over the budget of %d pixels", w, h, counter.MaxPixels)
 	}
-	for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+	for _, f := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 		if err := d.Encode(io.Discard, f); err != nil {
 			t.Errorf("format %d: %v", f, err)
 		}
@@ -120,7 +120,7 @@ func TestLookBounds(t *testing.T) {
 			if w, h := d.Size(); w*h > counter.MaxPixels {
 				t.Errorf("%s%s: %dx%d is over the budget of %d pixels", name, q, w, h, counter.MaxPixels)
 			}
-			for _, f := range []counter.Format{counter.PNG, counter.GIF, counter.SVG} {
+			for _, f := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 				if err := d.Encode(io.Discard, f); err != nil {
 					t.Errorf("%s%s, format %d: %v", name, q, f, err)
 				}

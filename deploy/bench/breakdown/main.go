@@ -133,7 +133,7 @@ func sections(bin string) ([]section, error) {
 // call chain: the first whose function prefix any user frame has wins.
 // Page faults and CPU in the kernel on behalf of a user frame count for
 // that frame's phase. The names are the hit binary's (cgi/hit: main.main,
-// cgi/imagehit, cgi/gateway/plain) and the full tool's (cgi/web,
+// cgi/imagehit, cgi/gateway/cgiwire) and the full tool's (cgi/web,
 // cgi/gateway), so either can be taken apart. The build's ID
 // (cgi/internal/buildinfo) is read on a hit for the cost meter alone.
 var phases = []struct{ name, prefixes string }{
@@ -144,14 +144,14 @@ var phases = []struct{ name, prefixes string }{
 	{"commit: write pages", "go.etcd.io/bbolt.(*Tx).Commit"},
 	{"open and map the file", "hitcounter/store.Open go.etcd.io/bbolt.Open"},
 	{"close the file", "hitcounter/store.(*DB).Close go.etcd.io/bbolt.(*DB).Close"},
-	{"read transaction (Judging)", "hitcounter/store.(*DB).Judging"},
+	{"read transaction (HitFacts)", "hitcounter/store.(*DB).HitFacts"},
 	{"write transaction (Visit)", "hitcounter/store.(*DB).Visit"},
 	{"drawing a digit set (its read and drawing)", "hitcounter/store.(*DB).DigitSet hitcounter/cgi/imagehit.(*Server).drawSet"},
 	{"encoding (PNG)", "hitcounter/counter/draw.(*Drawing).Encode"},
 	{"drawing", "hitcounter/counter/draw. golang.org/x/image/"},
 	{"configuration", "hitcounter/cgi/internal/config."},
 	{"judging, handler (cgi/imagehit, cgi/web)", "hitcounter/cgi/imagehit. hitcounter/cgi/web."},
-	{"request and answer (cgi/gateway/plain)", "hitcounter/cgi/gateway/plain. hitcounter/cgi/gateway. main.imageRequest main.fields"},
+	{"request and answer (cgi/gateway/cgiwire)", "hitcounter/cgi/gateway/cgiwire. hitcounter/cgi/gateway. main.imageRequest main.fields"},
 	{"package inits", "runtime.doInit1"},
 	// Before main.main: the hit binary's main calls os.Exit. Not
 	// runtime.exitsyscall, on the way back from any system call.

@@ -1,9 +1,10 @@
-// Package plain reads a CGI request and writes its answer without
-// net/http, for the hit binary (cgi/hit), which must not link it: the
-// checks a CGI environment must pass, which the gateway makes too; the
-// request's headers, version and length as the gateway reads them; and
-// an answer in the form the gateway writes one.
-package plain
+// Package cgiwire is a CGI request and its answer as they pass between
+// the web server and the hit binary (cgi/hit), read and written without
+// net/http, which that binary must not link: the checks a CGI
+// environment must pass, which the gateway makes too; the request's
+// headers, version and length as the gateway reads them; and an answer
+// in the form the gateway writes one.
+package cgiwire
 
 import (
 	"errors"

@@ -16,30 +16,30 @@ func TestThemes(t *testing.T) {
 	path := newDB(t, "blog")
 	rec := RecordsOf(formatSetV6(t))
 	with(t, path, Options{}, func(db *DB) {
-		if err := db.AddTheme("pixel", rec, day1, false); err != nil {
+		if err := db.AddDigitSet("pixel", rec, day1, false); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.AddTheme("pixel", rec, day1, false); !errors.Is(err, ErrThemeExists) {
-			t.Errorf("adding a name taken: %v, want ErrThemeExists", err)
+		if err := db.AddDigitSet("pixel", rec, day1, false); !errors.Is(err, ErrDigitSetExists) {
+			t.Errorf("adding a name taken: %v, want ErrDigitSetExists", err)
 		}
-		if err := db.AddTheme("pixel", rec, day1.Add(time.Hour), true); err != nil {
+		if err := db.AddDigitSet("pixel", rec, day1.Add(time.Hour), true); err != nil {
 			t.Errorf("replacing: %v", err)
 		}
 		for _, name := range []string{"dark", "led", "a/b"} {
-			if err := db.AddTheme(name, rec, day1, false); err == nil {
+			if err := db.AddDigitSet(name, rec, day1, false); err == nil {
 				t.Errorf("theme %q added, want it refused", name)
 			}
 		}
-		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=nope") }); !errors.Is(err, counter.ErrNoTheme) {
-			t.Errorf("theme=nope: %v, want ErrNoTheme", err)
+		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=nope") }); !errors.Is(err, counter.ErrNoDigitSet) {
+			t.Errorf("theme=nope: %v, want ErrNoDigitSet", err)
 		}
 		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=pixel") }); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.RemoveTheme("pixel"); !errors.Is(err, ErrThemeInUse) {
-			t.Errorf("removing a set in use: %v, want ErrThemeInUse", err)
+		if err := db.RemoveDigitSet("pixel"); !errors.Is(err, ErrDigitSetInUse) {
+			t.Errorf("removing a set in use: %v, want ErrDigitSetInUse", err)
 		}
-		r, err := db.ThemeRecords("pixel", "17")
+		r, err := db.DigitSetRecords("pixel", "17")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,11 +51,11 @@ func TestThemes(t *testing.T) {
 		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=") }); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.RemoveTheme("pixel"); err != nil {
+		if err := db.RemoveDigitSet("pixel"); err != nil {
 			t.Errorf("removing a set no counter shows: %v", err)
 		}
-		if err := db.RemoveTheme("pixel"); !errors.Is(err, counter.ErrNoTheme) {
-			t.Errorf("removing it again: %v, want ErrNoTheme", err)
+		if err := db.RemoveDigitSet("pixel"); !errors.Is(err, counter.ErrNoDigitSet) {
+			t.Errorf("removing it again: %v, want ErrNoDigitSet", err)
 		}
 	})
 }
@@ -68,11 +68,11 @@ func TestCheckFindsADamagedSet(t *testing.T) {
 		damage func(tx *bolt.Tx) error
 	}{
 		{"a digit cut short", func(tx *bolt.Tx) error {
-			b := tx.Bucket(bucketThemes).Bucket([]byte("pixel"))
-			return b.Put(themeDigitKey(3), b.Get(themeDigitKey(3))[:5])
+			b := tx.Bucket(bucketDigitSets).Bucket([]byte("pixel"))
+			return b.Put(digitSetDigitKey(3), b.Get(digitSetDigitKey(3))[:5])
 		}},
 		{"a digit missing", func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketThemes).Bucket([]byte("pixel")).Delete(themeDigitKey(9))
+			return tx.Bucket(bucketDigitSets).Bucket([]byte("pixel")).Delete(digitSetDigitKey(9))
 		}},
 		{"a counter's set gone", func(tx *bolt.Tx) error {
 			return tx.Bucket(bucketCounters).Bucket([]byte("blog")).Put(keyTheme, []byte("gone"))
@@ -81,7 +81,7 @@ func TestCheckFindsADamagedSet(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := newDB(t, "blog")
 			with(t, path, Options{}, func(db *DB) {
-				if err := db.AddTheme("pixel", RecordsOf(formatSetV6(t)), day1, false); err != nil {
+				if err := db.AddDigitSet("pixel", RecordsOf(formatSetV6(t)), day1, false); err != nil {
 					t.Fatal(err)
 				}
 			})

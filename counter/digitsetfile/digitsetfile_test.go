@@ -1,4 +1,4 @@
-package themefile
+package digitsetfile
 
 import (
 	"errors"

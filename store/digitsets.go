@@ -14,16 +14,16 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// ThemeRecords are an owner's digit set as the file keeps it: package
+// DigitSetRecords are an owner's digit set as the file keeps it: package
 // digitset's header record and one record a digit (digitset.Set.Marshal),
 // so that a hit reads the header and the digits it draws, no more.
-type ThemeRecords struct {
+type DigitSetRecords struct {
 	Head   []byte
 	Digits [10][]byte // nil for a digit not read
 }
 
 // Size is the bytes of the records read.
-func (r ThemeRecords) Size() int {
+func (r DigitSetRecords) Size() int {
 	n := len(r.Head)
 	for _, d := range r.Digits {
 		n += len(d)
@@ -31,37 +31,37 @@ func (r ThemeRecords) Size() int {
 	return n
 }
 
-// ThemeInfo is one stored set, as theme list shows it.
-type ThemeInfo struct {
+// DigitSetInfo is one stored set, as theme list shows it.
+type DigitSetInfo struct {
 	Name  string
 	Added time.Time
 	// Records holds the header only; Size is every record's bytes.
-	Records ThemeRecords
+	Records DigitSetRecords
 	Size    int
 	// UsedBy are the counters whose default theme it is.
 	UsedBy []string
 }
 
-// ErrThemeExists reports a theme add of a name already taken.
-var ErrThemeExists = errors.New("a theme of that name exists")
+// ErrDigitSetExists reports a theme add of a name already taken.
+var ErrDigitSetExists = errors.New("a theme of that name exists")
 
-// ErrThemeInUse reports the removal of a set that a counter shows by
+// ErrDigitSetInUse reports the removal of a set that a counter shows by
 // default.
-var ErrThemeInUse = errors.New("theme is a counter's default")
+var ErrDigitSetInUse = errors.New("theme is a counter's default")
 
-// themeBucket returns the bucket of set name, or nil.
-func themeBucket(tx *bolt.Tx, name string) *bolt.Bucket {
-	all := tx.Bucket(bucketThemes)
+// digitSetBucket returns the bucket of set name, or nil.
+func digitSetBucket(tx *bolt.Tx, name string) *bolt.Bucket {
+	all := tx.Bucket(bucketDigitSets)
 	if all == nil {
 		return nil
 	}
 	return all.Bucket([]byte(name))
 }
 
-// AddTheme stores set name, made at now, replacing one of that name only
+// AddDigitSet stores set name, made at now, replacing one of that name only
 // when replace is set (a counter that shows it then shows the new one).
-func (db *DB) AddTheme(name string, r ThemeRecords, now time.Time, replace bool) error {
-	if err := counter.CheckThemeName(name); err != nil {
+func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace bool) error {
+	if err := counter.CheckDigitSetName(name); err != nil {
 		return err
 	}
 	if len(r.Head) == 0 || slices.ContainsFunc(r.Digits[:], func(d []byte) bool { return len(d) == 0 }) {
@@ -71,13 +71,13 @@ func (db *DB) AddTheme(name string, r ThemeRecords, now time.Time, replace bool)
 		if err := initSchema(tx); err != nil {
 			return err
 		}
-		all, err := tx.CreateBucketIfNotExists(bucketThemes)
+		all, err := tx.CreateBucketIfNotExists(bucketDigitSets)
 		if err != nil {
 			return err
 		}
 		if all.Bucket([]byte(name)) != nil {
 			if !replace {
-				return ErrThemeExists
+				return ErrDigitSetExists
 			}
 			if err := all.DeleteBucket([]byte(name)); err != nil {
 				return err
@@ -87,15 +87,15 @@ func (db *DB) AddTheme(name string, r ThemeRecords, now time.Time, replace bool)
 		if err != nil {
 			return err
 		}
-		if err := b.Put(keyThemeHead, r.Head); err != nil {
+		if err := b.Put(keyDigitSetHead, r.Head); err != nil {
 			return err
 		}
 		for i, d := range r.Digits {
-			if err := b.Put(themeDigitKey(i), d); err != nil {
+			if err := b.Put(digitSetDigitKey(i), d); err != nil {
 				return err
 			}
 		}
-		return b.Put(keyThemeAdded, encodeTime(now))
+		return b.Put(keyDigitSetAdded, encodeTime(now))
 	})
 	if err != nil {
 		return fmt.Errorf("store: add theme %q: %w", name, err)
@@ -103,21 +103,21 @@ func (db *DB) AddTheme(name string, r ThemeRecords, now time.Time, replace bool)
 	return nil
 }
 
-// ThemeRecords reads set name's header and the records of the digits that
+// DigitSetRecords reads set name's header and the records of the digits that
 // text holds (a count's digits, "0123456789" for all), copied out of the
-// file; a set not there is counter.ErrNoTheme.
-func (db *DB) ThemeRecords(name, text string) (ThemeRecords, error) {
-	var r ThemeRecords
+// file; a set not there is counter.ErrNoDigitSet.
+func (db *DB) DigitSetRecords(name, text string) (DigitSetRecords, error) {
+	var r DigitSetRecords
 	err := db.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		b := themeBucket(tx, name)
+		b := digitSetBucket(tx, name)
 		if b == nil {
-			return counter.ErrNoTheme
+			return counter.ErrNoDigitSet
 		}
 		var err error
-		r, err = readThemeRecords(b, text)
+		r, err = readDigitSetRecords(b, text)
 		return err
 	})
 	if err != nil {
@@ -126,17 +126,17 @@ func (db *DB) ThemeRecords(name, text string) (ThemeRecords, error) {
 	return r, nil
 }
 
-// readThemeRecords copies the header and the digits of text out of b.
-func readThemeRecords(b *bolt.Bucket, text string) (ThemeRecords, error) {
-	return themeRecordsIn(b, text, bytes.Clone)
+// readDigitSetRecords copies the header and the digits of text out of b.
+func readDigitSetRecords(b *bolt.Bucket, text string) (DigitSetRecords, error) {
+	return digitSetRecordsIn(b, text, bytes.Clone)
 }
 
-// themeRecordsIn returns the header and the digits of text in b, each
+// digitSetRecordsIn returns the header and the digits of text in b, each
 // through keep: a copy, for records used after the transaction, or the
 // records as the file maps them, for use within it.
-func themeRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (ThemeRecords, error) {
-	var r ThemeRecords
-	r.Head = keep(b.Get(keyThemeHead))
+func digitSetRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (DigitSetRecords, error) {
+	var r DigitSetRecords
+	r.Head = keep(b.Get(keyDigitSetHead))
 	if len(r.Head) == 0 {
 		return r, fmt.Errorf("%w: theme without a header", ErrCorrupt)
 	}
@@ -144,7 +144,7 @@ func themeRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (Them
 		if !strings.ContainsRune(text, rune('0'+i)) {
 			continue
 		}
-		d := b.Get(themeDigitKey(i))
+		d := b.Get(digitSetDigitKey(i))
 		if len(d) == 0 {
 			return r, fmt.Errorf("%w: theme without digit %d", ErrCorrupt, i)
 		}
@@ -153,24 +153,24 @@ func themeRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (Them
 	return r, nil
 }
 
-// Themes returns every stored set, sorted by name, with the counters that
+// DigitSets returns every stored set, sorted by name, with the counters that
 // show each by default.
-func (db *DB) Themes() ([]ThemeInfo, error) {
-	var list []ThemeInfo
+func (db *DB) DigitSets() ([]DigitSetInfo, error) {
+	var list []DigitSetInfo
 	err := db.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		all := tx.Bucket(bucketThemes)
+		all := tx.Bucket(bucketDigitSets)
 		if all == nil {
 			return nil
 		}
-		users, err := themeUsers(tx)
+		users, err := digitSetUsers(tx)
 		if err != nil {
 			return err
 		}
 		return all.ForEachBucket(func(k []byte) error {
-			t, err := readThemeInfo(string(k), all.Bucket(k))
+			t, err := readDigitSetInfo(string(k), all.Bucket(k))
 			if err != nil {
 				return fmt.Errorf("theme %q: %w", k, err)
 			}
@@ -185,24 +185,24 @@ func (db *DB) Themes() ([]ThemeInfo, error) {
 	return list, nil
 }
 
-func readThemeInfo(name string, b *bolt.Bucket) (ThemeInfo, error) {
-	t := ThemeInfo{Name: name}
+func readDigitSetInfo(name string, b *bolt.Bucket) (DigitSetInfo, error) {
+	t := DigitSetInfo{Name: name}
 	var err error
-	if t.Added, err = decodeTime(b.Get(keyThemeAdded)); err != nil {
+	if t.Added, err = decodeTime(b.Get(keyDigitSetAdded)); err != nil {
 		return t, err
 	}
-	if t.Records, err = readThemeRecords(b, ""); err != nil {
+	if t.Records, err = readDigitSetRecords(b, ""); err != nil {
 		return t, err
 	}
 	t.Size = len(t.Records.Head)
 	for i := range 10 {
-		t.Size += len(b.Get(themeDigitKey(i)))
+		t.Size += len(b.Get(digitSetDigitKey(i)))
 	}
 	return t, nil
 }
 
-// themeUsers maps each default theme to the counters that have it.
-func themeUsers(tx *bolt.Tx) (map[string][]string, error) {
+// digitSetUsers maps each default theme to the counters that have it.
+func digitSetUsers(tx *bolt.Tx) (map[string][]string, error) {
 	users := map[string][]string{}
 	all := tx.Bucket(bucketCounters)
 	if all == nil {
@@ -217,25 +217,25 @@ func themeUsers(tx *bolt.Tx) (map[string][]string, error) {
 	return users, err
 }
 
-// RemoveTheme removes set name. A set that a counter shows by default is
-// kept, and the error (ErrThemeInUse) names the counters: a hit on them
+// RemoveDigitSet removes set name. A set that a counter shows by default is
+// kept, and the error (ErrDigitSetInUse) names the counters: a hit on them
 // would otherwise draw the font without a word to the owner.
-func (db *DB) RemoveTheme(name string) error {
+func (db *DB) RemoveDigitSet(name string) error {
 	err := db.update(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		if themeBucket(tx, name) == nil {
-			return counter.ErrNoTheme
+		if digitSetBucket(tx, name) == nil {
+			return counter.ErrNoDigitSet
 		}
-		users, err := themeUsers(tx)
+		users, err := digitSetUsers(tx)
 		if err != nil {
 			return err
 		}
 		if u := users[name]; len(u) > 0 {
-			return fmt.Errorf("%w of %s: change their theme= first (config NAME theme=)", ErrThemeInUse, strings.Join(u, ", "))
+			return fmt.Errorf("%w of %s: change their theme= first (config NAME theme=)", ErrDigitSetInUse, strings.Join(u, ", "))
 		}
-		return tx.Bucket(bucketThemes).DeleteBucket([]byte(name))
+		return tx.Bucket(bucketDigitSets).DeleteBucket([]byte(name))
 	})
 	if err != nil {
 		return fmt.Errorf("store: remove theme %q: %w", name, err)
@@ -243,15 +243,15 @@ func (db *DB) RemoveTheme(name string) error {
 	return nil
 }
 
-// checkThemeRecords fails unless r is a whole set as digitset reads it.
-func checkThemeRecords(r ThemeRecords) error {
+// checkDigitSetRecords fails unless r is a whole set as digitset reads it.
+func checkDigitSetRecords(r DigitSetRecords) error {
 	_, err := r.Parse()
 	return err
 }
 
 // RecordsOf returns set s as the file keeps it.
-func RecordsOf(s *digitset.Set) ThemeRecords {
-	r := ThemeRecords{Head: s.MarshalHeader()}
+func RecordsOf(s *digitset.Set) DigitSetRecords {
+	r := DigitSetRecords{Head: s.MarshalHeader()}
 	for i := range r.Digits {
 		r.Digits[i] = s.MarshalDigit(i)
 	}
@@ -260,7 +260,7 @@ func RecordsOf(s *digitset.Set) ThemeRecords {
 
 // Parse reads the records into a set that holds the digits read (its
 // pixels alias the records); damaged records are ErrCorrupt.
-func (r ThemeRecords) Parse() (*digitset.Set, error) {
+func (r DigitSetRecords) Parse() (*digitset.Set, error) {
 	s, err := digitset.ParseHeader(r.Head)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
@@ -281,19 +281,19 @@ func (r ThemeRecords) Parse() (*digitset.Set, error) {
 // the file: the transaction lasts as long as a bounded copy, the set's
 // own bounds, and the set is drawn after it, so that no stranger's
 // themed image holds the file's lock while it is drawn. A set not there
-// is counter.ErrNoTheme.
+// is counter.ErrNoDigitSet.
 func (db *DB) DigitSet(name, text string, frames int, pieces bool) (*digitset.Set, error) {
 	var s *digitset.Set
 	err := db.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		b := themeBucket(tx, name)
+		b := digitSetBucket(tx, name)
 		if b == nil {
-			return counter.ErrNoTheme
+			return counter.ErrNoDigitSet
 		}
 		// Parsed where the file maps it, then only what is drawn copied.
-		r, err := themeRecordsIn(b, text, func(v []byte) []byte { return v })
+		r, err := digitSetRecordsIn(b, text, func(v []byte) []byte { return v })
 		if err != nil {
 			return err
 		}
@@ -310,15 +310,15 @@ func (db *DB) DigitSet(name, text string, frames int, pieces bool) (*digitset.Se
 	return s, nil
 }
 
-// ThemeNames returns the names of the stored sets, sorted, reading no
+// DigitSetNames returns the names of the stored sets, sorted, reading no
 // set: for the pages that show every theme.
-func (db *DB) ThemeNames() ([]string, error) {
+func (db *DB) DigitSetNames() ([]string, error) {
 	var names []string
 	err := db.view(func(tx *bolt.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		if all := tx.Bucket(bucketThemes); all != nil {
+		if all := tx.Bucket(bucketDigitSets); all != nil {
 			return all.ForEachBucket(func(k []byte) error {
 				names = append(names, string(k))
 				return nil

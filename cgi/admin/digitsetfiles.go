@@ -11,10 +11,10 @@ import (
 	"strings"
 	"syscall"
 
-	"hitcounter/counter/themefile"
+	"hitcounter/counter/digitsetfile"
 )
 
-// readThemeFiles reads the files of a digit set at path: a folder of
+// readDigitSetFiles reads the files of a digit set at path: a folder of
 // 0.png..9.png or 0.gif..9.gif, or one strip image. path itself is the
 // owner's word and may be a link he made; the digits' files are opened
 // in the folder it names without following a link (a link there may be
@@ -22,53 +22,53 @@ import (
 // command may read (run with sudo, the command must not show him an
 // image he could not open). path is opened without waiting (a named pipe
 // would wait for a writer) and must be a folder or a plain file. At most
-// themefile.MaxSetBytes are read, all files counted, whatever a file's
+// digitsetfile.MaxSetBytes are read, all files counted, whatever a file's
 // size says.
-func (e *cmdEnv) readThemeFiles(path string) (themefile.Bundle, error) {
+func (e *cmdEnv) readDigitSetFiles(path string) (digitsetfile.Bundle, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return themefile.Bundle{}, &os.PathError{Op: "open", Path: path, Err: err}
+		return digitsetfile.Bundle{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return themefile.Bundle{}, err
+		return digitsetfile.Bundle{}, err
 	}
 	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		return themefile.Bundle{}, fmt.Errorf("%s, not a folder or a plain file: a set is a folder of ten images or one strip image", kindOf(fi.Mode()))
+		return digitsetfile.Bundle{}, fmt.Errorf("%s, not a folder or a plain file: a set is a folder of ten images or one strip image", kindOf(fi.Mode()))
 	}
-	budget := themefile.MaxSetBytes
+	budget := digitsetfile.MaxSetBytes
 	if !fi.IsDir() {
 		name := filepath.Base(path)
-		data, err := e.readThemeFile(f, &budget)
+		data, err := e.readDigitSetFile(f, &budget)
 		if err != nil {
-			return themefile.Bundle{}, err // the caller names path
+			return digitsetfile.Bundle{}, err // the caller names path
 		}
-		return themefile.Bundle{Layout: themefile.Strip, Names: []string{name}, Data: [][]byte{data}}, nil
+		return digitsetfile.Bundle{Layout: digitsetfile.Strip, Names: []string{name}, Data: [][]byte{data}}, nil
 	}
 	pngs, pngMissing := openDigits(f, ".png")
 	defer closeAll(pngs)
 	gifs, gifMissing := openDigits(f, ".gif")
 	defer closeAll(gifs)
-	layout, files, missing := themefile.PNGFolder, pngs, pngMissing
+	layout, files, missing := digitsetfile.PNGFolder, pngs, pngMissing
 	if len(gifMissing) < len(pngMissing) {
-		layout, files, missing = themefile.GIFFolder, gifs, gifMissing
+		layout, files, missing = digitsetfile.GIFFolder, gifs, gifMissing
 	}
-	ext := themefile.Ext(layout)
+	ext := digitsetfile.Ext(layout)
 	if len(missing) == 10 {
-		return themefile.Bundle{}, noDigits(f)
+		return digitsetfile.Bundle{}, noDigits(f)
 	}
 	if len(missing) > 0 {
 		i := missing[0]
-		return themefile.Bundle{}, fmt.Errorf("digit %d: %s: %w (a folder holds 0%s to 9%s)", i, strconv.Itoa(i)+ext, errMissingFile(f, strconv.Itoa(i)+ext), ext, ext)
+		return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w (a folder holds 0%s to 9%s)", i, strconv.Itoa(i)+ext, errMissingFile(f, strconv.Itoa(i)+ext), ext, ext)
 	}
-	b := themefile.Bundle{Layout: layout}
+	b := digitsetfile.Bundle{Layout: layout}
 	for i, df := range files {
 		name := strconv.Itoa(i) + ext
-		data, err := e.readThemeFile(df, &budget)
+		data, err := e.readDigitSetFile(df, &budget)
 		if err != nil {
-			return themefile.Bundle{}, fmt.Errorf("digit %d: %s: %w", i, name, err)
+			return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w", i, name, err)
 		}
 		b.Names, b.Data = append(b.Names, name), append(b.Data, data)
 	}
@@ -143,9 +143,9 @@ func closeAll(files [10]*os.File) {
 	}
 }
 
-// readThemeFile reads the open file f, a plain file that the person who
+// readDigitSetFile reads the open file f, a plain file that the person who
 // ran the command may read, taking its bytes from budget.
-func (e *cmdEnv) readThemeFile(f *os.File, budget *int) ([]byte, error) {
+func (e *cmdEnv) readDigitSetFile(f *os.File, budget *int) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (e *cmdEnv) readThemeFile(f *os.File, budget *int) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > *budget {
-		return nil, fmt.Errorf("too big: the set passes %d bytes (1 MB) with this file", themefile.MaxSetBytes)
+		return nil, fmt.Errorf("too big: the set passes %d bytes (1 MB) with this file", digitsetfile.MaxSetBytes)
 	}
 	*budget -= len(data)
 	return data, nil

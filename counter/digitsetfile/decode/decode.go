@@ -25,17 +25,17 @@ import (
 	"image/png"
 
 	"hitcounter/counter/digitset"
-	"hitcounter/counter/themefile"
+	"hitcounter/counter/digitsetfile"
 )
 
 // Set decodes the files of b into a set. Before a file is decoded, its
 // pixels (every frame counted) are taken from the set's bound,
 // digitset.MaxPixels, so that the decoding holds no more than a set may.
-func Set(b themefile.Bundle) (*digitset.Set, error) {
+func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 	var src [10]digitset.Source
 	budget := digitset.MaxPixels
 	switch b.Layout {
-	case themefile.PNGFolder, themefile.GIFFolder:
+	case digitsetfile.PNGFolder, digitsetfile.GIFFolder:
 		if len(b.Data) != 10 {
 			return nil, fmt.Errorf("decode: %d files, want ten", len(b.Data))
 		}
@@ -46,7 +46,7 @@ func Set(b themefile.Bundle) (*digitset.Set, error) {
 			}
 			src[i] = d
 		}
-	case themefile.Strip:
+	case digitsetfile.Strip:
 		if len(b.Data) != 1 {
 			return nil, fmt.Errorf("decode: %d files for a strip, want one", len(b.Data))
 		}
@@ -62,7 +62,7 @@ func Set(b themefile.Bundle) (*digitset.Set, error) {
 
 // digit decodes one digit's file of a folder, at most maxSide a side.
 func digit(layout string, data []byte, maxSide int, budget *int) (digitset.Source, error) {
-	if layout == themefile.PNGFolder {
+	if layout == digitsetfile.PNGFolder {
 		img, err := decodePNG(data, maxSide, maxSide, budget)
 		if err != nil {
 			return digitset.Source{}, err

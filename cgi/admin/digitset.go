@@ -12,67 +12,81 @@ import (
 	"hitcounter/store"
 )
 
-// themeCommand is "theme add|list|show|remove": the looks a tag's theme=
-// names, the built-in ones and the owner's digit sets.
-func themeCommand() command {
+// digitSetCommand is "digitset add|list|show|remove", the owner's digit
+// sets that a tag's theme= names beside the built-in looks and the colour
+// schemes. It answers to "theme" too, the name it had first: called so,
+// it says "theme" in what it prints, as it always did, for scripts that
+// read it.
+func digitSetCommand(name string) command {
 	return command{"add [-replace] NAME PATH | list | show NAME | remove NAME", 1, 3, func(fs *flag.FlagSet, e *cmdEnv) {
-		fs.BoolVar(&e.replaceTheme, "replace", false, "theme add: replace a set of that name")
-	}, runTheme}
+		fs.BoolVar(&e.replaceSet, "replace", false, name+" add: replace a set of that name")
+	}, func(e *cmdEnv, args []string) error { return runDigitSet(e, setCmd{name}, args) }}
 }
 
-func runTheme(e *cmdEnv, args []string) error {
+// setCmd is the name digitSetCommand was called by, for its messages.
+type setCmd struct{ name string }
+
+// noun is what the command calls a set in what it prints.
+func (c setCmd) noun() string {
+	if c.name == "theme" {
+		return "theme"
+	}
+	return "digit set"
+}
+
+func runDigitSet(e *cmdEnv, c setCmd, args []string) error {
 	sub, rest := args[0], args[1:]
 	want := map[string]int{"add": 2, "list": 0, "show": 1, "remove": 1}
 	n, ok := want[sub]
 	if !ok {
-		return usagef("theme: %q is not add, list, show or remove", sub)
+		return usagef("%s: %q is not add, list, show or remove", c.name, sub)
 	}
 	if len(rest) != n {
-		return usagef("theme %s: wrong number of arguments: counter theme %s", sub, themeCommand().args)
+		return usagef("%s %s: wrong number of arguments: counter %s %s", c.name, sub, c.name, digitSetCommand(c.name).args)
 	}
-	if e.replaceTheme && sub != "add" {
-		return usagef("theme %s: -replace is for theme add", sub)
+	if e.replaceSet && sub != "add" {
+		return usagef("%s %s: -replace is for %s add", c.name, sub, c.name)
 	}
 	switch sub {
 	case "add":
-		return runThemeAdd(e, rest[0], rest[1])
+		return runDigitSetAdd(e, c, rest[0], rest[1])
 	case "list":
-		return runThemeList(e)
+		return runDigitSetList(e)
 	case "show":
-		return runThemeShow(e, rest[0])
+		return runDigitSetShow(e, c, rest[0])
 	}
-	return runThemeRemove(e, rest[0])
+	return runDigitSetRemove(e, c, rest[0])
 }
 
-// runThemeAdd reads the files at path, has them decoded in a process of
+// runDigitSetAdd reads the files at path, has them decoded in a process of
 // its own (counter-themedecode) and stores the set as name.
-func runThemeAdd(e *cmdEnv, name, path string) error {
-	if err := counter.CheckThemeName(name); err != nil {
-		return usagef("theme add: %v", err)
+func runDigitSetAdd(e *cmdEnv, c setCmd, name, path string) error {
+	if err := counter.CheckDigitSetName(name); err != nil {
+		return usagef("%s add: %v", c.name, err)
 	}
 	bin, err := findDecoder()
 	if err != nil {
-		return fmt.Errorf("theme add: %w", err)
+		return fmt.Errorf("%s add: %w", c.name, err)
 	}
-	b, err := e.readThemeFiles(path)
+	b, err := e.readDigitSetFiles(path)
 	if err != nil {
-		return fmt.Errorf("theme add: %s: %w", path, err)
+		return fmt.Errorf("%s add: %s: %w", c.name, path, err)
 	}
 	s, err := decodeSet(bin, b.Marshal())
 	if err != nil {
-		return fmt.Errorf("theme add: %s: %w", path, err)
+		return fmt.Errorf("%s add: %s: %w", c.name, path, err)
 	}
 	err = e.update(true, func(db *store.DB) error {
-		return db.AddTheme(name, store.RecordsOf(s), e.cfg.Now(), e.replaceTheme)
+		return db.AddDigitSet(name, store.RecordsOf(s), e.cfg.Now(), e.replaceSet)
 	})
-	if errors.Is(err, store.ErrThemeExists) {
-		return fmt.Errorf("theme add: %s exists: add -replace to replace it", name)
+	if errors.Is(err, store.ErrDigitSetExists) {
+		return fmt.Errorf("%s add: %s exists: add -replace to replace it", c.name, name)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "added theme %s: %s; show it with <img src=\"/cgi-bin/counter.cgi/NAME.png?theme=%s\">, or make it a counter's own with counter config NAME theme=%s\n",
-		name, describeSet(s), name, name)
+	fmt.Fprintf(e.stdout, "added %s %s: %s; show it with <img src=\"/cgi-bin/counter.cgi/NAME.png?theme=%s\">, or make it a counter's own with counter config NAME theme=%s\n",
+		c.noun(), name, describeSet(s), name, name)
 	return nil
 }
 
@@ -115,13 +129,14 @@ var lookText = map[string]string{
 	"retro":    "a 1990s web counter: digits on black in a bevelled frame",
 }
 
-// runThemeList prints every theme a line, name first: the built-in looks,
-// then the owner's sets.
-func runThemeList(e *cmdEnv) error {
-	var sets []store.ThemeInfo
+// runDigitSetList prints every name theme= takes besides the colour
+// schemes, a line each, name first: the built-in looks, then the owner's
+// digit sets.
+func runDigitSetList(e *cmdEnv) error {
+	var sets []store.DigitSetInfo
 	err := e.view(func(db *store.DB) error {
 		var err error
-		sets, err = db.Themes()
+		sets, err = db.DigitSets()
 		return err
 	})
 	if err != nil && !errors.Is(err, store.ErrMissing) {
@@ -147,29 +162,29 @@ func runThemeList(e *cmdEnv) error {
 	return nil
 }
 
-// runThemeShow prints what theme name is: a look's colours, or a set's
+// runDigitSetShow prints what name is: a look's colours, or a digit set's
 // digits one a line.
-func runThemeShow(e *cmdEnv, name string) error {
+func runDigitSetShow(e *cmdEnv, c setCmd, name string) error {
 	if counter.IsLook(name) {
 		fmt.Fprintf(e.stdout, "%s: built-in look, %s; drawn by its own code at size=, in the colours fg= and bg= give\n", name, lookText[name])
 		return nil
 	}
-	if err := counter.CheckThemeName(name); err != nil {
-		return usagef("theme show: %v", err)
+	if err := counter.CheckDigitSetName(name); err != nil {
+		return usagef("%s show: %v", c.name, err)
 	}
-	var t store.ThemeInfo
-	var all store.ThemeRecords
+	var t store.DigitSetInfo
+	var all store.DigitSetRecords
 	err := e.view(func(db *store.DB) error {
-		list, err := db.Themes()
+		list, err := db.DigitSets()
 		if err != nil {
 			return err
 		}
-		i := slices.IndexFunc(list, func(t store.ThemeInfo) bool { return t.Name == name })
+		i := slices.IndexFunc(list, func(t store.DigitSetInfo) bool { return t.Name == name })
 		if i < 0 {
-			return fmt.Errorf("theme show: %w %q (theme list shows them)", counter.ErrNoTheme, name)
+			return fmt.Errorf("%s show: %w %q (%s list shows them)", c.name, counter.ErrNoDigitSet, name, c.name)
 		}
 		t = list[i]
-		all, err = db.ThemeRecords(name, "0123456789")
+		all, err = db.DigitSetRecords(name, "0123456789")
 		return err
 	})
 	if err != nil {
@@ -177,7 +192,7 @@ func runThemeShow(e *cmdEnv, name string) error {
 	}
 	s, err := all.Parse()
 	if err != nil {
-		return fmt.Errorf("theme show: %s: %w", name, err)
+		return fmt.Errorf("%s show: %s: %w", c.name, name, err)
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", name, describeSet(s))
 	fmt.Fprintf(e.stdout, "added %s, %d bytes in the database\n", t.Added.Format("2006-01-02 15:04 MST"), t.Size)
@@ -198,18 +213,19 @@ func runThemeShow(e *cmdEnv, name string) error {
 	return nil
 }
 
-// runThemeRemove removes set name, unless a counter shows it by default.
-func runThemeRemove(e *cmdEnv, name string) error {
+// runDigitSetRemove removes set name, unless a counter shows it by
+// default.
+func runDigitSetRemove(e *cmdEnv, c setCmd, name string) error {
 	if counter.IsLook(name) {
-		return usagef("theme remove: %s is a built-in look", name)
+		return usagef("%s remove: %s is a built-in look", c.name, name)
 	}
-	if err := counter.CheckThemeName(name); err != nil {
-		return usagef("theme remove: %v", err)
+	if err := counter.CheckDigitSetName(name); err != nil {
+		return usagef("%s remove: %v", c.name, err)
 	}
-	err := e.update(false, func(db *store.DB) error { return db.RemoveTheme(name) })
+	err := e.update(false, func(db *store.DB) error { return db.RemoveDigitSet(name) })
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "removed theme %s\n", name)
+	fmt.Fprintf(e.stdout, "removed %s %s\n", c.noun(), name)
 	return nil
 }

@@ -2,19 +2,20 @@ package counter
 
 import "strings"
 
-// Format is an image format a count can be drawn in.
-type Format int
+// ImageType is the file type a count is drawn as (png, gif or svg), as
+// against a number format, which is how the number itself is written.
+type ImageType int
 
-// The formats, named by the extension of the request path.
+// The image types, named by the extension of the request path.
 const (
-	PNG Format = iota + 1
+	PNG ImageType = iota + 1
 	GIF
 	SVG
 )
 
-// ParseFormat returns the format for an extension without its dot.
+// ParseImageType returns the image type for an extension without its dot.
 // Extensions are read in any case: /blog.PNG is a PNG.
-func ParseFormat(ext string) (Format, bool) {
+func ParseImageType(ext string) (ImageType, bool) {
 	if len(ext) != 3 {
 		return 0, false
 	}
@@ -30,7 +31,7 @@ func ParseFormat(ext string) (Format, bool) {
 }
 
 // ContentType returns the media type of f.
-func (f Format) ContentType() string {
+func (f ImageType) ContentType() string {
 	switch f {
 	case GIF:
 		return "image/gif"

@@ -1,13 +1,13 @@
-// Package themefile is an owner's digit set as its files hold it, before
-// it is decoded: a folder of 0.png..9.png or 0.gif..9.gif (Moe-Counter's
-// theme layout), or one strip image of ten digits of equal width, left to
-// right (Count.cgi's). theme add reads the files into a Bundle and hands
-// its bytes to counter-themedecode, a process of its own (package
-// themefile/decode does the decoding there), so that the binary every hit
-// starts links no image decoder.
+// Package digitsetfile is an owner's digit set as its files hold it,
+// before it is decoded: a folder of 0.png..9.png or 0.gif..9.gif
+// (Moe-Counter's theme layout), or one strip image of ten digits of equal
+// width, left to right (Count.cgi's). digitset add reads the files into a
+// Bundle and hands its bytes to counter-themedecode, a process of its own
+// (package digitsetfile/decode does the decoding there), so that the
+// binary every hit starts links no image decoder.
 //
 // It decodes nothing itself: it bounds the files and carries them.
-package themefile
+package digitsetfile
 
 import (
 	"encoding/binary"
@@ -71,7 +71,7 @@ func (b Bundle) Marshal() []byte {
 }
 
 // ErrBundle reports bytes that are not a bundle Marshal wrote.
-var ErrBundle = errors.New("themefile: not a bundle of a set's files")
+var ErrBundle = errors.New("digitsetfile: not a bundle of a set's files")
 
 // Unmarshal reads a bundle that Marshal wrote, holding at most
 // MaxSetBytes of files; the files alias b.
