@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/fcgitest"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -278,5 +279,68 @@ func TestScriptServed(t *testing.T) {
 	}
 	if a := cgiRun(t, hitBinary(t), db, hitRequest{path: "/bad!name.js"}); a.status != 400 {
 		t.Errorf("a bad name's script: status %d, want 400", a.status)
+	}
+}
+
+// TestScriptAndImageOneViewAcrossProcesses: the image served by a
+// FastCGI process and the count by a CGI process of the hit binary, or
+// the other way round, on one file and one run directory, are one view
+// too: the process that comes second finds the first's mark in the
+// visitor table.
+func TestScriptAndImageOneViewAcrossProcesses(t *testing.T) {
+	const post = "/posts/one/"
+	referer := "https://blog.example" + post
+	image := hitRequest{path: "/blog.png", env: []string{"HTTP_REFERER=" + referer}}
+	script := hitRequest{path: "/blog.count", query: "page=" + post, env: []string{"HTTP_REFERER=" + referer}}
+	for _, tc := range []struct {
+		name       string
+		fcgi, cgi  hitRequest
+		fcgiFirst  bool
+		countByCGI bool
+	}{
+		{"image by FastCGI first", image, script, true, true},
+		{"count by CGI first", image, script, false, true},
+		{"count by FastCGI first", script, image, true, false},
+		{"image by CGI first", script, image, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := scriptWorld(t)
+			sock, _, stderr := startFastCGIBinary(t, db, "COUNTER_RUN_DIR="+filepath.Join(filepath.Dir(db), "run"))
+			viaFCGI := func() cgiAnswer {
+				c, err := fcgitest.Dial(sock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Conn.Close()
+				env := fcgitest.Env("GET", tc.fcgi.path, tc.fcgi.query, "REMOTE_ADDR", "192.0.2.1",
+					"HTTP_USER_AGENT", firefoxUA, "HTTP_REFERER", referer)
+				out, _, err := c.Request(1, false, env, nil, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := parseAnswer(out)
+				if err != nil {
+					t.Fatalf("%v; stderr %s", err, stderr)
+				}
+				return a
+			}
+			var fa, ca cgiAnswer
+			if tc.fcgiFirst {
+				fa, ca = viaFCGI(), cgiRun(t, hitBinary(t), db, tc.cgi)
+			} else {
+				ca, fa = cgiRun(t, hitBinary(t), db, tc.cgi), viaFCGI()
+			}
+			count := fa
+			if tc.countByCGI {
+				count = ca
+			}
+			if c := decodeCount(t, count); c.Views != 1 || c.PageViews != 1 {
+				t.Errorf("count answered %+v; want the one view", c)
+			}
+			g := glanceAt(t, db, "blog", post)
+			if g.Count != 1 || g.Today.NotCounted[counter.Reload] != 0 {
+				t.Errorf("views %d, reloads %d; want 1, 0", g.Count, g.Today.NotCounted[counter.Reload])
+			}
+		})
 	}
 }
