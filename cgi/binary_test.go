@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"hitcounter/cgi/admin"
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 	"hitcounter/counter/draw"
 )
@@ -126,7 +127,7 @@ func parseAnswer(out []byte) (cgiAnswer, error) {
 func runCGI(t *testing.T, env []string, args ...string) (cgiAnswer, string) {
 	t.Helper()
 	cmd := exec.Command(counterBinary(t), args...)
-	cmd.Env = ownRunDir(t, env)
+	cmd.Env = testenv.OwnRunDir(t, env)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
@@ -138,7 +139,7 @@ func runCGI(t *testing.T, env []string, args ...string) (cgiAnswer, string) {
 func adminRun(t *testing.T, db string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(counterBinary(t), args...)
-	cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	cmd.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -309,26 +310,4 @@ func TestAdminCommands(t *testing.T) {
 	if out, _ := adminRun(t, db, "list"); strings.Contains(out, "home") {
 		t.Errorf("deleted counter still listed: %q", out)
 	}
-}
-
-// ownRunDir gives env a runtime directory of the test's own when it
-// names none: the binary's default is the machine's /run/counter, which
-// no test may read or write (a real counter may be serving there). Every
-// process on one database gets the same one, beside the database, as
-// they would share /run/counter.
-func ownRunDir(tb testing.TB, env []string) []string {
-	tb.Helper()
-	dir := ""
-	for _, e := range env {
-		if strings.HasPrefix(e, "COUNTER_RUN_DIR=") {
-			return env
-		}
-		if db, ok := strings.CutPrefix(e, "COUNTER_DB="); ok {
-			dir = filepath.Join(filepath.Dir(db), "run")
-		}
-	}
-	if dir == "" {
-		dir = filepath.Join(tb.TempDir(), "run")
-	}
-	return append(env[:len(env):len(env)], "COUNTER_RUN_DIR="+dir)
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/meter"
 	"hitcounter/cgi/testenv"
-	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
 
@@ -45,11 +45,11 @@ func TestSlowCommitIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var steady []costs.Day
+	var steady []meter.Day
 	for i := 15; i >= 2; i-- {
-		d := costs.Day{Date: now.AddDate(0, 0, -i).Format(time.DateOnly), Build: "before"}
-		d.Kinds[costs.Hit] = costs.Figures{Count: 400, Wall: [3]time.Duration{3 * time.Millisecond, 4 * time.Millisecond, 6 * time.Millisecond}}
-		d.Kinds[costs.Commit] = costs.Figures{Count: 400, Wall: [3]time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond}}
+		d := meter.Day{Date: now.AddDate(0, 0, -i).Format(time.DateOnly), Build: "before"}
+		d.Kinds[meter.Hit] = meter.Figures{Count: 400, Wall: [3]time.Duration{3 * time.Millisecond, 4 * time.Millisecond, 6 * time.Millisecond}}
+		d.Kinds[meter.Commit] = meter.Figures{Count: 400, Wall: [3]time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond}}
 		steady = append(steady, d)
 	}
 	if _, err := s.FoldCosts(steady, now.AddDate(0, 0, -1)); err != nil {
@@ -66,7 +66,7 @@ func TestSlowCommitIsReported(t *testing.T) {
 				"-e", "inject=fdatasync,fsync:delay_exit=40000"}, args...)
 		}
 		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Env = ownRunDir(t, env)
+		cmd.Env = testenv.OwnRunDir(t, env)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		if err := cmd.Run(); err != nil || !bytes.HasPrefix(out.Bytes(), []byte("Status: 200")) {

@@ -102,7 +102,8 @@ type floor struct {
 }
 
 // floors are the house from the top: the binary's main; the commands and
-// the handlers; the transports and the helpers; the store; the domain.
+// the handlers; the transports and the helpers; the store; the cost
+// meter; the domain.
 // The tools under deploy/ stand outside it, and nothing imports them.
 var floors = []floor{
 	{name: "tools", pkgs: []string{"deploy/..."}, http: true, modules: []string{""}},
@@ -114,7 +115,7 @@ var floors = []floor{
 	{name: "image server", pkgs: []string{"cgi/imagehit"}},
 	// x/sys/unix, which bbolt links anyway, for setfsuid: a socket that
 	// root makes is born its directory owner's, never chowned by name.
-	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/cgiwire", "cgi/guard", "cgi/meter", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
+	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/cgiwire", "cgi/guard", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
 		modules: []string{"golang.org/x/sys/unix"},
 		// The gateway serves any http.Handler: it knows no counters.
 		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline", "cgi/gateway/cgiwire"}, "cgi/gateway/cgiwire": {}}},
@@ -122,11 +123,16 @@ var floors = []floor{
 	// open a file under root without following another user's link
 	// (O_PATH, readlinkat).
 	{name: "store", pkgs: []string{"store", "store/flock"}, modules: []string{"go.etcd.io/bbolt", "golang.org/x/sys/unix"}},
+	// The cost meter measures the program, not the domain, yet sits
+	// below the store: the store keeps its records in the history and
+	// judges them by its rules inside the fold's transaction. It imports
+	// nothing of the house (the runtime directory comes in as meter.Dir).
+	{name: "cost meter", pkgs: []string{"cgi/meter"}, only: map[string][]string{"cgi/meter": {}}},
 	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
 	// What tests need of the machine, for the tests of every floor: it
 	// imports nothing of the house, and no binary links it.
-	{name: "test support", pkgs: []string{"cgi/testenv", "cgi/fcgitest"}, http: true,
-		only: map[string][]string{"cgi/testenv": {}, "cgi/fcgitest": {}}},
+	{name: "test support", pkgs: []string{"cgi/testenv", "cgi/fcgitest", "cgi/testfiles"}, http: true,
+		only: map[string][]string{"cgi/testenv": {}, "cgi/fcgitest": {}, "cgi/testfiles": {}}},
 }
 
 // floorOf returns the index in floors of package p (its path below

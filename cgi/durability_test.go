@@ -189,7 +189,7 @@ func TestBackupSyncedBeforeRename(t *testing.T) {
 	db, _ := grownDB(t, dir)
 	dst := filepath.Join(dir, "backup.db")
 	cmd, log := straceCommand(t, counterBinary(t), "backup", dst)
-	cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	cmd.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("backup under strace: %v %s", err, out)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/fcgitest"
+	"hitcounter/cgi/testenv"
 	"hitcounter/store"
 )
 
@@ -138,7 +139,7 @@ func TestFastCGISharesTheFile(t *testing.T) {
 		defer wg.Done()
 		for range 30 {
 			c := exec.Command(counterBinary(t))
-			c.Env = ownRunDir(t, env)
+			c.Env = testenv.OwnRunDir(t, env)
 			out, err := c.Output()
 			if err != nil || !bytes.HasPrefix(out, []byte("Status: 200")) {
 				t.Errorf("CGI hit: %v %.80q", err, out)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/fcgitest"
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 )
 
@@ -52,7 +53,7 @@ func cgiHitOn(t *testing.T, db, runDir, name string, v visitor) {
 			env[i] = "REQUEST_URI=/cgi-bin/counter.cgi/" + name + ".png"
 		}
 	}
-	c.Env = ownRunDir(t, env)
+	c.Env = testenv.OwnRunDir(t, env)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
 	out, err := c.Output()

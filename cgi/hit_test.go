@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"hitcounter/cgi/imagehit"
+	"hitcounter/cgi/testenv"
 	"hitcounter/store"
 )
 
@@ -49,6 +50,13 @@ func runPlain(t *testing.T, bin string, env []string, stdin string, args ...stri
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
+	return runCmd(t, cmd, stdin)
+}
+
+// runCmd runs cmd with stdin, and returns what it wrote and its exit code;
+// a run that did not start or exit fails t.
+func runCmd(t *testing.T, cmd *exec.Cmd, stdin string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -58,7 +66,7 @@ func runPlain(t *testing.T, bin string, env []string, stdin string, args ...stri
 	case errors.As(err, &ee):
 		code = ee.ExitCode()
 	case err != nil:
-		t.Fatalf("%s: %v", bin, err)
+		t.Fatalf("%v: %v", cmd.Args, err)
 	}
 	return out.String(), errOut.String(), code
 }
@@ -262,7 +270,7 @@ func passedOn() []hitRequest {
 func TestHitBinaryPassesCommandsOn(t *testing.T) {
 	full, hit := counterBinary(t), hitBinary(t)
 	db := filepath.Join(t.TempDir(), "counter.db")
-	env := ownRunDir(t, []string{"COUNTER_DB=" + db, "PATH=" + os.Getenv("PATH")})
+	env := testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db, "PATH=" + os.Getenv("PATH")})
 	if out, errOut, code := runPlain(t, hit, env, "", "create", "blog", "-start", "41"); code != 0 || !strings.Contains(out, "created blog at 41") {
 		t.Fatalf("create through the hit binary: exit %d, %q %q", code, out, errOut)
 	}
@@ -352,7 +360,7 @@ func TestHitBinaryFindsTheToolAsInstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "counter.db")
-	env := ownRunDir(t, []string{"COUNTER_DB=" + db})
+	env := testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	if out, errOut, code := runPlain(t, bin, env, "", "create", "blog"); code != 0 || !strings.Contains(out, "created blog") {
 		t.Fatalf("create: exit %d, %q %q", code, out, errOut)
 	}

@@ -185,10 +185,7 @@ func TestFastCGIOverTCPLoginsCountAsOnePeer(t *testing.T) {
 			began := time.Now()
 			for i := range tries {
 				c := dial()
-				env := fcgitest.Env("POST", "/demo/login", "", "REMOTE_ADDR", fmt.Sprintf("203.0.%d.7", 100+i),
-					"CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", fmt.Sprint(len(form)),
-					"HTTP_SEC_FETCH_SITE", "same-origin")
-				out, _, err := c.Request(1, false, env, form, len(form))
+				out, err := c.PostForm("/demo/login", fmt.Sprintf("203.0.%d.7", 100+i), form)
 				c.Conn.Close()
 				if err != nil {
 					t.Fatalf("try %d: %v", i, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 	"hitcounter/store"
 )
@@ -216,7 +217,7 @@ func TestImportQuotesNoUnreadableFile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(counterBinary(t), tc.args...)
-			cmd.Env = ownRunDir(t, append([]string{"COUNTER_DB=" + db}, tc.env...))
+			cmd.Env = testenv.OwnRunDir(t, append([]string{"COUNTER_DB=" + db}, tc.env...))
 			cmd.Stdin = strings.NewReader(tc.stdin)
 			b, err := cmd.CombinedOutput()
 			out := string(b)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/store"
 )
 
@@ -47,14 +48,38 @@ func siteHitEnv(t *testing.T, db string) []string {
 		"REQUEST_URI=/cgi-bin/counter.cgi/www.png", "QUERY_STRING=")
 }
 
+// siteHits runs hits of site www, each a process of the binary as CGI,
+// and notes each one's status and time.
+type siteHits struct {
+	bin      string
+	env      []string
+	mu       sync.Mutex
+	statuses map[int]int
+	took     []time.Duration
+}
+
+func newSiteHits(t *testing.T, db string) *siteHits {
+	return &siteHits{bin: counterBinary(t), env: siteHitEnv(t, db), statuses: map[int]int{}}
+}
+
+// hit runs one hit and notes it.
+func (h *siteHits) hit(t *testing.T) {
+	cmd := exec.Command(h.bin)
+	cmd.Env = testenv.OwnRunDir(t, h.env)
+	start := time.Now()
+	out, err := cmd.Output()
+	d := time.Since(start)
+	status := hitStatus(out, err)
+	h.mu.Lock()
+	h.statuses[status]++
+	h.took = append(h.took, d)
+	h.mu.Unlock()
+}
+
 // hitLoops runs n processes that hit site www one after another until
 // stop is closed, and returns each hit's status and time.
 func hitLoops(t *testing.T, db string, n int, stop <-chan struct{}) func() (statuses map[int]int, took []time.Duration) {
-	env := siteHitEnv(t, db)
-	bin := counterBinary(t)
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	var took []time.Duration
+	h := newSiteHits(t, db)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
@@ -66,22 +91,13 @@ func hitLoops(t *testing.T, db string, n int, stop <-chan struct{}) func() (stat
 					return
 				default:
 				}
-				cmd := exec.Command(bin)
-				cmd.Env = ownRunDir(t, env)
-				start := time.Now()
-				out, err := cmd.Output()
-				d := time.Since(start)
-				status := hitStatus(out, err)
-				mu.Lock()
-				statuses[status]++
-				took = append(took, d)
-				mu.Unlock()
+				h.hit(t)
 			}
 		}()
 	}
 	return func() (map[int]int, []time.Duration) {
 		wg.Wait()
-		return statuses, took
+		return h.statuses, h.took
 	}
 }
 
@@ -101,6 +117,23 @@ func siteViews(t *testing.T, db string) uint64 {
 }
 
 var importedViews = regexp.MustCompile(`views: (\d+) -> (\d+);`)
+
+// importedBeside returns the views that the import's summary out says it
+// brought, and calls fail if site www's in the file are not those and the
+// answered hits' that went on beside it.
+func importedBeside(t *testing.T, db string, out []byte, answered int, fail func(format string, args ...any)) uint64 {
+	t.Helper()
+	m := importedViews.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no views in the import's summary:\n%s", out)
+	}
+	before, _ := strconv.ParseUint(string(m[1]), 10, 64)
+	after, _ := strconv.ParseUint(string(m[2]), 10, 64)
+	if got, want := siteViews(t, db), after-before+uint64(answered); got != want {
+		fail("%d views in the file; want the import's %d and the %d hits answered", got, after-before, answered)
+	}
+	return after - before
+}
 
 // TestImportUnderHits imports a 200 MB access log of a site (400 days of
 // 1,000 pages, each viewed every day, and its traffic: 400,000 page days)
@@ -127,7 +160,7 @@ func TestImportUnderHits(t *testing.T) {
 	wait := hitLoops(t, db, 16, stop)
 	time.Sleep(time.Second) // hits before the import, too
 	imp := exec.Command(bin, "import", "-log", log, "www")
-	imp.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	imp.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	start := time.Now()
 	out, err := imp.CombinedOutput()
 	took := time.Since(start)
@@ -149,17 +182,8 @@ func TestImportUnderHits(t *testing.T) {
 	if statuses[200] != len(times) {
 		fail("%d of %d hits answered 200: %v", statuses[200], len(times), statuses)
 	}
-	m := importedViews.FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("no views in the import's summary:\n%s", out)
-	}
-	before, _ := strconv.ParseUint(string(m[1]), 10, 64)
-	after, _ := strconv.ParseUint(string(m[2]), 10, 64)
-	if got, want := siteViews(t, db), after-before+uint64(statuses[200]); got != want {
-		fail("%d views in the file; want the import's %d and the %d hits answered", got, after-before, statuses[200])
-	}
-	if after-before < uint64(days)*1000 {
-		t.Errorf("the import brought %d views, want at least the %d page days'", after-before, days*1000)
+	if brought := importedBeside(t, db, out, statuses[200], fail); brought < uint64(days)*1000 {
+		t.Errorf("the import brought %d views, want at least the %d page days'", brought, days*1000)
 	}
 	if out, code := adminStdin(t, db, "", "check"); code != 0 {
 		t.Errorf("check after the import: exit %d\n%s", code, out)
@@ -210,7 +234,7 @@ func TestImportStoppedChangesNothing(t *testing.T) {
 
 	// Killed once the staged copy has begun to grow the file.
 	imp := exec.Command(counterBinary(t), "import", "-log", log, "www")
-	imp.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	imp.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	if err := imp.Start(); err != nil {
 		t.Fatal(err)
 	}

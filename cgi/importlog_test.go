@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // writeAccessLog writes about size bytes of an Apache combined log over
@@ -113,7 +115,7 @@ func TestImportBigLog(t *testing.T) {
 		}
 		defer os.Remove(path)
 		cmd := exec.Command(counterBinary(t), "import", "-dry-run", "-log", path, "-path", "/", "blog")
-		cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+		cmd.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 		peak := underGNUTime(t, cmd)
 		start := time.Now()
 		b, err := cmd.CombinedOutput()

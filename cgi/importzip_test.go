@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // Issue 36, item 6: a GoatCounter ZIP of a million paths took 434 MB to
@@ -44,23 +46,11 @@ func importBenchZIP(t *testing.T, dir, kind string, pages int) string {
 // tickHits hits site www every interval until stop is closed, each hit a
 // process of the binary as CGI, and returns each hit's status and time.
 func tickHits(t *testing.T, db string, every time.Duration, stop <-chan struct{}) func() (map[int]int, []time.Duration) {
-	env, bin := siteHitEnv(t, db), counterBinary(t)
-	var mu sync.Mutex
-	statuses := map[int]int{}
-	var took []time.Duration
+	h := newSiteHits(t, db)
 	var wg sync.WaitGroup
 	hit := func() {
 		defer wg.Done()
-		cmd := exec.Command(bin)
-		cmd.Env = ownRunDir(t, env)
-		start := time.Now()
-		out, err := cmd.Output()
-		d := time.Since(start)
-		status := hitStatus(out, err)
-		mu.Lock()
-		statuses[status]++
-		took = append(took, d)
-		mu.Unlock()
+		h.hit(t)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -80,7 +70,7 @@ func tickHits(t *testing.T, db string, every time.Duration, stop <-chan struct{}
 	return func() (map[int]int, []time.Duration) {
 		<-done
 		wg.Wait()
-		return statuses, took
+		return h.statuses, h.took
 	}
 }
 
@@ -124,7 +114,7 @@ func boundedImport(t *testing.T, dir string, args []string, folded bool) {
 	// Measured through a helper: a child of the test would count the
 	// test's own memory (runMeasured).
 	start := time.Now()
-	out, peak, err := runMeasuredArgs(t, counterBinary(t), ownRunDir(t, []string{"COUNTER_DB=" + db}), append([]string{"import"}, args...))
+	out, peak, err := runMeasuredArgs(t, counterBinary(t), testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db}), append([]string{"import"}, args...))
 	took := time.Since(start)
 	time.Sleep(300 * time.Millisecond)
 	close(stop)
@@ -156,15 +146,7 @@ func boundedImport(t *testing.T, dir string, args []string, folded bool) {
 	if statuses[200] != len(times) {
 		t.Errorf("%d of %d hits answered 200: %v", statuses[200], len(times), statuses)
 	}
-	v := importedViews.FindSubmatch(out)
-	if v == nil {
-		t.Fatalf("no views in the import's summary:\n%s", out)
-	}
-	before, _ := strconv.ParseUint(string(v[1]), 10, 64)
-	after, _ := strconv.ParseUint(string(v[2]), 10, 64)
-	if got, want := siteViews(t, db), after-before+uint64(statuses[200]); got != want {
-		t.Errorf("%d views in the file; want the import's %d and the %d hits answered", got, after-before, statuses[200])
-	}
+	importedBeside(t, db, out, statuses[200], t.Errorf)
 	if out, code := adminStdin(t, db, "", "check"); code != 0 {
 		t.Errorf("check after the import: exit %d\n%s", code, out)
 	}

@@ -75,6 +75,28 @@ func postLogin(bin string, env []string, body string) (cgiLogin, error) {
 	return cgiLogin{pid: cmd.Process.Pid, start: start, end: end, status: status, cookies: resp.Cookies(), stderr: errOut.String(), took: took}, nil
 }
 
+// ownerLogin logs the owner in from addr with the form body and returns
+// the session and device cookies the answer sets, as NAME=VALUE.
+func ownerLogin(t *testing.T, bin, db, addr, body string) (session, device string) {
+	t.Helper()
+	first, err := postLogin(bin, loginEnv(t, db, addr, "", body), body)
+	if err != nil || first.status != http.StatusSeeOther {
+		t.Fatalf("the owner's first login: %v %v", first.status, err)
+	}
+	for _, c := range first.cookies {
+		switch c.Name {
+		case "counter_session":
+			session = c.Name + "=" + c.Value
+		case "counter_device":
+			device = c.Name + "=" + c.Value
+		}
+	}
+	if session == "" || device == "" {
+		t.Fatalf("no session or device cookie in %v", first.cookies)
+	}
+	return session, device
+}
+
 // slotWatch follows, from /proc/locks, who holds the bcrypt slots: the
 // kernel's own list of flocks, read without taking any, so the watching
 // changes nothing for the processes watched. The list is read a page at a
@@ -233,22 +255,7 @@ func ownerFlood(t *testing.T, bin string, runs, cookies int) {
 		if out, code := adminStdin(t, db, password+"\n", "passwd", "demo"); code != 0 {
 			t.Fatalf("passwd: %s", out)
 		}
-		first, err := postLogin(bin, loginEnv(t, db, ownerAddr, "", body), body)
-		if err != nil || first.status != http.StatusSeeOther {
-			t.Fatalf("the owner's first login: %v %v", first.status, err)
-		}
-		var device, session string
-		for _, c := range first.cookies {
-			switch c.Name {
-			case "counter_device":
-				device = c.Name + "=" + c.Value
-			case "counter_session":
-				session = c.Name + "=" + c.Value
-			}
-		}
-		if device == "" || session == "" {
-			t.Fatalf("no device or session cookie in %v", first.cookies)
-		}
+		session, device := ownerLogin(t, bin, db, ownerAddr, body)
 		sent := device
 		switch cookies {
 		case sessionBeside:

@@ -33,7 +33,7 @@ func adminStdin(t *testing.T, db, stdin string, args ...string) (string, int) {
 func adminStdinEnv(t *testing.T, env []string, stdin string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(counterBinary(t), args...)
-	cmd.Env = ownRunDir(t, env)
+	cmd.Env = testenv.OwnRunDir(t, env)
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
@@ -142,7 +142,7 @@ func TestPasswdAtATerminal(t *testing.T) {
 	}{{"typed twice", 0}, {"typed otherwise", 1}} {
 		master, slave := openPTY(t)
 		cmd := exec.Command(counterBinary(t), "passwd", "blog")
-		cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+		cmd.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 		if err := cmd.Start(); err != nil {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -74,21 +72,10 @@ func (in install) as(t *testing.T, uid int, env []string, stdin string, args ...
 	cmd := exec.CommandContext(ctx, in.bin, args...)
 	cmd.Env = append([]string{"COUNTER_DB=" + in.db, "COUNTER_RUN_DIR=" + in.run, "COUNTER_WAIT=10s", "PATH=/usr/bin:/bin"}, env...)
 	cmd.Dir = in.top
-	cmd.Stdin = strings.NewReader(stdin)
 	if uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 	}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
+	return runCmd(t, cmd, stdin)
 }
 
 // cgi serves one request as uid, as a web server running as that user

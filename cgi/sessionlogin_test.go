@@ -35,22 +35,7 @@ func TestSessionLoginChecksNoPasswordCGI(t *testing.T) {
 		t.Fatalf("passwd: %s", out)
 	}
 	body := "password=" + strings.ReplaceAll(password, " ", "+")
-	first, err := postLogin(bin, loginEnv(t, db, ownerAddr, "", body), body)
-	if err != nil || first.status != http.StatusSeeOther {
-		t.Fatalf("the owner's first login: %v %v", first.status, err)
-	}
-	var session, device string
-	for _, c := range first.cookies {
-		switch c.Name {
-		case "counter_session":
-			session = c.Name + "=" + c.Value
-		case "counter_device":
-			device = c.Name + "=" + c.Value
-		}
-	}
-	if session == "" || device == "" {
-		t.Fatalf("no session or device cookie in %v", first.cookies)
-	}
+	session, device := ownerLogin(t, bin, db, ownerAddr, body)
 
 	// Logins that check the password: each from an address of its own,
 	// so that no throttle stops one before bcrypt.

@@ -71,12 +71,21 @@ func gifDelay(i, k int) int { return 10 * ((i+k)%3 + 1) }
 // gifFolder writes a folder of 0.gif..9.gif, looping forever, and returns
 // it.
 func gifFolder(t *testing.T) string {
+	return gifFolderOf(t, gifFrames, func(i, k int) *image.Paletted {
+		return filled(setWidth(i), setHeight, setColour(i, k))
+	})
+}
+
+// gifFolderOf writes a folder of 0.gif..9.gif, digit i's of frames(i)
+// frames, frame k being frame(i, k) shown for gifDelay(i, k), each
+// looping forever, and returns it.
+func gifFolderOf(t *testing.T, frames func(i int) int, frame func(i, k int) *image.Paletted) string {
 	t.Helper()
 	dir := t.TempDir()
 	for i := range 10 {
 		g := &gif.GIF{LoopCount: 0}
-		for k := range gifFrames(i) {
-			g.Image = append(g.Image, filled(setWidth(i), setHeight, setColour(i, k)))
+		for k := range frames(i) {
+			g.Image = append(g.Image, frame(i, k))
 			g.Delay = append(g.Delay, gifDelay(i, k))
 		}
 		var b bytes.Buffer
@@ -497,7 +506,7 @@ func TestThemeKeptAcrossBackup(t *testing.T) {
 	if err := os.Rename(db+".new", db); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustAdmin(t, db, "check"); !strings.Contains(out, ", 1 theme(s)") {
+	if out := mustAdmin(t, db, "check"); !strings.Contains(out, ", 1 digit set(s)") {
 		t.Errorf("check: %q", out)
 	}
 	if out := mustAdmin(t, db, "theme", "show", "anim"); !strings.Contains(out, "gif-folder") || !strings.Contains(out, "default theme of blog") {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/lzw"
 	"context"
 	"errors"
 	"os"
@@ -14,33 +12,8 @@ import (
 	"time"
 
 	"hitcounter/cgi/testenv"
+	"hitcounter/cgi/testfiles"
 )
-
-// desyncedGIF makes a GIF of a w x h screen whose frames (1 x 1 pixel
-// each, frames of them) follow a Plain Text extension as image/gif reads
-// one (Go 1.26.8, src/image/gif/reader.go, readExtension: 13 bytes read
-// whole, whatever the first says, then sub-blocks). The first of the 13
-// is 0 and the second 0x3b: a walk that reads them as sub-blocks sees the
-// extension end there, then the trailer, and counts no frame, while
-// image/gif decodes every one.
-func desyncedGIF(tb testing.TB, w, h, frames int) []byte {
-	tb.Helper()
-	b := []byte("GIF89a")
-	b = append(b, byte(w), byte(w>>8), byte(h), byte(h>>8), 0x80, 0, 0) // a global table of 2
-	b = append(b, 0xff, 0, 0, 0, 0, 0xff)
-	b = append(b, 0x21, 0x01, 0, 0x3b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // 13 bytes, then the end
-	var lz bytes.Buffer
-	zw := lzw.NewWriter(&lz, lzw.LSB, 2)
-	zw.Write([]byte{0})
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	for range frames {
-		b = append(b, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, byte(lz.Len()))
-		b = append(append(b, lz.Bytes()...), 0)
-	}
-	return append(b, 0x3b)
-}
 
 // adminTimed runs an admin command, killed after limit, and returns its
 // output, exit code, time and peak memory (the largest of it and the
@@ -50,7 +23,7 @@ func adminTimed(t *testing.T, db string, limit time.Duration, args ...string) (o
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, counterBinary(t), args...)
-	cmd.Env = ownRunDir(t, []string{"COUNTER_DB=" + db})
+	cmd.Env = testenv.OwnRunDir(t, []string{"COUNTER_DB=" + db})
 	peak := underGNUTime(t, cmd)
 	start := time.Now()
 	b, err := cmd.CombinedOutput()
@@ -73,7 +46,7 @@ func TestThemeAddDesyncedGIF(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "blog")
 	path := filepath.Join(t.TempDir(), "strip.gif")
-	data := desyncedGIF(t, 2000, 200, 120)
+	data := testfiles.DesyncedGIF(t, 2000, 200, 120)
 	writeFile(t, path, data)
 	out, code, took, rss := adminTimed(t, db, time.Minute, "theme", "add", "bad", path)
 	t.Logf("%d bytes: exit %d in %s, peak RSS %.1f MB: %s", len(data), code, took.Round(time.Millisecond), float64(rss)/1e6, strings.TrimSpace(out))

@@ -3,17 +3,17 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"image/gif"
+	"image"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"hitcounter/cgi/fcgitest"
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter/digitset"
 )
 
@@ -53,21 +53,9 @@ const (
 // bigGIFFolder writes the flood's set as a folder of 0.gif..9.gif, each
 // frame of each digit a colour of its own, and returns it.
 func bigGIFFolder(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for i := range 10 {
-		g := &gif.GIF{LoopCount: 0}
-		for k := range floodFrames {
-			g.Image = append(g.Image, filled(floodWidth, digitset.MaxSide, setColour(i, k)))
-			g.Delay = append(g.Delay, gifDelay(i, k))
-		}
-		var b bytes.Buffer
-		if err := gif.EncodeAll(&b, g); err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, strconv.Itoa(i)+".gif"), b.Bytes())
-	}
-	return dir
+	return gifFolderOf(t, func(int) int { return floodFrames }, func(i, k int) *image.Paletted {
+		return filled(floodWidth, digitset.MaxSide, setColour(i, k))
+	})
 }
 
 // themedFloodWorld makes a database with counter demo, where every view
@@ -153,9 +141,9 @@ func TestThemedFloodCGI(t *testing.T) {
 	db := themedFloodWorld(t)
 	bin := hitBinary(t)
 	base := append(hitEnv(t, db), "HTTP_USER_AGENT="+fcgitest.BrowserUA)
-	floodEnv := ownRunDir(t, append(base[:len(base):len(base)], "PATH_INFO=/flood.gif", "QUERY_STRING="+floodQuery,
+	floodEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "PATH_INFO=/flood.gif", "QUERY_STRING="+floodQuery,
 		"REQUEST_URI=/cgi-bin/counter.cgi/flood.gif?"+floodQuery))
-	viewEnv := ownRunDir(t, append(base[:len(base):len(base)], "QUERY_STRING=", "REQUEST_URI=/cgi-bin/counter.cgi/demo.png",
+	viewEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "QUERY_STRING=", "REQUEST_URI=/cgi-bin/counter.cgi/demo.png",
 		"COUNTER_WAIT="+viewWait.String()))
 
 	run := func(env []string) (cgiAnswer, string, error) {

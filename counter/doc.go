@@ -1,5 +1,5 @@
 // Package counter is the domain of the hit counter: counter names and their
-// rules, display styles and their bounds, the image formats, visits, sites
-// and settings. Drawing a count lives in counter/draw. It knows nothing of
-// HTTP or of the database.
+// rules, display styles and their bounds, the image types (png, gif, svg),
+// visits, sites and settings. Drawing a count lives in counter/draw. It
+// knows nothing of HTTP or of the database.
 package counter

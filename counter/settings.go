@@ -117,7 +117,7 @@ func (s *Settings) Set(setting string) error {
 		if err = CheckThemeDefault(value); err == nil {
 			s.Theme = value
 		}
-	case "hosts", "max-pages", "keep-query", "image":
+	case "hosts", "max-pages", "keep-query", "image", "public-pages":
 		err = s.setSite(key, op, value)
 	default:
 		return fmt.Errorf("%w %q: no key %q; the keys are %s, and on a site %s", ErrSetting, setting, key,
@@ -256,6 +256,7 @@ func (s Settings) Format() []string {
 		"max-pages="+strconv.Itoa(s.Site.MaxPages),
 		"keep-query="+strings.Join(s.Site.KeepQuery, ","),
 		"image="+s.Site.Image.String(),
+		"public-pages="+onOff(s.Site.PublicPages),
 		"theme="+s.Theme,
 	)
 }

@@ -68,6 +68,11 @@ type Site struct {
 	KeepQuery []string
 	// Image is what the site's image shows unless the tag says.
 	Image Image
+	// PublicPages lets any page read the site's most viewed pages
+	// (NAME.json?top=N): a list of its pages is more than its image
+	// shows, so the owner turns it on. A password on the statistics
+	// keeps the list private all the same (PageListPublic).
+	PublicPages bool
 }
 
 // ErrNotSite reports a site's setting or command used on a plain counter.
@@ -92,7 +97,7 @@ func NewSite(hosts string) (Settings, error) {
 func (s Settings) IsSite() bool { return s.Site != nil }
 
 // siteKeys are the keys of Settings.Set that only a site has.
-var siteKeys = [...]string{"hosts", "max-pages", "keep-query", "image"}
+var siteKeys = [...]string{"hosts", "max-pages", "keep-query", "image", "public-pages"}
 
 // setSite applies one of the siteKeys. The site is copied first, so that
 // settings read from the store are never changed behind a caller's back.
@@ -121,12 +126,44 @@ func (s *Settings) setSite(key string, op byte, value string) error {
 		if site.Image, ok = ParseImage(value); !ok || op != '=' {
 			return errors.New("image takes page or site")
 		}
+	case "public-pages":
+		var ok bool
+		if site.PublicPages, ok = parseOnOff(value); !ok || op != '=' {
+			return errors.New("public-pages takes on or off")
+		}
 	}
 	if err != nil {
 		return err
 	}
 	s.Site = &site
 	return nil
+}
+
+// parseOnOff reads a switch: on or off.
+func parseOnOff(v string) (on, ok bool) {
+	switch v {
+	case "on":
+		return true, true
+	case "off":
+		return false, true
+	}
+	return false, false
+}
+
+// onOff writes a switch as parseOnOff reads it.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// PageListPublic reports whether a stranger may read the list of the
+// counter's pages (its most viewed): only a site's, only when its owner
+// turned public-pages on, and never when its statistics have a password,
+// whose owner keeps every list but the figures its images show private.
+func (i Info) PageListPublic() bool {
+	return i.Settings.Site != nil && i.Settings.Site.PublicPages && !i.Protected()
 }
 
 func (site *Site) clone() Site {

@@ -24,7 +24,7 @@ const (
 
 // Style is how a count is drawn.
 type Style struct {
-	Digits int         // minimum number of digits, zero-padded
+	Digits int         // the number format: at least this many digits, zero-padded
 	Size   int         // digit height in pixels; a badge's height
 	FG, BG color.NRGBA // a BG with alpha 0 gives a transparent image
 	Font   string      // one of FontNames
@@ -51,6 +51,10 @@ type Style struct {
 	Set       string
 	SetHeight int
 	Smooth    bool
+	// Abbreviated (abbreviated=1, komarev's key) draws the count short
+	// (Abbreviate: 1.2K), without Digits' padding, where the drawing has
+	// the pieces; else the full number.
+	Abbreviated bool
 }
 
 // MaxSetSize bounds size= for a digit set: its output is at most 256
@@ -209,7 +213,7 @@ func parseStyle(rawQuery, theme string, other func(rawKey, key, value string) er
 
 // styleParams are the query parameters that make a style; labelColor
 // (shields.io's spelling) and labelcolor are one.
-var styleParams = [...]string{"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "theme", "darkfg", "darkbg", "smooth"}
+var styleParams = [...]string{"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "theme", "darkfg", "darkbg", "smooth", "abbreviated"}
 
 func paramSlot(key string) int {
 	if key == "labelcolor" {
@@ -246,6 +250,11 @@ func (s *Style) set(key, value string) error {
 		default:
 			return &ParamError{key, "must be 1 (scale a digit set smoothly) or 0"}
 		}
+	case "abbreviated":
+		var err error
+		if s.Abbreviated, err = ParseAbbreviated(value); err != nil {
+			return err
+		}
 	case "fg", "bg", "color", "labelColor", "labelcolor", "darkfg", "darkbg":
 		c, ok := parseColor(value)
 		if !ok {
@@ -280,7 +289,7 @@ func (s *Style) set(key, value string) error {
 				break
 			}
 			if CheckName(value) != nil {
-				return &ParamError{key, "must be light, dark, auto, one of " + strings.Join(LookNames(), ", ") + " or a theme's name"}
+				return &ParamError{key, "must be light, dark, auto, one of " + strings.Join(LookNames(), ", ") + " or a digit set's name"}
 			}
 			s.Set = value
 		}
@@ -291,6 +300,30 @@ func (s *Style) set(key, value string) error {
 		s.Label, s.NoLabel = value, value == ""
 	}
 	return nil
+}
+
+// ParseAbbreviated reads the value of abbreviated=: 1 or 0, or true or
+// false as komarev's tags write it.
+func ParseAbbreviated(v string) (bool, error) {
+	switch v {
+	case "1", "true":
+		return true, nil
+	case "0", "false":
+		return false, nil
+	}
+	return false, &ParamError{"abbreviated", "must be 1 (1.2K for 1,234) or 0"}
+}
+
+// CountText is n as style s writes it: Abbreviate's when s asks for it
+// and can draw (what the caller's drawing says of that text), else in
+// full, padded to s.Digits.
+func (s Style) CountText(n uint64, can func(text string) bool) string {
+	if s.Abbreviated {
+		if text := Abbreviate(n); can(text) {
+			return text
+		}
+	}
+	return Digits(n, s.Digits)
 }
 
 // sizeReason is why a size is refused: a font's bound, which is what

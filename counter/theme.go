@@ -7,11 +7,14 @@ import (
 	"strings"
 )
 
-// A theme is what theme= names beside the colour schemes light, dark and
-// auto: a built-in look (LookNames) or an owner's digit set, added with
-// "counter.cgi theme add NAME PATH" and kept in the database.
+// theme= names one of three things: a colour scheme (light, dark, auto),
+// a built-in look (LookNames) or an owner's digit set, added with
+// "counter.cgi digitset add NAME PATH" and kept in the database. A digit
+// set's name is neither of the others', so that theme=NAME means one thing.
 
-// ErrNoDigitSet reports a digit set that is not in the database.
+// ErrNoDigitSet reports a digit set that is not in the database. Its text
+// names the query key the visitor gave, theme=, and is what the visitor
+// is told.
 var ErrNoDigitSet = errors.New("no such theme")
 
 // colourSchemes are the values of theme= that choose colours, not digits.
@@ -45,10 +48,10 @@ func CheckThemeDefault(name string) error {
 		return nil
 	}
 	if slices.Contains(colourSchemes[:], name) {
-		return fmt.Errorf("%s is a colour scheme, which the tag chooses: a default theme is a look (%s) or a set from theme list", name, lookList())
+		return fmt.Errorf("%s is a colour scheme, which the tag chooses: a default theme is a look (%s) or a digit set from digitset list", name, lookList())
 	}
 	if err := CheckName(name); err != nil {
-		return fmt.Errorf("%q is no theme's name", name)
+		return fmt.Errorf("%q is no look's or digit set's name", name)
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import "strings"
 // (ParseStyle), and count, page and show (ParseImageQuery).
 var ImageKeys = [...]string{
 	"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "labelcolor",
-	"theme", "darkfg", "darkbg", "smooth", "count", "page", "show",
+	"theme", "darkfg", "darkbg", "smooth", "abbreviated", "count", "page", "show",
 }
 
 // Typo is a query key that an image does not read but that looks like a

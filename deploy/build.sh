@@ -16,7 +16,7 @@
 # tool for anything else. Beside each, counter-tool-linux-NAME: the full
 # tool (./cgi: the pages, FastCGI, the admin commands), installed as
 # /usr/lib/counter/counter-tool, where counter.cgi finds it from
-# /usr/lib/cgi-bin; and counter-themedecode-linux-NAME: theme add's image
+# /usr/lib/cgi-bin; and counter-themedecode-linux-NAME: digitset add's image
 # decoder (./cgi/themedecode), a program of its own so that neither binary
 # links an image decoder.
 #

@@ -38,7 +38,7 @@ deploy_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # paths on the installed system (prefix them with $root)
 bin_path=/usr/lib/cgi-bin/counter.cgi
-# theme add's image decoder, a program of its own (cgi/themedecode), out
+# digitset add's image decoder, a program of its own (cgi/themedecode), out
 # of cgi-bin: counter.cgi looks for it here when it is not beside it
 decoder_dir=/usr/lib/counter
 decoder_path=$decoder_dir/counter-themedecode

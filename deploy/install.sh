@@ -11,7 +11,7 @@
 #                 deploy/build.sh, or `go build ./cgi/hit`); without it the
 #                 script builds one with go, if go is installed. The full
 #                 tool it runs for all but a hit (counter-tool, `go build
-#                 ./cgi`) and counter-themedecode (theme add's image
+#                 ./cgi`) and counter-themedecode (digitset add's image
 #                 decoder) are taken from beside it, named as FILE is
 #                 (counter-tool-linux-arm64 beside counter.cgi-linux-arm64),
 #                 or built with it
@@ -131,7 +131,7 @@ fi
 env -i GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=HEAD SERVER_PROTOCOL=HTTP/1.1 PATH_INFO=/-.png \
 	COUNTER_COSTS=off COUNTER_DB=/nonexistent/counter.db "$binary" </dev/null 2>/dev/null | grep -q '^Status: 400' ||
 	die "$binary does not run here (built for another machine?), or is not counter.cgi (go build ./cgi/hit)"
-# theme add's decoder: beside the binary, named as it is.
+# digitset add's decoder: beside the binary, named as it is.
 decoder=""
 if [ "$packaged" = 0 ]; then
 	for d in "$(dirname -- "$binary")/counter-themedecode${base#counter.cgi}" "$(dirname -- "$binary")/counter-themedecode"; do
@@ -140,7 +140,7 @@ if [ "$packaged" = 0 ]; then
 			break
 		fi
 	done
-	[ -n "$decoder" ] || say "warning: no counter-themedecode beside $binary: theme add cannot decode images until it is installed as $decoder_path"
+	[ -n "$decoder" ] || say "warning: no counter-themedecode beside $binary: digitset add cannot decode images until it is installed as $decoder_path"
 fi
 bin_before=$changed
 if [ "$packaged" = 0 ]; then

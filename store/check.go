@@ -112,7 +112,7 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 			return fmt.Errorf("counter %q: %w", k, err)
 		}
 		if t := b.Get(keyTheme); len(t) > 0 && !counter.IsLook(string(t)) && digitSetBucket(tx, string(t)) == nil {
-			return fmt.Errorf("counter %q: %w: its theme %q is not in the file", k, ErrCorrupt, t)
+			return fmt.Errorf("counter %q: %w: its default digit set %q is not in the file", k, ErrCorrupt, t)
 		}
 		return nil
 	})
@@ -132,10 +132,10 @@ func checkDigitSets(tx *bolt.Tx, r *Report) error {
 	return all.ForEach(func(k, v []byte) error {
 		b := all.Bucket(k)
 		if v != nil || b == nil {
-			return fmt.Errorf("%w: %q under themes is not a bucket", ErrCorrupt, k)
+			return fmt.Errorf("%w: %q among the digit sets is not a bucket", ErrCorrupt, k)
 		}
 		if counter.CheckDigitSetName(string(k)) != nil {
-			return fmt.Errorf("theme %q: %w: not a theme's name", k, ErrCorrupt)
+			return fmt.Errorf("digit set %q: %w: not a digit set's name", k, ErrCorrupt)
 		}
 		t, err := readDigitSetInfo(string(k), b)
 		if err == nil {
@@ -145,7 +145,7 @@ func checkDigitSets(tx *bolt.Tx, r *Report) error {
 			err = checkDigitSetRecords(t.Records)
 		}
 		if err != nil {
-			return fmt.Errorf("theme %q: %w", k, err)
+			return fmt.Errorf("digit set %q: %w", k, err)
 		}
 		r.DigitSets++
 		return nil

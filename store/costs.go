@@ -3,16 +3,15 @@ package store
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"hitcounter/counter/costs"
+	"hitcounter/cgi/meter"
 )
 
-// warningDays is how long a warning is kept and shown.
-const warningDays = 30
+// The costs' bucket keeps the cost meter's records (package cgi/meter):
+// the meter encodes them and judges them, this file runs the transactions.
 
 // costsBucket is the costs' bucket of a file of this schema, made if need
 // be, for a write transaction.
@@ -24,11 +23,11 @@ func costsBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
 }
 
 // FoldCosts adds days (a day's figures, from the runtime directory) to
-// the history, judges each against the days before it (costs.Check),
+// the history, judges each against the days before it (meter.Check),
 // keeps the warnings, and drops the days and warnings past their time;
-// it returns the new warnings. A day already in the history keeps the
-// record with the higher count of hits.
-func (db *DB) FoldCosts(days []costs.Day, now time.Time) ([]string, error) {
+// it returns the new warnings. A day already in the history is replaced
+// only as meter.Day.Replaces says.
+func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 	var found []string
 	err := db.write(func(tx *bolt.Tx) error {
 		c, err := costsBucket(tx)
@@ -40,29 +39,26 @@ func (db *DB) FoldCosts(days []costs.Day, now time.Time) ([]string, error) {
 			return err
 		}
 		for _, d := range days {
-			if old := b.Get([]byte(d.Date)); old != nil {
-				if o, err := costs.DecodeDay(d.Date, old); err == nil && o.Kinds[costs.Hit].Count >= d.Kinds[costs.Hit].Count {
-					continue
-				}
+			if old := b.Get([]byte(d.Date)); old != nil && !d.Replaces(old) {
+				continue
 			}
-			before, err := costDays(b, d.Date, costs.Window)
+			before, err := costDays(b, d.Date, meter.Window)
 			if err != nil {
 				return err
 			}
-			found = append(found, costs.Check(d, before)...)
+			found = append(found, meter.Check(d, before)...)
 			if err := b.Put([]byte(d.Date), d.Encode()); err != nil {
 				return err
 			}
 		}
-		// Drop what is past its time: the days of over a year ago.
-		oldest := []byte(costs.Oldest(now))
+		oldest := []byte(meter.Oldest(now))
 		cur := b.Cursor()
 		for k, _ := cur.First(); k != nil && bytes.Compare(k, oldest) < 0; k, _ = cur.First() {
 			if err := b.Delete(k); err != nil {
 				return err
 			}
 		}
-		return addWarnings(c, found, now)
+		return c.Put(keyCostWarnings, meter.KeepWarnings(c.Get(keyCostWarnings), found, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: fold costs: %w", err)
@@ -71,8 +67,8 @@ func (db *DB) FoldCosts(days []costs.Day, now time.Time) ([]string, error) {
 }
 
 // costDays returns the n days of b before date, oldest first.
-func costDays(b *bolt.Bucket, date string, n int) ([]costs.Day, error) {
-	var out []costs.Day
+func costDays(b *bolt.Bucket, date string, n int) ([]meter.Day, error) {
+	var out []meter.Day
 	cur := b.Cursor()
 	k, v := cur.Seek([]byte(date))
 	if k == nil {
@@ -81,34 +77,20 @@ func costDays(b *bolt.Bucket, date string, n int) ([]costs.Day, error) {
 		k, v = cur.Prev()
 	}
 	for ; k != nil && len(out) < n; k, v = cur.Prev() {
-		d, err := costs.DecodeDay(string(k), v)
+		d, err := meter.DecodeDay(string(k), v)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
-		out = append([]costs.Day{d}, out...)
+		out = append([]meter.Day{d}, out...)
 	}
 	return out, nil
 }
 
-// addWarnings appends lines to the kept warnings and drops those of over
-// warningDays ago.
-func addWarnings(c *bolt.Bucket, lines []string, now time.Time) error {
-	from := now.UTC().AddDate(0, 0, -warningDays).Format(time.DateOnly)
-	var keep []string
-	for line := range strings.Lines(string(c.Get(keyCostWarnings))) {
-		if line = strings.TrimSuffix(line, "\n"); line >= from {
-			keep = append(keep, line)
-		}
-	}
-	keep = append(keep, lines...)
-	return c.Put(keyCostWarnings, []byte(strings.Join(keep, "\n")))
-}
-
-// BuildCosts records what the first costs.BuildRequests requests of kind
+// BuildCosts records what the first meter.BuildRequests requests of kind
 // k cost under build id, and judges them against the build before it
-// (costs.CheckBuild); it returns the warning, if any, which is kept with
+// (meter.CheckBuild); it returns the warning, if any, which is kept with
 // the others. A record of another build becomes the build before.
-func (db *DB) BuildCosts(id string, k costs.Kind, f costs.Figures, now time.Time) (string, error) {
+func (db *DB) BuildCosts(id string, k meter.Kind, f meter.Figures, now time.Time) (string, error) {
 	var warning string
 	err := db.write(func(tx *bolt.Tx) error {
 		c, err := costsBucket(tx)
@@ -125,22 +107,22 @@ func (db *DB) BuildCosts(id string, k costs.Kind, f costs.Figures, now time.Time
 					return err
 				}
 			}
-			cur = costs.Build{ID: id}
+			cur = meter.Build{ID: id}
 		}
 		cur.Kinds[k] = f
-		if err := c.Put(keyBuild, costs.Day{Build: cur.ID, Kinds: cur.Kinds}.Encode()); err != nil {
+		if err := c.Put(keyBuild, cur.Encode()); err != nil {
 			return err
 		}
 		before, err := buildRecord(c.Get(keyBuildBefore))
 		if err != nil {
 			return err
 		}
-		line, ok := costs.CheckBuild(now.UTC().Format(time.DateOnly), before, cur, k)
+		line, ok := meter.CheckBuild(now.UTC().Format(time.DateOnly), before, cur, k)
 		if !ok {
 			return nil
 		}
 		warning = line
-		return addWarnings(c, []string{line}, now)
+		return c.Put(keyCostWarnings, meter.KeepWarnings(c.Get(keyCostWarnings), []string{line}, now))
 	})
 	if err != nil {
 		return "", fmt.Errorf("store: build costs: %w", err)
@@ -148,24 +130,21 @@ func (db *DB) BuildCosts(id string, k costs.Kind, f costs.Figures, now time.Time
 	return warning, nil
 }
 
-func buildRecord(b []byte) (costs.Build, error) {
-	if b == nil {
-		return costs.Build{}, nil
-	}
-	d, err := costs.DecodeDay("", b)
+func buildRecord(b []byte) (meter.Build, error) {
+	bu, err := meter.DecodeBuild(b)
 	if err != nil {
-		return costs.Build{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return bu, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	return costs.Build{ID: d.Build, Kinds: d.Kinds}, nil
+	return bu, nil
 }
 
 // CostHistory is what the history holds: the days from since on, oldest
 // first, the kept warnings, and the current and the previous build's
 // first requests.
 type CostHistory struct {
-	Days          []costs.Day
+	Days          []meter.Day
 	Warnings      []string
-	Build, Before costs.Build
+	Build, Before meter.Build
 }
 
 // Costs returns the history from since on.
@@ -182,16 +161,14 @@ func (db *DB) Costs(since time.Time) (CostHistory, error) {
 		if b := c.Bucket(bucketCostDays); b != nil {
 			cur := b.Cursor()
 			for k, v := cur.Seek([]byte(since.UTC().Format(time.DateOnly))); k != nil; k, v = cur.Next() {
-				d, err := costs.DecodeDay(string(k), v)
+				d, err := meter.DecodeDay(string(k), v)
 				if err != nil {
 					return fmt.Errorf("%w: %v", ErrCorrupt, err)
 				}
 				h.Days = append(h.Days, d)
 			}
 		}
-		if w := c.Get(keyCostWarnings); len(w) > 0 {
-			h.Warnings = strings.Split(string(w), "\n")
-		}
+		h.Warnings = meter.DecodeWarnings(c.Get(keyCostWarnings))
 		var err error
 		if h.Build, err = buildRecord(c.Get(keyBuild)); err != nil {
 			return err

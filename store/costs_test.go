@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // costDay is a day of n hits whose p50 and p99 are as given.
-func costDay(date string, n uint32, p50, p99 time.Duration) costs.Day {
-	d := costs.Day{Date: date, Build: "test"}
-	d.Kinds[costs.Hit] = costs.Figures{Count: n, Wall: [3]time.Duration{p50, p50, p99}}
-	d.Kinds[costs.Commit] = costs.Figures{Count: n, Wall: [3]time.Duration{p50 / 2, p50 / 2, p99 / 2}}
+func costDay(date string, n uint32, p50, p99 time.Duration) meter.Day {
+	d := meter.Day{Date: date, Build: "test"}
+	d.Kinds[meter.Hit] = meter.Figures{Count: n, Wall: [3]time.Duration{p50, p50, p99}}
+	d.Kinds[meter.Commit] = meter.Figures{Count: n, Wall: [3]time.Duration{p50 / 2, p50 / 2, p99 / 2}}
 	return d
 }
 
@@ -34,7 +34,7 @@ func TestFoldCosts(t *testing.T) {
 			if i == 100 {
 				p99 = 30 * time.Millisecond
 			}
-			w, err := db.FoldCosts([]costs.Day{costDay(date, 500, 3*time.Millisecond, p99)}, now)
+			w, err := db.FoldCosts([]meter.Day{costDay(date, 500, 3*time.Millisecond, p99)}, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,14 +63,14 @@ func TestFoldCosts(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := start.AddDate(0, 0, 400)
-		if len(h.Days) != costs.HistoryDays || h.Days[0].Date != costs.Oldest(now) || h.Days[len(h.Days)-1].Date != "2026-12-05" {
+		if len(h.Days) != meter.HistoryDays || h.Days[0].Date != meter.Oldest(now) || h.Days[len(h.Days)-1].Date != "2026-12-05" {
 			t.Errorf("history of %d days, %s to %s; want %d days, %s to 2026-12-05", len(h.Days), h.Days[0].Date, h.Days[len(h.Days)-1].Date,
-				costs.HistoryDays, costs.Oldest(now))
+				meter.HistoryDays, meter.Oldest(now))
 		}
 		// Folded again with fewer hits (a file left by a process that
 		// raced), the day keeps its fuller record.
 		last := h.Days[len(h.Days)-1]
-		if _, err := db.FoldCosts([]costs.Day{costDay(last.Date, 3, time.Second, time.Second)}, now); err != nil {
+		if _, err := db.FoldCosts([]meter.Day{costDay(last.Date, 3, time.Second, time.Second)}, now); err != nil {
 			t.Fatal(err)
 		}
 		h, _ = db.Costs(now.AddDate(0, 0, -1))
@@ -85,21 +85,21 @@ func TestFoldCosts(t *testing.T) {
 func TestBuildCosts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "counter.db")
 	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
-	fig := func(p50 time.Duration) costs.Figures {
-		return costs.Figures{Count: costs.BuildRequests, Wall: [3]time.Duration{p50, p50, p50}}
+	fig := func(p50 time.Duration) meter.Figures {
+		return meter.Figures{Count: meter.BuildRequests, Wall: [3]time.Duration{p50, p50, p50}}
 	}
 	with(t, path, Options{Create: true}, func(db *DB) {
 		for _, st := range []struct {
 			build string
-			kind  costs.Kind
+			kind  meter.Kind
 			p50   time.Duration
 			warn  string
 		}{
-			{"v1", costs.Hit, 2 * time.Millisecond, ""},
-			{"v1", costs.Login, 80 * time.Millisecond, ""},
-			{"v2", costs.Hit, 2100 * time.Microsecond, ""},
-			{"v2", costs.Login, 320 * time.Millisecond, "2026-12-04: login p50 over the first 100 of build v2 was 320ms, 4.0 times build v1's 80ms"},
-			{"v3", costs.Hit, 2 * time.Millisecond, ""},
+			{"v1", meter.Hit, 2 * time.Millisecond, ""},
+			{"v1", meter.Login, 80 * time.Millisecond, ""},
+			{"v2", meter.Hit, 2100 * time.Microsecond, ""},
+			{"v2", meter.Login, 320 * time.Millisecond, "2026-12-04: login p50 over the first 100 of build v2 was 320ms, 4.0 times build v1's 80ms"},
+			{"v3", meter.Hit, 2 * time.Millisecond, ""},
 		} {
 			w, err := db.BuildCosts(st.build, st.kind, fig(st.p50), now)
 			if err != nil || w != st.warn {
@@ -107,7 +107,7 @@ func TestBuildCosts(t *testing.T) {
 			}
 		}
 		h, err := db.Costs(now)
-		if err != nil || h.Build.ID != "v3" || h.Before.ID != "v2" || h.Before.Kinds[costs.Login].P50() != 320*time.Millisecond {
+		if err != nil || h.Build.ID != "v3" || h.Before.ID != "v2" || h.Before.Kinds[meter.Login].P50() != 320*time.Millisecond {
 			t.Errorf("builds %+v and %+v, %v; want v3, and v2 before it", h.Build, h.Before, err)
 		}
 		if len(h.Warnings) != 1 {
@@ -122,14 +122,14 @@ func TestBuildCosts(t *testing.T) {
 func TestMigrateV3ToV4(t *testing.T) {
 	path := copyOf(t, formatFileV3)
 	with(t, path, Options{}, func(db *DB) {
-		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-04", 50, time.Millisecond, 5*time.Millisecond)}, time.Date(2026, 12, 5, 0, 1, 0, 0, time.UTC)); err != nil {
+		if _, err := db.FoldCosts([]meter.Day{costDay("2026-12-04", 50, time.Millisecond, 5*time.Millisecond)}, time.Date(2026, 12, 5, 0, 1, 0, 0, time.UTC)); err != nil {
 			t.Fatal(err)
 		}
 		if v := versionOf(t, db); v != schemaVersion {
 			t.Errorf("version %d after the first write, want %d", v, schemaVersion)
 		}
 		h, err := db.Costs(time.Time{})
-		if err != nil || len(h.Days) != 1 || h.Days[0].Kinds[costs.Hit].Count != 50 {
+		if err != nil || len(h.Days) != 1 || h.Days[0].Kinds[meter.Hit].Count != 50 {
 			t.Errorf("costs after the migration: %+v, %v", h, err)
 		}
 	})

@@ -249,11 +249,7 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 	if err := tb.Put(t.prefix, encodeToday(t.counts)); err != nil {
 		return c, err
 	}
-	views, err := decodeUint64(b.Get(keyTotal))
-	if err != nil {
-		return c, err
-	}
-	visitors, err := decodeUint64(b.Get(keyVisitors))
+	views, visitors, err := readTotals(b)
 	if err != nil {
 		return c, err
 	}
@@ -301,11 +297,7 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 	if err != nil {
 		return c, err
 	}
-	views, err := decodeUint64(b.Get(keyTotal))
-	if err != nil {
-		return c, err
-	}
-	visitors, err := decodeUint64(b.Get(keyVisitors))
+	views, visitors, err := readTotals(b)
 	if err != nil {
 		return c, err
 	}
@@ -515,6 +507,16 @@ func (db *DB) Counter(name string) (counter.Info, error) {
 	return info, nil
 }
 
+// readTotals reads the views and visitors of a counter's history from its
+// bucket b, without its rows in the today bucket.
+func readTotals(b *bolt.Bucket) (views, visitors uint64, err error) {
+	if views, err = decodeUint64(b.Get(keyTotal)); err != nil {
+		return 0, 0, err
+	}
+	visitors, err = decodeUint64(b.Get(keyVisitors))
+	return views, visitors, err
+}
+
 // readInfo reads counter name from its bucket b; its views and visitors
 // add its rows in the today bucket to its history's.
 func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
@@ -523,10 +525,7 @@ func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 	if err != nil {
 		return info, err
 	}
-	if info.Count, err = decodeUint64(b.Get(keyTotal)); err != nil {
-		return info, err
-	}
-	if info.Visitors, err = decodeUint64(b.Get(keyVisitors)); err != nil {
+	if info.Count, info.Visitors, err = readTotals(b); err != nil {
 		return info, err
 	}
 	info.Count, info.Visitors = saturatingAdd(info.Count, t.counts.Views), saturatingAdd(info.Visitors, t.counts.Visitors)
@@ -586,7 +585,7 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 // default theme must be a look or a set the file holds.
 func putSettings(b *bolt.Bucket, s counter.Settings) error {
 	if s.Theme != "" && !counter.IsLook(s.Theme) && digitSetBucket(b.Tx(), s.Theme) == nil {
-		return fmt.Errorf("%w theme=%s: %w (theme list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
+		return fmt.Errorf("%w theme=%s: %w (digitset list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
 	}
 	show := showViews
 	if s.Show == counter.ShowVisitors {

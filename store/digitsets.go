@@ -31,23 +31,23 @@ func (r DigitSetRecords) Size() int {
 	return n
 }
 
-// DigitSetInfo is one stored set, as theme list shows it.
+// DigitSetInfo is one stored digit set, as digitset list shows it.
 type DigitSetInfo struct {
 	Name  string
 	Added time.Time
 	// Records holds the header only; Size is every record's bytes.
 	Records DigitSetRecords
 	Size    int
-	// UsedBy are the counters whose default theme it is.
+	// UsedBy are the counters that show it by default (theme=).
 	UsedBy []string
 }
 
-// ErrDigitSetExists reports a theme add of a name already taken.
-var ErrDigitSetExists = errors.New("a theme of that name exists")
+// ErrDigitSetExists reports a digitset add of a name already taken.
+var ErrDigitSetExists = errors.New("a digit set of that name exists")
 
 // ErrDigitSetInUse reports the removal of a set that a counter shows by
 // default.
-var ErrDigitSetInUse = errors.New("theme is a counter's default")
+var ErrDigitSetInUse = errors.New("digit set is a counter's default")
 
 // digitSetBucket returns the bucket of set name, or nil.
 func digitSetBucket(tx *bolt.Tx, name string) *bolt.Bucket {
@@ -65,7 +65,7 @@ func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace
 		return err
 	}
 	if len(r.Head) == 0 || slices.ContainsFunc(r.Digits[:], func(d []byte) bool { return len(d) == 0 }) {
-		return fmt.Errorf("store: add theme %q: a header and ten digit records wanted", name)
+		return fmt.Errorf("store: add digit set %q: a header and ten digit records wanted", name)
 	}
 	err := db.update(func(tx *bolt.Tx) error {
 		if err := initSchema(tx); err != nil {
@@ -98,7 +98,7 @@ func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace
 		return b.Put(keyDigitSetAdded, encodeTime(now))
 	})
 	if err != nil {
-		return fmt.Errorf("store: add theme %q: %w", name, err)
+		return fmt.Errorf("store: add digit set %q: %w", name, err)
 	}
 	return nil
 }
@@ -121,7 +121,7 @@ func (db *DB) DigitSetRecords(name, text string) (DigitSetRecords, error) {
 		return err
 	})
 	if err != nil {
-		return r, fmt.Errorf("store: theme %q: %w", name, err)
+		return r, fmt.Errorf("store: digit set %q: %w", name, err)
 	}
 	return r, nil
 }
@@ -138,7 +138,7 @@ func digitSetRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (D
 	var r DigitSetRecords
 	r.Head = keep(b.Get(keyDigitSetHead))
 	if len(r.Head) == 0 {
-		return r, fmt.Errorf("%w: theme without a header", ErrCorrupt)
+		return r, fmt.Errorf("%w: digit set without a header", ErrCorrupt)
 	}
 	for i := range 10 {
 		if !strings.ContainsRune(text, rune('0'+i)) {
@@ -146,7 +146,7 @@ func digitSetRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (D
 		}
 		d := b.Get(digitSetDigitKey(i))
 		if len(d) == 0 {
-			return r, fmt.Errorf("%w: theme without digit %d", ErrCorrupt, i)
+			return r, fmt.Errorf("%w: digit set without digit %d", ErrCorrupt, i)
 		}
 		r.Digits[i] = keep(d)
 	}
@@ -172,7 +172,7 @@ func (db *DB) DigitSets() ([]DigitSetInfo, error) {
 		return all.ForEachBucket(func(k []byte) error {
 			t, err := readDigitSetInfo(string(k), all.Bucket(k))
 			if err != nil {
-				return fmt.Errorf("theme %q: %w", k, err)
+				return fmt.Errorf("digit set %q: %w", k, err)
 			}
 			t.UsedBy = users[t.Name]
 			list = append(list, t)
@@ -180,7 +180,7 @@ func (db *DB) DigitSets() ([]DigitSetInfo, error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: themes: %w", err)
+		return nil, fmt.Errorf("store: digit sets: %w", err)
 	}
 	return list, nil
 }
@@ -201,7 +201,8 @@ func readDigitSetInfo(name string, b *bolt.Bucket) (DigitSetInfo, error) {
 	return t, nil
 }
 
-// digitSetUsers maps each default theme to the counters that have it.
+// digitSetUsers maps each digit set to the counters that show it by
+// default.
 func digitSetUsers(tx *bolt.Tx) (map[string][]string, error) {
 	users := map[string][]string{}
 	all := tx.Bucket(bucketCounters)
@@ -238,7 +239,7 @@ func (db *DB) RemoveDigitSet(name string) error {
 		return tx.Bucket(bucketDigitSets).DeleteBucket([]byte(name))
 	})
 	if err != nil {
-		return fmt.Errorf("store: remove theme %q: %w", name, err)
+		return fmt.Errorf("store: remove digit set %q: %w", name, err)
 	}
 	return nil
 }
@@ -305,13 +306,13 @@ func (db *DB) DigitSet(name, text string, frames int, pieces bool) (*digitset.Se
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: theme %q: %w", name, err)
+		return nil, fmt.Errorf("store: digit set %q: %w", name, err)
 	}
 	return s, nil
 }
 
 // DigitSetNames returns the names of the stored sets, sorted, reading no
-// set: for the pages that show every theme.
+// set: for the pages that show every digit set.
 func (db *DB) DigitSetNames() ([]string, error) {
 	var names []string
 	err := db.view(func(tx *bolt.Tx) error {
@@ -327,7 +328,7 @@ func (db *DB) DigitSetNames() ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: theme names: %w", err)
+		return nil, fmt.Errorf("store: digit set names: %w", err)
 	}
 	return names, nil
 }

@@ -57,6 +57,10 @@
 //	    keep-query -> text     v3, sites: query keys that tell pages apart,
 //	                           one per line
 //	    image   -> "page" | "site"  v3, sites: what the image counts
+//	    public-pages -> "on"   sites: any page may read the site's most
+//	                           viewed pages (NAME.json?top=N); absent, off
+//	                           (a file that never had the key reads as
+//	                           before, so it needs no new version)
 //	    page-count -> uint64   v3, sites: the keys of pages/ but OtherPages
 //	    pages-folded -> "2006-01-02"  v3, sites: the last day whose
 //	                           page-days are added into the pages' records
@@ -83,10 +87,10 @@
 //	                           are gone (their records keep them), and it
 //	                           may be there when pages/ has no OtherPages
 //	costs/                     v4: bucket, what the counter costs on this
-//	                           machine (package counter/costs); made by
+//	                           machine (package cgi/meter); made by
 //	                           the first day folded
 //	  days/                    bucket, a key a UTC day, kept a year
-//	    2006-01-02 -> record   costs.Day.Encode: a version byte, the build
+//	    2006-01-02 -> record   meter.Day.Encode: a version byte, the build
 //	                           (a length byte, then text), then per kind
 //	                           (hit, json, stats, login, refused, commit)
 //	                           the count and the wall and CPU p50, p90, p99
@@ -94,13 +98,14 @@
 //	                           longer record's extra kinds are a later
 //	                           version's
 //	  build     -> record      the running build's first requests: a
-//	                           costs.Day record whose build is the build's
+//	                           meter.Day record whose build is the build's
 //	                           and whose figures are over the first
-//	                           costs.BuildRequests of each kind
+//	                           meter.BuildRequests of each kind
 //	  build-before -> record   the same of the build before it
-//	  warnings  -> text        the warnings of the last 30 days, a line
+//	  warnings  -> text        meter.KeepWarnings: the warnings of the
+//	                           last 30 days (meter.WarningDays), a line
 //	                           each, each beginning with its date
-//	themes/                    v6: bucket, owners' digit sets (theme add);
+//	themes/                    v6: bucket, owners' digit sets (digitset add);
 //	                           made by the first set added
 //	  NAME/                    bucket, NAME as in counter.CheckDigitSetName
 //	    added   -> int64       when it was added, Unix seconds
@@ -174,6 +179,18 @@
 // of all time, keep every view; a trimmed page's days, and a period's
 // table of pages, show them under OtherPages. The rows a day keeps are
 // bounded, whatever pages visitors make up.
+//
+// A top list (DB.TopPages, NAME.json?top=N&days=D) adds up the page-days
+// of the last D days and today's rows, a day's KeptPagesADay most viewed
+// pages each, ranked as the trim ranks them: a trimmed day holds no more,
+// and a day not trimmed yet (today, yesterday, an import's) is cut the same
+// way as it is read. A page that was never among a day's most viewed is
+// left out of the list, though its views over the days may add up to more
+// than a listed page's (its views those days are in OtherPages, which is no
+// page and never listed): it takes a site of more than 200 pages a day of
+// even views. The read holds a day's KeptPagesADay rows and a sum per page
+// kept, at most D×KeptPagesADay of them, whatever the site holds; it reads
+// every row of a day not trimmed, at most max-pages+1.
 //
 // # Growth
 //

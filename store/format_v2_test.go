@@ -21,6 +21,7 @@ const formatPasswordV2 = "version 2 password"
 // writeV2 writes formatFileV2 through the store, as the counter does, when
 // TestFormat is run with -write-format under schema version 2. It was run once, with schema
 // version 2; the file is committed and must never be written again.
+// Not shared with the other versions' writers: it records what version 2 wrote.
 func writeV2(t *testing.T) {
 	if schemaVersion != 2 {
 		t.Fatalf("schema version %d: the v2 file is the version 2 release's and stays as it is", schemaVersion)

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // formatFileV4 is a database written by the code of schema version 4: a
@@ -26,6 +26,7 @@ const formatV4Pages = 205
 // writeV4 writes formatFileV4 through the store, as the counter does, when
 // TestFormat is run with -write-format under schema version 4. It was run once, with schema
 // version 4; the files are committed and must never be written again.
+// Not shared with the other versions' writers: it records what version 4 wrote.
 func writeV4(t *testing.T) {
 	if schemaVersion != 4 {
 		t.Fatalf("schema version %d: the v4 file is the version 4 release's and stays as it is", schemaVersion)
@@ -57,7 +58,7 @@ func writeV4(t *testing.T) {
 		if _, err := db.VisitAll(visits); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.FoldCosts([]costs.Day{costDay("2026-12-03", 407, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 1)); err != nil {
+		if _, err := db.FoldCosts([]meter.Day{costDay("2026-12-03", 407, time.Millisecond, 4*time.Millisecond)}, day.AddDate(0, 0, 1)); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -82,6 +82,21 @@ func stateOf(tb testing.TB, path string) siteState {
 	return s
 }
 
+// samePagesAndTotals fails t where an import in steps, got, shows other
+// pages, page days or totals than the same import at once, want.
+func samePagesAndTotals(t *testing.T, got, want siteState) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Pages, want.Pages) {
+		t.Errorf("pages in steps differ from at once: %s", firstDiff(got.Pages, want.Pages))
+	}
+	if !reflect.DeepEqual(got.PageDays, want.PageDays) {
+		t.Errorf("page days in steps differ from at once: %s", firstDiff(got.PageDays, want.PageDays))
+	}
+	if got.Info.Count != want.Info.Count || got.Info.Visitors != want.Info.Visitors {
+		t.Errorf("in steps %d views, %d visitors; at once %d, %d", got.Info.Count, got.Info.Visitors, want.Info.Count, want.Info.Visitors)
+	}
+}
+
 // TestImportInStepsKeepsHitsMeanwhile imports a site's history a piece a
 // step while hits come between the steps, on pages the import has and
 // has not, on the import's day, the day before and the day after (which
@@ -131,15 +146,7 @@ func TestImportInStepsKeepsHitsMeanwhile(t *testing.T) {
 	if !reflect.DeepEqual(got.History, wantState.History) {
 		t.Errorf("history in steps:\n%v\nat once:\n%v", got.History.Days[len(got.History.Days)-3:], wantState.History.Days[len(wantState.History.Days)-3:])
 	}
-	if !reflect.DeepEqual(got.Pages, wantState.Pages) {
-		t.Errorf("pages in steps differ from at once: %s", firstDiff(got.Pages, wantState.Pages))
-	}
-	if !reflect.DeepEqual(got.PageDays, wantState.PageDays) {
-		t.Errorf("page days in steps differ from at once: %s", firstDiff(got.PageDays, wantState.PageDays))
-	}
-	if got.Info.Count != wantState.Info.Count || got.Info.Visitors != wantState.Info.Visitors {
-		t.Errorf("in steps %d views, %d visitors; at once %d, %d", got.Info.Count, got.Info.Visitors, wantState.Info.Count, wantState.Info.Visitors)
-	}
+	samePagesAndTotals(t, got, wantState)
 	t.Logf("%d steps, %d hits between them; longest held %v, last %v", stats.Steps, len(done), stats.Longest, stats.Last)
 }
 
@@ -330,15 +337,7 @@ func TestImportInStepsCutsADate(t *testing.T) {
 				t.Errorf("changes in steps %+v\nat once %+v", changes, want)
 			}
 			got, wantState := stateOf(t, stepped), stateOf(t, once)
-			if !reflect.DeepEqual(got.Pages, wantState.Pages) {
-				t.Errorf("pages in steps differ from at once: %s", firstDiff(got.Pages, wantState.Pages))
-			}
-			if !reflect.DeepEqual(got.PageDays, wantState.PageDays) {
-				t.Errorf("page days in steps differ from at once: %s", firstDiff(got.PageDays, wantState.PageDays))
-			}
-			if got.Info.Count != wantState.Info.Count || got.Info.Visitors != wantState.Info.Visitors {
-				t.Errorf("in steps %d views, %d visitors; at once %d, %d", got.Info.Count, got.Info.Visitors, wantState.Info.Count, wantState.Info.Visitors)
-			}
+			samePagesAndTotals(t, got, wantState)
 			if stats.Steps < 10 {
 				t.Errorf("%d steps: want a date cut into pieces", stats.Steps)
 			}

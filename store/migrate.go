@@ -49,7 +49,7 @@ func migrate(tx *bolt.Tx, from uint32) error {
 }
 
 // migrateTo6 brings a version 5 file to version 6, which added the themes
-// bucket (made by the first theme add) and a counter's theme key (absent:
+// bucket (made by the first digitset add) and a counter's theme key (absent:
 // the font, as before), and the today buckets (migrateToday): nothing to
 // rewrite, and nothing to make.
 func migrateTo6(tx *bolt.Tx) error { return migrateToday(tx) }

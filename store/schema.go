@@ -45,6 +45,7 @@ var (
 	keyMaxPages      = []byte("max-pages")     // v3, sites only
 	keyKeepQuery     = []byte("keep-query")    // v3, sites only
 	keyImage         = []byte("image")         // v3, sites only
+	keyPublicPages   = []byte("public-pages")  // sites only, absent for off
 	keyPageCount     = []byte("page-count")    // v3, sites only
 	keyPagesFolded   = []byte("pages-folded")  // v3, sites only
 	keyPagesTrimmed  = []byte("pages-trimmed") // v5, sites only
@@ -65,7 +66,7 @@ var (
 	keyTheme         = []byte("theme")     // v6, in a counter: its default theme
 	bucketDigitSets  = []byte("themes")    // v6, at the top: owners' digit sets
 	keyDigitSetHead  = []byte("head")      // v6, in themes/NAME: digitset's header record
-	keyDigitSetAdded = []byte("added")     // v6, in themes/NAME: when theme add made it
+	keyDigitSetAdded = []byte("added")     // v6, in themes/NAME: when digitset add made it
 	// The hits of the current day, of every counter, kept apart from the
 	// counters' history so that a hit writes one small bucket (today.go):
 	// one of todayShards, at the top, chosen by the counter's name.
@@ -213,6 +214,9 @@ var (
 	imagePage = []byte("page")
 	imageSite = []byte("site")
 )
+
+// switchOn is a switch's stored value (public-pages); off is no key.
+var switchOn = []byte("on")
 
 // ownerKeyLen is the length of the key that signs owner cookies.
 const ownerKeyLen = 32

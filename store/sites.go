@@ -43,6 +43,13 @@ func readSite(b *bolt.Bucket) (*counter.Site, error) {
 	default:
 		return nil, fmt.Errorf("%w: image %q", ErrCorrupt, v)
 	}
+	switch v := b.Get(keyPublicPages); {
+	case v == nil:
+	case bytes.Equal(v, switchOn):
+		site.PublicPages = true
+	default:
+		return nil, fmt.Errorf("%w: public-pages %q", ErrCorrupt, v)
+	}
 	return site, nil
 }
 
@@ -62,7 +69,11 @@ func putSite(b *bolt.Bucket, site counter.Site) error {
 			return err
 		}
 	}
-	return nil
+	// Off is the key's absence, as in a file that never had it.
+	if site.PublicPages {
+		return b.Put(keyPublicPages, switchOn)
+	}
+	return b.Delete(keyPublicPages)
 }
 
 // pageHit is what a counted hit did to a site's pages.

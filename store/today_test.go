@@ -13,6 +13,24 @@ import (
 	"hitcounter/counter"
 )
 
+// visitBoth counts v in both files and returns what each counted: in
+// folded, whose rows of today an empty write then folds into the history,
+// and in kept, which keeps them.
+func visitBoth(t *testing.T, folded, kept *DB, v Visit) (inFolded, inKept Counted) {
+	t.Helper()
+	inFolded, err := folded.Visit(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if inKept, err = kept.Visit(v); err != nil {
+		t.Fatal(err)
+	}
+	return inFolded, inKept
+}
+
 // todayFiles makes two files with a plain counter, home, and a site,
 // blog, of at most 3 pages.
 func todayFiles(t *testing.T) (folded, kept string) {
@@ -176,17 +194,7 @@ func TestTodayReadsAsHistory(t *testing.T) {
 	}
 	defer closeBoth()
 	for i, v := range visits {
-		a, err := folded.Visit(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
-			t.Fatal(err)
-		}
-		b, err := kept.Visit(v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, b := visitBoth(t, folded, kept, v)
 		a.settings, b.settings = counter.Settings{}, counter.Settings{}
 		if fmt.Sprintf("%+v", a) != fmt.Sprintf("%+v", b) {
 			t.Errorf("hit %d (%s %s %s): got %+v, want %+v", i, v.Name, v.Target, v.Now, b, a)
@@ -349,15 +357,7 @@ func TestTodayReferrersBounded(t *testing.T) {
 	with(t, foldedPath, Options{}, func(folded *DB) {
 		with(t, keptPath, Options{}, func(kept *DB) {
 			for i, v := range visits {
-				if _, err := folded.Visit(v); err != nil {
-					t.Fatal(err)
-				}
-				if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := kept.Visit(v); err != nil {
-					t.Fatal(err)
-				}
+				visitBoth(t, folded, kept, v)
 				a, err := folded.Referrers("home")
 				if err != nil {
 					t.Fatal(err)
@@ -418,15 +418,7 @@ func TestTodayTrimsAsHistory(t *testing.T) {
 		with(t, paths[1], Options{}, func(kept *DB) {
 			for n, day := range days {
 				for _, v := range day {
-					if _, err := folded.Visit(v); err != nil {
-						t.Fatal(err)
-					}
-					if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := kept.Visit(v); err != nil {
-						t.Fatal(err)
-					}
+					visitBoth(t, folded, kept, v)
 				}
 				now := day[len(day)-1].Now
 				if got, want := readAll(t, kept, now), readAll(t, folded, now); got != want {

@@ -281,6 +281,9 @@ func ownSettings(s counter.Settings) string {
 		if site.Image != counter.PageImage {
 			own = append(own, "image")
 		}
+		if site.PublicPages {
+			own = append(own, "public-pages")
+		}
 	}
 	if len(own) == 0 {
 		return "default"

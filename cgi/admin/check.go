@@ -17,7 +17,7 @@ func runCheck(e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "database %s: ok, %d counter(s), %d view(s) in all, schema %d, %d bytes (%d in use), %d theme(s)\n",
+	fmt.Fprintf(e.stdout, "database %s: ok, %d counter(s), %d view(s) in all, schema %d, %d bytes (%d in use), %d digit set(s)\n",
 		path, r.Counters, r.Hits, r.Schema, r.Size, r.InUse, r.DigitSets)
 	return nil
 }

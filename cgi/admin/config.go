@@ -48,12 +48,19 @@ func runConfig(e *cmdEnv, args []string) error {
 	}
 	var bad error
 	var s counter.Settings
+	private := false // a public page list that a password keeps private
 	err := e.update(false, func(db *store.DB) error {
 		var err error
 		s, err = db.Configure(name, func(s *counter.Settings) error {
 			*s, bad = applySettings("config", *s, settings)
 			return bad
 		})
+		if err == nil && s.Site != nil && s.Site.PublicPages {
+			var info counter.Info
+			if info, err = db.Counter(name); err == nil {
+				private = info.Protected()
+			}
+		}
 		return err
 	})
 	if bad != nil {
@@ -63,6 +70,9 @@ func runConfig(e *cmdEnv, args []string) error {
 		return err
 	}
 	printSettings(e, s)
+	if private {
+		fmt.Fprintf(e.stderr, "counter: note: %s's statistics have a password, so its page list stays private whatever public-pages says; passwd -clear %s makes both public\n", name, name)
+	}
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"hitcounter/cgi/internal/buildinfo"
 	"hitcounter/cgi/meter"
 	"hitcounter/cgi/rundir"
-	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
 
@@ -24,7 +23,7 @@ func runVersion(e *cmdEnv, _ []string) error {
 // not folded into it yet.
 type costReport struct {
 	store.CostHistory
-	Pending []costs.Day // today's, and any day not folded yet
+	Pending []meter.Day // today's, and any day not folded yet
 }
 
 // readCosts reads the report of the last days days.
@@ -63,7 +62,7 @@ func runCosts(e *cmdEnv, _ []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "day\tkind\tcount\tp50\tp90\tp99\tCPU p50\t")
 	for _, list := range []struct {
-		days    []costs.Day
+		days    []meter.Day
 		pending bool
 	}{{r.Days, false}, {r.Pending, true}} {
 		for _, d := range list.days {
@@ -71,13 +70,13 @@ func runCosts(e *cmdEnv, _ []string) error {
 			if list.pending {
 				date += " (so far)"
 			}
-			for _, k := range costs.Kinds() {
+			for _, k := range meter.Kinds() {
 				f := d.Kinds[k]
 				if f.Count == 0 {
 					continue
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", date, k, f.Count, costs.Round(f.Wall[0]), costs.Round(f.Wall[1]),
-					costs.Round(f.Wall[2]), cpuText(f.CPU[0]))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", date, k, f.Count, meter.Round(f.Wall[0]), meter.Round(f.Wall[1]),
+					meter.Round(f.Wall[2]), costText(f.CPU[0]))
 			}
 		}
 	}
@@ -88,11 +87,12 @@ func runCosts(e *cmdEnv, _ []string) error {
 	return nil
 }
 
-func cpuText(d time.Duration) string {
+// costText is a time as the commands show it, "-" for none.
+func costText(d time.Duration) string {
 	if d == 0 {
 		return "-"
 	}
-	return costs.Round(d).String()
+	return meter.Round(d).String()
 }
 
 // costsJSON is the report for scripts: days (the history, then the days
@@ -139,7 +139,7 @@ func writeCostsJSON(w io.Writer, r costReport) error {
 	for _, d := range r.Pending {
 		out.Days = append(out.Days, costDayJSON{Date: d.Date, Kinds: kindsJSON(d.Kinds)})
 	}
-	for _, bu := range []costs.Build{r.Build, r.Before} {
+	for _, bu := range []meter.Build{r.Build, r.Before} {
 		if bu.ID != "" {
 			out.Builds = append(out.Builds, costBuildJSON{Build: bu.ID, Kinds: kindsJSON(bu.Kinds)})
 		}
@@ -148,9 +148,9 @@ func writeCostsJSON(w io.Writer, r costReport) error {
 }
 
 // kindsJSON is the figures of each kind that has any.
-func kindsJSON(kinds [costs.NumKinds]costs.Figures) map[string]costKindJSON {
+func kindsJSON(kinds [meter.NumKinds]meter.Figures) map[string]costKindJSON {
 	m := map[string]costKindJSON{}
-	for _, k := range costs.Kinds() {
+	for _, k := range meter.Kinds() {
 		f := kinds[k]
 		if f.Count == 0 {
 			continue

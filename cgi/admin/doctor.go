@@ -158,12 +158,12 @@ func (d *doctor) lockFile(lock string, db os.FileInfo) {
 	syscall.Close(fd)
 }
 
-// decoder shows the rights and limits theme add's decoder runs with, as
+// decoder shows the rights and limits digitset add's decoder runs with, as
 // it reports them itself: run by root, it must have dropped them.
 func (d *doctor) decoder() {
 	bin, err := findDecoder()
 	if err != nil {
-		fmt.Fprintf(d.w, "theme decoder: %v\n", err) // theme add's only
+		fmt.Fprintf(d.w, "theme decoder: %v\n", err) // digitset add's only
 		return
 	}
 	line, err := decoderStatus(bin)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // costTable times a password check at cost 10, 11 and 12 here, and says
@@ -48,24 +48,17 @@ func (d *doctor) costs(e *cmdEnv) {
 		fmt.Fprintf(d.w, "costs: %v\n", err)
 		return
 	}
-	days := append(append([]costs.Day(nil), r.Days...), r.Pending...)
+	days := append(append([]meter.Day(nil), r.Days...), r.Pending...)
 	if len(days) == 0 {
 		fmt.Fprintln(d.w, "costs: none recorded yet (COUNTER_COSTS=off, or no request since the upgrade)")
 		return
 	}
 	fmt.Fprintf(d.w, "what the counter costs here (the last %d day(s), today so far last; `counter costs` for the figures):\n", len(days))
-	for _, row := range costs.Shown {
-		trend := costs.Trend(days, row.Kind, row.Pick)
-		fmt.Fprintf(d.w, "  %-17s %9s  %s\n", row.Label, costText(trend[len(trend)-1]), costs.Sparkline(trend))
+	for _, row := range meter.Shown {
+		trend := meter.Trend(days, row.Kind, row.Pick)
+		fmt.Fprintf(d.w, "  %-17s %9s  %s\n", row.Label, costText(trend[len(trend)-1]), meter.Sparkline(trend))
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintln(d.w, "WARNING: "+w)
 	}
-}
-
-func costText(d time.Duration) string {
-	if d == 0 {
-		return "-"
-	}
-	return costs.Round(d).String()
 }

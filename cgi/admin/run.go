@@ -135,7 +135,8 @@ From a shell it manages the counters:
                                    built-in looks, then the digit sets
   counter digitset show NAME       a digit set's digits, sizes and frames
   counter digitset remove NAME     remove a digit set no counter shows
-                                   (counter theme ... is the same command)
+  counter theme add|list|show|remove ...
+                                   the same command, by its first name
   counter list                     show every counter, its count, age,
                                    what it shows and its visitors
   counter set NAME N               set a counter's total

@@ -31,7 +31,7 @@ func TestSiteCommands(t *testing.T) {
 	if !strings.Contains(out, "created site blog for blog.example, www.blog.example") || !strings.Contains(out, `/cgi-bin/counter.cgi/blog.png`) {
 		t.Errorf("create: %s", out)
 	}
-	want := settingLines("show=views", "reload=30m", "ignore=", "hosts=blog.example,www.blog.example", "max-pages=500", "keep-query=", "image=page")
+	want := settingLines("show=views", "reload=30m", "ignore=", "hosts=blog.example,www.blog.example", "max-pages=500", "keep-query=", "image=page", "public-pages=off")
 	if got := mustAdmin(t, db, "config", "blog"); got != want {
 		t.Errorf("config:\n%s\nwant:\n%s", got, want)
 	}

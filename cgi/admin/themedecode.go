@@ -16,9 +16,9 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// DecoderName is the program that decodes a set's files for theme add, in
+// DecoderName is the program that decodes a set's files for digitset add, in
 // a process of its own: counter.cgi, which every hit starts, links no image
-// decoder. theme add looks for it beside its own executable, then in
+// decoder. digitset add looks for it beside its own executable, then in
 // DecoderDir.
 const (
 	DecoderName = "counter-themedecode"
@@ -63,14 +63,14 @@ func decodeSet(bin string, in []byte) (*digitset.Set, error) {
 	return s, nil
 }
 
-// decoderStatus runs the decoder at bin as theme add would, to print the
+// decoderStatus runs the decoder at bin as digitset add would, to print the
 // rights and limits it then has, in one line.
 func decoderStatus(bin string) (string, error) {
 	out, err := runDecoder(bin, []string{"status"}, nil, 4<<10)
 	return strings.TrimSpace(string(bytes.ToValidUTF8(out, []byte("?")))), err
 }
 
-// decoderUser is whom the decoder runs as when theme add is run by root.
+// decoderUser is whom the decoder runs as when digitset add is run by root.
 const decoderUser = "nobody"
 
 // decoderAttr is how the decoder is started: an empty environment, in /,

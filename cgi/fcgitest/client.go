@@ -133,6 +133,17 @@ func (c *Client) Request(id uint16, keep bool, env map[string]string, body []byt
 	return c.Answer(id)
 }
 
+// PostForm sends a same-origin form POST of form to pathInfo from the
+// client address addr, as request 1 on a connection it asks not to keep,
+// and returns the answer in CGI form.
+func (c *Client) PostForm(pathInfo, addr string, form []byte) ([]byte, error) {
+	env := Env("POST", pathInfo, "", "REMOTE_ADDR", addr,
+		"CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", strconv.Itoa(len(form)),
+		"HTTP_SEC_FETCH_SITE", "same-origin")
+	out, _, err := c.Request(1, false, env, form, len(form))
+	return out, err
+}
+
 // Answer reads the stdout records of request id up to its end-request.
 func (c *Client) Answer(id uint16) ([]byte, uint8, error) {
 	var out []byte

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"hitcounter/cgi/fcgitest"
-	"hitcounter/cgi/internal/logline"
 )
 
 // echo is the handler the transport tests serve: it answers with what it
@@ -46,20 +44,7 @@ func (e *echo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and returns the socket's path.
 func startFastCGI(t testing.TB, h http.Handler) string {
 	t.Helper()
-	sock := filepath.Join(t.TempDir(), "fcgi.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- ServeFastCGI(ctx, ln, h, Options{Log: logline.New(io.Discard)}) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("ServeFastCGI returned %v after cancel, want nil", err)
-		}
-	})
+	sock, _ := fastCGIUntil(t, h)
 	return sock
 }
 

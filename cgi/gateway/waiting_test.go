@@ -20,7 +20,7 @@ import (
 // fastCGIUntil serves h as FastCGI on a unix socket until the returned
 // stop is called; stop cancels the server and returns how long it took to
 // return.
-func fastCGIUntil(t *testing.T, h http.Handler) (sock string, stop func() time.Duration) {
+func fastCGIUntil(t testing.TB, h http.Handler) (sock string, stop func() time.Duration) {
 	t.Helper()
 	sock = filepath.Join(t.TempDir(), "fcgi.sock")
 	ln, err := net.Listen("unix", sock)

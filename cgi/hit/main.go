@@ -31,8 +31,8 @@ import (
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/internal/stack"
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // toolPath is the full tool, outside cgi-bin, where a ScriptAlias would
@@ -131,7 +131,7 @@ func serve(r imagehit.Request, name string, format counter.ImageType, env cgiwir
 	}
 	p := imagehit.NewProcess(cfg, log, false)
 	ans := p.Serve(r, name, format)
-	p.Finished(costs.Hit, ans.Counted, started)
+	p.Finished(meter.Hit, ans.Counted, started)
 	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
 		log.Printf("write response: %v", err)
 	}
@@ -153,7 +153,7 @@ func serveScript(r imagehit.Request, name, ext string, env cgiwire.Env, started 
 	} else {
 		p := imagehit.NewProcess(cfg, log, false)
 		ans = p.ServeCount(r, name)
-		p.Finished(costs.Hit, ans.Counted, started)
+		p.Finished(meter.Hit, ans.Counted, started)
 	}
 	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
 		log.Printf("write response: %v", err)

@@ -11,14 +11,14 @@ import (
 )
 
 // errSetGone reports a counter's default set that the database does not
-// hold: theme remove refuses a set in use, so only a damaged or hand-made
+// hold: digitset remove refuses a set in use, so only a damaged or hand-made
 // file has one; its image is drawn in the font.
-var errSetGone = errors.New("the counter's default theme is not in the database")
+var errSetGone = errors.New("the counter's default digit set is not in the database")
 
 // drawSet draws text in the digit set style names: the header and the
 // parts of the digits text holds that format draws are copied out in a
 // read transaction of their own after the hit's, and drawn once the file
-// is closed, so that a themed image, which anyone may ask for, holds the
+// is closed, so that an image in a digit set, which anyone may ask for, holds the
 // lock no longer than a bounded read. named says the tag named the set,
 // rather than the counter's setting.
 func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.ImageType, style counter.Style, named bool) error {
@@ -39,7 +39,7 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.I
 		return errSetGone
 	}
 	if errors.Is(err, draw.ErrSetTooLarge) {
-		return &counter.ParamError{Param: "size", Reason: "the theme's image would pass " +
+		return &counter.ParamError{Param: "size", Reason: "the digit set's image would pass " +
 			strconv.Itoa(draw.MaxSetWidth) + "x" + strconv.Itoa(draw.MaxSetHeight) + " px: ask a smaller size or fewer digits"}
 	}
 	return err

@@ -57,7 +57,7 @@ type Answer struct {
 	Header []cgiwire.Field // canonical keys, each once
 	Body   []byte          // nil for HEAD
 	// Counted says a hit was counted (or tallied): the request is timed
-	// as a hit (costs.Hit).
+	// as a hit (meter.Hit).
 	Counted bool
 }
 
@@ -118,7 +118,7 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 	if style.Label == "" && show == counter.ShowVisitors {
 		style.Label = "visitors" // a badge says what it counts
 	}
-	text := counter.Digits(n, style.Digits)
+	text := style.CountText(n, func(text string) bool { return a.Glyphs.CanDraw(text, style) })
 	status := statusOK
 	if err != nil {
 		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoDigitSet) {

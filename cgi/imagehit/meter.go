@@ -5,7 +5,6 @@ import (
 
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/meter"
-	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
 
@@ -14,7 +13,7 @@ import (
 // warnings, to log: the same for the hit binary and the full tool.
 func MeterHooks(open func(readOnly bool) (*store.DB, error), now func() time.Time, log *logline.Logger) meter.Hooks {
 	return meter.Hooks{
-		Fold: func(days []costs.Day) ([]string, error) {
+		Fold: func(days []meter.Day) ([]string, error) {
 			db, err := open(false)
 			if err != nil {
 				return nil, err
@@ -22,7 +21,7 @@ func MeterHooks(open func(readOnly bool) (*store.DB, error), now func() time.Tim
 			defer db.Close()
 			return db.FoldCosts(days, now())
 		},
-		Build: func(id string, k costs.Kind, f costs.Figures) (string, error) {
+		Build: func(id string, k meter.Kind, f meter.Figures) (string, error) {
 			db, err := open(false)
 			if err != nil {
 				return "", err
@@ -30,6 +29,7 @@ func MeterHooks(open func(readOnly bool) (*store.DB, error), now func() time.Tim
 			defer db.Close()
 			return db.BuildCosts(id, k, f, now())
 		},
-		Warn: func(line string) { log.Printf("%s", line) },
+		Warn:    func(line string) { log.Printf("%s", line) },
+		MaxLine: logline.MaxLine - len("counter: \n"),
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"hitcounter/cgi/rundir"
 	"hitcounter/cgi/seen"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
@@ -134,7 +133,7 @@ func (p *Process) ServeCount(r Request, name string) (ans Answer) {
 // mapping) in a long-lived one.
 func (p *Process) recordCommit(d time.Duration) {
 	if p.long {
-		p.Meter.Record(costs.Commit, d, 0)
+		p.Meter.Record(meter.Commit, d, 0)
 		return
 	}
 	p.mu.Lock()
@@ -146,7 +145,7 @@ func (p *Process) recordCommit(d time.Duration) {
 // answered or the file is closed: its wall time since started and the
 // process's CPU under kind k (unless counted is false), and the commits it
 // heard.
-func (p *Process) Finished(k costs.Kind, counted bool, started time.Time) {
+func (p *Process) Finished(k meter.Kind, counted bool, started time.Time) {
 	if p.Meter == nil {
 		return
 	}
@@ -158,7 +157,7 @@ func (p *Process) Finished(k costs.Kind, counted bool, started time.Time) {
 	p.commits = nil
 	p.mu.Unlock()
 	for _, d := range commits {
-		p.Meter.Record(costs.Commit, d, 0)
+		p.Meter.Record(meter.Commit, d, 0)
 	}
 }
 

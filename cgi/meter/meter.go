@@ -1,89 +1,34 @@
-// Package meter times the counter's work on the machine it runs on: each
-// request's wall and CPU time by kind (package counter/costs), and each
-// commit's, into a day's histograms in the runtime directory, shared by
-// every CGI process and a FastCGI process. The process that starts a new
-// UTC day's file folds the days before it into the history in the
-// database, and the request that completes a new build's first
-// costs.BuildRequests of a kind has them judged against the build before.
-//
-// # Files
-//
-// In the runtime directory (COUNTER_RUN_DIR, on tmpfs), mode 0600:
-//
-//	costs-YYYY-MM-DD   a day's histograms
-//	costs-build        the running build's first costs.BuildRequests
-//	                   requests of each kind
-//
-// Both have the same layout, in the machine's own byte order (the files
-// never leave it):
-//
-//	offset  size  field
-//	0       16    magic "counter-costs" and three zero bytes
-//	16      4     format version, 1
-//	20      4     kinds, costs.NumKinds
-//	24      4     buckets, costs.Buckets
-//	28      4     zero
-//	32      24    costs-build: the requests of each kind so far (uint32
-//	              each), which go on past the ones in its histograms
-//	56      8     zero
-//	64      ...   for each kind, a histogram of wall times then one of CPU
-//	              times: costs.Buckets uint32 counts each
-//	4672    128   costs-build: the build's ID, a length byte then the
-//	              text; zero in a day's file
-//
-// Counts are added with atomic adds to a shared mapping of the file: no
-// lock, no lost update, and a hit never waits on another. A file of the
-// wrong size or with a bad header is made anew. There is no fsync: a
-// reboot loses the day's histograms, never a count, and the days folded
-// before it are in the database.
 package meter
 
 import (
-	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
-
-	"hitcounter/cgi/internal/logline"
-	"hitcounter/cgi/rundir"
-	"hitcounter/counter/costs"
 )
 
-const (
-	magic      = "counter-costs\x00\x00\x00"
-	version    = 1
-	headerSize = 64
-	countsAt   = 32
-	histBytes  = costs.Buckets * 4
-	buildAt    = headerSize + int(costs.NumKinds)*2*histBytes
-	buildSize  = 128
-	fileSize   = buildAt + buildSize
-
-	dayPrefix = "costs-"
-	buildName = "costs-build"
-)
-
-// Hooks are what a Meter calls on the database; either may be nil.
+// Hooks are what a Meter calls on the database; any may be nil.
 type Hooks struct {
 	// Fold adds whole days to the history and returns their warnings.
-	Fold func(days []costs.Day) ([]string, error)
+	Fold func(days []Day) ([]string, error)
 	// Build records a build's first requests of a kind and returns the
 	// warning, if any.
-	Build func(id string, k costs.Kind, f costs.Figures) (string, error)
+	Build func(id string, k Kind, f Figures) (string, error)
 	// Warn writes a line to the owner's error log.
 	Warn func(line string)
+	// MaxLine is the longest line Warn writes whole (0: no bound): the
+	// day's warnings are gathered in as few lines as hold them.
+	MaxLine int
 }
 
 // Meter records into the runtime directory. It is safe for concurrent
 // use; a CGI process makes one and closes it, a FastCGI process keeps
 // one.
 type Meter struct {
-	dir   *rundir.Dir
+	dir   Dir
 	build string
 	now   func() time.Time
 	hooks Hooks
@@ -101,6 +46,8 @@ type Meter struct {
 	// day before is kept one day more, for a request still adding to it.
 	ready atomic.Pointer[opened]
 	stale counts
+	// Requests being timed (Start), and how many have begun.
+	inFlight, begun atomic.Int64
 }
 
 // opened is what Record needs on its way, for the day from..until (Unix
@@ -116,13 +63,13 @@ type opened struct {
 // adds to with pread and pwrite, which costs a process less than mapping
 // the files; two processes adding to one word at the same instant may
 // lose one of the adds.
-func New(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks) *Meter {
+func New(dir Dir, build string, now func() time.Time, hooks Hooks) *Meter {
 	return &Meter{dir: dir, build: build, now: now, hooks: hooks}
 }
 
 // NewMapped is New for a long-lived process: it maps the files and adds
 // with atomic adds, losing nothing.
-func NewMapped(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks) *Meter {
+func NewMapped(dir Dir, build string, now func() time.Time, hooks Hooks) *Meter {
 	return &Meter{dir: dir, build: build, now: now, hooks: hooks, mapped: true}
 }
 
@@ -133,30 +80,30 @@ func NewMapped(dir *rundir.Dir, build string, now func() time.Time, hooks Hooks)
 // A commit is recorded from inside the database's write, with the file
 // open: its Record touches nothing but the mappings, and leaves the fold
 // of a new day and the build's judgement to the next request's.
-func (m *Meter) Record(k costs.Kind, wall, cpu time.Duration) {
-	if m == nil || k >= costs.NumKinds {
+func (m *Meter) Record(k Kind, wall, cpu time.Duration) {
+	if m == nil || k >= NumKinds {
 		return
 	}
-	day, build, fold := m.opened(k != costs.Commit)
+	day, build, fold := m.opened(k != Commit)
 	if day != nil {
 		add(day, k, wall, cpu)
 	}
 	if fold != "" {
 		m.fold(fold)
 	}
-	if build == nil || k == costs.Commit {
+	if build == nil || k == Commit {
 		return
 	}
 	// Past the build's first requests, one read says so.
-	if build.load(countsAt+4*int(k)) >= costs.BuildRequests {
+	if build.load(countsAt+4*int(k)) >= BuildRequests {
 		return
 	}
 	n := build.add(countsAt + 4*int(k))
-	if n > costs.BuildRequests {
+	if n > BuildRequests {
 		return
 	}
 	add(build, k, wall, cpu)
-	if n == costs.BuildRequests && m.hooks.Build != nil {
+	if n == BuildRequests && m.hooks.Build != nil {
 		f := figuresOf(build, k)
 		warning, err := m.hooks.Build(m.build, k, f)
 		switch {
@@ -171,18 +118,18 @@ func (m *Meter) Record(k costs.Kind, wall, cpu time.Duration) {
 // Pending returns the figures not folded into the history yet: today's
 // so far, from this process's mapping when it has one (no file opened),
 // else the day files read from the directory.
-func (m *Meter) Pending() []costs.Day {
+func (m *Meter) Pending() []Day {
 	if m == nil {
 		return nil
 	}
 	m.mu.Lock()
 	if m.mapped && m.day != nil && m.date == m.now().UTC().Format(time.DateOnly) {
-		d := costs.Day{Date: m.date, Build: m.build}
-		for _, k := range costs.Kinds() {
+		d := Day{Date: m.date, Build: m.build}
+		for _, k := range Kinds() {
 			d.Kinds[k] = figuresOf(m.day, k)
 		}
 		m.mu.Unlock()
-		return []costs.Day{d}
+		return []Day{d}
 	}
 	m.mu.Unlock()
 	days, _, _ := Read(m.dir)
@@ -266,7 +213,7 @@ func (m *Meter) fold(date string) {
 	if err != nil {
 		return
 	}
-	var days []costs.Day
+	var days []Day
 	var paths []string
 	for _, name := range names {
 		d, ok := strings.CutPrefix(name, dayPrefix)
@@ -278,8 +225,8 @@ func (m *Meter) fold(date string) {
 			m.dir.Remove(name) // damaged, or not a file of ours: nothing to keep
 			continue
 		}
-		day := costs.Day{Date: d, Build: m.build}
-		for _, k := range costs.Kinds() {
+		day := Day{Date: d, Build: m.build}
+		for _, k := range Kinds() {
 			day.Kinds[k] = figuresOf(fileBytes(b), k)
 		}
 		days = append(days, day)
@@ -297,7 +244,7 @@ func (m *Meter) fold(date string) {
 	for _, name := range paths {
 		m.dir.Remove(name)
 	}
-	for _, line := range warnLines(warnings, logline.MaxLine-len("counter: \n")) {
+	for _, line := range warnLines(warnings, m.hooks.MaxLine) {
 		m.warn(line)
 	}
 }
@@ -308,6 +255,9 @@ func (m *Meter) fold(date string) {
 // its own goes alone, and the log cuts it).
 func warnLines(warnings []string, max int) []string {
 	const head, tail = "costs: ", " (counter doctor)"
+	if max <= 0 {
+		max = math.MaxInt
+	}
 	var lines []string
 	var b strings.Builder
 	last := ""
@@ -343,208 +293,4 @@ func warnLines(warnings []string, max int) []string {
 	}
 	end()
 	return lines
-}
-
-// add counts one request in c.
-func add(c counts, k costs.Kind, wall, cpu time.Duration) {
-	base := headerSize + int(k)*2*histBytes
-	c.add(base + 4*costs.Bucket(wall))
-	if cpu > 0 {
-		c.add(base + histBytes + 4*costs.Bucket(cpu))
-	}
-}
-
-// figuresOf reads kind k's histograms from c.
-func figuresOf(c counts, k costs.Kind) costs.Figures {
-	var wall, cpu costs.Histogram
-	base := headerSize + int(k)*2*histBytes
-	for i := range costs.Buckets {
-		wall[i] = c.load(base + 4*i)
-		cpu[i] = c.load(base + histBytes + 4*i)
-	}
-	return costs.FiguresOf(&wall, &cpu)
-}
-
-// counts are a file's counts: a shared mapping, a file read and written
-// word by word, or a file's bytes read whole.
-type counts interface {
-	add(off int) uint32 // adds one to the word at off, returns the sum
-	load(off int) uint32
-	release()
-}
-
-// mapping is a file mapped shared, added to with atomic adds.
-type mapping []byte
-
-// word is the uint32 at off, 4-byte aligned as the mapping is page aligned.
-func (m mapping) word(off int) *uint32 { return (*uint32)(unsafe.Pointer(&m[off])) }
-func (m mapping) add(off int) uint32   { return atomic.AddUint32(m.word(off), 1) }
-func (m mapping) load(off int) uint32  { return atomic.LoadUint32(m.word(off)) }
-func (m mapping) release()             { syscall.Munmap(m) }
-
-// wordFile is a file added to word by word with pread and pwrite, on the
-// bare descriptor: an os.File would register it with the poller, four
-// system calls more for every file a CGI process opens.
-type wordFile struct{ fd int }
-
-func (w wordFile) load(off int) uint32 {
-	var b [4]byte
-	if n, err := syscall.Pread(w.fd, b[:], int64(off)); err != nil || n != 4 {
-		return 0
-	}
-	return binary.NativeEndian.Uint32(b[:])
-}
-
-func (w wordFile) add(off int) uint32 {
-	n := w.load(off) + 1
-	var b [4]byte
-	binary.NativeEndian.PutUint32(b[:], n)
-	syscall.Pwrite(w.fd, b[:], int64(off))
-	return n
-}
-
-func (w wordFile) release() { syscall.Close(w.fd) }
-
-// fileBytes are a file's bytes, read whole; add is not theirs.
-type fileBytes []byte
-
-func (b fileBytes) load(off int) uint32 { return binary.NativeEndian.Uint32(b[off:]) }
-func (b fileBytes) add(off int) uint32  { panic("meter: adding to a file read whole") }
-func (b fileBytes) release()            {}
-
-// Read returns the figures of the day files in dir, oldest first, and the
-// build's first requests: what is not in the database yet.
-func Read(dir *rundir.Dir) (days []costs.Day, build costs.Build, err error) {
-	names, err := dir.Names()
-	if err != nil {
-		return nil, build, fmt.Errorf("costs: %w", err)
-	}
-	for _, name := range names {
-		// Only the costs' own files: the runtime directory also holds the
-		// visitor tables, a mebibyte each.
-		if !strings.HasPrefix(name, dayPrefix) {
-			continue
-		}
-		b, err := dir.ReadFile(name, fileSize)
-		if err != nil || !validHeader(b) {
-			continue
-		}
-		if name == buildName {
-			build.ID = buildID(b)
-			for _, k := range costs.Kinds() {
-				build.Kinds[k] = figuresOf(fileBytes(b), k)
-			}
-			continue
-		}
-		if d, ok := strings.CutPrefix(name, dayPrefix); ok && len(d) == len(time.DateOnly) {
-			day := costs.Day{Date: d}
-			for _, k := range costs.Kinds() {
-				day.Kinds[k] = figuresOf(fileBytes(b), k)
-			}
-			days = append(days, day)
-		}
-	}
-	sort.Slice(days, func(i, j int) bool { return days[i].Date < days[j].Date })
-	return days, build, nil
-}
-
-func validHeader(b []byte) bool {
-	return len(b) == fileSize && string(b[:16]) == magic &&
-		binary.NativeEndian.Uint32(b[16:]) == version &&
-		binary.NativeEndian.Uint32(b[20:]) == uint32(costs.NumKinds) &&
-		binary.NativeEndian.Uint32(b[24:]) == costs.Buckets
-}
-
-func buildID(b []byte) string {
-	n := int(b[buildAt])
-	return string(b[buildAt+1 : buildAt+1+min(n, buildSize-1)])
-}
-
-// openFile opens the file name in dir, mapped or not, making it (or making it
-// anew, if it is damaged, or if build is not "" and names another build)
-// with an exclusive lock held while it writes the header; made says it
-// did.
-func openFile(dir *rundir.Dir, name, build string, mapped bool) (c counts, made bool, err error) {
-	// Never through a link, and made for the web server's user under root.
-	fd, err := dir.OpenFd(name, true)
-	if err != nil {
-		return nil, false, err
-	}
-	// whole opens the file's counts if it is whole and of this build.
-	whole := func() (counts, error) {
-		head := make([]byte, fileSize+1)
-		if n, _ := syscall.Pread(fd, head, 0); n != fileSize || !validHeader(head[:n]) || (build != "" && buildID(head) != build) {
-			return nil, nil
-		}
-		if !mapped {
-			return wordFile{fd}, nil
-		}
-		mem, err := syscall.Mmap(fd, 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-		if err != nil {
-			return nil, fmt.Errorf("map %s: %w", name, err)
-		}
-		return mapping(mem), nil
-	}
-	done := func(c counts, made bool, err error) (counts, bool, error) {
-		if _, isFile := c.(wordFile); !isFile {
-			syscall.Close(fd) // a mapping holds the file; an error, none
-		}
-		return c, made, err
-	}
-	if c, err := whole(); c != nil || err != nil {
-		return done(c, false, err)
-	}
-	// New, damaged or another build's: made anew, under a lock so that
-	// two processes do not both make it.
-	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
-		return done(nil, false, err)
-	}
-	// Unlocked before done closes the descriptor: a mapping keeps the
-	// file open, and its lock with it.
-	done0 := done
-	done = func(c counts, made bool, err error) (counts, bool, error) {
-		syscall.Flock(fd, syscall.LOCK_UN)
-		return done0(c, made, err)
-	}
-	if c, err := whole(); c != nil || err != nil {
-		return done(c, false, err) // another process made it meanwhile
-	}
-	fresh := make([]byte, fileSize)
-	copy(fresh, magic)
-	binary.NativeEndian.PutUint32(fresh[16:], version)
-	binary.NativeEndian.PutUint32(fresh[20:], uint32(costs.NumKinds))
-	binary.NativeEndian.PutUint32(fresh[24:], costs.Buckets)
-	if build != "" {
-		id := build[:min(len(build), buildSize-1)]
-		fresh[buildAt] = byte(len(id))
-		copy(fresh[buildAt+1:], id)
-	}
-	// Written over in place, never cut to nothing: another process may
-	// have it mapped.
-	if n, err := syscall.Pwrite(fd, fresh, 0); err != nil || n != fileSize {
-		return done(nil, false, fmt.Errorf("write %s: %d bytes, %v", name, n, err))
-	}
-	if err := syscall.Ftruncate(fd, int64(fileSize)); err != nil {
-		return done(nil, false, err)
-	}
-	if c, err = whole(); c == nil && err == nil {
-		err = fmt.Errorf("open %s: made, but not whole", name)
-	}
-	return done(c, err == nil, err)
-}
-
-func release(c *counts) {
-	if *c != nil {
-		(*c).release()
-		*c = nil
-	}
-}
-
-// ProcessCPU is the CPU time, user and system, the process has used.
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

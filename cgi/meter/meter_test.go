@@ -3,7 +3,6 @@ package meter
 import (
 	"errors"
 	"fmt"
-	"hitcounter/cgi/rundir"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hitcounter/counter/costs"
+	"hitcounter/cgi/rundir"
 )
 
 // clock is a clock the test moves.
@@ -60,9 +59,9 @@ func testRecordIsShared(t *testing.T, mapped bool) {
 			m := open(rd(dir), "", c.now, Hooks{})
 			defer m.Close()
 			for i := range 500 {
-				m.Record(costs.Hit, time.Duration(1+i%3)*time.Millisecond, 400*time.Microsecond)
+				m.Record(Hit, time.Duration(1+i%3)*time.Millisecond, 400*time.Microsecond)
 				if p == 0 && i < 20 {
-					m.Record(costs.Login, 80*time.Millisecond, 79*time.Millisecond)
+					m.Record(Login, 80*time.Millisecond, 79*time.Millisecond)
 				}
 			}
 		}()
@@ -72,7 +71,7 @@ func testRecordIsShared(t *testing.T, mapped bool) {
 	if err != nil || len(days) != 1 || days[0].Date != "2026-12-04" {
 		t.Fatalf("Read: %+v, %v", days, err)
 	}
-	hit, login := days[0].Kinds[costs.Hit], days[0].Kinds[costs.Login]
+	hit, login := days[0].Kinds[Hit], days[0].Kinds[Login]
 	switch {
 	case mapped && (hit.Count != 4000 || login.Count != 20):
 		t.Errorf("counts: %d hits, %d logins; want 4000 and 20", hit.Count, login.Count)
@@ -81,10 +80,10 @@ func testRecordIsShared(t *testing.T, mapped bool) {
 		// be one: eight at once, a tight loop each, lose some.
 		t.Errorf("counts: %d hits, %d logins; want most of 4000, and 20", hit.Count, login.Count)
 	}
-	if p50 := hit.P50(); costs.Bucket(p50) != costs.Bucket(2*time.Millisecond) {
+	if p50 := hit.P50(); Bucket(p50) != Bucket(2*time.Millisecond) {
 		t.Errorf("hit p50 %v, want about 2ms", p50)
 	}
-	if cpu := login.CPU[0]; costs.Bucket(cpu) != costs.Bucket(79*time.Millisecond) {
+	if cpu := login.CPU[0]; Bucket(cpu) != Bucket(79*time.Millisecond) {
 		t.Errorf("login CPU p50 %v, want about 79ms", cpu)
 	}
 }
@@ -95,11 +94,11 @@ func testRecordIsShared(t *testing.T, mapped bool) {
 func TestNewDayFolds(t *testing.T) {
 	dir := t.TempDir()
 	c := &clock{t: at("2026-12-03T23:59:00Z")}
-	var folded [][]costs.Day
+	var folded [][]Day
 	var warned []string
 	failing := true
 	hooks := Hooks{
-		Fold: func(days []costs.Day) ([]string, error) {
+		Fold: func(days []Day) ([]string, error) {
 			if failing {
 				return nil, errors.New("database busy")
 			}
@@ -110,20 +109,20 @@ func TestNewDayFolds(t *testing.T) {
 	}
 	m := New(rd(dir), "", c.now, hooks)
 	for range 30 {
-		m.Record(costs.Hit, 3*time.Millisecond, time.Millisecond)
+		m.Record(Hit, 3*time.Millisecond, time.Millisecond)
 	}
 	m.Close()
 	// A commit just after midnight, from inside a write: it makes the
 	// new day's file but does not fold.
 	c.set(at("2026-12-04T00:00:01Z"))
 	m = New(rd(dir), "", c.now, hooks)
-	m.Record(costs.Commit, 5*time.Millisecond, 0)
+	m.Record(Commit, 5*time.Millisecond, 0)
 	if len(folded) != 0 || len(warned) != 0 {
 		t.Fatalf("a commit's record folded: %v %v", folded, warned)
 	}
 	// The next request of that process folds, and the fold fails: the
 	// file stays.
-	m.Record(costs.Hit, 3*time.Millisecond, time.Millisecond)
+	m.Record(Hit, 3*time.Millisecond, time.Millisecond)
 	m.Close()
 	if len(warned) != 1 || len(files(t, dir)) != 2 {
 		t.Fatalf("after a failed fold: warned %q, files %v", warned, files(t, dir))
@@ -131,20 +130,20 @@ func TestNewDayFolds(t *testing.T) {
 	// Another process on the same day does not fold again; the next
 	// day's first one folds both days before it, in order.
 	other := New(rd(dir), "", c.now, hooks)
-	other.Record(costs.Hit, time.Millisecond, 0)
+	other.Record(Hit, time.Millisecond, 0)
 	other.Close()
 	failing = false
 	c.set(at("2026-12-05T00:10:00Z"))
 	m = New(rd(dir), "", c.now, hooks)
-	m.Record(costs.JSON, time.Millisecond, 0)
+	m.Record(JSON, time.Millisecond, 0)
 	m.Close()
 	if len(folded) != 1 || len(folded[0]) != 2 || folded[0][0].Date != "2026-12-03" || folded[0][1].Date != "2026-12-04" {
 		t.Fatalf("folded %+v, want 2026-12-03 and 2026-12-04 at once", folded)
 	}
-	if d := folded[0][0]; d.Kinds[costs.Hit].Count != 30 {
-		t.Errorf("2026-12-03 folded with %d hits, want 30", d.Kinds[costs.Hit].Count)
+	if d := folded[0][0]; d.Kinds[Hit].Count != 30 {
+		t.Errorf("2026-12-03 folded with %d hits, want 30", d.Kinds[Hit].Count)
 	}
-	if d := folded[0][1]; d.Kinds[costs.Hit].Count != 2 || d.Kinds[costs.Commit].Count != 1 {
+	if d := folded[0][1]; d.Kinds[Hit].Count != 2 || d.Kinds[Commit].Count != 1 {
 		t.Errorf("2026-12-04 folded with %+v, want 2 hits and a commit", d.Kinds)
 	}
 	if got := files(t, dir); len(got) != 1 || got[0] != "costs-2026-12-05" {
@@ -155,7 +154,7 @@ func TestNewDayFolds(t *testing.T) {
 	}
 }
 
-// TestBuildFirstRequests: a build's first costs.BuildRequests requests of
+// TestBuildFirstRequests: a build's first BuildRequests requests of
 // a kind are judged once, when the last of them comes; a new build starts
 // its own.
 func TestBuildFirstRequests(t *testing.T) {
@@ -163,11 +162,11 @@ func TestBuildFirstRequests(t *testing.T) {
 	c := &clock{t: at("2026-12-04T10:00:00Z")}
 	type call struct {
 		id string
-		k  costs.Kind
-		f  costs.Figures
+		k  Kind
+		f  Figures
 	}
 	var calls []call
-	hooks := Hooks{Build: func(id string, k costs.Kind, f costs.Figures) (string, error) {
+	hooks := Hooks{Build: func(id string, k Kind, f Figures) (string, error) {
 		calls = append(calls, call{id, k, f})
 		return "", nil
 	}}
@@ -178,10 +177,10 @@ func TestBuildFirstRequests(t *testing.T) {
 			if build == "v2" {
 				wall = 5 * time.Millisecond
 			}
-			if i >= costs.BuildRequests {
+			if i >= BuildRequests {
 				wall = time.Second // not among the first: not in the build's figures
 			}
-			m.Record(costs.Hit, wall, wall/2)
+			m.Record(Hit, wall, wall/2)
 			m.Close()
 		}
 	}
@@ -193,13 +192,13 @@ func TestBuildFirstRequests(t *testing.T) {
 		p50 time.Duration
 	}{{"v1", 2 * time.Millisecond}, {"v2", 5 * time.Millisecond}} {
 		got := calls[i]
-		if got.id != want.id || got.k != costs.Hit || got.f.Count != costs.BuildRequests || costs.Bucket(got.f.P50()) != costs.Bucket(want.p50) ||
-			costs.Bucket(got.f.P99()) != costs.Bucket(want.p50) {
+		if got.id != want.id || got.k != Hit || got.f.Count != BuildRequests || Bucket(got.f.P50()) != Bucket(want.p50) ||
+			Bucket(got.f.P99()) != Bucket(want.p50) {
 			t.Errorf("call %d: %+v, want %s with 100 hits at %v", i, got, want.id, want.p50)
 		}
 	}
 	_, b, err := Read(rd(dir))
-	if err != nil || b.ID != "v2" || b.Kinds[costs.Hit].Count != costs.BuildRequests {
+	if err != nil || b.ID != "v2" || b.Kinds[Hit].Count != BuildRequests {
 		t.Errorf("the build file: %+v, %v", b, err)
 	}
 }
@@ -214,10 +213,10 @@ func TestDamagedFileIsMadeAnew(t *testing.T) {
 			t.Fatal(err)
 		}
 		m := New(rd(dir), "", c.now, Hooks{})
-		m.Record(costs.Stats, 40*time.Millisecond, 0)
+		m.Record(Stats, 40*time.Millisecond, 0)
 		m.Close()
 		days, _, _ := Read(rd(dir))
-		if len(days) != 1 || days[0].Kinds[costs.Stats].Count != 1 {
+		if len(days) != 1 || days[0].Kinds[Stats].Count != 1 {
 			t.Errorf("after a damaged file of %d bytes: %+v", len(junk), days)
 		}
 	}
@@ -229,8 +228,8 @@ func TestNoDirectoryFailsNothing(t *testing.T) {
 	var warned []string
 	m := New(rd(filepath.Join(t.TempDir(), "missing", "run")), "v1", time.Now, Hooks{Warn: func(l string) { warned = append(warned, l) }})
 	defer m.Close()
-	m.Record(costs.Hit, time.Millisecond, 0)
-	m.Record(costs.Hit, time.Millisecond, 0)
+	m.Record(Hit, time.Millisecond, 0)
+	m.Record(Hit, time.Millisecond, 0)
 	if len(warned) != 0 {
 		t.Errorf("log lines for a missing directory: %q", warned)
 	}
@@ -273,15 +272,49 @@ func TestMappedAcrossMidnight(t *testing.T) {
 	c := &clock{t: at("2026-12-03T23:59:59Z")}
 	m := NewMapped(rd(dir), "v1", c.now, Hooks{})
 	defer m.Close()
-	m.Record(costs.Hit, time.Millisecond, 0)
-	m.Record(costs.Hit, time.Millisecond, 0)
+	m.Record(Hit, time.Millisecond, 0)
+	m.Record(Hit, time.Millisecond, 0)
 	c.set(at("2026-12-04T00:00:00Z"))
-	m.Record(costs.Hit, time.Millisecond, 0)
+	m.Record(Hit, time.Millisecond, 0)
 	days, _, err := Read(rd(dir))
-	if err != nil || len(days) != 2 || days[0].Kinds[costs.Hit].Count != 2 || days[1].Kinds[costs.Hit].Count != 1 {
+	if err != nil || len(days) != 2 || days[0].Kinds[Hit].Count != 2 || days[1].Kinds[Hit].Count != 1 {
 		t.Errorf("days %+v, %v; want 2 hits on the 3rd and 1 on the 4th", days, err)
 	}
-	if p := m.Pending(); len(p) != 1 || p[0].Date != "2026-12-04" || p[0].Kinds[costs.Hit].Count != 1 {
+	if p := m.Pending(); len(p) != 1 || p[0].Date != "2026-12-04" || p[0].Kinds[Hit].Count != 1 {
 		t.Errorf("Pending from the mapping: %+v", p)
+	}
+}
+
+// TestSpanCPUOnlyAlone: a long-lived process's request is given the
+// process's CPU time only when no other request ran beside it; its wall
+// time always.
+func TestSpanCPUOnlyAlone(t *testing.T) {
+	c := &clock{t: at("2026-12-03T10:00:00Z")}
+	m := NewMapped(rd(t.TempDir()), "", c.now, Hooks{})
+	defer m.Close()
+	burn := func() {
+		for start := ProcessCPU(); ProcessCPU()-start < 5*time.Millisecond; {
+		}
+	}
+	first, second := m.Start(), m.Start() // side by side
+	burn()
+	m.Stop(second, Hit, true)
+	m.Stop(first, Hit, true)
+	alone := m.Start()
+	burn()
+	m.Stop(alone, Hit, true)
+	m.Stop(m.Start(), Stats, false) // no kind: not recorded
+
+	var wall, cpu uint32
+	base := headerSize + int(Hit)*2*histBytes
+	for i := range Buckets {
+		wall += m.day.load(base + 4*i)
+		cpu += m.day.load(base + histBytes + 4*i)
+	}
+	if wall != 3 || cpu != 1 {
+		t.Errorf("%d wall times and %d CPU times of hits, want 3 and 1", wall, cpu)
+	}
+	if p := m.Pending(); len(p) != 1 || p[0].Kinds[Stats].Count != 0 {
+		t.Errorf("pending %+v, want no stats request", p)
 	}
 }

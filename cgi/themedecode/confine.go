@@ -11,8 +11,8 @@ import (
 )
 
 // The bounds the decoder puts on itself before it reads a byte: the
-// images are an owner's, but may be anyone's he found, and theme add runs
-// under sudo. theme add starts it as nobody when run by root; whoever
+// images are an owner's, but may be anyone's he found, and digitset add runs
+// under sudo. digitset add starts it as nobody when run by root; whoever
 // starts it, it can then gain no privilege, map no more than
 // memoryHeadroom past what the Go runtime reserved at start, run no
 // longer than cpuSeconds and open no more than a few files.
@@ -22,7 +22,7 @@ const (
 	// decodes within 128 MiB past the start and not within 64 (on 64-bit
 	// the heap grows by arenas of 64 MiB).
 	memoryHeadroom = 256 << 20
-	// cpuSeconds is theme add's wait for the decoder (decoderTimeout):
+	// cpuSeconds is digitset add's wait for the decoder (decoderTimeout):
 	// the largest set takes some 3 s here, a Pi Zero is many times
 	// slower. At it the kernel kills the decoder.
 	cpuSeconds = 120

@@ -1,14 +1,14 @@
 // Command counter-themedecode decodes an owner's digit set for
-// "counter.cgi theme add", in a process of its own, so that counter.cgi,
+// "counter.cgi digitset add", in a process of its own, so that counter.cgi,
 // which every hit starts, links no image decoder (cgi/deps_test.go keeps
 // image/png and image/gif out of it).
 //
-// It reads from stdin the set's files as theme add read them (a
+// It reads from stdin the set's files as digitset add read them (a
 // digitsetfile.Bundle, at most digitsetfile.MaxSetBytes of files), decodes them
 // with the standard library (package counter/digitsetfile/decode) and writes
 // the set as digitset.Set.Marshal gives it to stdout. A set that fails
 // makes one line on stderr, naming the digit and why, and exit status 1.
-// It opens no file: theme add chooses what it reads, and hands it over.
+// It opens no file: digitset add chooses what it reads, and hands it over.
 // Run by a web server (GATEWAY_INTERFACE set), it does nothing.
 //
 // Before it reads a byte it confines itself (confine.go): no new
@@ -47,7 +47,7 @@ const maxInput = digitsetfile.MaxSetBytes + 64<<10
 
 func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.Writer) error {
 	if getenv("GATEWAY_INTERFACE") != "" {
-		return errors.New("counter-themedecode is run by counter theme add, not by a web server")
+		return errors.New("counter-themedecode is run by counter digitset add, not by a web server")
 	}
 	if len(args) == 2 && args[1] == "status" {
 		line, err := status()
@@ -58,7 +58,7 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout io.W
 		return err
 	}
 	if len(args) > 1 {
-		return errors.New("counter-themedecode takes no arguments but status: counter theme add NAME PATH runs it")
+		return errors.New("counter-themedecode takes no arguments but status: counter digitset add NAME PATH runs it")
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 	if err != nil {

@@ -2,11 +2,9 @@ package web
 
 import (
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"hitcounter/cgi/meter"
-	"hitcounter/counter/costs"
 )
 
 // timing is what an App keeps to time its requests for the process's
@@ -14,18 +12,13 @@ import (
 // (COUNTER_COSTS=off).
 type timing struct {
 	started time.Time // the process's start, for a CGI process's one request
-	// A long-lived process measures a request's CPU time as the process's
-	// over the request, when no other request ran at the same time: then
-	// it is the request's own (and its share of the collector's).
-	inFlight atomic.Int64
-	begun    atomic.Int64
 }
 
 // metered is the ResponseWriter a route's handler gets: it carries the
 // kind of work the request turned out to be, if any, for the costs.
 type metered struct {
 	http.ResponseWriter
-	kind costs.Kind
+	kind meter.Kind
 	set  bool
 }
 
@@ -34,7 +27,7 @@ type metered struct {
 func (m *metered) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 
 // tag says what kind of work the request is; the last tag counts.
-func tag(w http.ResponseWriter, k costs.Kind) {
+func tag(w http.ResponseWriter, k meter.Kind) {
 	if m, ok := w.(*metered); ok {
 		m.kind, m.set = k, true
 	}
@@ -55,20 +48,7 @@ func (a *App) serveTimed(handle func(*App, http.ResponseWriter, *http.Request), 
 		a.proc.Finished(m.kind, m.set, a.timing.started)
 		return
 	}
-	n := a.timing.inFlight.Add(1)
-	mine := a.timing.begun.Add(1)
-	start, cpu0 := time.Now(), time.Duration(0)
-	if n == 1 {
-		cpu0 = meter.ProcessCPU() // only a request alone is given its CPU time
-	}
+	s := a.proc.Meter.Start()
 	handle(a, m, r)
-	wall := time.Since(start)
-	var cpu time.Duration
-	if n == 1 && a.timing.begun.Load() == mine {
-		cpu = meter.ProcessCPU() - cpu0
-	}
-	a.timing.inFlight.Add(-1)
-	if m.set {
-		a.proc.Meter.Record(m.kind, wall, cpu)
-	}
+	a.proc.Meter.Stop(s, m.kind, m.set)
 }

@@ -3,14 +3,14 @@ package web
 import (
 	"time"
 
-	"hitcounter/counter/costs"
+	"hitcounter/cgi/meter"
 	"hitcounter/store"
 )
 
 // costView is what the costs panel shows: the last costDays days of the
 // history, today's figures so far, and the warnings kept.
 type costView struct {
-	days     []costs.Day
+	days     []meter.Day
 	warnings []string
 }
 
@@ -57,8 +57,8 @@ func writeCosts(p *htmlPage, v *costView) {
 		p.raw("</p>\n")
 	}
 	p.raw(`<table class="costs"><thead><tr><th>figure</th><th class="n">today</th><th>last `, itoa(len(v.days)), " days</th></tr></thead><tbody>\n")
-	for _, row := range costs.Shown {
-		trend := costs.Trend(v.days, row.Kind, row.Pick)
+	for _, row := range meter.Shown {
+		trend := meter.Trend(v.days, row.Kind, row.Pick)
 		p.raw("<tr><td>", row.Label, `</td><td class="n">`)
 		p.text(durationText(trend[len(trend)-1]))
 		p.raw("</td><td>")
@@ -71,7 +71,7 @@ func writeCosts(p *htmlPage, v *costView) {
 // writeSparkline draws values as a line from the first day to the last,
 // its lowest and highest in the title; a day without a value (no login
 // that day, say) is passed over, the line joining the days around it.
-func writeSparkline(p *htmlPage, label string, days []costs.Day, values []time.Duration) {
+func writeSparkline(p *htmlPage, label string, days []meter.Day, values []time.Duration) {
 	var lo, hi time.Duration
 	for _, x := range values {
 		if x > 0 && (lo == 0 || x < lo) {
@@ -118,5 +118,5 @@ func durationText(d time.Duration) string {
 	if d == 0 {
 		return "–"
 	}
-	return costs.Round(d).String()
+	return meter.Round(d).String()
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"hitcounter/cgi/imagehit"
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
 
@@ -46,7 +46,7 @@ func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 		a.Refuse(w, r, err)
 		return
 	}
-	tag(w, costs.JSON)
+	tag(w, meter.JSON)
 	ans := countAnswer{Name: name, Count: g.Shown, Show: g.Settings.Show.String()}
 	// A counter whose owner keeps its figures behind a password: the JSON
 	// says what the image shows, and no more.

@@ -7,8 +7,8 @@ import (
 
 	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/imagehit"
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // serveCounter answers /NAME.png, .gif, .svg (a GET counts one hit, unless
@@ -19,6 +19,10 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 	if strings.EqualFold(ext, "json") {
 		if base, shields := cutSuffixFold(name, ".shields"); shields {
 			a.serveShields(w, r, base)
+			return
+		}
+		if asksTop(r.URL.RawQuery) {
+			a.serveTop(w, r, name)
 			return
 		}
 		a.serveCount(w, r, name)
@@ -51,7 +55,7 @@ func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, fo
 	req := imageRequest(r)
 	ans := a.proc.Serve(req, name, format)
 	if ans.Counted {
-		tag(w, costs.Hit)
+		tag(w, meter.Hit)
 	}
 	if err := writeAnswer(w, ans); errors.Is(err, gateway.ErrBusy) && !gateway.Cut(w) {
 		// Big answers waiting for slow readers hold all the memory the
@@ -72,7 +76,7 @@ func (a *App) serveScript(w http.ResponseWriter, r *http.Request, name, ext stri
 		ans = a.proc.ServeCount(req, name)
 	}
 	if ans.Counted {
-		tag(w, costs.Hit)
+		tag(w, meter.Hit)
 	}
 	writeAnswer(w, ans)
 }

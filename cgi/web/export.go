@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"hitcounter/cgi/gateway"
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // pageDaysPiece is how many page-days of a site an export, or the
@@ -37,7 +37,7 @@ func (a *App) serveExport(w http.ResponseWriter, r *http.Request) {
 		a.Refuse(w, r, err)
 		return
 	}
-	tag(w, costs.Stats)
+	tag(w, meter.Stats)
 	if !a.authorised(r, v) {
 		a.Refuse(w, r, errLoginRequired)
 		return

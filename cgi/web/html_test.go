@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // hostile is a value no rule of the program lets through today (names,
@@ -37,10 +37,10 @@ func oracleFixture(v string) map[string][2]func() (string, error) {
 	s.Referrers = []counter.Referrer{{Host: "example.org", Hits: 12345}, {Host: v, Hits: 1}}
 	site := &siteView{period: 30, pages: []counter.Page{{Page: "/blog/a post?x=1&y=<2>", Views: 40, Visitors: 3},
 		{Page: v, Views: 3}, {Page: counter.OtherPages, Views: 2}}, allPages: 5, restViews: 9}
-	var days []costs.Day
+	var days []meter.Day
 	for i := range 5 {
-		d := costs.Day{Date: now.AddDate(0, 0, i-4).Format(time.DateOnly)}
-		d.Kinds[costs.Hit] = costs.Figures{Count: 10, Wall: [3]time.Duration{time.Duration(i+1) * time.Millisecond, 0, 3 * time.Millisecond}}
+		d := meter.Day{Date: now.AddDate(0, 0, i-4).Format(time.DateOnly)}
+		d.Kinds[meter.Hit] = meter.Figures{Count: 10, Wall: [3]time.Duration{time.Duration(i+1) * time.Millisecond, 0, 3 * time.Millisecond}}
 		days = append(days, d)
 	}
 	days[0].Date = v

@@ -42,7 +42,7 @@ func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
 		b.WriteString("</div>\n")
 		if len(themes) > 0 {
 			// A GIF, which animates an animated set.
-			b.WriteString("<p>Your digit sets (<code>counter theme add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
+			b.WriteString("<p>Your digit sets (<code>counter digitset add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
 			for _, set := range themes {
 				b.WriteString(strings.NewReplacer("NAME", n, "LOOK", html.EscapeString(set), "EXT", "gif").Replace(indexLook))
 			}

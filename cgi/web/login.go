@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"hitcounter/cgi/guard"
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // maxLoginBody caps a login form: a 72-byte password fits many times over.
@@ -28,7 +28,7 @@ const loginFailed = "Wrong password."
 // that bcrypt could have hashed, and with the database closed: a login
 // never holds up the hits.
 func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
-	tag(w, costs.Refused) // until a password is checked
+	tag(w, meter.Refused) // until a password is checked
 	name := r.PathValue("name")
 	// The browser is known first, from its cookies and one read of the
 	// file. One that is logged in already has nothing to prove; one that
@@ -93,7 +93,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	a.bcryptWork(who, func() {
 		// Nothing bcrypt could have hashed is worth running it for.
 		if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
-			tag(w, costs.Login)
+			tag(w, meter.Login)
 			ok, rehash, err = a.verify(h.PasswordHash, password)
 		}
 		// A hash of another cost is made again at the pinned one here,
@@ -147,7 +147,7 @@ func (a *App) alreadyIn(w http.ResponseWriter, r *http.Request, name string) {
 	if !a.sameOrigin(w, r, name) {
 		return
 	}
-	tag(w, costs.Stats) // a read of the file, as the page it leads to
+	tag(w, meter.Stats) // a read of the file, as the page it leads to
 	seeStats(w)
 }
 

@@ -58,11 +58,7 @@ func TestLoginsOverTCPCountAsOnePeer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				addr := fmt.Sprintf("203.0.%d.7", 113+i)
-				env := fcgitest.Env("POST", "/page/login", "", "REMOTE_ADDR", addr,
-					"CONTENT_TYPE", "application/x-www-form-urlencoded", "CONTENT_LENGTH", fmt.Sprint(len(form)),
-					"HTTP_SEC_FETCH_SITE", "same-origin")
-				out, _, err := c.Request(1, false, env, form, len(form))
+				out, err := c.PostForm("/page/login", fmt.Sprintf("203.0.%d.7", 113+i), form)
 				c.Conn.Close()
 				if err != nil {
 					t.Fatalf("try %d: %v", i, err)

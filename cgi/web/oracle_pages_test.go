@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
 
@@ -103,7 +103,7 @@ func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, them
 }
 
 // looksData shows the count in each built-in look (as a PNG) and each set
-// added with theme add (as a GIF, which animates an animated set), shown
+// added with digitset add (as a GIF, which animates an animated set), shown
 // without counting (count=0), with the tag that asks for it.
 type looksData struct {
 	Name  string
@@ -254,8 +254,8 @@ func tmplCosts(v *costView) *costsData {
 		return nil
 	}
 	d := &costsData{For: costsAreFor, Days: len(v.days), Warnings: v.warnings}
-	for _, row := range costs.Shown {
-		trend := costs.Trend(v.days, row.Kind, row.Pick)
+	for _, row := range meter.Shown {
+		trend := meter.Trend(v.days, row.Kind, row.Pick)
 		d.Rows = append(d.Rows, costRow{row.Label, durationText(trend[len(trend)-1]), tmplSparkline(row.Label, v.days, trend)})
 	}
 	return d
@@ -271,7 +271,7 @@ type sparkData struct {
 // sparkline draws values as a line from the first day to the last, its
 // lowest and highest in the title; a day without a value (no login that
 // day, say) is passed over, the line joining the days around it.
-func tmplSparkline(label string, days []costs.Day, values []time.Duration) sparkData {
+func tmplSparkline(label string, days []meter.Day, values []time.Duration) sparkData {
 	var lo, hi time.Duration
 	for _, x := range values {
 		if x > 0 && (lo == 0 || x < lo) {

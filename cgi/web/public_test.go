@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"hitcounter/counter/costs"
+	"hitcounter/cgi/meter"
 )
 
 // TestStatsSayWhetherPublic: a statistics page without a password says
@@ -35,7 +35,7 @@ func TestStatsSayWhetherPublic(t *testing.T) {
 // are for, first thing under its title.
 func TestCostsPanelSaysWhatFor(t *testing.T) {
 	p := &htmlPage{}
-	writeCosts(p, &costView{days: []costs.Day{{Date: "2026-05-04"}}})
+	writeCosts(p, &costView{days: []meter.Day{{Date: "2026-05-04"}}})
 	want := `<h2>What this counter costs on this machine</h2>` + "\n" + `<p class="sub">What these are for: to see that this machine keeps up`
 	if got := p.b.String(); !strings.Contains(got, want) {
 		t.Errorf("panel:\n%s\nwant it to begin:\n%s", got, want)

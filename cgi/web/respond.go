@@ -8,6 +8,7 @@ import (
 
 	"hitcounter/cgi/gateway"
 	"hitcounter/cgi/imagehit"
+	"hitcounter/counter"
 )
 
 // noCache makes browsers and image proxies (GitHub's camo among them) ask
@@ -36,6 +37,10 @@ func publicError(err error) (int, string) {
 		return http.StatusBadRequest, "invalid counter name"
 	case errors.Is(err, errLoginRequired):
 		return http.StatusUnauthorized, "log in first"
+	case errors.Is(err, counter.ErrPagesPrivate):
+		return http.StatusForbidden, "the owner has not made the page list public"
+	case errors.Is(err, counter.ErrNotSite):
+		return http.StatusBadRequest, "not a site: a plain counter has no pages"
 	}
 	return status, msg
 }

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 )
 
 // serveShields answers /NAME.shields.json in the schema of shields.io's
@@ -16,6 +16,10 @@ import (
 func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	g, err := a.glanceQuery(r, name)
+	short := false
+	if err == nil {
+		short, err = abbreviated(r.URL.RawQuery)
+	}
 	label := "views"
 	if g.Settings.Show == counter.ShowVisitors {
 		label = "visitors"
@@ -32,8 +36,22 @@ func (a *App) serveShields(w http.ResponseWriter, r *http.Request, name string) 
 		writeJSON(w, r, http.StatusOK, shieldsAnswer{1, label, msg, "lightgrey", true})
 		return
 	}
-	tag(w, costs.JSON)
-	writeJSON(w, r, http.StatusOK, shieldsAnswer{1, label, strconv.FormatUint(g.Shown, 10), "blue", false})
+	tag(w, meter.JSON)
+	message := strconv.FormatUint(g.Shown, 10)
+	if short {
+		message = counter.Abbreviate(g.Shown)
+	}
+	writeJSON(w, r, http.StatusOK, shieldsAnswer{1, label, message, "blue", false})
+}
+
+// abbreviated reads whether a query that glanceQuery took asks for a
+// short count, abbreviated=1 as an image reads it.
+func abbreviated(rawQuery string) (bool, error) {
+	v, ok, err := queryValue(rawQuery, "abbreviated")
+	if err != nil || !ok {
+		return false, err
+	}
+	return counter.ParseAbbreviated(v)
 }
 
 // shieldsAnswer is shields.io's endpoint schema, its fields in its order.

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"hitcounter/cgi/meter"
 	"hitcounter/counter"
-	"hitcounter/counter/costs"
 	"hitcounter/store"
 )
 
@@ -108,7 +108,7 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		a.Refuse(w, r, err)
 		return
 	}
-	tag(w, costs.Stats)
+	tag(w, meter.Stats)
 	if !a.authorised(r, v) {
 		writeHTML(w, r, http.StatusOK, loginPage(name, ""))
 		return
@@ -171,10 +171,10 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, them
 }
 
 // looks shows the count in each built-in look (as a PNG) and each set
-// added with theme add (as a GIF, which animates an animated set), shown
+// added with digitset add (as a GIF, which animates an animated set), shown
 // without counting (count=0), with the tag that asks for it.
 func looks(p *htmlPage, name string, themes []string) {
-	p.raw("<h2>Looks</h2>\n<p class=\"sub\">Your count in each built-in look and each set added with <code>theme add</code> (shown here without counting), and its tag.</p>\n")
+	p.raw("<h2>Looks</h2>\n<p class=\"sub\">Your count in each built-in look and each digit set added with <code>digitset add</code> (shown here without counting), and its tag.</p>\n")
 	for i, look := range append(counter.LookNames(), themes...) {
 		ext := ".png"
 		if i >= len(counter.LookNames()) {

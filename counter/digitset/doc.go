@@ -18,7 +18,7 @@
 // a panic or a large allocation, and it aliases the pixel bytes it is
 // given rather than copying them.
 //
-// This package decodes no image file: the caller (theme add) decodes with
+// This package decodes no image file: the caller (digitset add) decodes with
 // the standard library and hands over frames, so the hit binary links
 // neither image/png nor image/gif.
 package digitset

@@ -202,8 +202,7 @@ func (b *badge) encodeSVG(w io.Writer) error {
 	if b.label != "" {
 		words = html.EscapeString(b.label) + ": " + words
 	}
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img" aria-label="%s"><title>%s</title>`,
-		wd, ht, wd, ht, words, words)
+	writeSVGHead(bw, b.width, b.height, words)
 	fmt.Fprintf(bw, `<clipPath id="r"><rect width="%s" height="%s" rx="%s"/></clipPath><g clip-path="url(#r)">`, wd, ht, strconv.FormatFloat(float64(b.radius()), 'f', -1, 32))
 	if b.labelW > 0 {
 		fmt.Fprintf(bw, `<rect width="%d" height="%s"%s/>`, b.labelW, ht, svgFill(b.style.LabelBG))

@@ -61,7 +61,7 @@ type setDrawing struct {
 }
 
 // WriteDigitSet writes text (digits only; leading zeros from digits= are
-// the set's 0) drawn in set s to w in format f: PNG shows each digit's
+// the set's 0) drawn in set s to w as image type f: PNG shows each digit's
 // first frame; GIF animates (see setgif.go); SVG embeds each digit's own
 // file and leaves any animation to the browser. Only the digits in text
 // need to have been read (digitset.Set.ParseDigit).
@@ -91,7 +91,7 @@ func WriteDigitSet(w io.Writer, s *digitset.Set, text string, f counter.ImageTyp
 }
 
 // SetParts returns what WriteDigitSet reads of each digit it draws in
-// format f: its first frames frames, and its file with pieces (an SVG
+// image type f: its first frames frames, and its file with pieces (an SVG
 // embeds the file, or a PNG of the first frame when there is none).
 func SetParts(f counter.ImageType) (frames int, pieces bool) {
 	switch f {

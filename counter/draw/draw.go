@@ -40,6 +40,10 @@ type glyphSet struct {
 	ppem fixed.Int26_6
 
 	cellW, padX, baseline, height int
+	// fits says which of glyphRunes a cell holds whole: every digit and
+	// '-', and a letter of an abbreviated count only if it is no wider
+	// and no taller than they leave room for.
+	fits [len(glyphRunes)]bool
 
 	mu    sync.Mutex
 	cells [len(glyphRunes)][]uint8
@@ -75,7 +79,8 @@ func (c *GlyphCache) NewDrawing(text string, s counter.Style) (*Drawing, error) 
 		return nil, fmt.Errorf("draw: text of %d characters", len(text))
 	}
 	for i := 0; i < len(text); i++ {
-		if strings.IndexByte(glyphRunes, text[i]) < 0 {
+		k := strings.IndexByte(glyphRunes, text[i])
+		if k < 0 || k >= cellRunes && !s.Badge && s.Look != counter.LookFont {
 			return nil, fmt.Errorf("draw: %q is not a digit", text[i])
 		}
 	}
@@ -96,6 +101,9 @@ func (c *GlyphCache) NewDrawing(text string, s counter.Style) (*Drawing, error) 
 	set, err := c.glyphSet(s)
 	if err != nil {
 		return nil, err
+	}
+	if !set.holds(text) {
+		return nil, fmt.Errorf("draw: %q does not fit the cells of %s at size %d", text, s.Font, s.Size)
 	}
 	d := &Drawing{text: text, style: s, glyphSet: set}
 	d.width = 2*set.padX + len(text)*set.cellW
@@ -145,21 +153,68 @@ func newGlyphSet(s counter.Style) (*glyphSet, error) {
 	g.ppem = fixed.Int26_6(int64(s.Size) * 64 * int64(f.unitsPerEm) * 64 / zeroH)
 
 	var top, bottom, advance fixed.Int26_6
+	var box [len(glyphRunes)]fixed.Rectangle26_6
 	for i := range f.glyphs {
 		o := &f.glyphs[i]
-		b := bounds(f.segments(o, g.ppem))
-		top, bottom = min(top, b.Min.Y), max(bottom, b.Max.Y)
-		advance = max(advance, f.scale(o.advance, g.ppem))
+		box[i] = bounds(f.segments(o, g.ppem))
+		if i < cellRunes {
+			top, bottom = min(top, box[i].Min.Y), max(bottom, box[i].Max.Y)
+			advance = max(advance, f.scale(o.advance, g.ppem))
+		}
 	}
 	pad := max(1, s.Size/5)
 	g.cellW = advance.Ceil()
 	g.padX = pad
 	g.baseline = pad - top.Floor()
 	g.height = 2*pad + bottom.Ceil() - top.Floor()
+	for i, b := range box {
+		g.fits[i] = i < cellRunes || b.Min.X >= 0 && b.Max.X.Ceil() <= g.cellW &&
+			g.baseline+b.Min.Y.Floor() >= 0 && g.baseline+b.Max.Y.Ceil() <= g.height
+	}
 	if g.cellW*g.height > counter.MaxPixels {
 		return nil, counter.ErrTooLarge
 	}
 	return g, nil
+}
+
+// holds reports whether every character of text is one of glyphRunes that
+// fits the set's cells.
+func (g *glyphSet) holds(text string) bool {
+	for i := 0; i < len(text); i++ {
+		k := strings.IndexByte(glyphRunes, text[i])
+		if k < 0 || !g.fits[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// CanDraw reports whether style s draws every character of text, a count
+// as counter.Digits or counter.Abbreviate writes it: a badge does, and a
+// font whose cells hold the letters at that size; a look draws digits
+// alone, and an owner's digit set (which this package draws elsewhere)
+// is not asked. A style that cannot draws the full number instead.
+func (c *GlyphCache) CanDraw(text string, s counter.Style) bool {
+	switch {
+	case s.Set != "":
+		return false
+	case s.Badge:
+		for _, r := range text {
+			if !counter.LabelRune(r) {
+				return false
+			}
+		}
+		return true
+	case s.Look != counter.LookFont:
+		for i := 0; i < len(text); i++ {
+			if k := strings.IndexByte(glyphRunes, text[i]); k < 0 || k >= cellRunes {
+				return false
+			}
+		}
+		return true
+	}
+	set, err := c.glyphSet(s)
+	return err == nil && set.holds(text)
 }
 
 // Size returns the width and height of the image in pixels.

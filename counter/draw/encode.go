@@ -13,7 +13,7 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// Encode writes the drawing to w in format f.
+// Encode writes the drawing to w as image type f.
 func (d *Drawing) Encode(w io.Writer, f counter.ImageType) error {
 	if err := d.style.CheckImageType(f); err != nil {
 		return err
@@ -37,6 +37,16 @@ func encodeRaster(w io.Writer, img *image.Paletted, f counter.ImageType) error {
 		return encodeGIF(w, img)
 	}
 	return encodePNG(w, img)
+}
+
+// indexBits is the fewest bits per pixel, at least 1, that index a
+// palette of n colours.
+func indexBits(n int) int {
+	bits := 1
+	for 1<<bits < n {
+		bits++
+	}
+	return bits
 }
 
 // gifTransparency rewrites a palette for GIF, which has a single fully
@@ -93,6 +103,14 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 	}
 	bw.WriteString(`"/></svg>`)
 	return bw.Flush()
+}
+
+// writeSVGHead writes the opening tag of a w x h SVG that says label
+// (escaped for HTML) in its aria-label and <title>, for screen readers.
+func writeSVGHead(bw *bufio.Writer, w, h int, label string) {
+	wd, ht := strconv.Itoa(w), strconv.Itoa(h)
+	bw.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + wd + `" height="` + ht +
+		`" viewBox="0 0 ` + wd + ` ` + ht + `" role="img" aria-label="` + label + `"><title>` + label + `</title>`)
 }
 
 // writeSVGPath writes a glyph's outline with its origin at (x0+dx, y0);
@@ -157,7 +175,7 @@ func cssFill(c color.NRGBA) string {
 	return s
 }
 
-// EncodeBlank writes a 1x1 transparent image in format f: the body of an
+// EncodeBlank writes a 1x1 transparent image of image type f: the body of an
 // error answer to an <img>, which must still be an image.
 func EncodeBlank(w io.Writer, f counter.ImageType) error {
 	if f == counter.SVG {

@@ -15,10 +15,7 @@ import (
 // for the size of the binary.
 func encodeGIF(w io.Writer, img *image.Paletted) error {
 	width, height := img.Rect.Dx(), img.Rect.Dy()
-	depth := 1 // bits per index; the colour table has 1<<depth entries
-	for 1<<depth < len(img.Palette) {
-		depth++
-	}
+	depth := indexBits(len(img.Palette)) // the colour table has 1<<depth entries
 	bw := bufio.NewWriter(w)
 	bw.WriteString("GIF89a")
 	b := binary.LittleEndian.AppendUint16(nil, uint16(width))

@@ -88,8 +88,7 @@ func (d *Drawing) encodeLookSVG(w io.Writer) error {
 	}
 	wd, ht := strconv.Itoa(d.look.Rect.Dx()), strconv.Itoa(d.look.Rect.Dy())
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img" aria-label="%s"><title>%s</title>`,
-		wd, ht, wd, ht, d.text, d.text)
+	writeSVGHead(bw, d.look.Rect.Dx(), d.look.Rect.Dy(), d.text)
 	fmt.Fprintf(bw, `<image width="%s" height="%s" style="image-rendering:pixelated" href="data:image/png;base64,`, wd, ht)
 	enc := base64.NewEncoder(base64.StdEncoding, bw)
 	enc.Write(png.Bytes())

@@ -1,10 +1,19 @@
 package draw
 
-import "golang.org/x/image/math/fixed"
+import (
+	"golang.org/x/image/math/fixed"
+
+	"hitcounter/counter"
+)
 
 // glyphRunes are the characters a counter draws, in the order of
-// fontOutlines.glyphs.
-const glyphRunes = "0123456789-"
+// fontOutlines.glyphs: the digits and '-', whose cells size every cell
+// (cellRunes), then the pieces of an abbreviated count
+// (counter.AbbreviationRunes), drawn only where they fit those cells.
+const glyphRunes = "0123456789-" + counter.AbbreviationRunes
+
+// cellRunes is how many of glyphRunes size a cell: the digits and '-'.
+const cellRunes = 11
 
 // Segment operators, numbered as in golang.org/x/image/font/sfnt.
 const (

@@ -14,14 +14,9 @@ import (
 // the compressor of deflate.go.
 func encodePNG(w io.Writer, img *image.Paletted) error {
 	width, height := img.Rect.Dx(), img.Rect.Dy()
-	depth := 8
-	switch n := len(img.Palette); {
-	case n <= 2:
-		depth = 1
-	case n <= 4:
-		depth = 2
-	case n <= 16:
-		depth = 4
+	depth := indexBits(len(img.Palette))
+	for depth&(depth-1) != 0 {
+		depth++ // PNG's depths are 1, 2, 4 and 8
 	}
 	sc := scratchPool.Get().(*pngScratch)
 	defer scratchPool.Put(sc)

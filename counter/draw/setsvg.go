@@ -47,9 +47,9 @@ func (d *setDrawing) encodeSVG(w io.Writer) error {
 		g.Grow(size)
 	}
 	bw := bufio.NewWriter(w)
-	wd, ht := strconv.Itoa(d.width), strconv.Itoa(d.height)
-	bw.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + wd + `" height="` + ht +
-		`" viewBox="0 0 ` + wd + ` ` + ht + `" role="img" aria-label="` + d.text + `"><title>` + d.text + `</title><defs>`)
+	ht := strconv.Itoa(d.height)
+	writeSVGHead(bw, d.width, d.height, d.text)
+	bw.WriteString(`<defs>`)
 	rendering := ` style="image-rendering:pixelated"`
 	if d.opt.Smooth {
 		rendering = ""
@@ -89,7 +89,7 @@ const (
 )
 
 // DigitPNG returns digit k's first frame as a PNG in the set's palette:
-// the piece that theme add stores for a digit cut from a strip, made
+// the piece that digitset add stores for a digit cut from a strip, made
 // without image/png.
 func DigitPNG(s *digitset.Set, k int) ([]byte, error) {
 	frames, err := s.Frames(k)

@@ -35,7 +35,8 @@ func TestNewDrawingRefuses(t *testing.T) {
 		s    counter.Style
 	}{
 		{"empty text", "", counter.DefaultStyle()},
-		{"letters", "12a", counter.DefaultStyle()},
+		{"letters", "12x", counter.DefaultStyle()},
+		{"a unit in a look", "1.2K", ledStyle()},
 		{"too long", strings.Repeat("1", counter.MaxTextLen+1), counter.DefaultStyle()},
 		{"unknown font", "1", counter.Style{Digits: 1, Size: 20, Font: "nope"}},
 		{"size too big", "1", counter.Style{Digits: 1, Size: counter.MaxSize + 1, Font: "mono"}},
@@ -135,4 +136,10 @@ func TestLookBounds(t *testing.T) {
 			t.Errorf("%s: %dx%d, the font's own size: is it drawn by code of its own?", name, w, h)
 		}
 	}
+}
+
+func ledStyle() counter.Style {
+	s := counter.DefaultStyle()
+	s.Look = counter.LookLED
+	return s
 }

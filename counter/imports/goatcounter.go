@@ -130,6 +130,13 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 	if rows == 0 {
 		return imp, &counter.ImportError{Line: 1, Reason: goatHeaderOnly}
 	}
+	return goatDone(imp, days, pages, events, "events")
+}
+
+// goatDone gives imp the days and page rows a GoatCounter export added up
+// to, and says how many of what (its rows or their visitors) were events,
+// which it leaves out.
+func goatDone(imp counter.Imported, days map[string]*counter.Tally, pages *pageDays, events uint64, what string) (counter.Imported, error) {
 	var dayBook dayBook
 	for date, t := range days {
 		dayBook.add(counter.Day{Date: date, Tally: *t}, 0)
@@ -139,7 +146,7 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 	}
 	imp.Days, imp.PageRows = dayBook.sorted(), pages.list()
 	if events > 0 {
-		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d events (GoatCounter's events name no page: no view counts them)", events))
+		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d %s (GoatCounter's events name no page: no view counts them)", events, what))
 	}
 	return imp, nil
 }

@@ -154,18 +154,7 @@ func goatCounterZIP(r io.ReaderAt, size int64, pc *PageCap, now time.Time) (coun
 	if err != nil {
 		return imp, err
 	}
-	var dayBook dayBook
-	for date, t := range days {
-		dayBook.add(counter.Day{Date: date, Tally: *t}, 0)
-	}
-	if err := pages.flush(); err != nil {
-		return imp, &counter.ImportError{Reason: err.Error()}
-	}
-	imp.Days, imp.PageRows = dayBook.sorted(), pages.list()
-	if events > 0 {
-		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d visitors of events (GoatCounter's events name no page: no view counts them)", events))
-	}
-	return imp, nil
+	return goatDone(imp, days, pages, events, "visitors of events")
 }
 
 // goatPaths is what paths.jsonl says of each path id: the number of its

@@ -361,8 +361,8 @@ func (b *dayBook) add(d counter.Day, line int) error {
 
 func (b *dayBook) sorted() []counter.Day {
 	// sort.Slice shares its code with every other sort of the binary,
-	// where slices.SortFunc would add one for this type: each hit maps
-	// the whole binary.
+	// where slices.SortFunc would add one for this type: every process of
+	// the full tool, a page's under CGI too, maps the whole binary.
 	sort.Slice(b.days, func(i, j int) bool { return b.days[i].Date < b.days[j].Date })
 	return b.days
 }

@@ -15,10 +15,12 @@ import (
 
 // A reader of ZIP archives, enough for the exports of GoatCounter (Go's
 // archive/zip writer, deflated) and Plausible (Zstream, stored). It stands
-// in for archive/zip, which the one binary would otherwise link with its
-// flate compressor: a CGI process pays for every kilobyte of the binary
-// in memory, for its growth, not its work. The format is
-// PKWARE's APPNOTE.TXT: the end of central directory record (ZIP64's
+// in for archive/zip, whose init registers flate's compressor too. Imports
+// run only in the full tool (./cgi), never in the hit binary (./cgi/hit),
+// but that tool answers every page under CGI as a process of its own,
+// which pays at start-up in memory and time for what the binary links,
+// whatever it does; only an import reads a ZIP. The format is PKWARE's
+// APPNOTE.TXT: the end of central directory record (ZIP64's
 // too), the central directory's file headers (with ZIP64's extra field),
 // and each file's local header.
 

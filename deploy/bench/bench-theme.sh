@@ -35,7 +35,8 @@ go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/flo
 env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" \
 	show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null
 # A digit set: the ten digits as the counter draws 0123456789 at a size
-# whose width divides by ten, a strip for theme add.
+# whose width divides by ten, a strip for digitset add (run as theme add,
+# which older commits know too).
 env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create strip -start 123456789 -db "$T/counter.db" >/dev/null
 env GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=GET SERVER_PROTOCOL=HTTP/1.1 PATH_INFO=/strip.png \
 	QUERY_STRING="count=0&digits=10&size=26" COUNTER_DB="$T/counter.db" COUNTER_RUN_DIR="$T/run" \

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // startApache starts Apache (apache2 -DFOREGROUND) on loopback with the
@@ -75,7 +77,7 @@ func startApacheWith(t testing.TB, bin, cgiDir, dbPath string, mode apacheMode) 
 	replace := map[string]string{
 		"/usr/lib/cgi-bin":            cgiDir,
 		"/var/lib/counter/counter.db": dbPath,
-		"/run/counter":                runDirOf(dbPath),
+		"/run/counter":                testenv.RunDirOf(dbPath),
 	}
 	// mod_cgid's socket, or mod_fcgid's sockets and process table.
 	moduleFiles := fmt.Sprintf("ScriptSock \"%s/cgisock\"\n", run)

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 	"hitcounter/counter/draw"
 	"hitcounter/store"
@@ -104,7 +105,7 @@ func (q qemuRun) run(t testing.TB, bin string, env []string, args ...string) (st
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, q.qemu, append([]string{"-cpu", q.cpu, bin}, args...)...)
-	cmd.Env, cmd.Dir = ownRunDir(t, env), t.TempDir()
+	cmd.Env, cmd.Dir = testenv.OwnRunDir(t, env), t.TempDir()
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter/crawler"
 	"hitcounter/deploy/bench/benchstat"
 )
@@ -38,7 +39,7 @@ func TestBenchPrograms(t *testing.T) {
 		cgiDir, db := installCounter(t)
 		admin(t, cgiDir, db, "create", "bench")
 		siteDB := filepath.Join(t.TempDir(), "counter.db")
-		if err := os.Mkdir(runDirOf(siteDB), 0o700); err != nil {
+		if err := os.Mkdir(testenv.RunDirOf(siteDB), 0o700); err != nil {
 			t.Fatal(err)
 		}
 		admin(t, cgiDir, siteDB, "create", "site", "-site", "-hosts", "www.example.org")
@@ -65,7 +66,7 @@ func TestBenchPrograms(t *testing.T) {
 		lighttpd := serverBinary(t, "lighttpd", lighttpdBins...)
 		cgiDir, dbPath := installCounter(t)
 		srv := startLighttpdWith(t, lighttpd, cgiDir, dbPath, false, map[string]string{
-			`"COUNTER_RUN_DIR" => "/run/counter",`: `"COUNTER_RUN_DIR" => "` + runDirOf(dbPath) + `", "COUNTER_TRUSTED_PROXIES" => "127.0.0.1",`,
+			`"COUNTER_RUN_DIR" => "/run/counter",`: `"COUNTER_RUN_DIR" => "` + testenv.RunDirOf(dbPath) + `", "COUNTER_TRUSTED_PROXIES" => "127.0.0.1",`,
 		})
 		admin(t, cgiDir, dbPath, "create", "flood")
 		adminStdin(t, cgiDir, dbPath, strings.NewReader(statsPassword+"\n"), "passwd", "flood")

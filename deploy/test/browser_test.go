@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"hitcounter/counter"
@@ -220,6 +222,18 @@ func newBrowser(t *testing.T, ctx context.Context) context.Context {
 		t.Errorf("remove the browser profile: %v", err)
 	})
 	return tabCtx
+}
+
+// setUserAgent makes the tab of ctx send ua as its User-Agent.
+func setUserAgent(t *testing.T, ctx context.Context, ua string) {
+	t.Helper()
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
+		return err
+	}))
+	if err != nil {
+		t.Fatalf("set the User-Agent: %v", err)
+	}
 }
 
 // saveScreenshot takes a full-page PNG of the tab into dir and, if

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"hitcounter/counter/costs"
+	"hitcounter/cgi/meter"
 	"hitcounter/store"
 )
 
@@ -89,17 +89,17 @@ func seedCosts(t *testing.T, dbPath string) {
 	}
 	defer db.Close()
 	now := time.Now().UTC()
-	var days []costs.Day
+	var days []meter.Day
 	for i := 29; i >= 1; i-- {
 		wave := time.Duration(1000*math.Sin(float64(i)/3)) * time.Microsecond
-		d := costs.Day{Date: now.AddDate(0, 0, -i).Format(time.DateOnly), Build: "test"}
-		d.Kinds[costs.Hit] = costs.Figures{Count: 300, Wall: [3]time.Duration{3*time.Millisecond + wave, 5 * time.Millisecond, 8*time.Millisecond + 2*wave}}
-		d.Kinds[costs.Commit] = costs.Figures{Count: 300, Wall: [3]time.Duration{time.Millisecond + wave/4, 2 * time.Millisecond, 4 * time.Millisecond}}
+		d := meter.Day{Date: now.AddDate(0, 0, -i).Format(time.DateOnly), Build: "test"}
+		d.Kinds[meter.Hit] = meter.Figures{Count: 300, Wall: [3]time.Duration{3*time.Millisecond + wave, 5 * time.Millisecond, 8*time.Millisecond + 2*wave}}
+		d.Kinds[meter.Commit] = meter.Figures{Count: 300, Wall: [3]time.Duration{time.Millisecond + wave/4, 2 * time.Millisecond, 4 * time.Millisecond}}
 		if i%5 == 0 {
-			d.Kinds[costs.Login] = costs.Figures{Count: 3, Wall: [3]time.Duration{80 * time.Millisecond, 90 * time.Millisecond, 95 * time.Millisecond}}
+			d.Kinds[meter.Login] = meter.Figures{Count: 3, Wall: [3]time.Duration{80 * time.Millisecond, 90 * time.Millisecond, 95 * time.Millisecond}}
 		}
 		if i == 1 {
-			d.Kinds[costs.Commit].Wall[2] = 40 * time.Millisecond
+			d.Kinds[meter.Commit].Wall[2] = 40 * time.Millisecond
 		}
 		days = append(days, d)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -311,19 +310,8 @@ func TestDebianPackageInstall(t *testing.T) {
 	purged = true
 	t.Logf("apt-get purge counter:\n%s", out)
 	after := machine()
-	var diff []string
-	for _, l := range before {
-		if !slices.Contains(after, l) {
-			diff = append(diff, "- "+l)
-		}
-	}
-	for _, l := range after {
-		if !slices.Contains(before, l) {
-			diff = append(diff, "+ "+l)
-		}
-	}
-	if len(diff) > 0 {
-		t.Errorf("after apt-get purge, the machine is not as before apt-get install:\n%s", strings.Join(diff, "\n"))
+	if diff := diffTrees(before, after); diff != "" {
+		t.Errorf("after apt-get purge, the machine is not as before apt-get install:\n%s", diff)
 	}
 	if _, err := os.Lstat("/run/counter"); err == nil && runBefore != nil {
 		t.Errorf("apt-get purge left /run/counter")

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // TestServerLoginFlood runs the flood of issue 11 against real lighttpd,
@@ -44,7 +46,7 @@ func TestServerLoginFlood(t *testing.T) {
 		}
 		t.Run(label, func(t *testing.T) {
 			cgiDir, dbPath := installCounter(t)
-			trusted := `"COUNTER_RUN_DIR" => "` + runDirOf(dbPath) + `", "COUNTER_TRUSTED_PROXIES" => "127.0.0.1",`
+			trusted := `"COUNTER_RUN_DIR" => "` + testenv.RunDirOf(dbPath) + `", "COUNTER_TRUSTED_PROXIES" => "127.0.0.1",`
 			srv := startLighttpdWith(t, bin, cgiDir, dbPath, fastCGI, map[string]string{
 				`"COUNTER_RUN_DIR" => "/run/counter",`: trusted,
 			})

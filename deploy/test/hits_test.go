@@ -19,34 +19,12 @@ func TestServerCountsEveryHit(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
 		admin(t, cgiDir, dbPath, "create", "rs", "reload=off") // one client, every hit counts
 
-		// A new connection per request: a GET that the transport retried on a
-		// reused connection could be counted twice, and that would not be the
-		// counter's fault.
-		client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		url := srv.URL + "/cgi-bin/counter.cgi/rs.png"
-		var (
-			mu       sync.Mutex
-			failures []string
-		)
 		start := time.Now().UTC()
-		sent := uint64(benchstat.Run(ctx, int(hits), inFlight, func(i int) bool {
-			err := checkHit(ctx, client, url)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failures = append(failures, fmt.Sprintf("hit %d: %v", i, err))
-			}
-			return len(failures) < maxFailures
-		}))
+		sent := uint64(hitRS(t, srv, hits, inFlight, maxFailures, nil))
 		end := time.Now().UTC()
 		t.Logf("%s: %d hits, %d at a time, in %v (%.0f/s)", srv.Name, sent, inFlight, end.Sub(start).Round(time.Millisecond), float64(sent)/end.Sub(start).Seconds())
-		for _, f := range failures {
-			t.Error(f)
-		}
 		if sent != hits {
-			t.Fatalf("sent %d hits, want %d (stopped early: %v)", sent, hits, ctx.Err())
+			t.Fatalf("sent %d hits, want %d", sent, hits)
 		}
 
 		if got := jsonCount(t, srv.URL, "rs"); got != hits {
@@ -110,4 +88,41 @@ func checkHitAs(ctx context.Context, client *http.Client, url, ua string) error 
 		return fmt.Errorf("decode PNG: %w", err)
 	}
 	return nil
+}
+
+// hitRS sends hits GETs of counter rs's image through srv, inFlight at a
+// time, and returns how many it sent; after maxFailures failed it sends no
+// more, and each failure errors t. Each goes on a new connection: a GET
+// that the transport retried on a reused connection could be counted
+// twice, and that would not be the counter's fault. after, if not nil,
+// runs after each hit.
+func hitRS(t *testing.T, srv *webServer, hits, inFlight, maxFailures int, after func()) int {
+	t.Helper()
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	url := srv.URL + "/cgi-bin/counter.cgi/rs.png"
+	var (
+		mu       sync.Mutex
+		failures []string
+	)
+	sent := benchstat.Run(ctx, hits, inFlight, func(i int) bool {
+		err := checkHit(ctx, client, url)
+		if after != nil {
+			after()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("hit %d: %v", i, err))
+		}
+		return len(failures) < maxFailures
+	})
+	for _, f := range failures {
+		t.Error(f)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("%d of %d hits sent in the time allowed: %v", sent, hits, ctx.Err())
+	}
+	return sent
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // TestServerLogsImport has real lighttpd, Apache and nginx write their
@@ -121,7 +123,7 @@ func exportJSON(t *testing.T, cgiDir, dbPath, name string) string {
 	cmd := exec.Command(filepath.Join(cgiDir, "counter.cgi"))
 	cmd.Env = []string{"GATEWAY_INTERFACE=CGI/1.1", "REQUEST_METHOD=GET", "SERVER_PROTOCOL=HTTP/1.1",
 		"SCRIPT_NAME=/cgi-bin/counter.cgi", "PATH_INFO=/" + name + "/stats.json", "REMOTE_ADDR=127.0.0.1",
-		"HTTP_HOST=127.0.0.1", "COUNTER_DB=" + dbPath, "COUNTER_RUN_DIR=" + runDirOf(dbPath)}
+		"HTTP_HOST=127.0.0.1", "COUNTER_DB=" + dbPath, "COUNTER_RUN_DIR=" + testenv.RunDirOf(dbPath)}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("stats.json: %v", err)
@@ -183,15 +185,7 @@ DocumentRoot "%[5]s"
 // its base URL.
 func startStaticNginx(t *testing.T, bin, cgiDir, dbPath, accessLog string) string {
 	dir, htdocs := serverDir(t, cgiDir, dbPath)
-	for _, d := range []string{"body", "fastcgi", "proxy", "uwsgi", "scgi"} {
-		if err := os.MkdirAll(filepath.Join(dir, "temp", d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;" // the workers only read the test's files
-	}
+	user, temps := nginxScratch(t, dir)
 	errorLog, stderrLog := filepath.Join(dir, "error.log"), filepath.Join(dir, "stderr.log")
 	dumpOnFailure(t, errorLog, stderrLog)
 	return onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
@@ -204,18 +198,14 @@ error_log %[1]s/error.log warn;
 events { worker_connections 64; }
 http {
 	access_log %[4]s combined;
-	client_body_temp_path %[1]s/temp/body;
-	fastcgi_temp_path %[1]s/temp/fastcgi;
-	proxy_temp_path %[1]s/temp/proxy;
-	uwsgi_temp_path %[1]s/temp/uwsgi;
-	scgi_temp_path %[1]s/temp/scgi;
+	%[6]s
 	types { text/plain txt; }
 	server {
 		listen 127.0.0.1:%[2]d;
 		root %[3]s;
 	}
 }
-`, dir, port, htdocs, accessLog, user)
+`, dir, port, htdocs, accessLog, user, temps)
 		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 			return err
 		}

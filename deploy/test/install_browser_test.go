@@ -8,10 +8,6 @@ import (
 	"regexp"
 	"testing"
 	"time"
-
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/chromedp"
 )
 
 // printedTag is the <img> line install.sh prints for the owner to paste.
@@ -37,13 +33,7 @@ func checkInstalledPage(t *testing.T, srv *webServer, tag, name, ua string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	ctx = newBrowser(t, ctx)
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
-		return err
-	}))
-	if err != nil {
-		t.Fatalf("set the User-Agent: %v", err)
-	}
+	setUserAgent(t, ctx, ua)
 	openPages(t, ctx, srv.URL, []sitePage{{file: name + ".html", open: "/" + name + ".html", key: name, times: 1}})
 	if got := jsonCount(t, srv.URL, name); got != before+1 {
 		t.Errorf("%s: count %d after Chromium opened the page, want %d", srv.Name, got, before+1)

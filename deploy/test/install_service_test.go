@@ -201,9 +201,7 @@ func startInstalledNginx(t *testing.T, bin, root, sock string) *webServer {
 			"listen [::]:80 default_server;", "",
 			"root /var/www/html;", "root "+htdocs+";",
 		))
-		for _, d := range []string{"body", "fastcgi", "proxy", "uwsgi", "scgi"} {
-			os.MkdirAll(filepath.Join(conf, "temp", d), 0o755)
-		}
+		_, temps := nginxScratch(t, conf)
 		main := fmt.Sprintf(`daemon off;
 user root;
 worker_processes 1;
@@ -213,15 +211,11 @@ events { worker_connections 64; }
 http {
 	access_log off;
 	include mime.types;
-	client_body_temp_path %[1]s/temp/body;
-	fastcgi_temp_path %[1]s/temp/fastcgi;
-	proxy_temp_path %[1]s/temp/proxy;
-	uwsgi_temp_path %[1]s/temp/uwsgi;
-	scgi_temp_path %[1]s/temp/scgi;
+	%[3]s
 	include conf.d/*.conf;
 	include sites-enabled/*;
 }
-`, conf, errorLog)
+`, conf, errorLog, temps)
 		if err := os.WriteFile(filepath.Join(conf, "nginx.conf"), []byte(main), 0o644); err != nil {
 			return err
 		}

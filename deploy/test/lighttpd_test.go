@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // startLighttpd starts lighttpd (lighttpd -D) on loopback with the shipped
@@ -39,7 +41,7 @@ func startLighttpdWith(t testing.TB, bin, cgiDir, dbPath string, fastCGI bool, r
 	replace := map[string]string{
 		"/usr/lib/cgi-bin/":              cgiDir + "/",
 		"/var/lib/counter/counter.db":    dbPath,
-		"/run/counter":                   runDirOf(dbPath),
+		"/run/counter":                   testenv.RunDirOf(dbPath),
 		"/var/log/lighttpd/breakage.log": srv.CGILog,
 	}
 	for old, repl := range replaceMore {
@@ -101,7 +103,7 @@ $HTTP["url"] =~ "^/hits/counter\.cgi(/|$)" {
 func lighttpdHitsCGI(cgiDir, dbPath string) string {
 	return fmt.Sprintf(`	alias.url += ( "/hits/" => "%[1]s/" )
 	cgi.assign = ( ".cgi" => "" )
-	setenv.add-environment = ( "COUNTER_DB" => "%[2]s", "COUNTER_RUN_DIR" => "%[3]s" )`, cgiDir, dbPath, runDirOf(dbPath))
+	setenv.add-environment = ( "COUNTER_DB" => "%[2]s", "COUNTER_RUN_DIR" => "%[3]s" )`, cgiDir, dbPath, testenv.RunDirOf(dbPath))
 }
 
 // lighttpdHitsFastCGI sends /hits/counter.cgi to the FastCGI process that

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // schemaNow is the schema version this tree writes.
@@ -140,7 +142,7 @@ func runBin(t testing.TB, bin string, env []string, args ...string) (string, str
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = ownRunDir(t, env)
+	cmd.Env = testenv.OwnRunDir(t, env)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -511,7 +513,7 @@ func TestMigrateV5File(t *testing.T) {
 	if fileSum(t, db) != before {
 		t.Errorf("the v5 binary changed the migrated file")
 	}
-	if out, errOut, err := runBin(t, bin, env, "check"); err != nil || !strings.Contains(out, "1 theme(s)") {
+	if out, errOut, err := runBin(t, bin, env, "check"); err != nil || !strings.Contains(out, "1 digit set(s)") {
 		t.Errorf("check after all: %v\n%s%s", err, out, errOut)
 	}
 }

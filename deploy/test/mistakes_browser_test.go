@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -69,13 +67,7 @@ func TestBrowserMistakes(t *testing.T) {
 	defer cancel()
 	ctx = newBrowser(t, ctx)
 	// As TestBrowserSite does: a desktop Chrome to the counter, not a bot.
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: chromeUA})
-		return err
-	}))
-	if err != nil {
-		t.Fatalf("set the User-Agent: %v", err)
-	}
+	setUserAgent(t, ctx, chromeUA)
 	eval := func(what, js string) string {
 		t.Helper()
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))

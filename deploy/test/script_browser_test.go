@@ -37,6 +37,7 @@ site <span id="site-views" data-counter="site-views">?</span> views, <span id="s
 const scriptIndex = `<script src="/cgi-bin/counter.cgi/site.js" defer></script>
 <ul><li><a href="/posts/one.html">one</a> <span id="one" data-counter-page="/posts/one.html">?</span></li>
 <li><a href="/posts/two.html">two</a> <span id="two" data-counter-page="/posts/two.html">?</span> read by <span id="two-visitors" data-counter-page="/posts/two.html" data-counter="visitors">?</span></li></ul>
+<ol id="top" data-counter="top" data-counter-top="3"></ol>
 `
 
 // TestBrowserScript opens a small site under lighttpd in Chromium, its
@@ -65,6 +66,7 @@ func TestBrowserScript(t *testing.T) {
 	csp := `$HTTP["url"] =~ "\.html$" { setenv.add-response-header = ( "Content-Security-Policy" => "` + scriptCSP + `" ) }`
 	srv := startLighttpdWith(t, bin, cgiDir, dbPath, false, nil, htmlType, csp)
 	admin(t, cgiDir, dbPath, "create", "site", "-site", "-hosts", "127.0.0.1,localhost")
+	admin(t, cgiDir, dbPath, "config", "site", "public-pages=on")
 	htdocs := filepath.Join(filepath.Dir(srv.CGILog), "htdocs")
 	for file, body := range map[string]string{
 		"posts/one.html": scriptTags, "posts/two.html": scriptTags, "posts/three.html": scriptTags, "index.html": scriptIndex,
@@ -114,6 +116,17 @@ func TestBrowserScript(t *testing.T) {
 
 	open("/index.html", "two", "1")
 	checkTexts(t, ctx, map[string]string{"one": "1", "two-visitors": "1"})
+	// The top list, from its own request: links to the site's own paths.
+	wait, cancelWait := context.WithTimeout(ctx, 10*time.Second)
+	_, err = chromedp.Run(wait, chromedp.Poll[bool](`document.querySelectorAll("#top li").length === 3`, chromedp.WithPollingInterval(10*time.Millisecond)))
+	cancelWait()
+	if err != nil {
+		t.Fatalf("the top list was not filled: %v", err)
+	}
+	links, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("#top li a")].map(a => a.getAttribute("href") + "=" + a.textContent).sort().join(" ")`))
+	if err != nil || links != "/=/ /posts/one.html=/posts/one.html /posts/two.html=/posts/two.html" {
+		t.Errorf("top list links %q (%v), want the index and the two posts", links, err)
+	}
 	saveScreenshot(t, ctx, shots, "script-index.png")
 	checkScriptDB(t, dbPath, 3, 0, map[string]uint64{"/": 1, "/posts/one.html": 1, "/posts/two.html": 1})
 

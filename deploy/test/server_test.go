@@ -170,7 +170,7 @@ func adminStdin(t testing.TB, cgiDir, dbPath string, r io.Reader, args ...string
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = ownRunDir(t, append(cmd.Env, "COUNTER_DB="+dbPath))
+	cmd.Env = testenv.OwnRunDir(t, append(cmd.Env, "COUNTER_DB="+dbPath))
 	cmd.Stdin = r
 	if cred := ownerOf(t, filepath.Dir(dbPath)); cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
@@ -370,6 +370,31 @@ func serverDir(t testing.TB, cgiDir, dbPath string) (dir, htdocs string) {
 		t.Fatal(err)
 	}
 	return dir, htdocs
+}
+
+// nginxScratch makes the folders under dir/temp where an nginx of the
+// test's keeps request bodies and upstreams' answers, and returns the
+// lines of its http block that name them, and for its main block the
+// user its workers run as: as root, the user that needs no other to read
+// the test's files (the workers only read them).
+func nginxScratch(t testing.TB, dir string) (user, temps string) {
+	t.Helper()
+	var lines []string
+	for _, d := range []string{"body", "fastcgi", "proxy", "uwsgi", "scgi"} {
+		p := filepath.Join(dir, "temp", d)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		key := d + "_temp_path"
+		if d == "body" {
+			key = "client_body_temp_path"
+		}
+		lines = append(lines, key+" "+p+";")
+	}
+	if os.Geteuid() == 0 {
+		user = "user root;"
+	}
+	return user, strings.Join(lines, "\n\t")
 }
 
 // shippedSnippet returns a config file of this folder with each installed
@@ -601,32 +626,4 @@ func jsonCount(t testing.TB, baseURL, name string) uint64 {
 		t.Fatalf("GET /%s.json: got %d %q, want 200 {\"name\":%q,\"count\":N}", name, resp.StatusCode, body, name)
 	}
 	return *got.Count
-}
-
-// runDirOf is the runtime directory the tests give the counter (the
-// shipped configs say /run/counter): beside the database, so that it
-// belongs to whichever user the server runs the CGI as, and the CGI makes
-// it on the first login.
-func runDirOf(dbPath string) string { return filepath.Join(filepath.Dir(dbPath), "run") }
-
-// ownRunDir gives env a runtime directory of the test's own when it
-// names none: the binary's default is the machine's /run/counter, which
-// no test may read or write (a real counter may be serving there). Every
-// process on one database gets the one beside it (runDirOf), as the web
-// servers the tests start are given.
-func ownRunDir(tb testing.TB, env []string) []string {
-	tb.Helper()
-	dir := ""
-	for _, e := range env {
-		if strings.HasPrefix(e, "COUNTER_RUN_DIR=") {
-			return env
-		}
-		if db, ok := strings.CutPrefix(e, "COUNTER_DB="); ok {
-			dir = runDirOf(db)
-		}
-	}
-	if dir == "" {
-		dir = filepath.Join(tb.TempDir(), "run")
-	}
-	return append(env[:len(env):len(env)], "COUNTER_RUN_DIR="+dir)
 }

@@ -4,18 +4,16 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"hitcounter/deploy/bench/benchstat"
+	"hitcounter/cgi/testenv"
 )
 
 // counterService runs counter.cgi fastcgi the way systemd runs
@@ -68,7 +66,7 @@ func (s *counterService) start(t testing.TB) {
 	defer logf.Close()
 	// The shell's pid is the binary's after exec: LISTEN_PID is its own.
 	cmd := exec.Command("/bin/sh", "-c", `LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" fastcgi`, s.bin)
-	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "COUNTER_DB=" + s.dbPath, "COUNTER_RUN_DIR=" + runDirOf(s.dbPath)}
+	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C", "COUNTER_DB=" + s.dbPath, "COUNTER_RUN_DIR=" + testenv.RunDirOf(s.dbPath)}
 	cmd.ExtraFiles = []*os.File{f}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -157,15 +155,7 @@ func startNginxService(t testing.TB, bin, cgiDir, dbPath string) *webServer {
 	if err := os.WriteFile(filepath.Join(dir, "fastcgi_params"), params, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"body", "fastcgi", "proxy", "uwsgi", "scgi"} {
-		if err := os.MkdirAll(filepath.Join(dir, "temp", d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	user := ""
-	if os.Geteuid() == 0 {
-		user = "user root;" // the workers only read the test's files
-	}
+	user, temps := nginxScratch(t, dir)
 	letTraverse(t, dir)
 	dumpOnFailure(t, errorLog, stderrLog, svc.log)
 	srv.URL = onFreePort(t, []string{errorLog, stderrLog}, func(port int, baseURL string) error {
@@ -178,11 +168,7 @@ error_log %[1]s/error.log warn;
 events { worker_connections 512; }
 http {
 	access_log off;
-	client_body_temp_path %[1]s/temp/body;
-	fastcgi_temp_path %[1]s/temp/fastcgi;
-	proxy_temp_path %[1]s/temp/proxy;
-	uwsgi_temp_path %[1]s/temp/uwsgi;
-	scgi_temp_path %[1]s/temp/scgi;
+	%[9]s
 	types { text/plain txt; text/html html; }
 	include %[8]s;
 	server {
@@ -193,7 +179,7 @@ http {
 		%[7]s
 	}
 }
-`, dir, port, htdocs, snippetPath, hitsPath, user, rewrite, upstreamPath)
+`, dir, port, htdocs, snippetPath, hitsPath, user, rewrite, upstreamPath, temps)
 		if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 			return err
 		}
@@ -271,15 +257,9 @@ func TestServiceRestarts(t *testing.T) {
 	const hits, inFlight, restarts = 2000, 16, 3
 	eachServiceServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
 		admin(t, cgiDir, dbPath, "create", "rs", "reload=off")
-		client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		url := srv.URL + "/cgi-bin/counter.cgi/rs.png"
-		var (
-			mu       sync.Mutex
-			failures []string
-			done     atomic.Int64
-		)
+		var done atomic.Int64
 		restarted := make(chan int, 1)
 		go func() {
 			n := 0
@@ -297,21 +277,9 @@ func TestServiceRestarts(t *testing.T) {
 			restarted <- n
 		}()
 		start := time.Now()
-		sent := benchstat.Run(ctx, hits, inFlight, func(i int) bool {
-			err := checkHit(ctx, client, url)
-			done.Add(1)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				failures = append(failures, fmt.Sprintf("hit %d: %v", i, err))
-			}
-			return len(failures) < 20
-		})
+		sent := hitRS(t, srv, hits, inFlight, 20, func() { done.Add(1) })
 		n := <-restarted
 		t.Logf("%s: %d hits, %d at a time, %d restarts, in %v", srv.Name, sent, inFlight, n, time.Since(start).Round(time.Millisecond))
-		for _, f := range failures {
-			t.Error(f)
-		}
 		if sent != hits || n != restarts {
 			t.Fatalf("sent %d hits with %d restarts, want %d and %d", sent, n, hits, restarts)
 		}

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"hitcounter/counter"
@@ -79,13 +77,7 @@ func TestBrowserSite(t *testing.T) {
 	ctx = newBrowser(t, ctx)
 	// Headless Chromium names itself "HeadlessChrome", a bot to the
 	// counter: the override makes it a desktop Chrome to the servers.
-	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: chromeUA})
-		return err
-	}))
-	if err != nil {
-		t.Fatalf("set the User-Agent: %v", err)
-	}
+	setUserAgent(t, ctx, chromeUA)
 	shots := t.TempDir()
 	eachStaticServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
 		writeSite(t, srv, pages)

@@ -52,7 +52,7 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 		}
 		var err error
 		if src, err = strip(b.Data[0], &budget); err != nil {
-			return nil, err // theme add names the file
+			return nil, err // digitset add names the file
 		}
 	default:
 		return nil, fmt.Errorf("decode: layout %q", b.Layout)

@@ -2,7 +2,6 @@ package decode
 
 import (
 	"bytes"
-	"compress/lzw"
 	"errors"
 	"image"
 	"image/color"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"hitcounter/cgi/testfiles"
 	"hitcounter/counter/digitset"
 )
 
@@ -143,36 +143,11 @@ func TestPixelBudget(t *testing.T) {
 	}
 }
 
-// desyncedGIF makes a GIF of a w x h screen whose frames (1 x 1 pixel
-// each, frames of them) follow a Plain Text extension that image/gif
-// (Go 1.26, src/image/gif/reader.go, readExtension) reads as 13 bytes
-// whole and then sub-blocks, whatever the first of the 13 says. The first
-// is 0 and the second 0x3b: a walk that reads the 13 as sub-blocks sees
-// the extension end there, then the trailer, and counts no frame.
-func desyncedGIF(tb testing.TB, w, h, frames int) []byte {
-	tb.Helper()
-	b := []byte("GIF89a")
-	b = append(b, byte(w), byte(w>>8), byte(h), byte(h>>8), 0x80, 0, 0) // a global table of 2
-	b = append(b, 0xff, 0, 0, 0, 0, 0xff)
-	b = append(b, 0x21, 0x01, 0, 0x3b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) // 13 bytes, then the end
-	var lz bytes.Buffer
-	zw := lzw.NewWriter(&lz, lzw.LSB, 2)
-	zw.Write([]byte{0})
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	for range frames {
-		b = append(b, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, byte(lz.Len()))
-		b = append(append(b, lz.Bytes()...), 0)
-	}
-	return append(b, 0x3b)
-}
-
 // TestDesyncedGIF: a GIF whose Plain Text extension hides its frames from
 // a walk that reads it otherwise than image/gif is counted as image/gif
 // decodes it, and refused before decoding when its frames are too many.
 func TestDesyncedGIF(t *testing.T) {
-	data := desyncedGIF(t, 200, 200, digitset.MaxFrames+1)
+	data := testfiles.DesyncedGIF(t, 200, 200, digitset.MaxFrames+1)
 	if g, err := gif.DecodeAll(bytes.NewReader(data)); err != nil || len(g.Image) != digitset.MaxFrames+1 {
 		t.Fatalf("image/gif: %v; want %d frames", err, digitset.MaxFrames+1)
 	}
@@ -186,7 +161,7 @@ func TestDesyncedGIF(t *testing.T) {
 	// Within the bounds, the frames decoded are those counted, composed on
 	// the whole screen.
 	budget := 3 * 4 * 4
-	a, err := decodeGIF(desyncedGIF(t, 4, 4, 3), 4, 4, &budget)
+	a, err := decodeGIF(testfiles.DesyncedGIF(t, 4, 4, 3), 4, 4, &budget)
 	if err != nil || len(a.frames) != 3 || budget != 0 {
 		t.Errorf("3 frames: %d frames, %v, %d pixels left; want 3, 0", len(a.frames), err, budget)
 	}
@@ -199,7 +174,7 @@ func FuzzWalkGIF(f *testing.F) {
 	var b bytes.Buffer
 	gif.EncodeAll(&b, &gif.GIF{Image: []*image.Paletted{frame(image.Rect(0, 0, 2, 2), red), frame(image.Rect(0, 0, 1, 1), blue)}, Delay: []int{1, 2}, LoopCount: 2})
 	f.Add(b.Bytes())
-	f.Add(desyncedGIF(f, 3, 3, 4))
+	f.Add(testfiles.DesyncedGIF(f, 3, 3, 4))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := walkGIF(data, 8)
 		if err != nil {

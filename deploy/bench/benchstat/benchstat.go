@@ -1,5 +1,6 @@
-// Package benchstat holds the arithmetic the benchmark programs under
-// deploy/ share.
+// Package benchstat holds what the benchmark programs under deploy/
+// share: the arithmetic of their figures, and the timing of a CGI
+// process's wall time and peak RSS.
 package benchstat
 
 import (

@@ -137,7 +137,7 @@ func sections(bin string) ([]section, error) {
 // cgi/gateway), so either can be taken apart. The build's ID
 // (cgi/internal/buildinfo) is read on a hit for the cost meter alone.
 var phases = []struct{ name, prefixes string }{
-	{"cost meter (cgi/meter, the build's ID)", "hitcounter/cgi/meter. hitcounter/counter/costs. hitcounter/cgi/internal/buildinfo. hitcounter/cgi/imagehit.MeterHooks main.serve.MeterHooks hitcounter/cgi/web.(*App).recordCommit hitcounter/cgi/web.(*App).newMeter"},
+	{"cost meter (cgi/meter, the build's ID)", "hitcounter/cgi/meter. hitcounter/cgi/internal/buildinfo. hitcounter/cgi/imagehit.MeterHooks main.serve.MeterHooks hitcounter/cgi/web.(*App).recordCommit hitcounter/cgi/web.(*App).newMeter"},
 	{"visitor table (cgi/seen)", "hitcounter/cgi/seen."},
 	{"locks (flock)", "syscall.Flock golang.org/x/sys/unix.Flock syscall.FcntlFlock"},
 	{"commit: fdatasync", "syscall.Fdatasync golang.org/x/sys/unix.Fdatasync"},

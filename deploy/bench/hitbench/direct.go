@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
-	"strings"
-	"time"
+
+	"hitcounter/deploy/bench/benchstat"
 )
 
 // cgiRun is one way of answering a hit as a fresh CGI process.
@@ -20,19 +18,10 @@ type cgiRun struct {
 	visitors bool
 }
 
-// sample is what one run of a CGI process cost.
-type sample struct {
-	wall   time.Duration
-	maxRSS int64 // bytes
-}
-
 // runOnce starts the binary with a CGI environment, as a web server would,
-// and waits for its whole answer.
-//
-// The peak RSS comes from GNU time in a second run: a Go parent starts
-// children with CLONE_VM, and Linux then reports the parent's own peak as
-// the child's, so the child's rusage cannot be trusted here.
-func (c cgiRun) runOnce(i, j int) (sample, error) {
+// and waits for its whole answer; then runs it again for its peak RSS
+// (benchstat.PeakRSS).
+func (c cgiRun) runOnce(i, j int) (benchstat.Sample, error) {
 	timed := c
 	if c.visitors {
 		// Two visitors of their own, for the timed run and the one under
@@ -42,19 +31,18 @@ func (c cgiRun) runOnce(i, j int) (sample, error) {
 		timed.env = visitorEnv(c.env, strconv.Itoa(10+2*j), i)
 		c.env = visitorEnv(c.env, strconv.Itoa(11+2*j), i)
 	}
-	var out bytes.Buffer
-	cmd := exec.Command(timed.bin)
-	cmd.Env, cmd.Stdout = timed.env, &out
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return sample{}, fmt.Errorf("%s: %w", c.label, err)
+	out, wall, err := benchstat.RunCGI(timed.bin, timed.env, nil)
+	if err != nil {
+		return benchstat.Sample{}, fmt.Errorf("%s: %w", c.label, err)
 	}
-	wall := time.Since(start)
-	if !bytes.Contains(out.Bytes(), []byte("Content-Type: image/")) {
-		return sample{}, fmt.Errorf("%s: not an image: %.120q", c.label, out.Bytes())
+	if !bytes.Contains(out, []byte("Content-Type: image/")) {
+		return benchstat.Sample{}, fmt.Errorf("%s: not an image: %.120q", c.label, out)
 	}
-	rss, err := c.peakRSS()
-	return sample{wall: wall, maxRSS: rss}, err
+	rss, err := benchstat.PeakRSS(c.bin, c.env, nil)
+	if err != nil {
+		return benchstat.Sample{}, fmt.Errorf("%s: %w", c.label, err)
+	}
+	return benchstat.Sample{Wall: wall, PeakRSS: rss}, nil
 }
 
 // visitorEnv is env with the client address NET.x.y.z of run i.
@@ -62,32 +50,10 @@ func visitorEnv(env []string, net string, i int) []string {
 	return append(env[:len(env):len(env)], fmt.Sprintf("REMOTE_ADDR=%s.%d.%d.%d", net, i>>16&255, i>>8&255, i&255))
 }
 
-// peakRSS runs the binary once under GNU time, which forks from a small
-// process of its own, and returns the peak RSS in bytes.
-func (c cgiRun) peakRSS() (int64, error) {
-	f, err := os.CreateTemp("", "hitbench-rss")
-	if err != nil {
-		return 0, err
-	}
-	defer os.Remove(f.Name())
-	f.Close()
-	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", f.Name(), c.bin)
-	cmd.Env = c.env
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("%s under /usr/bin/time (Debian package time): %w", c.label, err)
-	}
-	b, err := os.ReadFile(f.Name())
-	if err != nil {
-		return 0, err
-	}
-	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	return kb * 1024, err
-}
-
 // interleave runs each of runs n times, taking turns, so that a change in
 // the machine's load hits all of them alike.
-func interleave(runs []cgiRun, n int) ([][]sample, error) {
-	out := make([][]sample, len(runs))
+func interleave(runs []cgiRun, n int) ([][]benchstat.Sample, error) {
+	out := make([][]benchstat.Sample, len(runs))
 	for i := 0; i < n; i++ {
 		// Each round starts with the next binary, so that no binary has
 		// the same place in every round.

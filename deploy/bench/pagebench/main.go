@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -86,49 +85,27 @@ func cgiEnv(db string, p page, i int) []string {
 	return env
 }
 
-// sample is what one run cost.
-type sample struct {
-	wall time.Duration
-	rss  int64
-}
-
-// run answers p once with bin, then again under GNU time for its peak RSS
-// (a Go parent's child reports the parent's peak in its rusage).
-func run(bin, db string, p page, i int) (sample, error) {
-	var out bytes.Buffer
-	cmd := exec.Command(bin)
-	cmd.Env, cmd.Stdin, cmd.Stdout = cgiEnv(db, p, 2*i), strings.NewReader(p.body), &out
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return sample{}, fmt.Errorf("%s %s: %w", bin, p.label, err)
-	}
-	wall := time.Since(start)
-	if !bytes.Contains(out.Bytes(), []byte(p.want)) {
-		return sample{}, fmt.Errorf("%s %s: no %q in %.200q", bin, p.label, p.want, out.Bytes())
-	}
-	f, err := os.CreateTemp("", "pagebench-rss")
+// run answers p once with bin, then again for its peak RSS
+// (benchstat.PeakRSS).
+func run(bin, db string, p page, i int) (benchstat.Sample, error) {
+	out, wall, err := benchstat.RunCGI(bin, cgiEnv(db, p, 2*i), strings.NewReader(p.body))
 	if err != nil {
-		return sample{}, err
+		return benchstat.Sample{}, fmt.Errorf("%s %s: %w", bin, p.label, err)
 	}
-	defer os.Remove(f.Name())
-	f.Close()
-	cmd = exec.Command("/usr/bin/time", "-f", "%M", "-o", f.Name(), bin)
-	cmd.Env, cmd.Stdin, cmd.Stdout = cgiEnv(db, p, 2*i+1), strings.NewReader(p.body), io.Discard
-	if err := cmd.Run(); err != nil {
-		return sample{}, fmt.Errorf("%s %s under /usr/bin/time: %w", bin, p.label, err)
+	if !bytes.Contains(out, []byte(p.want)) {
+		return benchstat.Sample{}, fmt.Errorf("%s %s: no %q in %.200q", bin, p.label, p.want, out)
 	}
-	b, err := os.ReadFile(f.Name())
+	rss, err := benchstat.PeakRSS(bin, cgiEnv(db, p, 2*i+1), strings.NewReader(p.body))
 	if err != nil {
-		return sample{}, err
+		return benchstat.Sample{}, fmt.Errorf("%s %s: %w", bin, p.label, err)
 	}
-	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	return sample{wall, kb << 10}, err
+	return benchstat.Sample{Wall: wall, PeakRSS: rss}, nil
 }
 
 // direct times every page with both binaries, taking turns run by run.
 func direct(before, after, beforeDB, afterDB string, n int) error {
 	bins := [2][2]string{{before, beforeDB}, {after, afterDB}}
-	res := make([][2][]sample, len(pages))
+	res := make([][2][]benchstat.Sample, len(pages))
 	for i := range n {
 		for k, p := range pages {
 			for j := range 2 {
@@ -144,30 +121,14 @@ func direct(before, after, beforeDB, afterDB string, n int) error {
 	fmt.Printf("direct CGI runs, %d each, interleaved\n", n)
 	fmt.Printf("  %-20s %10s %10s %7s %14s %14s %7s\n", "", "p50 before", "p50 after", "ratio", "peak before", "peak after", "ratio")
 	for k, p := range pages {
-		b, a := walls(res[k][0]), walls(res[k][1])
-		rb, ra := peak(res[k][0]), peak(res[k][1])
+		b, a := benchstat.Walls(res[k][0]), benchstat.Walls(res[k][1])
+		rb, ra := benchstat.MaxRSS(res[k][0]), benchstat.MaxRSS(res[k][1])
 		fmt.Printf("  %-20s %7.2f ms %7.2f ms %7.2f %8.2f MB %11.2f MB %7.2f\n", p.label,
 			benchstat.Ms(benchstat.Percentile(b, 50)), benchstat.Ms(benchstat.Percentile(a, 50)),
 			float64(benchstat.Percentile(a, 50))/float64(benchstat.Percentile(b, 50)),
 			float64(rb)/1e6, float64(ra)/1e6, float64(ra)/float64(rb))
 	}
 	return nil
-}
-
-func walls(s []sample) []time.Duration {
-	d := make([]time.Duration, len(s))
-	for i, x := range s {
-		d[i] = x.wall
-	}
-	return d
-}
-
-func peak(s []sample) int64 {
-	var m int64
-	for _, x := range s {
-		m = max(m, x.rss)
-	}
-	return m
 }
 
 // served asks both FastCGI processes for requests pages each, taking

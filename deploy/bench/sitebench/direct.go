@@ -4,11 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"hitcounter/deploy/bench/benchstat"
@@ -47,34 +42,29 @@ func cgiEnv(db, run, path, query, referer string) []string {
 	return append(env, "REMOTE_ADDR=127.0.0.1")
 }
 
-// sample is what one run cost; maxRSS is 0 when not measured.
-type sample struct {
-	wall   time.Duration
-	maxRSS int64
-}
-
 // run starts the binary for round i and waits for its whole answer; a
-// hit comes from visitor number v.
-func (c cgiRun) run(i, v int) (sample, error) {
+// hit comes from visitor number v. Every rssEvery rounds it runs again,
+// as visitor v of another network, for its peak RSS (benchstat.PeakRSS).
+func (c cgiRun) run(i, v int) (benchstat.Sample, error) {
 	env := c.env
 	if c.counts {
 		env = withAddr(env, "10", v)
 	}
-	var out bytes.Buffer
-	cmd := exec.Command(c.bin)
-	cmd.Env, cmd.Stdout = env, &out
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return sample{}, fmt.Errorf("%s: %w", c.label, err)
+	out, wall, err := benchstat.RunCGI(c.bin, env, nil)
+	s := benchstat.Sample{Wall: wall}
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", c.label, err)
 	}
-	s := sample{wall: time.Since(start)}
-	if !bytes.Contains(out.Bytes(), []byte("Content-Type: "+c.want)) || !bytes.HasPrefix(out.Bytes(), []byte("Status: 200 ")) {
-		return s, fmt.Errorf("%s: not a 200 %s: %.160q", c.label, c.want, out.Bytes())
+	if !bytes.Contains(out, []byte("Content-Type: "+c.want)) || !bytes.HasPrefix(out, []byte("Status: 200 ")) {
+		return s, fmt.Errorf("%s: not a 200 %s: %.160q", c.label, c.want, out)
 	}
 	if i%rssEvery == 0 {
-		var err error
-		if s.maxRSS, err = c.peakRSS(v); err != nil {
-			return s, err
+		env := c.env
+		if c.counts {
+			env = withAddr(c.env, "11", v)
+		}
+		if s.PeakRSS, err = benchstat.PeakRSS(c.bin, env, nil); err != nil {
+			return s, fmt.Errorf("%s: %w", c.label, err)
 		}
 	}
 	return s, nil
@@ -83,28 +73,6 @@ func (c cgiRun) run(i, v int) (sample, error) {
 // withAddr is env with REMOTE_ADDR NET.x.y.z for round i, a new visitor.
 func withAddr(env []string, net string, i int) []string {
 	return append(env[:len(env)-1:len(env)-1], fmt.Sprintf("REMOTE_ADDR=%s.%d.%d.%d", net, i>>16&255, i>>8&255, i&255))
-}
-
-// peakRSS runs the binary once more under GNU time, which forks from a
-// small process of its own (a Go parent's clone would lend the child its
-// own peak), and returns the peak RSS in bytes.
-func (c cgiRun) peakRSS(v int) (int64, error) {
-	f := filepath.Join(os.TempDir(), "sitebench-rss-"+strconv.Itoa(os.Getpid()))
-	defer os.Remove(f)
-	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", f, c.bin)
-	cmd.Env = c.env
-	if c.counts {
-		cmd.Env = withAddr(c.env, "11", v)
-	}
-	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("%s under /usr/bin/time (Debian package time): %w", c.label, err)
-	}
-	b, err := os.ReadFile(f)
-	if err != nil {
-		return 0, err
-	}
-	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	return kb * 1024, err
 }
 
 // timed is what the runs of one cgiRun cost, over every round.
@@ -127,8 +95,8 @@ func interleave(runs []cgiRun, n int) ([]timed, error) {
 			if err != nil {
 				return nil, err
 			}
-			walls[j] = append(walls[j], s.wall)
-			out[j].peakRSS = max(out[j].peakRSS, s.maxRSS)
+			walls[j] = append(walls[j], s.Wall)
+			out[j].peakRSS = max(out[j].peakRSS, s.PeakRSS)
 		}
 	}
 	for j, w := range walls {

@@ -1,9 +1,4 @@
-// Package costs is what the counter knows of its own price on the machine
-// it runs on: the kinds of work it times, the histogram a day's times
-// gather in, the figures a day keeps in the history (count, p50, p90 and
-// p99 of wall and CPU time), and the rules that say when a cost has moved.
-// It knows nothing of files, HTTP or the database.
-package costs
+package meter
 
 import (
 	"encoding/binary"
@@ -127,7 +122,7 @@ type Day struct {
 }
 
 // ErrRecord is a history record that cannot be read.
-var ErrRecord = errors.New("costs: bad record")
+var ErrRecord = errors.New("meter: bad record")
 
 const (
 	recordVersion = 1
@@ -177,4 +172,29 @@ func DecodeDay(date string, b []byte) (Day, error) {
 
 func micros(t time.Duration) uint32 {
 	return uint32(min(max(t/time.Microsecond, 0), math.MaxUint32))
+}
+
+// Replaces says whether d takes the place of old, the record of its date
+// already in the history: a day folded twice (a fold that failed half
+// way, or a file put back) keeps the record with more hits, and a record
+// that cannot be read is replaced.
+func (d Day) Replaces(old []byte) bool {
+	o, err := DecodeDay(d.Date, old)
+	return err != nil || o.Kinds[Hit].Count < d.Kinds[Hit].Count
+}
+
+// Encode is the build's record in the database: a Day's, whose build is
+// the build's ID and whose date is none.
+func (b Build) Encode() []byte { return Day{Build: b.ID, Kinds: b.Kinds}.Encode() }
+
+// DecodeBuild reads a build's record; no record is no build.
+func DecodeBuild(rec []byte) (Build, error) {
+	if rec == nil {
+		return Build{}, nil
+	}
+	d, err := DecodeDay("", rec)
+	if err != nil {
+		return Build{}, err
+	}
+	return Build{ID: d.Build, Kinds: d.Kinds}, nil
 }

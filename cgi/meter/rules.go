@@ -1,8 +1,9 @@
-package costs
+package meter
 
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -28,6 +29,8 @@ const (
 	BuildFactor = 1.5
 	// HistoryDays is how long the history keeps a day.
 	HistoryDays = 366
+	// WarningDays is how long a warning is kept and shown.
+	WarningDays = 30
 )
 
 // Check judges day against the days before it (any order, day itself
@@ -69,6 +72,28 @@ func Check(day Day, before []Day) []string {
 		}
 	}
 	return out
+}
+
+// KeepWarnings is the record of the warnings kept, a line each, each
+// beginning with its date: kept (the record as it was) with lines added,
+// and those of more than WarningDays before now dropped.
+func KeepWarnings(kept []byte, lines []string, now time.Time) []byte {
+	from := now.UTC().AddDate(0, 0, -WarningDays).Format(time.DateOnly)
+	var keep []string
+	for line := range strings.Lines(string(kept)) {
+		if line = strings.TrimSuffix(line, "\n"); line >= from {
+			keep = append(keep, line)
+		}
+	}
+	return []byte(strings.Join(append(keep, lines...), "\n"))
+}
+
+// DecodeWarnings reads the record of the warnings kept.
+func DecodeWarnings(rec []byte) []string {
+	if len(rec) == 0 {
+		return nil
+	}
+	return strings.Split(string(rec), "\n")
 }
 
 // Build is what a build's first requests cost: the figures of each kind

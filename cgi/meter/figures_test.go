@@ -1,7 +1,9 @@
-package costs
+package meter
 
 import (
+	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +195,53 @@ func TestCheckBuild(t *testing.T) {
 				t.Errorf("warning %q", line)
 			}
 		})
+	}
+}
+
+// TestRecordsAsStored: a day replaces a record of its date only with more
+// hits, or a record that cannot be read; a build's record reads back; the
+// warnings record drops what is past WarningDays.
+func TestRecordsAsStored(t *testing.T) {
+	day := func(hits uint32) Day {
+		d := Day{Date: "2026-12-03", Build: "v1"}
+		d.Kinds[Hit] = Figures{Count: hits, Wall: [3]time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond}}
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		old  []byte
+		want bool
+	}{
+		{"fewer hits kept", day(5).Encode(), true},
+		{"as many hits kept", day(10).Encode(), false},
+		{"more hits kept", day(11).Encode(), false},
+		{"unreadable", []byte{0}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := day(10).Replaces(tc.old); got != tc.want {
+				t.Errorf("Replaces = %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	b := Build{ID: "v2", Kinds: day(100).Kinds}
+	if got, err := DecodeBuild(b.Encode()); err != nil || got != b {
+		t.Errorf("DecodeBuild(Encode()) = %+v, %v; want %+v", got, err, b)
+	}
+	if got, err := DecodeBuild(nil); err != nil || got != (Build{}) {
+		t.Errorf("DecodeBuild(nil) = %+v, %v; want no build", got, err)
+	}
+	if _, err := DecodeBuild([]byte{1, 9}); !errors.Is(err, ErrRecord) {
+		t.Errorf("DecodeBuild(short) = %v, want ErrRecord", err)
+	}
+
+	now := time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC)
+	kept := []byte("2026-11-30: old\n2026-12-01: kept")
+	rec := KeepWarnings(kept, []string{"2026-12-31: new"}, now)
+	if got, want := DecodeWarnings(rec), []string{"2026-12-01: kept", "2026-12-31: new"}; !slices.Equal(got, want) {
+		t.Errorf("KeepWarnings = %q, want %q", got, want)
+	}
+	if got := DecodeWarnings(nil); got != nil {
+		t.Errorf("DecodeWarnings(nil) = %q, want none", got)
 	}
 }
