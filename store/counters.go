@@ -36,6 +36,10 @@ type Visit struct {
 	// the file does not hold fails the hit with counter.ErrNoDigitSet, in
 	// its transaction, before anything is written.
 	Set string
+	// List names pages whose views and visitors the hit's answer gives
+	// too (an index page's posts, which the script shows), read in the
+	// hit's transaction into Counted.Listed.
+	List []string
 }
 
 // Counted is what became of a hit.
@@ -59,6 +63,10 @@ type Counted struct {
 	// FirstToday is set on the counter's first view of the UTC day: what
 	// goes wrong on every hit is worth a log line on this one alone.
 	FirstToday bool
+	// Figures are the counter's and the page's views and visitors after
+	// the hit, for the script's answer; Listed those of Visit.List.
+	Figures Figures
+	Listed  []PageCount
 
 	// settings are the counter's as the hit's transaction read them, for
 	// the Batcher's cache of what hits are judged by.
@@ -196,9 +204,37 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 		}
 	}
 	if tb == nil || (s.Site != nil && bytes.Compare(day, b.Get(keyPagesFolded)) <= 0) {
-		return visitPast(tx, b, s, page, v, c)
+		c, err = visitPast(tx, b, s, page, v, c)
+	} else {
+		c, err = visitToday(tb, b, s, page, v, c)
 	}
-	return visitToday(tb, b, s, page, v, c)
+	if err == nil && len(v.List) > 0 {
+		var t todayRows
+		if t, err = loadToday(tx, v.Name); err == nil {
+			c.Listed, err = listPages(b, s, t, v.List)
+		}
+	}
+	return c, err
+}
+
+// Figures are a counter's views and visitors, and a page's: on a plain
+// counter, the counter's; on a site, the page's row's, zero for none.
+type Figures struct {
+	Views, Visitors         uint64
+	PageViews, PageVisitors uint64
+}
+
+// figures are the Figures of a counter with settings s, its totals and
+// the page's row (nil for none).
+func figures(s counter.Settings, row *counter.Page, views, visitors uint64) Figures {
+	f := Figures{Views: views, Visitors: visitors, PageViews: views, PageVisitors: visitors}
+	if s.Site != nil {
+		f.PageViews, f.PageVisitors = 0, 0
+		if row != nil {
+			f.PageViews, f.PageVisitors = row.Views, row.Visitors
+		}
+	}
+	return f
 }
 
 // visitToday counts a hit of the today bucket's day in that bucket.
@@ -236,7 +272,7 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 		}
 	}
 	if s.Site == nil {
-		c.Shown = shown(s, nil, nil, views, visitors)
+		c.Shown, c.Figures = shown(s, nil, nil, views, visitors), figures(s, nil, views, visitors)
 		return c, nil
 	}
 	var row *counter.Page
@@ -254,7 +290,7 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 			c.Page = page
 		}
 	}
-	c.Shown = shown(s, v.Image, row, views, visitors)
+	c.Shown, c.Figures = shown(s, v.Image, row, views, visitors), figures(s, row, views, visitors)
 	return c, nil
 }
 
@@ -304,7 +340,7 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 	if s.Site != nil {
 		return c, sitePage(b, t, s, page, v, &c, views, visitors)
 	}
-	c.Shown = shown(s, nil, nil, views, visitors)
+	c.Shown, c.Figures = shown(s, nil, nil, views, visitors), figures(s, nil, views, visitors)
 	return c, nil
 }
 
@@ -337,7 +373,7 @@ func sitePage(b *bolt.Bucket, t todayRows, s counter.Settings, page string, v Vi
 			c.Page = page
 		}
 	}
-	c.Shown = shown(s, v.Image, row, views, visitors)
+	c.Shown, c.Figures = shown(s, v.Image, row, views, visitors), figures(s, row, views, visitors)
 	return nil
 }
 
