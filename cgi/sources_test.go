@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,33 @@ func TestTopPagesTitled(t *testing.T) {
 	ans, _ := runCGI(t, append(hitEnv(t, db), "PATH_INFO=/blog.json", "REQUEST_METHOD=GET", "QUERY_STRING=top=1"))
 	if body := string(ans.body); strings.Contains(body, "<script>") || !strings.Contains(body, `\u003cscript\u003e`) {
 		t.Errorf("the title is not escaped in the JSON: %s", body)
+	}
+}
+
+// TestScriptSources counts views through the script's request of the
+// built binary, each with the host of its page's own referrer: a search
+// engine's is grouped, the counter's own page's host is none, and the
+// statistics list them.
+func TestScriptSources(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	if out, err := adminRun(t, db, "create", "page", "reload=off"); err != nil {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
+	for i, ref := range []string{"www.google.de", "google.com:443", "me.example", "forum.example", ""} {
+		ans, stderr := runCGI(t, append(hitEnv(t, db), "PATH_INFO=/page.count", "REQUEST_METHOD=GET", "QUERY_STRING=page=/&ref="+ref,
+			"HTTP_REFERER=https://me.example/", fmt.Sprintf("REMOTE_ADDR=192.0.2.%d", i+1)))
+		if ans.status != 200 || ans.header.Get("X-Counter-Error") != "" {
+			t.Fatalf("count with ref=%s: %d %q; %s", ref, ans.status, ans.header.Get("X-Counter-Error"), stderr)
+		}
+	}
+	page := string(get(t, db, "/page/stats"))
+	for _, want := range []string{`<tr><td>Google <span class="tag">search</span></td><td class="n">2</td></tr>`, `<tr><td>forum.example</td><td class="n">1</td></tr>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the statistics lack %q", want)
+		}
+	}
+	// me.example, the page's own host, is no source.
+	if js := string(get(t, db, "/page/stats.json")); !strings.Contains(js, `"sources":[{"source":"Google","views":2},{"source":"forum.example","views":1}]}`) {
+		t.Errorf("stats.json: %.400s", js)
 	}
 }
