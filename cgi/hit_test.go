@@ -175,6 +175,15 @@ func hitRequests(owner string) []hitRequest {
 		{name: "a badge in png", path: "/page.png", query: "style=badge"},
 		{name: "no database", path: "/page.png", env: []string{"COUNTER_DB=/nonexistent/counter.db"}},
 		{name: "costs off", path: "/page.png", env: []string{"COUNTER_COSTS=off", "REMOTE_ADDR=192.0.2.23"}},
+		{name: "the script", path: "/page.js"},
+		{name: "the script, HEAD", method: "HEAD", path: "/blog.JS"},
+		{name: "a script's count", path: "/page.count", query: "page=/&ref=News.Example:443", env: []string{"REMOTE_ADDR=192.0.2.24"}},
+		{name: "the image joined to it", path: "/page.png", env: []string{"REMOTE_ADDR=192.0.2.24"}},
+		{name: "a site's count with pages", path: "/blog.count", query: "page=/posts/one/&p=/posts/one/&p=/posts/two/&p=/none/", env: []string{"HTTP_REFERER=https://blog.example/posts/one/", "REMOTE_ADDR=192.0.2.25"}},
+		{name: "a bot's count", path: "/blog.count", query: "page=/posts/one/", env: []string{"HTTP_USER_AGENT=curl/8.0"}},
+		{name: "a count of 101 pages", path: "/blog.count", query: "page=/" + strings.Repeat("&p=/a/", 101)},
+		{name: "a count's bad name", path: "/bad!name.count"},
+		{name: "no such counter's count", path: "/nosuch.count"},
 	}
 }
 

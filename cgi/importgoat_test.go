@@ -23,13 +23,13 @@ func TestImportGoatCounter(t *testing.T) {
 		ok   bool
 		out  []string
 	}{
-		{"goatcounter-v2.csv.gz", true, []string{"views: 0 -> 8; visitors: 0 -> 6", "pages: 3 days changed, 3 new pages", "left out: 1 events"}},
+		{"goatcounter-v2.csv.gz", true, []string{"views: 0 -> 8; visitors: 0 -> 6", "pages: 3 days changed, 3 new pages", "left out: 1 events", "sources (where readers came from): 2 changed"}},
 		{"goatcounter-v2-postgres-bom.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 6"}},
 		{"goatcounter-v2-unordered.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 6"}},
 		{"goatcounter-v1.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 6"}},
 		{"goatcounter-v2-sessions-off.csv", true, []string{"views: 0 -> 8; visitors: 0 -> 8"}},
 		{"goatcounter-export.zip", true, []string{"views: 0 -> 6; visitors: 0 -> 6", "left out: 1 visitors of events"}},
-		{"plausible-export.zip", true, []string{"views: 0 -> 7; visitors: 0 -> 4", "pages: 3 days changed, 3 new pages", "referring hosts: 1 changed"}},
+		{"plausible-export.zip", true, []string{"views: 0 -> 7; visitors: 0 -> 4", "pages: 3 days changed, 3 new pages", "referring hosts: 1 changed", "sources (where readers came from): 2 changed"}},
 		{"goatcounter-v2-header-only.csv.gz", false, []string{"line 1", `"Individual pageviews"`, "ZIP export"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

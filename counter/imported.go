@@ -42,6 +42,9 @@ type Imported struct {
 	PageRows PageRows
 	// Referrers are the hosts its views came from, each host once.
 	Referrers []Referrer
+	// Sources are the hosts (or groups, SourceKey) its readers came
+	// from, each once.
+	Sources []Referrer
 	// LeftOut says what the file held that the import leaves out, each
 	// in a few words for the owner ("3 events: ..."); nil when nothing.
 	LeftOut []string

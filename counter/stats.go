@@ -11,6 +11,8 @@ type History struct {
 	Info
 	Days      []Day      // oldest first
 	Referrers []Referrer // any order
+	// Sources are the hosts (or groups) readers came from, any order.
+	Sources []Referrer
 	// TalliedSince is when the file began to keep visitors and the hits
 	// not counted (its migration from an older version); zero if unknown.
 	TalliedSince time.Time
@@ -38,6 +40,8 @@ type Stats struct {
 	Chart                []Day  // the last ChartDays days, oldest first, days without hits as 0
 	Referrers            []Referrer
 	OtherReferrers       uint64 // hits from hosts past TopReferrers
+	Sources              []Referrer
+	OtherSources         uint64 // views from sources past TopSources
 	Protected            bool
 	Now                  time.Time
 	// TalliedSince is when visitors and the hits not counted began to be
@@ -71,19 +75,29 @@ func Summarise(h History, now time.Time) Stats {
 			s.Last30 = s.Last30.Plus(t)
 		}
 	}
-	refs := slices.Clone(h.Referrers)
+	s.Referrers, s.OtherReferrers = top(h.Referrers, TopReferrers, OtherReferrers)
+	s.Sources, s.OtherSources = top(h.Sources, TopSources, OtherSources)
+	return s
+}
+
+// top is the n hosts of refs with the most hits, most first, and the
+// hits of the others (other among them) added up.
+func top(refs []Referrer, n int, other string) ([]Referrer, uint64) {
+	refs = slices.Clone(refs)
 	slices.SortFunc(refs, func(a, b Referrer) int {
 		if c := cmp.Compare(b.Hits, a.Hits); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Host, b.Host)
 	})
+	var shown []Referrer
+	var rest uint64
 	for _, r := range refs {
-		if len(s.Referrers) < TopReferrers && r.Host != OtherReferrers {
-			s.Referrers = append(s.Referrers, r)
+		if len(shown) < n && r.Host != other {
+			shown = append(shown, r)
 		} else {
-			s.OtherReferrers = AddCount(s.OtherReferrers, r.Hits)
+			rest = AddCount(rest, r.Hits)
 		}
 	}
-	return s
+	return shown, rest
 }

@@ -189,7 +189,7 @@ func checkShard(tb *bolt.Bucket, shard []byte, all *bolt.Bucket) error {
 		case len(rest) == 0:
 			var t counter.Tally
 			return decodeToday(v, &t)
-		case rest[0] == todayReferrer && len(rest) > 1:
+		case (rest[0] == todayReferrer || rest[0] == todaySource) && len(rest) > 1:
 			_, err := decodeUint64(v)
 			return err
 		case rest[0] == todayPage && len(rest) > 1:
@@ -237,7 +237,14 @@ func checkCounter(name string, b *bolt.Bucket, r *Report) error {
 			return err
 		}
 	}
-	if refs := b.Bucket(bucketReferrers); refs != nil {
+	for _, list := range []struct {
+		bucket []byte
+		what   string
+	}{{bucketReferrers, "referring hosts"}, {bucketSources, "sources"}} {
+		refs := b.Bucket(list.bucket)
+		if refs == nil {
+			continue
+		}
 		n := 0
 		err := refs.ForEach(func(k, v []byte) error {
 			n++
@@ -248,8 +255,11 @@ func checkCounter(name string, b *bolt.Bucket, r *Report) error {
 			return err
 		}
 		if n > counter.MaxReferrers+1 {
-			return fmt.Errorf("%w: %d referring hosts, more than the bound", ErrCorrupt, n)
+			return fmt.Errorf("%w: %d %s, more than the bound", ErrCorrupt, n, list.what)
 		}
+	}
+	if err := checkTitles(b); err != nil {
+		return err
 	}
 	return checkSite(info, b)
 }

@@ -18,6 +18,9 @@ type Visit struct {
 	Name    string
 	Now     time.Time
 	RefHost string
+	// Source is the host of the page's own document.referrer, as NAME.js
+	// sends it ("" for none or from an image): it adds to the sources.
+	Source string
 	// Target is, on a site, the page that showed the image as the tag or
 	// the Referer gives it ("/posts/hello/?utm_source=x"), made a key by
 	// counter.PageKey with the site's settings; "" when unknown. A plain
@@ -33,6 +36,10 @@ type Visit struct {
 	// the file does not hold fails the hit with counter.ErrNoDigitSet, in
 	// its transaction, before anything is written.
 	Set string
+	// List names pages whose views and visitors the hit's answer gives
+	// too (an index page's posts, which the script shows), read in the
+	// hit's transaction into Counted.Listed.
+	List []string
 }
 
 // Counted is what became of a hit.
@@ -56,6 +63,10 @@ type Counted struct {
 	// FirstToday is set on the counter's first view of the UTC day: what
 	// goes wrong on every hit is worth a log line on this one alone.
 	FirstToday bool
+	// Figures are the counter's and the page's views and visitors after
+	// the hit, for the script's answer; Listed those of Visit.List.
+	Figures Figures
+	Listed  []PageCount
 
 	// settings are the counter's as the hit's transaction read them, for
 	// the Batcher's cache of what hits are judged by.
@@ -193,9 +204,37 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 		}
 	}
 	if tb == nil || (s.Site != nil && bytes.Compare(day, b.Get(keyPagesFolded)) <= 0) {
-		return visitPast(tx, b, s, page, v, c)
+		c, err = visitPast(tx, b, s, page, v, c)
+	} else {
+		c, err = visitToday(tb, b, s, page, v, c)
 	}
-	return visitToday(tb, b, s, page, v, c)
+	if err == nil && len(v.List) > 0 {
+		var t todayRows
+		if t, err = loadToday(tx, v.Name); err == nil {
+			c.Listed, err = listPages(b, s, t, v.List)
+		}
+	}
+	return c, err
+}
+
+// Figures are a counter's views and visitors, and a page's: on a plain
+// counter, the counter's; on a site, the page's row's, zero for none.
+type Figures struct {
+	Views, Visitors         uint64
+	PageViews, PageVisitors uint64
+}
+
+// figures are the Figures of a counter with settings s, its totals and
+// the page's row (nil for none).
+func figures(s counter.Settings, row *counter.Page, views, visitors uint64) Figures {
+	f := Figures{Views: views, Visitors: visitors, PageViews: views, PageVisitors: visitors}
+	if s.Site != nil {
+		f.PageViews, f.PageVisitors = 0, 0
+		if row != nil {
+			f.PageViews, f.PageVisitors = row.Views, row.Visitors
+		}
+	}
+	return f
 }
 
 // visitToday counts a hit of the today bucket's day in that bucket.
@@ -222,13 +261,18 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 		}
 		c.FirstToday = saturatingAdd(past.Views, t.counts.Views) == 1
 		if v.RefHost != "" {
-			if err := addTodayReferrer(b, t, v.RefHost); err != nil {
+			if err := addTodayHost(b, t, todayReferrer, bucketReferrers, v.RefHost); err != nil {
+				return c, err
+			}
+		}
+		if src := s.Source(v.Source, v.RefHost); src != "" {
+			if err := addTodayHost(b, t, todaySource, bucketSources, src); err != nil {
 				return c, err
 			}
 		}
 	}
 	if s.Site == nil {
-		c.Shown = shown(s, nil, nil, views, visitors)
+		c.Shown, c.Figures = shown(s, nil, nil, views, visitors), figures(s, nil, views, visitors)
 		return c, nil
 	}
 	var row *counter.Page
@@ -246,7 +290,7 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 			c.Page = page
 		}
 	}
-	c.Shown = shown(s, v.Image, row, views, visitors)
+	c.Shown, c.Figures = shown(s, v.Image, row, views, visitors), figures(s, row, views, visitors)
 	return c, nil
 }
 
@@ -272,7 +316,12 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 		}
 		c.FirstToday = today == 1
 		if v.RefHost != "" {
-			if err := addReferrer(b, v.RefHost, 1); err != nil {
+			if err := addHost(b, bucketReferrers, v.RefHost, 1); err != nil {
+				return c, err
+			}
+		}
+		if src := s.Source(v.Source, v.RefHost); src != "" {
+			if err := addHost(b, bucketSources, src, 1); err != nil {
 				return c, err
 			}
 		}
@@ -291,7 +340,7 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 	if s.Site != nil {
 		return c, sitePage(b, t, s, page, v, &c, views, visitors)
 	}
-	c.Shown = shown(s, nil, nil, views, visitors)
+	c.Shown, c.Figures = shown(s, nil, nil, views, visitors), figures(s, nil, views, visitors)
 	return c, nil
 }
 
@@ -324,7 +373,7 @@ func sitePage(b *bolt.Bucket, t todayRows, s counter.Settings, page string, v Vi
 			c.Page = page
 		}
 	}
-	c.Shown = shown(s, v.Image, row, views, visitors)
+	c.Shown, c.Figures = shown(s, v.Image, row, views, visitors), figures(s, row, views, visitors)
 	return nil
 }
 
@@ -388,10 +437,12 @@ func addToBucket(parent *bolt.Bucket, bucket, key []byte) (uint64, error) {
 	return addTo(b, key, 1)
 }
 
-// addReferrer counts n views from host, or under counter.OtherReferrers
-// once counter.MaxReferrers hosts are known.
-func addReferrer(parent *bolt.Bucket, host string, n uint64) error {
-	b, err := parent.CreateBucketIfNotExists(bucketReferrers)
+// addHost counts n views from host in the referrers or the sources
+// (bucket), or under counter.OtherReferrers once counter.MaxReferrers
+// hosts are known (counter.MaxSources and counter.OtherSources are the
+// same).
+func addHost(parent *bolt.Bucket, bucket []byte, host string, n uint64) error {
+	b, err := parent.CreateBucketIfNotExists(bucket)
 	if err != nil {
 		return err
 	}
@@ -420,20 +471,21 @@ func countHosts(b *bolt.Bucket, limit int) int {
 	return n
 }
 
-// addTodayReferrer counts a view from host in the today bucket, under
+// addTodayHost counts a view from host in the today bucket, in its rows
+// of kind (todayReferrer, todaySource) that fold into bucket, under
 // counter.OtherReferrers once the history's hosts and the day's new ones
-// are counter.MaxReferrers, as addReferrer will count it when the day is
+// are counter.MaxReferrers, as addHost will count it when the day is
 // folded.
-func addTodayReferrer(b *bolt.Bucket, t todayRows, host string) error {
-	key := todayKey(t.prefix, todayReferrer, host)
+func addTodayHost(b *bolt.Bucket, t todayRows, kind byte, bucket []byte, host string) error {
+	key := todayKey(t.prefix, kind, host)
 	if t.bucket.Get(key) == nil {
-		past := b.Bucket(bucketReferrers)
+		past := b.Bucket(bucket)
 		if past == nil || past.Get([]byte(host)) == nil {
 			n := 0
 			if past != nil {
 				n = countHosts(past, counter.MaxReferrers)
 			}
-			err := t.each(todayReferrer, func(rest, _ []byte) error {
+			err := t.each(kind, func(rest, _ []byte) error {
 				if string(rest) != counter.OtherReferrers && (past == nil || past.Get(rest) == nil) {
 					n++
 				}
@@ -443,7 +495,7 @@ func addTodayReferrer(b *bolt.Bucket, t todayRows, host string) error {
 				return err
 			}
 			if n >= counter.MaxReferrers {
-				key = todayKey(t.prefix, todayReferrer, counter.OtherReferrers)
+				key = todayKey(t.prefix, kind, counter.OtherReferrers)
 			}
 		}
 	}
@@ -698,7 +750,8 @@ func (db *DB) Referrers(name string) ([]counter.Referrer, error) {
 }
 
 // History returns counter name with its hits per UTC day from since
-// (inclusive) on and its referring hosts, read in one transaction.
+// (inclusive) on, its referring hosts and its sources, read in one
+// transaction.
 func (db *DB) History(name string, since time.Time) (counter.History, error) {
 	var h counter.History
 	err := db.view(func(tx *bolt.Tx) error {
@@ -721,7 +774,10 @@ func (db *DB) History(name string, since time.Time) (counter.History, error) {
 		if h.Days, err = readDays(b, since, t); err != nil {
 			return err
 		}
-		h.Referrers, err = readReferrers(b, t)
+		if h.Referrers, err = readHosts(b, t, bucketReferrers, todayReferrer); err != nil {
+			return err
+		}
+		h.Sources, err = readHosts(b, t, bucketSources, todaySource)
 		return err
 	})
 	if err != nil {
@@ -767,11 +823,11 @@ func readDays(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Day, erro
 	return days, nil
 }
 
-// readReferrers reads a counter's referring hosts, sorted by host, with
-// today's rows t.
-func readReferrers(b *bolt.Bucket, t todayRows) ([]counter.Referrer, error) {
+// readHosts reads a counter's referring hosts or its sources (bucket, and
+// today's rows t of kind), sorted by host.
+func readHosts(b *bolt.Bucket, t todayRows, bucket []byte, kind byte) ([]counter.Referrer, error) {
 	var refs []counter.Referrer
-	if r := b.Bucket(bucketReferrers); r != nil {
+	if r := b.Bucket(bucket); r != nil {
 		err := r.ForEach(func(k, v []byte) error {
 			n, err := decodeUint64(v)
 			if err != nil {
@@ -784,7 +840,7 @@ func readReferrers(b *bolt.Bucket, t todayRows) ([]counter.Referrer, error) {
 			return nil, err
 		}
 	}
-	err := t.each(todayReferrer, func(host, v []byte) error {
+	err := t.each(kind, func(host, v []byte) error {
 		n, err := decodeUint64(v)
 		if err != nil {
 			return err

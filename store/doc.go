@@ -2,11 +2,11 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 6)
+// # Schema (version 7)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
 // spells one out. Keys marked v2 are new in version 2, v3 in version 3,
-// v4 in version 4, v5 in version 5, v6 in version 6.
+// v4 in version 4, v5 in version 5, v6 in version 6, v7 in version 7.
 //
 // A counter's keys below hold its history: every hit up to the day of its
 // today bucket's rows, whose hits are in that bucket (see "Today"); what a
@@ -50,6 +50,14 @@
 //	    referrers/             bucket, at most counter.MaxReferrers+1 keys
 //	      HOST      -> uint64  views from pages on HOST; hosts past the
 //	                           bound add up under counter.OtherReferrers
+//	    sources/               v7: bucket, at most counter.MaxSources+1 keys
+//	      SOURCE    -> uint64  views whose readers came from a page on
+//	                           SOURCE (the page's own document.referrer,
+//	                           which the script sends; never its path or
+//	                           query): a host, or a group's name
+//	                           (counter.SourceKey: "Google", "Reddit"),
+//	                           never one of the counter's own hosts; past
+//	                           the bound, under counter.OtherSources
 //	    hosts   -> text        v3: makes the counter a site: the hosts whose
 //	                           pages it counts, one per line, "*.example.org"
 //	                           for every host under it; never empty
@@ -76,6 +84,12 @@
 //	                           counter.PageKey makes it ("/posts/hello"), or
 //	                           counter.OtherPages for the hits on new pages
 //	                           past max-pages
+//	    titles/                v7, sites: bucket, at most counter.MaxTitles
+//	      PAGE    -> text      the page's title, as the owner's titles
+//	                           command read it from the site's own feed
+//	                           (counter.CleanTitle: one line, at most
+//	                           counter.MaxTitleLen bytes); replaced whole
+//	                           by each command, never written by a hit
 //	    page-days/             v3, sites: bucket
 //	      2006-01-02PAGE -> record  the date, then PAGE as in pages/: the
 //	                           page's views and visitors that day, 8-byte
@@ -145,6 +159,8 @@
 //	  NAME "\x00r" HOST -> uint64  views from pages on HOST that day, as
 //	                           in referrers/ (counter.OtherReferrers past
 //	                           the bound, counting the history's hosts)
+//	  NAME "\x00s" SOURCE -> uint64  v7: views whose readers came from
+//	                           SOURCE that day, as in sources/
 //	  NAME "\x00p" PAGE -> record  sites: the page's views and visitors
 //	                           that day, as a page-days record; the page
 //	                           has its record in pages/ (made by the hit
@@ -217,6 +233,11 @@
 // its row every day: 10,000 made-up pages a day took some 6.6 MB a day,
 // and the file's maximum in 140 days.
 //
+// Nor do a counter's sources (v7), at most counter.MaxSources+1 keys of at
+// most 100 bytes, whatever visitors send, like its referrers; nor a site's
+// titles, which only the owner's command writes, at most counter.MaxTitles
+// of up to 256+200 bytes (some 5 MB, 10 MB in half-full pages).
+//
 // The work of trimming is bounded too: a day's fold reads the rows of the
 // days it folds (a day's, up to max-pages+1) twice, holds KeptPagesADay
 // rows and a batch of keys in memory, and deletes the rest; a version 4
@@ -262,6 +283,16 @@
 // counters with a referrer each, so some 600 in all; or some 80 pages of
 // one site): past that, bbolt splits it, and a view writes a branch
 // besides.
+//
+// # Version 6
+//
+// Version 7 added a counter's sources (sources/ and its "\x00s" rows in
+// today) and a site's titles/. A version 6 file is migrated by the first
+// write of a version 7 program, which sets the version and rewrites
+// nothing else: it has neither, and the first view from a source (or the
+// first titles command) makes them. A program of version 6 would take a
+// today bucket's source rows for damage: it refuses the file
+// (ErrNewerSchema).
 //
 // # Version 5
 //

@@ -204,6 +204,12 @@ var formats = []struct {
 		"  visits\x00rexample.org = 0000000000000003\n",
 		"  version = 00000006\n",
 	}, writeV6, checkFormatV6},
+	{7, formatFileV7, formatDumpFileV7, []string{
+		"    sources/\n      Google = 0000000000000002\n      forum.example = 0000000000000001\n",
+		"    titles/\n      / = 486f6d65\n",
+		"  news\x00sGoogle = 0000000000000002\n",
+		"  version = 00000007\n",
+	}, writeV7, checkFormatV7},
 }
 
 // TestFormat reads every committed file twice: with bbolt alone, against

@@ -34,7 +34,32 @@ type Glance struct {
 // (nil for the site's setting) says whether the image shows the page's
 // figure or the site's.
 func (db *DB) Glance(name, target string, image *counter.Image, now time.Time) (Glance, error) {
+	g, _, err := db.GlancePages(name, target, image, nil, now)
+	return g, err
+}
+
+// MaxPagesRead bounds the pages that one read of many pages names: an
+// index page's list of posts.
+const MaxPagesRead = 100
+
+// PageCount is one page's views and visitors of all time, as a read of
+// many pages gives them: zeros for a page the site has not counted, or a
+// path that makes no page key.
+type PageCount struct {
+	Page     string // as asked for
+	Views    uint64
+	Visitors uint64
+}
+
+// GlancePages is Glance, and, in the same read transaction, the views and
+// visitors of each of pages (at most MaxPagesRead) in their order: on a
+// site, each page's; on a plain counter, which has no pages, zeros.
+func (db *DB) GlancePages(name, target string, image *counter.Image, pages []string, now time.Time) (Glance, []PageCount, error) {
 	var g Glance
+	if len(pages) > MaxPagesRead {
+		return g, nil, fmt.Errorf("store: counter %q: %d pages, more than %d", name, len(pages), MaxPagesRead)
+	}
+	var counts []PageCount
 	err := db.view(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
@@ -80,12 +105,49 @@ func (db *DB) Glance(name, target string, image *counter.Image, now time.Time) (
 			}
 		}
 		g.Shown = shown(s, image, g.Page, g.Count, g.Visitors)
-		return nil
+		counts, err = listPages(b, s, t, pages)
+		return err
 	})
 	if err != nil {
-		return g, fmt.Errorf("store: counter %q: %w", name, err)
+		return g, nil, fmt.Errorf("store: counter %q: %w", name, err)
 	}
-	return g, nil
+	return g, counts, nil
+}
+
+// listPages reads each of pages' views and visitors on a counter with
+// settings s, today's rows t added: zeros on a plain counter, or for a
+// page the site has no row of.
+func listPages(b *bolt.Bucket, s counter.Settings, t todayRows, pages []string) ([]PageCount, error) {
+	if len(pages) == 0 {
+		return nil, nil
+	}
+	if len(pages) > MaxPagesRead {
+		return nil, fmt.Errorf("%d pages, more than %d", len(pages), MaxPagesRead)
+	}
+	counts := make([]PageCount, len(pages))
+	for i, target := range pages {
+		counts[i].Page = target
+		if s.Site == nil {
+			continue
+		}
+		page, err := counter.PageKey(target, s.Site.KeepQuery)
+		if err != nil {
+			continue
+		}
+		row, err := pageRow(b, page, t)
+		if err != nil {
+			return nil, err
+		}
+		if row != nil {
+			counts[i].Views, counts[i].Visitors = row.Views, row.Visitors
+		}
+	}
+	return counts, nil
+}
+
+// Figures are the Figures a glance read.
+func (g Glance) Figures() Figures {
+	return figures(g.Settings, g.Page, g.Count, g.Visitors)
 }
 
 // readDay reads one UTC day of a counter: its views and its tally.

@@ -42,8 +42,9 @@ type ImportChange struct {
 	// counted under counter.OtherPages, and PagesDropped the page days not
 	// kept because the counter is not a site.
 	PageDays, PagesNew, PagesOther, PagesDropped int
-	// Referrers is how many referring hosts changed.
-	Referrers int
+	// Referrers is how many referring hosts changed, Sources how many
+	// sources.
+	Referrers, Sources int
 	// CreatedBefore and Created are the counter's creation time before and
 	// after (an import moves it back to the history's first day).
 	CreatedBefore, Created time.Time
@@ -51,7 +52,7 @@ type ImportChange struct {
 
 // Changed reports whether the import changes the counter at all.
 func (c ImportChange) Changed() bool {
-	return c.Made || c.DaysNew+c.DaysRaised+c.DaysLowered+c.PageDays+c.Referrers > 0 ||
+	return c.Made || c.DaysNew+c.DaysRaised+c.DaysLowered+c.PageDays+c.Referrers+c.Sources > 0 ||
 		c.Total != c.TotalBefore || c.Visitors != c.VisitorsBefore || !c.Created.Equal(c.CreatedBefore)
 }
 
@@ -249,7 +250,10 @@ func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions, carr
 		return c, err
 	}
 	c.Total, c.Visitors = total, visitors
-	if c.Referrers, err = importReferrers(b, imp.Referrers, o.Replace); err != nil {
+	if c.Referrers, err = importHosts(b, bucketReferrers, imp.Referrers, o.Replace); err != nil {
+		return c, err
+	}
+	if c.Sources, err = importHosts(b, bucketSources, sourcesOf(s, imp.Sources), o.Replace); err != nil {
 		return c, err
 	}
 	c.Created = c.CreatedBefore
@@ -364,14 +368,38 @@ func putDay(b, days *bolt.Bucket, key []byte, t counter.Tally) error {
 	return tally.Put(key, encodeTally(t))
 }
 
-// importReferrers merges referring hosts: the higher of each, or the
-// file's with replace; hosts past the bound add up under
+// sourcesOf are the sources of a history as counter s keeps them: keys
+// as counter.SourceKey makes them (the views of hosts that make the same
+// key added up), and none of s's own hosts, which a reader goes from page
+// to page on; counter.OtherSources as it is.
+func sourcesOf(s counter.Settings, srcs []counter.Referrer) []counter.Referrer {
+	var out []counter.Referrer
+	at := map[string]int{}
+	for _, src := range srcs {
+		key := src.Host
+		if key != counter.OtherSources {
+			if key = s.Source(src.Host, ""); key == "" {
+				continue
+			}
+		}
+		if i, ok := at[key]; ok {
+			out[i].Hits = saturatingAdd(out[i].Hits, src.Hits)
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, counter.Referrer{Host: key, Hits: src.Hits})
+	}
+	return out
+}
+
+// importHosts merges referring hosts, or sources (bucket): the higher of
+// each, or the file's with replace; hosts past the bound add up under
 // counter.OtherReferrers.
-func importReferrers(b *bolt.Bucket, refs []counter.Referrer, replace bool) (int, error) {
+func importHosts(b *bolt.Bucket, bucket []byte, refs []counter.Referrer, replace bool) (int, error) {
 	if len(refs) == 0 {
 		return 0, nil
 	}
-	r, err := b.CreateBucketIfNotExists(bucketReferrers)
+	r, err := b.CreateBucketIfNotExists(bucket)
 	if err != nil {
 		return 0, err
 	}

@@ -92,8 +92,10 @@ func (im *stepImport) mergeStaged(live, base, staged, trash *bolt.Bucket, name [
 			return err
 		}
 	}
-	if err := mergeReferrers(live, base, staged); err != nil {
-		return err
+	for _, bucket := range [][]byte{bucketReferrers, bucketSources} {
+		if err := mergeHosts(live, base, staged, bucket); err != nil {
+			return err
+		}
 	}
 	for _, big := range bigBuckets {
 		if err := im.moveBig(live, base, staged, trash, name, big); err != nil {
@@ -181,19 +183,19 @@ func mergePages(live, base, staged *bolt.Bucket) (both uint64, err error) {
 	return both, err
 }
 
-// mergeReferrers adds into live's referrers what the import changed of
-// them; a host new to both past the bound goes under
+// mergeHosts adds into live's referrers, or sources (bucket), what the
+// import changed of them; a host new to both past the bound goes under
 // counter.OtherReferrers.
-func mergeReferrers(live, base, staged *bolt.Bucket) error {
-	sr := staged.Bucket(bucketReferrers)
+func mergeHosts(live, base, staged *bolt.Bucket, bucket []byte) error {
+	sr := staged.Bucket(bucket)
 	if sr == nil {
 		return nil
 	}
-	lr, err := live.CreateBucketIfNotExists(bucketReferrers)
+	lr, err := live.CreateBucketIfNotExists(bucket)
 	if err != nil {
 		return err
 	}
-	br := base.Bucket(bucketReferrers)
+	br := base.Bucket(bucket)
 	n := lr.Stats().KeyN
 	return sr.ForEach(func(k, s []byte) error {
 		var b []byte

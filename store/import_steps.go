@@ -395,7 +395,7 @@ func (p *piecer) next() (piece counter.Imported, i int, first bool, err error) {
 	p.day, p.page, p.gaveOneFor = dayEnd, pageEnd, true
 	if p.day < len(imp.Days) || p.page < pageDays && len(piece.PageDays) > 0 {
 		// Not the last piece: what is not by day comes with the last.
-		piece.HasTotal, piece.HasVisitors, piece.Referrers = false, false, nil
+		piece.HasTotal, piece.HasVisitors, piece.Referrers, piece.Sources = false, false, nil, nil
 		return piece, i, first, nil
 	}
 	p.i, p.day, p.page, p.lastDate, p.gaveOneFor, p.read = p.i+1, 0, 0, "", false, nil
@@ -443,6 +443,7 @@ func (c *ImportChange) add(p ImportChange, first bool) {
 	c.PagesOther += p.PagesOther
 	c.PagesDropped += p.PagesDropped
 	c.Referrers += p.Referrers
+	c.Sources += p.Sources
 	c.Total, c.Visitors, c.Created = p.Total, p.Visitors, p.Created
 }
 

@@ -19,9 +19,10 @@ import (
 // (pages-trimmed), the others' under the day's OtherPages row; version 6
 // keeps owners' digit sets (themes) and a counter's default theme, and
 // the current day's hits of every counter in small buckets, today-0 to
-// today-f, folded into the counters' history when the day changes.
-// migrate.go brings an older file up to it.
-const schemaVersion = 6
+// today-f, folded into the counters' history when the day changes;
+// version 7 keeps where readers came from (sources) and a site's pages'
+// titles. migrate.go brings an older file up to it.
+const schemaVersion = 7
 
 var (
 	bucketMeta       = []byte("meta")
@@ -73,6 +74,8 @@ var (
 	bucketTodayPrefix = "today-"          // v6, at the top: then the shard's number, 0 to f
 	keyTodayDay       = []byte("\x00day") // v6, in a today shard: the UTC day of its rows; sorts before every counter's
 	keyTodayPinned    = []byte("\x00pin") // v6, in a today shard: an empty bucket, so that bbolt never keeps the shard inline in the root
+	bucketSources     = []byte("sources") // v7, in a counter: views by the host (or group) readers came from
+	bucketTitles      = []byte("titles")  // v7, in a site: its pages' titles, as the owner's feed gives them
 )
 
 // todayShards is the number of today buckets. A counter's rows are in the
@@ -104,6 +107,7 @@ func todayShard(i int) []byte {
 const (
 	todayPage     = 'p' // then PAGE as in pages/: the page's views and visitors that day
 	todayReferrer = 'r' // then HOST as in referrers/: views from HOST that day
+	todaySource   = 's' // v7: then SOURCE as in sources/: views whose readers came from SOURCE that day
 )
 
 // todayPrefix is the key of counter name's counts row in the today bucket,

@@ -184,7 +184,12 @@ func foldRows(tx *bolt.Tx, tb *bolt.Bucket, day, next []byte) error {
 		case rest[0] == todayReferrer && len(rest) > 1:
 			var n uint64
 			if n, err = decodeUint64(v); err == nil {
-				err = addReferrer(b, string(rest[1:]), n)
+				err = addHost(b, bucketReferrers, string(rest[1:]), n)
+			}
+		case rest[0] == todaySource && len(rest) > 1:
+			var n uint64
+			if n, err = decodeUint64(v); err == nil {
+				err = addHost(b, bucketSources, string(rest[1:]), n)
 			}
 		case rest[0] == todayPage && len(rest) > 1:
 			err = foldPageDay(b, day, string(rest[1:]), v)

@@ -28,7 +28,21 @@ import (
 // What the request holds is a day's KeptPagesADay rows and a sum for each
 // page kept on any of the days, at most q.Days×KeptPagesADay.
 func (db *DB) TopPages(name string, now time.Time, q counter.TopQuery) ([]counter.Page, error) {
+	list, _, err := db.topPages(name, now, q, false)
+	return list, err
+}
+
+// TopPagesTitled is TopPages with the titles of the pages listed that the
+// owner gave one (the titles command, from the site's own feed), by page,
+// read in the same transaction; nil when none has.
+func (db *DB) TopPagesTitled(name string, now time.Time, q counter.TopQuery) ([]counter.Page, map[string]string, error) {
+	return db.topPages(name, now, q, true)
+}
+
+// topPages is TopPages, and with titled the titles of its pages.
+func (db *DB) topPages(name string, now time.Time, q counter.TopQuery, titled bool) ([]counter.Page, map[string]string, error) {
 	var list []counter.Page
+	var titles map[string]string
 	err := db.view(func(tx *bolt.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
@@ -48,13 +62,20 @@ func (db *DB) TopPages(name string, now time.Time, q counter.TopQuery) ([]counte
 		if err != nil {
 			return err
 		}
-		list, err = readTop(b, t, dayKey(now.AddDate(0, 0, 1-q.Days)), q.N)
-		return err
+		if list, err = readTop(b, t, dayKey(now.AddDate(0, 0, 1-q.Days)), q.N); err != nil || !titled {
+			return err
+		}
+		pages := make([]string, len(list))
+		for i, p := range list {
+			pages[i] = p.Page
+		}
+		titles = readTitles(b, pages)
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: top pages of %q: %w", name, err)
+		return nil, nil, fmt.Errorf("store: top pages of %q: %w", name, err)
 	}
-	return list, nil
+	return list, titles, nil
 }
 
 // readTop reads the n first-ranked pages of the site in b from day since

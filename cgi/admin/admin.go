@@ -48,6 +48,7 @@ type cmdEnv struct {
 	json              bool // costs -json
 	costDays          int  // costs -days
 	replaceSet        bool // digitset add -replace
+	replaceTitles     bool // titles -replace
 }
 
 // command is one admin command: its flags, its arguments and what it does.
@@ -85,6 +86,8 @@ func lookupCommand(name string) (command, bool) {
 		}, runPages}, true
 	case "merge":
 		return command{"NAME FROM-PAGE INTO-PAGE", 3, 3, noFlags, runMerge}, true
+	case "titles":
+		return titlesCommand(), true
 	case "import":
 		return importCommand(), true
 	case "config":

@@ -164,6 +164,9 @@ func writeChange(w io.Writer, c store.ImportChange) {
 	if c.Referrers > 0 {
 		fmt.Fprintf(w, "  referring hosts: %d changed\n", c.Referrers)
 	}
+	if c.Sources > 0 {
+		fmt.Fprintf(w, "  sources (where readers came from): %d changed\n", c.Sources)
+	}
 	if !c.Created.Equal(c.CreatedBefore) && !c.Made {
 		fmt.Fprintf(w, "  counting since %s, not %s\n", c.Created.Format(time.DateOnly), c.CreatedBefore.Format(time.DateOnly))
 	}

@@ -121,6 +121,10 @@ From a shell it manages the counters:
   counter pages [-days N] NAME     list a site's pages, most viewed first
   counter merge NAME FROM INTO     fold a site's page FROM (a moved page)
                                    into INTO, day by day
+  counter titles [-replace] NAME FILE
+                                   store the titles of a site's pages
+                                   from FILE, its RSS or Atom feed (- for
+                                   stdin), for the lists of popular pages
   counter config NAME              show a counter's settings, one
                                    KEY=VALUE a line
   counter config NAME KEY=VALUE ...

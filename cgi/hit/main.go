@@ -1,6 +1,6 @@
 // Command hit is counter.cgi as the web server runs it: the program a
-// counted image execs. It serves GET and HEAD of /NAME.png, .gif and .svg
-// under CGI itself, with the image server the full tool serves too
+// counted image execs. It serves GET and HEAD of /NAME.png, .gif and .svg,
+// and of the script's /NAME.js and /NAME.count, under CGI itself, with the image server the full tool serves too
 // (package cgi/imagehit), and links no net/http: a hit starts a smaller
 // program. For anything else (another page or method, an environment it
 // does not take whole, FastCGI, an admin command on a terminal) it execs
@@ -53,9 +53,15 @@ func run(started time.Time, args, environ []string, stdout, stderr io.Writer) in
 	env := cgiwire.ReadEnv(environ)
 	cgi := env["GATEWAY_INTERFACE"] != ""
 	if cgi {
-		if r, name, format, ok := imageRequest(env); ok {
-			serve(r, name, format, env, started, stdout, stderr)
-			return 0
+		if r, file, ok := hitRequest(env); ok {
+			if name, format, ok := imagehit.Image(file); ok {
+				serve(r, name, format, env, started, stdout, stderr)
+				return 0
+			}
+			if name, ext, ok := imagehit.ScriptPath(file); ok {
+				serveScript(r, name, ext, env, started, stdout, stderr)
+				return 0
+			}
 		}
 	}
 	err := execTool(fullTool(toolPath), args, environ)
@@ -67,23 +73,23 @@ func run(started time.Time, args, environ []string, stdout, stderr io.Writer) in
 	return 1
 }
 
-// imageRequest reads the image request env describes, if it is one this
-// program serves: a GET or HEAD of one clean path segment NAME.EXT with
-// an image's extension, with no body, in an environment that the
-// gateway would take whole (else the full tool answers, and refuses it
-// as the gateway does).
-func imageRequest(env cgiwire.Env) (r imagehit.Request, name string, format counter.ImageType, ok bool) {
+// hitRequest reads the request env describes, if it is one this program
+// may serve: a GET or HEAD of one clean path segment NAME.EXT, with no
+// body, in an environment that the gateway would take whole (else the
+// full tool answers, and refuses it as the gateway does). file is the
+// segment, whose extension says whether this program serves it.
+func hitRequest(env cgiwire.Env) (r imagehit.Request, file string, ok bool) {
 	method := env["REQUEST_METHOD"]
 	if method != "GET" && method != "HEAD" || cgiwire.Check(env) != nil {
-		return r, "", 0, false
+		return r, "", false
 	}
 	if proto := env["SERVER_PROTOCOL"]; proto != "INCLUDED" {
 		if _, _, ok := cgiwire.ParseVersion(proto); !ok {
-			return r, "", 0, false
+			return r, "", false
 		}
 	}
 	if env["CONTENT_LENGTH"] != "" && env["CONTENT_LENGTH"] != "0" {
-		return r, "", 0, false
+		return r, "", false
 	}
 	// The URL the gateway builds, REQUEST_URI set aside, must parse.
 	raw := env["SCRIPT_NAME"] + "/"
@@ -91,18 +97,15 @@ func imageRequest(env cgiwire.Env) (r imagehit.Request, name string, format coun
 		raw = "http://" + h + raw
 	}
 	if _, err := url.Parse(raw); err != nil {
-		return r, "", 0, false
+		return r, "", false
 	}
 	p := env["PATH_INFO"]
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
-	file := p[1:]
+	file = p[1:]
 	if file == "" || strings.Contains(file, "/") || path.Clean(p) != p {
-		return r, "", 0, false
-	}
-	if name, format, ok = imagehit.Image(file); !ok {
-		return r, "", 0, false
+		return r, "", false
 	}
 	r = imagehit.Request{
 		Method: method, Path: p, RawQuery: env["QUERY_STRING"],
@@ -115,7 +118,7 @@ func imageRequest(env cgiwire.Env) (r imagehit.Request, name string, format coun
 		},
 		Peer: env.Peer(),
 	}
-	return r, name, format, true
+	return r, file, true
 }
 
 // serve answers image request r, counting it, as the full tool's CGI
@@ -129,6 +132,29 @@ func serve(r imagehit.Request, name string, format counter.ImageType, env cgiwir
 	p := imagehit.NewProcess(cfg, log, false)
 	ans := p.Serve(r, name, format)
 	p.Finished(meter.Hit, ans.Counted, started)
+	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
+		log.Printf("write response: %v", err)
+	}
+}
+
+// serveScript answers the script (ext imagehit.ScriptExt) or its count
+// (imagehit.CountExt) as the full tool's CGI does, and records a count's
+// costs as a hit's.
+func serveScript(r imagehit.Request, name, ext string, env cgiwire.Env, started time.Time, stdout, stderr io.Writer) {
+	log := logline.New(stderr)
+	cfg, errs := config.FromEnv(func(k string) string { return env[k] })
+	for _, err := range errs {
+		log.Printf("config: %v", err)
+	}
+	var ans imagehit.Answer
+	if ext == imagehit.ScriptExt {
+		// Nothing opened, nothing recorded: the script is a constant.
+		ans = (&imagehit.Server{Cfg: cfg, Log: log}).ServeScript(r, name)
+	} else {
+		p := imagehit.NewProcess(cfg, log, false)
+		ans = p.ServeCount(r, name)
+		p.Finished(meter.Hit, ans.Counted, started)
+	}
 	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
 		log.Printf("write response: %v", err)
 	}

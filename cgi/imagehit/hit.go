@@ -30,9 +30,15 @@ import (
 // this one had never come, a view and not a reload, so a failed commit
 // costs no view. A mark that cannot be taken back (the table failing in
 // between) leaves that one retry a reload, as before.
-func (a *Server) hit(r Request, name string, site SiteHit, set string) (store.Counted, error) {
+//
+// via says whether the page's image or its script asks, source is the
+// host of the page's own referrer that a script sends, list the pages
+// whose figures it shows (store.Visit.List). When the other
+// of the two came first for the same view, the hit is joined to it
+// (seen.Verdict.Joined): nothing is written, and joined is set.
+func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.Via, source string, list []string) (c store.Counted, joined bool, err error) {
 	referer := r.Header("Referer")
-	v := store.Visit{Name: name, Now: a.Cfg.Now(), RefHost: counter.ReferrerHost(referer), Target: site.Target, Image: site.Image, Set: set}
+	v := store.Visit{Name: name, Now: a.Cfg.Now(), RefHost: counter.ReferrerHost(referer), Source: source, Target: site.Target, Image: site.Image, Set: set, List: list}
 	client := ClientAddr(r.Peer, r.Values("X-Forwarded-For"), a.Cfg.TrustedProxies)
 	addr, err := netip.ParseAddr(client)
 	if err == nil {
@@ -45,12 +51,15 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string) (store.Co
 	if v.Outcome.Kind == counter.View {
 		facts, err := a.hitFacts(v)
 		if err != nil {
-			return store.Counted{}, err
+			return store.Counted{}, false, err
 		}
-		j = a.judge(r, v, facts, addr, client)
+		j = a.judge(r, v, facts, addr, client, via)
+		if j.joined {
+			return store.Counted{}, true, nil
+		}
 		v.Outcome = j.outcome
 	}
-	c, err := a.Hits.Visit(v)
+	c, err = a.Hits.Visit(v)
 	if err != nil {
 		for _, m := range j.marks {
 			if uerr := a.Visitors.Unsee(m.visit, m.verdict); uerr != nil {
@@ -79,7 +88,7 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string) (store.Co
 	if err == nil && c.FirstPastCap {
 		a.Log.Printf("site %q has as many pages as its max-pages: hits on new pages count under %s today", name, counter.OtherPages)
 	}
-	return c, err
+	return c, false, err
 }
 
 // hitFacts reads what hit v is judged by, in a read transaction closed
@@ -97,6 +106,9 @@ type judged struct {
 	marks   []mark
 	unknown error // why the visitor could not be told apart
 	crowded bool  // the counter's share of the visitor table forgot someone, first today
+	// joined is the other request of a view already counted (the image
+	// of a page whose script came first, or the other way round).
+	joined bool
 }
 
 // mark is one visit the visitor table recorded, and its verdict.
@@ -107,8 +119,8 @@ type mark struct {
 
 // judge judges view v, which the request alone calls a view, from what
 // the counter's settings say (j), from client address addr (client as
-// text).
-func (a *Server) judge(r Request, v store.Visit, j store.HitFacts, addr netip.Addr, client string) judged {
+// text), asked by via.
+func (a *Server) judge(r Request, v store.Visit, j store.HitFacts, addr netip.Addr, client string, via seen.Via) judged {
 	s := j.Settings
 	if addr.IsValid() && s.Ignores(addr) {
 		return judged{outcome: counter.Outcome{Kind: counter.Ignored}}
@@ -125,7 +137,7 @@ func (a *Server) judge(r Request, v store.Visit, j store.HitFacts, addr netip.Ad
 	var out judged
 	// A view by a visitor not known: a missing run directory must not
 	// cost a count.
-	out.outcome, out.unknown = a.seeVisitor(seen.Visit{Counter: v.Name, Page: j.Page, Addr: client, UserAgent: r.Header("User-Agent"), Now: v.Now, Window: s.Reload}, &out)
+	out.outcome, out.unknown = a.seeVisitor(seen.Visit{Counter: v.Name, Page: j.Page, Addr: client, UserAgent: r.Header("User-Agent"), Now: v.Now, Window: s.Reload, Via: via}, &out)
 	return out
 }
 
@@ -141,6 +153,10 @@ func (a *Server) seeVisitor(sv seen.Visit, out *judged) (counter.Outcome, error)
 	if err != nil {
 		return counter.Outcome{Kind: counter.View}, err
 	}
+	if verdict.Joined {
+		out.joined = true
+		return counter.Outcome{}, nil
+	}
 	out.marks = append(out.marks, mark{sv, verdict})
 	out.crowded = verdict.Crowded
 	if verdict.Reload {
@@ -152,7 +168,7 @@ func (a *Server) seeVisitor(sv seen.Visit, out *judged) (counter.Outcome, error)
 	}
 	o.PageVisitor = verdict.NewToday
 	site := sv
-	site.Page, site.Window = "", 0
+	site.Page, site.Window, site.Via = "", 0, seen.ViaNone
 	verdict, err = a.Visitors.See(site)
 	if err == nil {
 		out.marks = append(out.marks, mark{site, verdict})
@@ -251,4 +267,19 @@ func (a *Server) Glance(name string, site SiteHit) (store.Glance, error) {
 	}
 	defer db.Close()
 	return db.Glance(name, site.Target, site.Image, a.Cfg.Now())
+}
+
+// ReadAfter reads counter name as Glance does, and each of pages (see
+// store.DB.GlancePages), once every hit already waiting to be written
+// has been: it opens the file as a writer does, so that its lock queues
+// behind theirs. A request joined to the view another one counted reads
+// so, and shows that view, which the other's process may still be
+// committing.
+func (a *Server) ReadAfter(name string, site SiteHit, pages []string) (store.Glance, []store.PageCount, error) {
+	db, err := a.Open(false)
+	if err != nil {
+		return store.Glance{}, nil, err
+	}
+	defer db.Close()
+	return db.GlancePages(name, site.Target, site.Image, pages, a.Cfg.Now())
 }

@@ -95,8 +95,15 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		n, show, theme = g.Shown, g.Settings.Show, g.Settings.Theme
 	} else {
 		var c store.Counted
-		c, err = a.hit(r, name, site, style.Set)
+		var joined bool
+		c, joined, err = a.hit(r, name, site, style.Set, seen.ViaImage, "", nil)
 		n, show, theme = c.Shown, c.Show, c.Theme
+		if joined {
+			// The page's script counted this view: the image shows it.
+			var g store.Glance
+			g, _, err = a.ReadAfter(name, site, nil)
+			n, show, theme = g.Shown, g.Settings.Show, g.Settings.Theme
+		}
 		// Timed as a hit: a refused one writes nothing, the costs'
 		// files and fold included.
 		counted = err == nil

@@ -116,6 +116,18 @@ func (p *Process) Serve(r Request, name string, format counter.ImageType) (ans A
 	return s.Serve(r, name, format)
 }
 
+// ServeCount answers the script's count r for counter name, as
+// Server.ServeCount does, and turns a panic into a 500 and one log line.
+func (p *Process) ServeCount(r Request, name string) (ans Answer) {
+	s := p.Server()
+	defer func() {
+		if v := recover(); v != nil {
+			ans = s.refuseCount(r, fmt.Errorf("panic: %s", logline.PanicSummary(v)))
+		}
+	}()
+	return s.ServeCount(r, name)
+}
+
 // recordCommit is store.Options.Committed: the time of a commit, kept for
 // the end of the request in a CGI process, recorded at once (into a
 // mapping) in a long-lived one.

@@ -3,7 +3,7 @@
 // view, without a client address or User-Agent ever reaching the
 // database or the disk.
 //
-// A visitor is a keyed hash: the first 12 bytes of HMAC-SHA256, under a
+// A visitor is a keyed hash: the first 11 bytes of HMAC-SHA256, under a
 // random salt of the day, of the counter name, the page of a site (empty
 // for a counter, or the site itself), the client address and the
 // User-Agent, each prefixed by its length (a uvarint) so that fields
@@ -20,7 +20,7 @@
 //
 //	offset  size       field
 //	0       12         magic "counter-seen"
-//	12      4          format version, 2 (big-endian, as every number here)
+//	12      4          format version, 3 (big-endian, as every number here)
 //	16      4          number of shares, 64
 //	20      4          slots in a share, 4,096
 //	24      8          zero
@@ -40,9 +40,15 @@
 // the name (HMAC-SHA256 under the day's salt), and share it with the
 // counter that took it.
 //
-// A slot is 16 bytes: the 12-byte visitor hash, then the Unix time in
-// seconds (uint32) of the visitor's last counted view; a time of 0 marks
-// an empty slot. A visitor lives in the bucket of his counter's share
+// A slot is 16 bytes: the 11-byte visitor hash, a byte that says what
+// asked for the visitor's last counted view (bit 0 the page's image, bit
+// 1 its script, both once the other joined it; 0 for neither), then the
+// Unix time in seconds (uint32) of that view; a time of 0 marks an empty
+// slot. A page that carries both the image and the script sends two
+// requests for one view, in either order: the second, within the reload
+// window (a minute when the counter has none), is joined to the first
+// (Verdict.Joined), counted neither as a view nor as a reload, and a
+// third is a reload. A visitor lives in the bucket of his counter's share
 // that his hash picks (its first 4 bytes, modulo 64). Slots fill in order
 // and are never emptied during a day, so a lookup stops at the first
 // empty slot; and a bucket's slots are kept in the order their views

@@ -188,6 +188,7 @@ type spot struct {
 	filled int    // how many of the bucket's slots are taken
 	at     int    // its slot in the bucket; -1 when not found
 	last   uint32 // time of its last counted view, when found
+	via    Via    // what asked for that view, when found
 }
 
 func (s spot) found() bool { return s.at >= 0 }
@@ -204,18 +205,18 @@ func (d *dayFile) find(k key, off int64, buf []byte) (spot, error) {
 	}
 	for i := range bucketSlots {
 		s := buf[i*slotSize : (i+1)*slotSize]
-		last := binary.BigEndian.Uint32(s[keySize:])
+		last := binary.BigEndian.Uint32(s[timeAt:])
 		if last == 0 {
 			// Slots fill in order and are never emptied: k is not
 			// further on.
 			return spot{bucket: off, filled: i, at: -1}, nil
 		}
-		if key(s) == k {
+		if key(s[:keySize]) == k {
 			filled := i + 1
-			for filled < bucketSlots && binary.BigEndian.Uint32(buf[filled*slotSize+keySize:]) != 0 {
+			for filled < bucketSlots && binary.BigEndian.Uint32(buf[filled*slotSize+timeAt:]) != 0 {
 				filled++
 			}
-			return spot{bucket: off, filled: filled, at: i, last: last}, nil
+			return spot{bucket: off, filled: filled, at: i, last: last, via: Via(s[viaAt])}, nil
 		}
 	}
 	return spot{bucket: off, filled: bucketSlots, at: -1}, nil
@@ -225,8 +226,9 @@ func (d *dayFile) find(k key, off int64, buf []byte) (spot, error) {
 // into buf, keeping its slots in the order they were written: k's slot
 // moves to the end of the taken ones, and in a full bucket the first,
 // that of the visitor whose last counted view is the oldest, is
-// forgotten. Only the slots that change are written.
-func (d *dayFile) write(s spot, k key, last uint32, buf []byte) error {
+// forgotten. via is what asked for the view. Only the slots that change
+// are written.
+func (d *dayFile) write(s spot, k key, last uint32, via Via, buf []byte) error {
 	from, end := s.at, s.filled
 	switch {
 	case s.found():
@@ -238,7 +240,8 @@ func (d *dayFile) write(s spot, k key, last uint32, buf []byte) error {
 	copy(buf[from*slotSize:end*slotSize], buf[(from+1)*slotSize:end*slotSize])
 	slot := buf[(end-1)*slotSize : end*slotSize]
 	copy(slot, k[:])
-	binary.BigEndian.PutUint32(slot[keySize:], last)
+	slot[viaAt] = byte(via)
+	binary.BigEndian.PutUint32(slot[timeAt:], last)
 	if _, err := d.f.WriteAt(buf[from*slotSize:end*slotSize], s.bucket+int64(from*slotSize)); err != nil {
 		return fmt.Errorf("seen: write: %w", err)
 	}
@@ -247,18 +250,31 @@ func (d *dayFile) write(s spot, k key, last uint32, buf []byte) error {
 
 // unwrite takes back the counted view that write recorded at s, which
 // find read into buf: with prev, the visitor's last counted view before
-// it, or, when prev is 0, by emptying his slot, the taken ones after it
-// moving up so that they stay in the order they were written.
-func (d *dayFile) unwrite(s spot, prev uint32, buf []byte) error {
+// it (and prevVia, what asked for it), or, when prev is 0, by emptying
+// his slot, the taken ones after it moving up so that they stay in the
+// order they were written.
+func (d *dayFile) unwrite(s spot, prev uint32, prevVia Via, buf []byte) error {
 	from, end := s.at, s.filled
 	if prev != 0 {
-		binary.BigEndian.PutUint32(buf[from*slotSize+keySize:], prev)
+		buf[from*slotSize+viaAt] = byte(prevVia)
+		binary.BigEndian.PutUint32(buf[from*slotSize+timeAt:], prev)
 		end = from + 1
 	} else {
 		copy(buf[from*slotSize:end*slotSize], buf[(from+1)*slotSize:end*slotSize])
 		clear(buf[(end-1)*slotSize : end*slotSize])
 	}
 	if _, err := d.f.WriteAt(buf[from*slotSize:end*slotSize], s.bucket+int64(from*slotSize)); err != nil {
+		return fmt.Errorf("seen: write: %w", err)
+	}
+	return nil
+}
+
+// join adds via to what asked for the view of the visitor found at s,
+// which find read into buf: the view's time stays as it was.
+func (d *dayFile) join(s spot, via Via, buf []byte) error {
+	at := s.at*slotSize + viaAt
+	buf[at] |= byte(via)
+	if _, err := d.f.WriteAt(buf[at:at+1], s.bucket+int64(at)); err != nil {
 		return fmt.Errorf("seen: write: %w", err)
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 // new version (an old table is then simply made anew).
 const (
 	magic      = "counter-seen"
-	version    = 2
+	version    = 3
 	headerSize = 64
 	// flagsAt is where the shares' flags start, one byte a share: 1 once
 	// that share has forgotten a visitor today (Verdict.Crowded said so).
@@ -27,8 +27,10 @@ const (
 	// dataAt is where the shares' slots start, on a page of their own.
 	dataAt      = dirAt + dirSize
 	saltSize    = 32
-	keySize     = 12
-	slotSize    = keySize + 4
+	keySize     = 11
+	viaAt       = keySize // the slot's Via byte
+	timeAt      = keySize + 1
+	slotSize    = timeAt + 4
 	bucketSlots = 64
 	bucketSize  = bucketSlots * slotSize
 	// defaultShareSlots is a share's size in visitors a day: 64 KiB, and
@@ -83,7 +85,7 @@ func visitorKey(mac hash.Hash, buf []byte, v *Visit) (key, []byte) {
 	mac.Reset()
 	mac.Write(buf)
 	var sum [32]byte
-	return key(mac.Sum(sum[:0])), buf
+	return key(mac.Sum(sum[:0])[:keySize]), buf
 }
 
 // hashedShare is the share of a counter that has none of its own (the

@@ -2,6 +2,7 @@ package seen
 
 import (
 	"bytes"
+	"fmt"
 	"hitcounter/cgi/rundir"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func see(tb testing.TB, tab *Table, v Visit) Verdict {
 	if err != nil {
 		tb.Fatalf("See(%s at %s): %v", v.Counter, v.Now.Format(time.DateTime), err)
 	}
-	got.marked, got.prev = 0, 0 // for Unsee alone: see TestUnsee
+	got.marked, got.prev, got.prevVia = 0, 0, 0 // for Unsee alone: see TestUnsee
 	return got
 }
 
@@ -193,6 +194,47 @@ func TestSee(t *testing.T) {
 }
 
 // A fresh Table, as each CGI process has, sees what the last one wrote.
+// TestJoin: a page's image and its script are one view, in either order,
+// in one process or two; a third request within the window is a reload,
+// and a later view starts again.
+func TestJoin(t *testing.T) {
+	joined := Verdict{Joined: true}
+	type hit struct {
+		via  Via
+		min  int // minutes after noon
+		want Verdict
+	}
+	for _, tc := range []struct {
+		name   string
+		window time.Duration
+		hits   []hit
+	}{
+		{"image then script", 30 * time.Minute, []hit{{ViaImage, 0, newToday}, {ViaScript, 0, joined}, {ViaImage, 1, reload}, {ViaScript, 1, reload}}},
+		{"script then image", 30 * time.Minute, []hit{{ViaScript, 0, newToday}, {ViaImage, 0, joined}, {ViaScript, 1, reload}}},
+		{"two images", 30 * time.Minute, []hit{{ViaImage, 0, newToday}, {ViaImage, 0, reload}, {ViaScript, 1, joined}}},
+		{"after the window", 30 * time.Minute, []hit{{ViaImage, 0, newToday}, {ViaScript, 0, joined}, {ViaScript, 31, counted}, {ViaImage, 31, joined}}},
+		{"no window", 0, []hit{{ViaImage, 0, newToday}, {ViaScript, 0, joined}, {ViaImage, 0, counted}, {ViaScript, 0, joined}, {ViaScript, 0, counted}, {ViaScript, 2, counted}, {ViaImage, 4, counted}}},
+		{"neither joins", 30 * time.Minute, []hit{{ViaNone, 0, newToday}, {ViaScript, 0, reload}}},
+	} {
+		for _, procs := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/%d processes", tc.name, procs), func(t *testing.T) {
+				dir := t.TempDir()
+				tabs := make([]*Table, procs)
+				for i := range tabs {
+					tabs[i] = Open(rundir.New(dir, "", nil))
+					defer tabs[i].Close()
+				}
+				for i, h := range tc.hits {
+					v := Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Window: tc.window, Via: h.via, Now: at(12, h.min)}
+					if got := see(t, tabs[i%procs], v); got != h.want {
+						t.Errorf("hit %d (via %d at 12:%02d): got %+v, want %+v", i, h.via, h.min, got, h.want)
+					}
+				}
+			})
+		}
+	}
+}
+
 func TestSeeAcrossTables(t *testing.T) {
 	dir := t.TempDir()
 	alice := Visit{Counter: "blog", Addr: "192.0.2.1", UserAgent: "Firefox", Window: 30 * time.Minute}

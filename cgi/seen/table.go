@@ -25,7 +25,13 @@ type Table struct {
 	bucket, ybucket [bucketSize]byte
 	// mine holds the counted views this Table itself wrote today, by
 	// visitor key: see known.
-	mine map[key]uint32
+	mine map[key]mine
+}
+
+// mine is a counted view this Table wrote: its time, and what asked.
+type mine struct {
+	sec uint32
+	via Via
 }
 
 // maxMine bounds mine; past it, it starts again empty.
@@ -61,6 +67,40 @@ type Visit struct {
 	// Window is how long after a counted view the same visitor's next
 	// hit is a reload; 0 for no reloads at all.
 	Window time.Duration
+	// Via is what asks: a page's image or its script, which join into
+	// one view (see Verdict.Joined); ViaNone joins nothing.
+	Via Via
+}
+
+// Via is what asked for a view. A page that carries both the counter's
+// image and its script sends two requests for one view, in either order;
+// the slot of the view remembers which of them came.
+type Via uint8
+
+// The Vias, bits of a slot's Via byte.
+const (
+	ViaNone   Via = 0
+	ViaImage  Via = 1
+	ViaScript Via = 2
+)
+
+// joinWindow is how long after a view the other of its image and script
+// joins it when the counter has no reload window: the two requests of one
+// page load come within moments of each other.
+const joinWindow = time.Minute
+
+// joins reports whether v is the other request of the view that a slot's
+// via says was asked for.
+func joins(v *Visit, via Via) bool {
+	return v.Via != ViaNone && via != ViaNone && via&v.Via == 0
+}
+
+// joinsWithin is how long after a view the other request of it joins.
+func (v *Visit) joinsWithin() time.Duration {
+	if v.Window > 0 {
+		return v.Window
+	}
+	return joinWindow
 }
 
 // Verdict is what See made of a Visit.
@@ -68,6 +108,11 @@ type Verdict struct {
 	// Reload is a hit within the window of the visitor's last counted
 	// view: not a view. Nothing was written.
 	Reload bool
+	// Joined is the other request of a view counted within the window,
+	// the image of a page whose script was counted, or the script of one
+	// whose image was: not a view, and not a reload either. It was
+	// written into the view's slot: a third request is a reload.
+	Joined bool
 	// NewToday is a counted view by a visitor not seen on this counter
 	// today (UTC), or forgotten since (see Crowded).
 	NewToday bool
@@ -82,6 +127,7 @@ type Verdict struct {
 	// counted view, and the visitor's last one before it (0 when he was
 	// new today).
 	marked, prev uint32
+	prevVia      Via
 }
 
 // See judges a visit and, unless it is a reload, records it as the
@@ -99,16 +145,17 @@ func (t *Table) See(v Visit) (Verdict, error) {
 	y, m, d := now.Date()
 	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	sec := unixSeconds(now)
-	reload := func(last uint32) bool {
+	within := func(last uint32, w time.Duration) bool {
 		d := time.Duration(sec) - time.Duration(last)
-		return d.Abs()*time.Second < v.Window
+		return d.Abs()*time.Second < w
 	}
+	reload := func(last uint32) bool { return within(last, v.Window) }
 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.turn(day)
 	today := &t.today
-	if v, ok := t.known(&v, reload); ok {
+	if v, ok := t.known(&v, reload, within); ok {
 		return v, nil
 	}
 	_, made, err := today.lock(t.shareSlots, true)
@@ -132,6 +179,15 @@ func (t *Table) See(v Visit) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, err
 	}
+	if here.found() && joins(&v, here.via) && within(here.last, v.joinsWithin()) {
+		if err := today.join(here, v.Via, t.bucket[:]); err != nil {
+			return Verdict{}, err
+		}
+		if m, ok := t.mine[k]; ok && m.sec == here.last {
+			t.mine[k] = mine{m.sec, m.via | v.Via}
+		}
+		return Verdict{Joined: true}, nil
+	}
 	if here.found() && reload(here.last) {
 		return Verdict{Reload: true}, nil
 	}
@@ -150,14 +206,14 @@ func (t *Table) See(v Visit) (Verdict, error) {
 			return Verdict{}, err
 		}
 	}
-	if err := today.write(here, k, sec, t.bucket[:]); err != nil {
+	if err := today.write(here, k, sec, v.Via, t.bucket[:]); err != nil {
 		return Verdict{}, err
 	}
 	if len(t.mine) >= maxMine {
 		clear(t.mine)
 	}
-	t.mine[k] = sec
-	return Verdict{NewToday: !here.found(), Crowded: crowded, marked: sec, prev: here.last}, nil
+	t.mine[k] = mine{sec, v.Via}
+	return Verdict{NewToday: !here.found(), Crowded: crowded, marked: sec, prev: here.last, prevVia: here.via}, nil
 }
 
 // Unsee takes back the mark that See wrote for v when it gave verdict,
@@ -200,10 +256,10 @@ func (t *Table) Unsee(v Visit, verdict Verdict) error {
 	if err != nil || !here.found() || here.last != verdict.marked {
 		return err
 	}
-	if last, ok := t.mine[k]; ok && last == verdict.marked {
+	if m, ok := t.mine[k]; ok && m.sec == verdict.marked {
 		delete(t.mine, k)
 	}
-	return today.unwrite(here, verdict.prev, t.bucket[:])
+	return today.unwrite(here, verdict.prev, verdict.prevVia, t.bucket[:])
 }
 
 // known answers, without touching the file, a visit by a visitor whose
@@ -212,20 +268,27 @@ func (t *Table) Unsee(v Visit, verdict Verdict) error {
 // wrote since (any view they counted within it would have been a reload
 // of this one), and with no window it is a view by a visitor already
 // known today, whose time nobody needs. Otherwise the file decides. A
-// FastCGI process so spares most hits the lock and the reads.
-func (t *Table) known(v *Visit, reload func(last uint32) bool) (Verdict, bool) {
+// FastCGI process so spares most hits the lock and the reads. The other
+// request of a view (Verdict.Joined) is left to the file, which knows
+// whether another process joined it already.
+func (t *Table) known(v *Visit, reload func(last uint32) bool, within func(last uint32, w time.Duration) bool) (Verdict, bool) {
 	if t.today.mac == nil || len(t.mine) == 0 {
 		return Verdict{}, false
 	}
 	var k key
 	k, t.buf = visitorKey(t.today.mac, t.buf, v)
-	last, ok := t.mine[k]
+	m, ok := t.mine[k]
+	last := m.sec
 	switch {
 	case !ok:
 		return Verdict{}, false
+	case joins(v, m.via) && within(last, v.joinsWithin()):
+		return Verdict{}, false
 	case reload(last):
 		return Verdict{Reload: true}, true
-	case v.Window <= 0:
+	case v.Window <= 0 && v.Via == ViaNone:
+		// A view by an image or a script writes what asked for it, for
+		// the other to join.
 		return Verdict{}, true
 	}
 	return Verdict{}, false
@@ -268,7 +331,7 @@ func (t *Table) turn(day time.Time) {
 		t.today.close()
 	}
 	t.today = newDayFile(t.dir, day)
-	t.mine = make(map[key]uint32)
+	t.mine = make(map[key]mine)
 	if !t.yesterday.day.Equal(prev) {
 		t.yesterday.close()
 		t.yesterday = newDayFile(t.dir, prev)

@@ -15,12 +15,33 @@ import (
 
 // serveCount answers /NAME.json, counting nothing: the figure the image
 // shows, the views and visitors in all and today, and on a site those of
-// the page that page= or the Referer names. Any page may read it. A
-// counter whose statistics have a password answers with what its image
-// shows alone.
+// the page that page= or the Referer names. page= may repeat, for an
+// index page's posts (counter.MaxListedPages at most): each page's views
+// and visitors come in "pages", read in the same transaction. Any page
+// may read it. A counter whose statistics have a password answers with
+// what its images can show alone: its count, and its views, visitors and
+// pages' figures when pages are asked for.
 func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	g, err := a.glanceQuery(r, name)
+	q, err := counter.ParseJSONQuery(r.URL.RawQuery)
+	if err == nil {
+		err = counter.CheckName(name)
+	}
+	if err != nil {
+		a.Refuse(w, r, err)
+		return
+	}
+	target := q.Page
+	if t, ok := counter.RefererTarget(r.Referer()); ok && !q.HasPage {
+		target = t
+	}
+	db, err := a.proc.Open(true)
+	if err != nil {
+		a.Refuse(w, r, err)
+		return
+	}
+	g, pages, err := db.GlancePages(name, target, q.Image, q.Pages, a.now())
+	db.Close()
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
@@ -37,7 +58,24 @@ func (a *App) serveCount(w http.ResponseWriter, r *http.Request, name string) {
 				PageTodayViews: g.PageToday.Views, PageTodayVisitors: g.PageToday.Visitors}
 		}
 	}
-	writeJSON(w, r, http.StatusOK, ans)
+	if len(q.Pages) == 0 {
+		writeJSON(w, r, http.StatusOK, ans)
+		return
+	}
+	list := make([]listedPage, len(pages))
+	for i, p := range pages {
+		list[i] = listedPage(p)
+	}
+	if ans.countFigures != nil {
+		writeJSON(w, r, http.StatusOK, struct {
+			countAnswer
+			Pages []listedPage `json:"pages"`
+		}{ans, list})
+		return
+	}
+	// What images show, a password or not: the counter's and each
+	// page's views and visitors, without the days.
+	writeJSON(w, r, http.StatusOK, listAnswer{ans.Name, ans.Count, ans.Show, g.Count, g.Visitors, list})
 }
 
 // countAnswer is the JSON of /NAME.json: what the image shows, then, for
@@ -47,6 +85,23 @@ type countAnswer struct {
 	Count uint64 `json:"count"`
 	Show  string `json:"show"`
 	*countFigures
+}
+
+// listAnswer is the JSON of a read of many pages on a counter whose
+// statistics have a password: what its images can show.
+type listAnswer struct {
+	Name     string       `json:"name"`
+	Count    uint64       `json:"count"`
+	Show     string       `json:"show"`
+	Views    uint64       `json:"views"`
+	Visitors uint64       `json:"visitors"`
+	Pages    []listedPage `json:"pages"`
+}
+
+type listedPage struct {
+	Page     string `json:"page"`
+	Views    uint64 `json:"views"`
+	Visitors uint64 `json:"visitors"`
 }
 
 type countFigures struct {

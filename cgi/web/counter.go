@@ -28,6 +28,10 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.serveCount(w, r, name)
 		return
 	}
+	if name, ext, ok := imagehit.ScriptPath(r.PathValue("file")); ok {
+		a.serveScript(w, r, name, ext)
+		return
+	}
 	format, ok := counter.ParseImageType(ext)
 	if !ok {
 		a.log.Printf("%s %q: not a counter path", r.Method, r.URL.Path)
@@ -59,6 +63,22 @@ func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, fo
 		// answer must be one. A hit it carried is counted already.
 		writeAnswer(w, a.proc.Server().RefuseAs(req, format, err, http.StatusServiceUnavailable, "busy, try again"))
 	}
+}
+
+// serveScript answers NAME.js, the script, or NAME.count, the count it
+// sends (package imagehit, which the hit binary serves too).
+func (a *App) serveScript(w http.ResponseWriter, r *http.Request, name, ext string) {
+	req := imageRequest(r)
+	var ans imagehit.Answer
+	if ext == imagehit.ScriptExt {
+		ans = a.proc.Server().ServeScript(req, name)
+	} else {
+		ans = a.proc.ServeCount(req, name)
+	}
+	if ans.Counted {
+		tag(w, meter.Hit)
+	}
+	writeAnswer(w, ans)
 }
 
 // refuseImage answers an image request that cannot show a count

@@ -129,8 +129,10 @@ func (a *App) pageDays(name string, after counter.PageDay) ([]counter.PageDay, e
 type exportWriter struct {
 	w   io.Writer
 	csv bool
-	b   []byte
-	err error // the first write that failed: the client went away
+	// sourceColumn says the CSV has a source column, after the others.
+	sourceColumn bool
+	b            []byte
+	err          error // the first write that failed: the client went away
 }
 
 // row ends a row, and writes out the rows gathered once they fill a
@@ -171,7 +173,10 @@ func exportValues(t counter.Tally) [3 + len(counter.NotCountedKinds)]uint64 {
 
 // csvHistory writes the daily history as CSV, a day a line. A site's has
 // a page column, empty on the lines of the whole site, which come first;
-// its pages' lines follow (pageDay).
+// its pages' lines follow (pageDay). A counter with sources has a last
+// column, source, empty on the days' lines; its sources' lines follow
+// the days', a source a line with no date (they are kept in all, not by
+// day) and its views, the other columns empty.
 func csvHistory(e *exportWriter, h counter.History) {
 	e.b = append(e.b, "date"...)
 	if h.Settings.IsSite() {
@@ -181,7 +186,11 @@ func csvHistory(e *exportWriter, h counter.History) {
 		e.b = append(e.b, ',')
 		e.b = append(e.b, c...)
 	}
+	if len(h.Sources) > 0 {
+		e.b = append(e.b, ",source"...)
+	}
 	e.b = append(e.b, "\r\n"...)
+	e.sourceColumn = len(h.Sources) > 0
 	for _, d := range h.Days {
 		e.b = append(e.b, d.Date...)
 		if h.Settings.IsSite() {
@@ -191,9 +200,32 @@ func csvHistory(e *exportWriter, h counter.History) {
 			e.b = append(e.b, ',')
 			e.b = strconv.AppendUint(e.b, n, 10)
 		}
+		e.endCSV()
+	}
+	for _, s := range h.Sources {
+		if h.Settings.IsSite() {
+			e.b = append(e.b, ',')
+		}
+		e.b = append(e.b, ',')
+		e.b = strconv.AppendUint(e.b, s.Hits, 10)
+		for range len(exportColumns()) - 1 {
+			e.b = append(e.b, ',')
+		}
+		e.b = append(e.b, ',')
+		e.b = appendCSVField(e.b, s.Host)
 		e.b = append(e.b, "\r\n"...)
 		e.row()
 	}
+}
+
+// endCSV ends a CSV line that has no source: empty in the source column,
+// when there is one.
+func (e *exportWriter) endCSV() {
+	if e.sourceColumn {
+		e.b = append(e.b, ',')
+	}
+	e.b = append(e.b, "\r\n"...)
+	e.row()
 }
 
 // jsonHistory writes the counter, its daily history and its referring
@@ -247,6 +279,23 @@ func jsonHistory(e *exportWriter, h counter.History) {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
+	// Sources only when there are any, so that the export of a counter
+	// without is the same bytes as before there were sources.
+	for i, s := range h.Sources {
+		if i == 0 {
+			b = append(b, `,"sources":[`...)
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, `{"source":`...)
+		b = appendJSONString(b, s.Host)
+		b = append(b, `,"views":`...)
+		b = strconv.AppendUint(b, s.Hits, 10)
+		b = append(b, '}')
+		if i == len(h.Sources)-1 {
+			b = append(b, ']')
+		}
+	}
 	if !h.Settings.IsSite() {
 		b = append(b, "}\n"...)
 	}
@@ -276,21 +325,22 @@ func (e *exportWriter) pageDay(d counter.PageDay, first bool) {
 		for range len(exportColumns()) - 2 {
 			b = append(b, ',')
 		}
-		b = append(b, "\r\n"...)
-	} else {
-		if !first {
-			b = append(b, ',')
-		}
-		b = append(b, `{"date":`...)
-		b = appendJSONString(b, d.Date)
-		b = append(b, `,"page":`...)
-		b = appendJSONString(b, d.Page)
-		b = append(b, `,"views":`...)
-		b = strconv.AppendUint(b, d.Views, 10)
-		b = append(b, `,"visitors":`...)
-		b = strconv.AppendUint(b, d.Visitors, 10)
-		b = append(b, '}')
+		e.b = b
+		e.endCSV()
+		return
 	}
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, `{"date":`...)
+	b = appendJSONString(b, d.Date)
+	b = append(b, `,"page":`...)
+	b = appendJSONString(b, d.Page)
+	b = append(b, `,"views":`...)
+	b = strconv.AppendUint(b, d.Views, 10)
+	b = append(b, `,"visitors":`...)
+	b = strconv.AppendUint(b, d.Visitors, 10)
+	b = append(b, '}')
 	e.b = b
 	e.row()
 }

@@ -35,6 +35,7 @@ func oracleFixture(v string) map[string][2]func() (string, error) {
 	}
 	s.Chart[0].Date = v
 	s.Referrers = []counter.Referrer{{Host: "example.org", Hits: 12345}, {Host: v, Hits: 1}}
+	s.Sources, s.OtherSources = []counter.Referrer{{Host: "Google", Hits: 2345}, {Host: v, Hits: 2}}, 3
 	site := &siteView{period: 30, pages: []counter.Page{{Page: "/blog/a post?x=1&y=<2>", Views: 40, Visitors: 3},
 		{Page: v, Views: 3}, {Page: counter.OtherPages, Views: 2}}, allPages: 5, restViews: 9}
 	var days []meter.Day

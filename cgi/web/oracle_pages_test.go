@@ -44,6 +44,7 @@ type statsData struct {
 	Site         *pagesData
 	NotCounted   notCountedData
 	Referrers    []refRow
+	Sources      []sourceRow
 	Costs        *costsData
 	Looks        looksData
 	Owner        bool // this browser is marked as the owner's
@@ -76,6 +77,9 @@ func tmplFigures(title, what string, shown bool, n [4]uint64) figuresData {
 // refRow is a line of the top referring sites.
 type refRow struct{ Host, Hits string }
 
+// sourceRow is a line of where readers came from: a group's kind tagged.
+type sourceRow struct{ Source, Kind, Views string }
+
 func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string) oracle {
 	d := statsData{
 		figuresAndChart: figuresAndChart{S: s, Chart: tmplChart(s.Chart), Figures: [2]figuresData{
@@ -98,6 +102,12 @@ func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, them
 	}
 	if s.OtherReferrers > 0 {
 		d.Referrers = append(d.Referrers, refRow{"all other sites", group(s.OtherReferrers)})
+	}
+	for _, src := range s.Sources {
+		d.Sources = append(d.Sources, sourceRow{src.Host, counter.SourceKind(src.Host), group(src.Hits)})
+	}
+	if s.OtherSources > 0 {
+		d.Sources = append(d.Sources, sourceRow{"all other sources", "", group(s.OtherSources)})
 	}
 	return oracle{"stats", d}
 }

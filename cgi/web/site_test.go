@@ -297,7 +297,8 @@ func TestSiteShownWithoutCounting(t *testing.T) {
 		}
 		w := serve(a, "GET", "/blog.json?page=/posts/hello/")
 		want := `{"name":"blog","count":3,"show":"views","views":4,"visitors":1,"today":"2026-05-04","today_views":4,"today_visitors":1,` +
-			`"page":"/posts/hello","page_views":3,"page_visitors":1,"page_today_views":3,"page_today_visitors":1}` + "\n"
+			`"page":"/posts/hello","page_views":3,"page_visitors":1,"page_today_views":3,"page_today_visitors":1,` +
+			`"pages":[{"page":"/posts/hello/","views":3,"visitors":1}]}` + "\n"
 		if w.Code != 200 || w.Body.String() != want {
 			t.Errorf("JSON: %d %s; want %s", w.Code, w.Body, want)
 		}

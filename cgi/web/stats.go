@@ -158,6 +158,7 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, them
 	}
 	notCounted(p, s)
 	referrers(p, s)
+	sources(p, s)
 	writeCosts(p, cost)
 	looks(p, s.Name, themes)
 	ownerForm(p, owner)
@@ -319,6 +320,37 @@ func referrers(p *htmlPage, s counter.Stats) {
 	}
 	if s.OtherReferrers > 0 {
 		row("all other sites", s.OtherReferrers)
+	}
+	p.raw("</tbody></table>\n")
+}
+
+// sources writes where readers came from, the groups of search engines
+// and social sites marked as such.
+func sources(p *htmlPage, s counter.Stats) {
+	p.raw("<h2>Where readers came from</h2>\n")
+	if len(s.Sources) == 0 && s.OtherSources == 0 {
+		p.raw("<p class=\"sub\">No views came with the page's own referrer yet: only the script (NAME.js) sees it, never the image.</p>\n")
+		return
+	}
+	p.raw("<p class=\"sub\">The site of the page that readers followed a link on, as the script saw it: its host alone, search engines and social sites as one each.</p>\n")
+	p.raw(`<table><thead><tr><th>source</th><th class="n">views</th></tr></thead><tbody>`, "\n")
+	row := func(source, kind string, views uint64) {
+		p.raw("<tr><td>")
+		p.text(source)
+		if kind != "" {
+			p.raw(` <span class="tag">`)
+			p.text(kind)
+			p.raw(`</span>`)
+		}
+		p.raw(`</td><td class="n">`)
+		p.text(group(views))
+		p.raw("</td></tr>\n")
+	}
+	for _, src := range s.Sources {
+		row(src.Host, counter.SourceKind(src.Host), src.Hits)
+	}
+	if s.OtherSources > 0 {
+		row("all other sources", "", s.OtherSources)
 	}
 	p.raw("</tbody></table>\n")
 }

@@ -15,7 +15,7 @@ import (
 // statistics have no password, answers (counter.Info.PageListPublic).
 func (a *App) serveTop(w http.ResponseWriter, r *http.Request, name string) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	list, err := a.readTop(r, name)
+	list, titles, err := a.readTop(r, name)
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
@@ -23,38 +23,39 @@ func (a *App) serveTop(w http.ResponseWriter, r *http.Request, name string) {
 	tag(w, meter.JSON)
 	ans := topAnswer{Top: make([]topPage, len(list))}
 	for i, p := range list {
-		ans.Top[i] = topPage{Page: p.Page, Views: p.Views}
+		ans.Top[i] = topPage{Page: p.Page, Title: titles[p.Page], Views: p.Views}
 	}
 	writeJSON(w, r, http.StatusOK, ans)
 }
 
-// readTop checks name and the query of a top list, and reads it.
-func (a *App) readTop(r *http.Request, name string) ([]counter.Page, error) {
+// readTop checks name and the query of a top list, and reads it, with
+// the titles the owner gave its pages.
+func (a *App) readTop(r *http.Request, name string) ([]counter.Page, map[string]string, error) {
 	if err := counter.CheckName(name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	raw := r.URL.RawQuery
 	if len(raw) > counter.MaxQueryLen {
-		return nil, &counter.ParamError{Param: "query", Reason: "longer than " + strconv.Itoa(counter.MaxQueryLen) + " bytes"}
+		return nil, nil, &counter.ParamError{Param: "query", Reason: "longer than " + strconv.Itoa(counter.MaxQueryLen) + " bytes"}
 	}
 	top, _, err := queryValue(raw, "top")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	days, _, err := queryValue(raw, "days")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	q, err := counter.ParseTop(top, days)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	db, err := a.open(true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer db.Close()
-	return db.TopPages(name, a.now(), q)
+	return db.TopPagesTitled(name, a.now(), q)
 }
 
 // topAnswer is the JSON of a top list, most viewed first.

@@ -69,6 +69,8 @@ type LogReader struct {
 	known    [2]visitorDay   // the most recent day first
 	agents   map[string]bool // User-Agents judged: bot or not
 	refs     refBook         // the page's host of each view, when the log names it
+	sources  refBook         // where each view's reader came from: its Referer's host
+	unowned  int             // views with a Referer whose host could not be told from the counter's own
 
 	lastStamp string // the last timestamp read, and its time
 	lastTime  time.Time
@@ -86,7 +88,7 @@ type visitorDay struct {
 
 // NewLogReader returns a reader for a counter with options o.
 func NewLogReader(o LogOptions) (*LogReader, error) {
-	lr := &LogReader{o: o, seed: maphash.MakeSeed(), days: map[string]*counter.Tally{}, agents: map[string]bool{}, refs: refBook{}, now: time.Now()}
+	lr := &LogReader{o: o, seed: maphash.MakeSeed(), days: map[string]*counter.Tally{}, agents: map[string]bool{}, refs: refBook{}, sources: refBook{}, now: time.Now()}
 	if o.Now != nil {
 		lr.now = o.Now()
 	}
@@ -280,11 +282,11 @@ func (lr *LogReader) count(req request, at time.Time, page string) *counter.Impo
 	if o.Kind.Counts() {
 		// A live hit's referrer is the host of the page that showed
 		// the counter: the log's virtual host (lighttpd's %V), when it
-		// names one. Its Referer says where the reader came from,
-		// which no live hit records.
+		// names one.
 		if h := counter.ReferrerHost("http://" + req.vhost + "/"); h == req.vhost {
 			lr.refs.add(h, 1)
 		}
+		lr.source(req)
 	}
 	if page == "" || !o.Kind.Counts() {
 		return nil
@@ -505,6 +507,26 @@ func isDigits(s string) bool {
 	return true
 }
 
+// source counts where the reader of a counted view came from: the
+// Referer of a request for the page is the page's own document.referrer,
+// which a live hit learns from the script, the source (counter.SourceKey)
+// its host. A Referer on one of the counter's own hosts is a reader going
+// from page to page: the log's virtual host, a site's hosts, the hosts
+// of its referrers= list. Where none of them is known, the counter's own
+// pages cannot be told from elsewhere, and the view's source is left out.
+func (lr *LogReader) source(req request) {
+	host := counter.ReferrerHost(req.referer)
+	if host == "" {
+		return
+	}
+	s := lr.o.Settings
+	if req.vhost == "" && s.Site == nil && len(s.Referrers) == 0 {
+		lr.unowned++
+		return
+	}
+	lr.sources.add(s.Source(host, req.vhost), 1)
+}
+
 // Result returns the history read so far: the counter's days and, on a
 // site, its pages' days.
 func (lr *LogReader) Result() counter.Imported {
@@ -514,9 +536,12 @@ func (lr *LogReader) Result() counter.Imported {
 			days.days = append(days.days, counter.Day{Date: date, Tally: *t})
 		}
 	}
-	imp := counter.Imported{Days: days.sorted(), Referrers: lr.refs.list()}
+	imp := counter.Imported{Days: days.sorted(), Referrers: lr.refs.list(), Sources: lr.sources.list()}
 	if lr.pageDays != nil {
 		imp.PageRows = lr.pageDays.list()
+	}
+	if lr.unowned > 0 {
+		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d views' Referers, as sources: the log names no virtual host, and the counter has no referrers= list, so its own pages cannot be told from elsewhere (set referrers=YOURHOST)", lr.unowned))
 	}
 	return imp
 }

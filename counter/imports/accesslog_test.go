@@ -3,6 +3,7 @@ package imports
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -232,5 +233,42 @@ func TestLogReferrers(t *testing.T) {
 	wantDays := []counter.Day{{Date: "2026-01-02", Tally: tally(2, 2, counter.Reload, 1, counter.Bot, 2, counter.Foreign, 1)}}
 	if !reflect.DeepEqual(imp.Days, wantDays) {
 		t.Errorf("got days %+v, want %+v", imp.Days, wantDays)
+	}
+	// The Referer is where the reader came from: the counted views'
+	// source.
+	if want := []counter.Referrer{{Host: "news.example", Hits: 2}}; !reflect.DeepEqual(imp.Sources, want) {
+		t.Errorf("got sources %+v, want %+v", imp.Sources, want)
+	}
+}
+
+// TestLogSources reads the Referer of each counted request for the page
+// as the page's own document.referrer: its host is the view's source,
+// search engines and social sites grouped, never a path or a query; a
+// Referer on the counter's own hosts (its referrers= list, a site's
+// hosts) is a reader going from page to page. Without them or a virtual
+// host, its own pages cannot be told apart, and no source is taken.
+func TestLogSources(t *testing.T) {
+	listed := counter.DefaultSettings()
+	listed.Reload = 0
+	if err := listed.Set("referrers=blog.example"); err != nil {
+		t.Fatal(err)
+	}
+	log := apache("198.51.100.1", "02/Jan/2026:10:00:00 +0000", "GET / HTTP/1.1", "200", "https://www.google.de/search?q=secret+words", firefox) +
+		apache("198.51.100.1", "02/Jan/2026:10:01:00 +0000", "GET / HTTP/1.1", "200", "https://blog.example/older-post?token=x", firefox) +
+		apache("198.51.100.2", "02/Jan/2026:10:02:00 +0000", "GET / HTTP/1.1", "200", "https://t.co/abc", safari) +
+		apache("198.51.100.3", "02/Jan/2026:10:03:00 +0000", "GET / HTTP/1.1", "200", "https://forum.example/thread/1", google) + // a bot
+		apache("198.51.100.4", "02/Jan/2026:10:04:00 +0000", "GET / HTTP/1.1", "200", "-", firefox) +
+		apache("198.51.100.5", "02/Jan/2026:10:05:00 +0000", "GET / HTTP/1.1", "200", "android-app://com.example", firefox)
+	imp := readLog(t, LogOptions{Path: "/", Settings: listed}, log)
+	if got := fmt.Sprint(imp.Sources); got != "[{Google 1} {Twitter/X 1}]" {
+		t.Errorf("got sources %s, want Google's and Twitter/X's view", got)
+	}
+	if len(imp.LeftOut) != 0 {
+		t.Errorf("left out %q", imp.LeftOut)
+	}
+	plain := counter.DefaultSettings()
+	imp = readLog(t, LogOptions{Path: "/", Settings: plain}, log) // the second view is a reload
+	if len(imp.Sources) != 0 || len(imp.LeftOut) != 1 || !strings.HasPrefix(imp.LeftOut[0], "2 views' Referers, as sources") {
+		t.Errorf("a counter of unknown hosts: sources %v, left out %q", imp.Sources, imp.LeftOut)
 	}
 }

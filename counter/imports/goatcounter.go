@@ -62,7 +62,8 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 	}
 	days := map[string]*counter.Tally{}
 	pages := newPageDays()
-	var rows, events uint64
+	sources := refBook{}
+	var rows, events, noHost uint64
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -119,6 +120,13 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 		if first {
 			t.Visitors++
 		}
+		if cols.ref >= 0 {
+			src, named := goatSource(rec[cols.ref], cols.scheme, rec)
+			sources.add(src, 1)
+			if src == "" && named {
+				noHost++
+			}
+		}
 		page, err := counter.PageKey(rec[cols.path], nil)
 		if err != nil {
 			continue // a path no page can have: the site's view alone
@@ -129,6 +137,10 @@ func goatCounterCSV(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, 
 	}
 	if rows == 0 {
 		return imp, &counter.ImportError{Line: 1, Reason: goatHeaderOnly}
+	}
+	imp.Sources = sources.list()
+	if noHost > 0 {
+		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d views' referrers that name no host or group kept here (GoatCounter's campaigns, and its groups such as Email or RSS)", noHost))
 	}
 	return goatDone(imp, days, pages, events, "events")
 }
@@ -163,12 +175,44 @@ const goatHeaderOnly = "GoatCounter's CSV export with a header and no rows: Goat
 type goatCols struct {
 	n                                  int // fields in a row
 	path, event, bot, firstVisit, date int
+	ref, scheme                        int // Referrer and Referrer scheme, -1 when absent
+}
+
+// goatSource is the source (counter.SourceKey) of a view that came with
+// GoatCounter's Referrer ref, the page's own document.referrer as its
+// count.js sends it, as GoatCounter keeps it (ref.go, cleanRefURL, at
+// 00123069cb4d): of scheme h, the URL without its scheme ("host/path"),
+// whose host is the source; of scheme g, a group's name ("Google",
+// "Hacker News"), a source when this counter has the group. Any other
+// (c, a campaign's name; o, an app's id) is none. named says the view
+// had a referrer.
+func goatSource(ref string, scheme int, rec []string) (src string, named bool) {
+	if ref == "" {
+		return "", false
+	}
+	s := "h"
+	if scheme >= 0 {
+		s = rec[scheme]
+	}
+	switch s {
+	case "h", "":
+		host := ref
+		if i := strings.IndexAny(host, "/?#"); i >= 0 {
+			host = host[:i]
+		}
+		return counter.SourceKey(host), true
+	case "g":
+		if counter.SourceKind(ref) != "" {
+			return ref, true
+		}
+	}
+	return "", true
 }
 
 // goatColumns finds the columns of a GoatCounter export by the names in
 // its header, and checks its version.
 func goatColumns(header []string) (goatCols, error) {
-	c := goatCols{n: len(header)}
+	c := goatCols{n: len(header), ref: -1, scheme: -1}
 	bad := func(reason string) (goatCols, error) {
 		return c, &counter.ImportError{Line: 1, Reason: reason}
 	}
@@ -197,6 +241,7 @@ func goatColumns(header []string) (goatCols, error) {
 		}
 		*col.at = i
 	}
+	c.ref, c.scheme = slices.Index(names, "Referrer"), slices.Index(names, "Referrer scheme")
 	return c, nil
 }
 

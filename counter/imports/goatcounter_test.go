@@ -3,6 +3,7 @@ package imports
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"reflect"
@@ -62,7 +63,36 @@ func TestGoatCounterCSV(t *testing.T) {
 			if want := []string{"1 events (GoatCounter's events name no page: no view counts them)"}; !reflect.DeepEqual(imp.LeftOut, want) {
 				t.Errorf("got left out %q, want %q", imp.LeftOut, want)
 			}
+			// The Referrer column: a page's host (scheme h) and a group
+			// GoatCounter named (scheme g) that this counter has too.
+			if got := fmt.Sprint(imp.Sources); got != "[{Hacker News 1} {news.example 1}]" {
+				t.Errorf("got sources %s, want Hacker News's and news.example's view", got)
+			}
 		})
+	}
+}
+
+// goatSource takes a source from each of GoatCounter's referrer schemes
+// (ref.go at 00123069cb4d) that names a host or a group kept here.
+func TestGoatSource(t *testing.T) {
+	for _, tc := range []struct {
+		ref, scheme, want string
+		named             bool
+	}{
+		{"", "", "", false},
+		{"news.example/item?id=1", "h", "news.example", true},
+		{"www.google.co.nz/", "h", "Google", true},
+		{"Google", "g", "Google", true},
+		{"Hacker News", "g", "Hacker News", true},
+		{"Email", "g", "", true},
+		{"newsletter", "c", "", true},
+		{"com.google.android.gm", "o", "", true},
+		{"<b>/x", "h", "", true},
+	} {
+		src, named := goatSource(tc.ref, 0, []string{tc.scheme})
+		if src != tc.want || named != tc.named {
+			t.Errorf("goatSource(%q, %q) = %q, %v; want %q, %v", tc.ref, tc.scheme, src, named, tc.want, tc.named)
+		}
 	}
 }
 

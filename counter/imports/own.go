@@ -148,6 +148,29 @@ func ownJSON(r io.Reader, capFor func(name string) (*PageCap, error), now time.T
 				imp.Referrers = append(imp.Referrers, ref)
 				return err
 			})
+		case "sources":
+			seen := map[string]int{} // the line of each source
+			err = j.array(func() error {
+				var src counter.Referrer
+				line := j.nextLine()
+				err := j.object(func(key string) error {
+					var err error
+					switch key {
+					case "source":
+						src.Host, err = j.str()
+					case "views":
+						src.Hits, err = j.count("views")
+					default:
+						err = j.skip()
+					}
+					return err
+				})
+				if err == nil {
+					err = checkSource(src.Host, line, seen, len(imp.Sources))
+				}
+				imp.Sources = append(imp.Sources, src)
+				return err
+			})
 		case "page_days":
 			err = j.array(func() error {
 				var d counter.PageDay
@@ -268,7 +291,7 @@ func ownCSVCapped(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, er
 	header = slices.Clone(header) // the records that follow reuse its memory
 	cols := exportColumns()
 	at := make([]int, len(header)) // the export column of each field, or -1
-	date, page := -1, -1
+	date, page, source := -1, -1, -1
 	for i, h := range header {
 		at[i] = slices.Index(cols, h)
 		switch h {
@@ -276,8 +299,11 @@ func ownCSVCapped(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, er
 			date = i
 		case "page":
 			page = i
+		case "source":
+			source = i
 		}
 	}
+	sourceLine := map[string]int{}
 	if date < 0 || !slices.Contains(header, cols[0]) {
 		return imp, &counter.ImportError{Line: 1, Reason: "the header has no date or no views column: is it a stats.csv export?"}
 	}
@@ -292,6 +318,18 @@ func ownCSVCapped(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, er
 			return imp, err
 		}
 		line := cr.line()
+		if source >= 0 && rec[source] != "" {
+			// A source's line: no date, its views, the rest empty.
+			views, err := strconv.ParseUint(rec[slices.Index(header, cols[0])], 10, 64)
+			if err != nil {
+				return imp, &counter.ImportError{Line: line, Reason: "views is " + notACount, Quote: counter.Excerpt(rec[slices.Index(header, cols[0])])}
+			}
+			if err := checkSource(rec[source], line, sourceLine, len(imp.Sources)); err != nil {
+				return imp, err
+			}
+			imp.Sources = append(imp.Sources, counter.Referrer{Host: rec[source], Hits: views})
+			continue
+		}
 		if !isDate(rec[date]) {
 			return imp, &counter.ImportError{Line: line, Reason: notADay, Quote: counter.Excerpt(rec[date])}
 		}
@@ -324,6 +362,24 @@ func ownCSVCapped(r io.Reader, pc *PageCap, now time.Time) (counter.Imported, er
 		return counter.Imported{}, err
 	}
 	return imp, nil
+}
+
+// checkSource refuses a source of an export that this counter would not
+// have written: one that is no host nor group (counter.SourceKey), one
+// given twice (seen has the line of each), or more than the bound (n are
+// read before it).
+func checkSource(src string, line int, seen map[string]int, n int) error {
+	if src != counter.OtherSources && counter.SourceKey(src) != src && counter.SourceKind(src) == "" {
+		return &counter.ImportError{Line: line, Reason: "a source that is no host", Quote: counter.Excerpt(src)}
+	}
+	if n >= counter.MaxSources+1 {
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("more than %d sources", counter.MaxSources+1)}
+	}
+	if first, ok := seen[src]; ok {
+		return &counter.ImportError{Line: line, Reason: fmt.Sprintf("a source given twice, first on line %d", first), Quote: counter.Excerpt(src)}
+	}
+	seen[src] = line
+	return nil
 }
 
 // csvError is the refusal of a CSV file whose header cannot be read.

@@ -17,10 +17,11 @@ import (
 // files imported_visitors_FIRST_LAST.csv and so on, stream_archive puts
 // them in a ZIP as ClickHouse writes a query's answer in CSVWithNames:
 // a header of the columns' names, then a row a day, or a day and page).
-// This reads two of them, by their columns' names:
+// This reads three of them, by their columns' names:
 //
 //	imported_visitors  date, visitors, pageviews, bounces, visits, visit_duration
 //	imported_pages     date, hostname, page, visits, visitors, pageviews, ...
+//	imported_sources   date, source, referrer, utm_..., pageviews, visitors, visits, ...
 //
 // Dates are days in the site's time zone, taken here as they are.
 
@@ -28,8 +29,10 @@ import (
 // are imported_visitors' pageviews and visitors (its visitors are
 // distinct, as they are here), and each page's day is imported_pages'
 // (pages as counter.PageKey makes them), its hostname the page's host,
-// which a live hit records as its referrer. Sources (where readers came
-// from, which no live hit records), entry and exit pages,
+// which a live hit records as its referrer. Its sources are
+// imported_sources' (plausibleSource), each with its visits: a live
+// source counts the view that came in, as Plausible's visit is a
+// session that came in, not the pages read after it. Entry and exit pages,
 // custom events, locations, devices, browsers and systems are left out:
 // a counter here does not keep them. The pages that pages has no room
 // for count under counter.OtherPages, taking the room in the order of
@@ -43,7 +46,7 @@ func PlausibleZIP(r io.ReaderAt, size int64, pages *PageCap) (counter.Imported, 
 // the ZIP is, "" for one not read.
 func plausibleKind(name string) string {
 	base := path.Base(name)
-	for _, kind := range []string{"imported_visitors", "imported_pages"} {
+	for _, kind := range []string{"imported_visitors", "imported_pages", "imported_sources"} {
 		if strings.HasPrefix(base, kind) && strings.HasSuffix(base, ".csv") {
 			return kind
 		}
@@ -154,8 +157,53 @@ func plausibleZIP(r io.ReaderAt, size int64, pc *PageCap, now time.Time) (counte
 	if err := pages.flush(); err != nil {
 		return imp, &counter.ImportError{Reason: err.Error()}
 	}
-	imp.Days, imp.PageRows, imp.Referrers = dayBook.sorted(), pages.list(), refs.list()
+	sources := refBook{}
+	var noHost uint64
+	err = in("imported_sources", []string{"date", "source", "referrer", "visits"}, func(line int, rec []string, at []int) error {
+		if _, err := day(line, rec[at[0]]); err != nil {
+			return err
+		}
+		visits, err := num(line, "visits", rec[at[3]])
+		if err != nil {
+			return err
+		}
+		if src := plausibleSource(rec[at[1]], rec[at[2]]); src != "" {
+			sources.add(src, visits)
+		} else if rec[at[1]] != "" || rec[at[2]] != "" {
+			noHost += visits
+		}
+		return nil
+	})
+	if err != nil {
+		return imp, err
+	}
+	imp.Days, imp.PageRows, imp.Referrers, imp.Sources = dayBook.sorted(), pages.list(), refs.list(), sources.list()
+	if noHost > 0 {
+		imp.LeftOut = append(imp.LeftOut, fmt.Sprintf("%d visits from sources that name no host (utm_source tags, or a site Plausible names that this counter does not group)", noHost))
+	}
 	return imp, nil
+}
+
+// plausibleSource is the source (counter.SourceKey) of a session that
+// Plausible's imported_sources gives with source and referrer: the host
+// of its referrer (the page's document.referrer without its scheme),
+// else its source when it is a group's name here too ("Google"); ""
+// for none (a session without a referrer, or a source named by an
+// utm_source tag). Plausible keeps no session from the site's own pages.
+func plausibleSource(source, referrer string) string {
+	if referrer != "" {
+		host := referrer
+		if i := strings.IndexAny(host, "/?#"); i >= 0 {
+			host = host[:i]
+		}
+		if key := counter.SourceKey(host); key != "" {
+			return key
+		}
+	}
+	if counter.SourceKind(source) != "" {
+		return source
+	}
+	return ""
 }
 
 // readNamedCSV reads a CSV file with a header, finding cols in it by

@@ -28,7 +28,15 @@ import (
 //   - export_pages_q: by date and pathname, hostname, page, visits (uniq
 //     session_id), visitors (uniq user_id), pageviews (count), the
 //     scroll depths;
-//   - export_sources_q: a day's sources, with their referrers;
+//   - export_sources_q: by date, source and referrer (and the utm_
+//     tags), the sessions' pageviews, visitors (uniq user_id), visits
+//     (sessions), visit_duration, bounces; a session's source and
+//     referrer are its first pageview's, as lib/plausible/ingestion/
+//     event.ex sets them at 0163eb032ea38d944c59d78b7a78c8750c4f05dc:
+//     none when the referrer is the page's own host (parse_referrer),
+//     the referrer without its scheme and "www." (format_referrer), the
+//     source a known site's name (RefInspector: "Google") or the host,
+//     and an utm_source tag in its place when there is one;
 //   - stream_archive: a ZIP of stored (not compressed) entries, each the
 //     answer of ClickHouse in CSVWithNames (a header of quoted names;
 //     strings and dates quoted, numbers not).
@@ -36,11 +44,12 @@ import (
 // go test ./counter/imports -run PlausibleFile -update-goat rewrites it;
 // without the flag the test fails when the committed file differs.
 
-// plausibleView is a pageview as Plausible stores it.
+// plausibleView is a pageview as Plausible stores it: referrer is the
+// page's document.referrer (without its scheme), utm its utm_source.
 type plausibleView struct {
 	user, session int
 	page          string
-	referrer      string
+	referrer, utm string
 	at            string
 }
 
@@ -48,8 +57,8 @@ var plausibleViews = []plausibleView{
 	{user: 1, session: 11, page: "/", referrer: "news.example", at: "2026-01-02T09:15:00Z"},
 	{user: 1, session: 11, page: "/", at: "2026-01-02T09:16:00Z"},
 	{user: 1, session: 11, page: "/posts/café/", at: "2026-01-02T09:20:00Z"},
-	{user: 2, session: 21, page: "/posts/café/", at: "2026-01-02T12:00:00Z"},
-	{user: 2, session: 22, page: "/about", at: "2026-01-03T08:00:00Z"},
+	{user: 2, session: 21, page: "/posts/café/", referrer: "www.google.com/", at: "2026-01-02T12:00:00Z"},
+	{user: 2, session: 22, page: "/about", utm: "newsletter", at: "2026-01-03T08:00:00Z"},
 	{user: 2, session: 23, page: "/about", at: "2026-01-03T18:00:00Z"},
 	{user: 3, session: 31, page: "/about", at: "2026-01-03T10:00:00Z"},
 }
@@ -101,11 +110,58 @@ func plausibleZIPFile(views []plausibleView) []byte {
 		fmt.Fprintf(&b, "\"%s\",\"blog.example\",\"%s\",%d,%d,%d,0,0\n", k.date, k.page, len(pSessions[k]), len(pUsers[k]), pViews[k])
 	}
 	file("imported_pages", b.String())
-	file("imported_sources", `"date","source","referrer","utm_source","utm_medium","utm_campaign","utm_content","utm_term","pageviews","visitors","visits","visit_duration","bounces"`+"\n"+
-		`"2026-01-02","news.example","news.example","","","","","",3,1,1,300,0`+"\n")
+	file("imported_sources", plausibleSources(views))
 	file("imported_custom_events", `"date","name","link_url","path","visitors","events"`+"\n")
 	z.Close()
 	return out.Bytes()
+}
+
+// plausibleSources writes imported_sources: each session's source and
+// referrer, its first view's, by date, source and referrer.
+func plausibleSources(views []plausibleView) string {
+	type row struct{ date, source, referrer, utm string }
+	type sums struct {
+		views, visits int
+		users         map[int]bool
+	}
+	entry := map[int]row{}
+	var order []row
+	all := map[row]*sums{}
+	for _, v := range views {
+		r, ok := entry[v.session]
+		if !ok {
+			at, _ := time.Parse(time.RFC3339, v.at)
+			r = row{date: at.Format(time.DateOnly), utm: v.utm}
+			if v.referrer != "" {
+				host, path, _ := strings.Cut(v.referrer, "/")
+				host = strings.TrimPrefix(host, "www.")
+				r.referrer = strings.TrimSuffix(host+"/"+path, "/")
+				r.source = host
+				if host == "google.com" {
+					r.source = "Google" // RefInspector's name for it
+				}
+			}
+			if v.utm != "" {
+				r.source = v.utm
+			}
+			entry[v.session] = r
+			if all[r] == nil {
+				all[r] = &sums{users: map[int]bool{}}
+				order = append(order, r)
+			}
+			all[r].visits++
+		}
+		all[r].views++
+		all[r].users[v.user] = true
+	}
+	slices.SortStableFunc(order, func(a, b row) int { return strings.Compare(a.date, b.date) })
+	var b strings.Builder
+	b.WriteString(`"date","source","referrer","utm_source","utm_medium","utm_campaign","utm_content","utm_term","pageviews","visitors","visits","visit_duration","bounces"` + "\n")
+	for _, r := range order {
+		s := all[r]
+		fmt.Fprintf(&b, "\"%s\",\"%s\",\"%s\",\"%s\",\"\",\"\",\"\",\"\",%d,%d,%d,%d,0\n", r.date, r.source, r.referrer, r.utm, s.views, len(s.users), s.visits, 60*s.visits)
+	}
+	return b.String()
 }
 
 func TestPlausibleFileIsGenerated(t *testing.T) {
@@ -152,6 +208,16 @@ func TestPlausibleZIP(t *testing.T) {
 	// Referer would name the page's host.
 	if want := []counter.Referrer{{Host: "blog.example", Hits: 7}}; !reflect.DeepEqual(imp.Referrers, want) {
 		t.Errorf("got referrers %+v, want %+v", imp.Referrers, want)
+	}
+	// Sessions 11 and 21 came from news.example and Google, 22 by a
+	// newsletter's link (an utm_source tag, no host); the others had no
+	// referrer. A source's figure is its visits, as a live source
+	// counts the view that came in, not the pages read after it.
+	if want := []counter.Referrer{{Host: "Google", Hits: 1}, {Host: "news.example", Hits: 1}}; !reflect.DeepEqual(imp.Sources, want) {
+		t.Errorf("got sources %+v, want %+v", imp.Sources, want)
+	}
+	if want := []string{"1 visits from sources that name no host (utm_source tags, or a site Plausible names that this counter does not group)"}; !reflect.DeepEqual(imp.LeftOut, want) {
+		t.Errorf("got left out %q, want %q", imp.LeftOut, want)
 	}
 	t.Run("without imported_visitors", func(t *testing.T) {
 		var out bytes.Buffer

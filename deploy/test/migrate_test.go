@@ -23,7 +23,7 @@ import (
 )
 
 // schemaNow is the schema version this tree writes.
-const schemaNow = 6
+const schemaNow = 7
 
 // A release is a commit whose binary owners upgrade from, with the
 // database its store wrote, committed and pinned by store's format tests.
@@ -54,6 +54,13 @@ var (
 	// Its file: blog is a site of 408 views with a trimmed day, home a
 	// counter of 13 views with a password.
 	v5Release = &release{commit: "8cfcf852e4c4341b6e8bdd0995b8c049944148fb", file: "testdata/format/counter-v5.db", schema: 5}
+	// v6Release is a commit of main whose binary writes schema version 6,
+	// the last before sources and titles (d717588, main when schema 7
+	// was made). Its file (written by schema 6's store, store/
+	// format_v6_test.go): site is a site of 8 views over 2 pages and
+	// other pages, visits a counter of 16 views with a password, with
+	// the day's hits in the today buckets.
+	v6Release = &release{commit: "d717588a850bf60df6847e5213b51b6f73a4528f", file: "testdata/format/counter-v6.db", schema: 6}
 )
 
 // buildV1Counter builds the binary of v1Release.
@@ -472,8 +479,8 @@ func TestMigrateV4File(t *testing.T) {
 }
 
 // TestMigrateV5File: the schema 5 release's file, read by this tree's
-// binary as it was, moved to schema 6 by the first hit with no count
-// changed; a set added to it and made a counter's own; then refused by
+// binary as it was, moved to the current schema by the first hit with no
+// count changed; a set added to it and made a counter's own; then refused by
 // the old binary.
 func TestMigrateV5File(t *testing.T) {
 	bin, old := buildCounter(t), v5Release.build(t)
@@ -514,6 +521,52 @@ func TestMigrateV5File(t *testing.T) {
 		t.Errorf("the v5 binary changed the migrated file")
 	}
 	if out, errOut, err := runBin(t, bin, env, "check"); err != nil || !strings.Contains(out, "1 digit set(s)") {
+		t.Errorf("check after all: %v\n%s%s", err, out, errOut)
+	}
+}
+
+// TestMigrateV6File: the schema 6 release's file, read by this tree's
+// binary as it was, moved to schema 7 by the first hit with no count
+// changed; titles stored for its site from Hugo's feed; then refused by
+// the old binary, which would not see the sources' rows.
+func TestMigrateV6File(t *testing.T) {
+	bin, old := buildCounter(t), v6Release.build(t)
+	db := v6Release.copyFile(t)
+	env := []string{"COUNTER_DB=" + db}
+	listed, errOut, err := runBin(t, old, env, "list")
+	if err != nil || !strings.Contains(listed, "visits") {
+		t.Fatalf("the v6 binary's list of its own file: %v\n%s%s", err, listed, errOut)
+	}
+	if out, errOut, err := runBin(t, bin, env, "list"); err != nil || out != listed {
+		t.Errorf("the new binary lists the v6 file otherwise (%v):\n%s%s\nthe v6 binary:\n%s", err, out, errOut, listed)
+	}
+	site := jsonCountWith(t, bin, db, "site")
+	out, errOut, err := runBin(t, bin, browserEnv(db, "home", "192.0.2.10"))
+	if err != nil || !strings.HasPrefix(out, "Status: 200") {
+		t.Fatalf("first hit by the new binary: %v\n%.200q\n%s", err, out, errOut)
+	}
+	if n := checkFile(t, bin, db); n != schemaNow {
+		t.Errorf("after the first hit: schema %d, want %d", n, schemaNow)
+	}
+	if got := jsonCountWith(t, bin, db, "home"); got != "101" {
+		t.Errorf("home after the migration and a hit: %s, want 101", got)
+	}
+	if got := jsonCountWith(t, bin, db, "site"); got != site {
+		t.Errorf("site after the migration: %s, want %s as before", got, site)
+	}
+	feed := filepath.Join(repoRoot, "testdata", "feeds", "hugo-index.xml")
+	if out, errOut, err := runBin(t, bin, env, "titles", "site", feed); err != nil || !strings.Contains(out, "site: 3 titles") {
+		t.Fatalf("titles on the migrated file: %v\n%s%s", err, out, errOut)
+	}
+	before := fileSum(t, db)
+	out, errOut, err = runBin(t, old, browserEnv(db, "home", "192.0.2.12"))
+	if err != nil || strings.HasPrefix(out, "Status: 200") || !strings.Contains(errOut, "newer version of the counter") {
+		t.Errorf("a hit by the v6 binary on the migrated file: %v\n%.200q\nstderr %s\nwant a refusal naming the newer version", err, out, errOut)
+	}
+	if fileSum(t, db) != before {
+		t.Errorf("the v6 binary changed the migrated file")
+	}
+	if out, errOut, err := runBin(t, bin, env, "check"); err != nil {
 		t.Errorf("check after all: %v\n%s%s", err, out, errOut)
 	}
 }

@@ -1,0 +1,40 @@
+package imagehit
+
+// Script is NAME.js, the same for every counter and every view: it finds
+// its counter from its own URL (document.currentScript), counts the page
+// it runs on with NAME.count, and fills the page's elements from that one
+// answer: data-counter="views", "visitors", "site-views",
+// "site-visitors"; data-counter-page="/path/" (views, or visitors with
+// data-counter="visitors"); busuanzi's spans (busuanzi_value_site_pv,
+// _site_uv, _page_pv, their busuanzi_container_ shown inline, and
+// soxft/busuanzi's busuanzi_site_pv style); and data-counter="top" from
+// NAME.json?top=N, asked only when the page has one. It writes
+// textContent alone, links only paths of the page's own origin, needs no
+// eval or inline code, waits for a prerendered page to be shown, and
+// counts again when the page changes by the history API, or when
+// hitcounter.count() is called (pjax). deploy/doc/script.md is its
+// manual; it is kept small (at most 2 KiB, a test says so) by hand.
+const Script = `((d,w)=>{var s=d.currentScript,L=location,e=encodeURIComponent,D="data-counter",A="addEventListener",o={once:!0},Z,ref=d.referrer,
+q=x=>d.querySelectorAll(x),g=(x,k)=>x.getAttribute(k),C=x=>d.createElement(x),
+S=(x,v)=>{if(x&&v!=null)x.textContent=v},
+G=(u,f)=>fetch(u).then(r=>r.ok&&r.json()).then(r=>{r&&f(r)},()=>{}),
+F=r=>{var m={views:r.page_views,visitors:r.page_visitors,"site-views":r.views,"site-visitors":r.visitors},p={};
+r.pages.forEach(x=>{p[x.page]=x});
+q("["+D+"],["+D+"-page]").forEach(x=>{var k=g(x,D)||"views",y=g(x,D+"-page");
+if(y==null)S(x,m[k]);else if(y=p[y])S(x,y[k=="visitors"?k:"views"])});
+[["site_pv",r.views],["site_uv",r.visitors],["page_pv",r.page_views],["page_uv",r.page_visitors]].forEach(a=>{
+var i="busuanzi_",c=d.getElementById(i+"container_"+a[0]);S(d.getElementById(i+"value_"+a[0]),a[1]);S(d.getElementById(i+a[0]),a[1]);if(c)c.style.display="inline"})},
+T=()=>q("["+D+"=top]").forEach(x=>G(b+".json?top="+(+g(x,D+"-top")||5),r=>{
+var l=x;if(!/^[OU]L$/.test(x.tagName)){x.textContent="";l=x.appendChild(C("ul"))}l.textContent="";
+(r.top||[]).forEach(t=>{var i=C("li"),a=C("a"),p=""+t.page;
+if(/^\/(?![\/\\])/.test(p))a.href=p;a.textContent=t.title||p;i.append(a," "+t.views);l.append(i)})})),
+count=()=>{if(d.prerendering)return d[A]("prerenderingchange",count,o);if(d.readyState=="loading")return d[A]("DOMContentLoaded",count,o);
+Z=L.pathname+L.search;var u=b+".count?page="+e(Z),h,P={},n=0;
+try{h=new URL(ref).hostname}catch(x){}ref="";if(h&&h!=L.hostname)u+="&ref="+e(h);
+q("["+D+"-page]").forEach(x=>{var y=g(x,D+"-page");if(!P[y]&&n<100&&u.length<7e3){P[y]=1;n++;u+="&p="+e(y)}});
+G(u,F);T()},
+N=()=>{L.pathname+L.search!=Z&&count()},ps=history.pushState;
+if(!s)return;var b=s.src.replace(/\.js([?#].*)?$/i,"");
+history.pushState=function(){ps.apply(this,arguments);setTimeout(N)};
+w[A]("popstate",N);w.hitcounter={count};count()})(document,window)
+`
