@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -349,7 +350,8 @@ func TestScriptAndImageOneViewAcrossProcesses(t *testing.T) {
 // kept whichever of the page's two requests comes first, under CGI (both
 // binaries) and FastCGI: the usual order, the image in the HTML before
 // the script runs, used to lose it. The view counts once, with no reload,
-// the count's answer has it, and a HEAD of the count writes nothing.
+// the count's answer has it; a HEAD of the count writes nothing, and a
+// bot's count after the image is a bot's, with no source.
 func TestJoinedScriptKeepsItsSource(t *testing.T) {
 	const post = "/posts/one/"
 	referer := "https://blog.example" + post
@@ -357,6 +359,8 @@ func TestJoinedScriptKeepsItsSource(t *testing.T) {
 	script := hitRequest{path: "/blog.count", query: "page=" + url.QueryEscape(post) + "&ref=news.ycombinator.com&p=" + post, env: []string{"HTTP_REFERER=" + referer}}
 	head := script
 	head.method = "HEAD"
+	bot := script
+	bot.env = append(slices.Clone(script.env), "HTTP_USER_AGENT=Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
 	type run func(t *testing.T, db string, r hitRequest) cgiAnswer
 	servers := map[string]func(t *testing.T, db string) run{
 		"fastcgi": func(t *testing.T, db string) run {
@@ -372,7 +376,12 @@ func TestJoinedScriptKeepsItsSource(t *testing.T) {
 				if method == "" {
 					method = "GET"
 				}
-				env := fcgitest.Env(method, r.path, r.query, "REMOTE_ADDR", "192.0.2.1", "HTTP_USER_AGENT", firefoxUA, "HTTP_REFERER", referer)
+				extra := []string{"REMOTE_ADDR", "192.0.2.1", "HTTP_USER_AGENT", firefoxUA}
+				for _, kv := range r.env {
+					k, v, _ := strings.Cut(kv, "=")
+					extra = append(extra, k, v)
+				}
+				env := fcgitest.Env(method, r.path, r.query, extra...)
 				out, _, err := c.Request(1, false, env, nil, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -399,6 +408,8 @@ func TestJoinedScriptKeepsItsSource(t *testing.T) {
 			{"image first", []hitRequest{image, script}, "[{Hacker News 1}]"},
 			{"script first", []hitRequest{script, image}, "[{Hacker News 1}]"},
 			{"image, then a HEAD", []hitRequest{image, head}, "[]"},
+			// Judged before it could be joined: a bot's, not the view's.
+			{"image, then a bot's count", []hitRequest{image, bot}, "[]"},
 		} {
 			t.Run(server+"/"+tc.name, func(t *testing.T) {
 				db := scriptWorld(t)
