@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -342,5 +343,105 @@ func TestScriptAndImageOneViewAcrossProcesses(t *testing.T) {
 				t.Errorf("views %d, reloads %d; want 1, 0", g.Count, g.Today.NotCounted[counter.Reload])
 			}
 		})
+	}
+}
+
+// TestJoinedScriptKeepsItsSource: the source a page's script sends is
+// kept whichever of the page's two requests comes first, under CGI (both
+// binaries) and FastCGI: the usual order, the image in the HTML before
+// the script runs, used to lose it. The view counts once, with no reload,
+// the count's answer has it; a HEAD of the count writes nothing, and a
+// bot's count after the image is a bot's, with no source.
+func TestJoinedScriptKeepsItsSource(t *testing.T) {
+	const post = "/posts/one/"
+	referer := "https://blog.example" + post
+	image := hitRequest{path: "/blog.png", env: []string{"HTTP_REFERER=" + referer}}
+	script := hitRequest{path: "/blog.count", query: "page=" + url.QueryEscape(post) + "&ref=news.ycombinator.com&p=" + post, env: []string{"HTTP_REFERER=" + referer}}
+	head := script
+	head.method = "HEAD"
+	bot := script
+	bot.env = append(slices.Clone(script.env), "HTTP_USER_AGENT=Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
+	type run func(t *testing.T, db string, r hitRequest) cgiAnswer
+	servers := map[string]func(t *testing.T, db string) run{
+		"fastcgi": func(t *testing.T, db string) run {
+			sock, _, stderr := startFastCGIBinary(t, db, "COUNTER_RUN_DIR="+filepath.Join(filepath.Dir(db), "run"))
+			return func(t *testing.T, db string, r hitRequest) cgiAnswer {
+				t.Helper()
+				c, err := fcgitest.Dial(sock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Conn.Close()
+				method := r.method
+				if method == "" {
+					method = "GET"
+				}
+				extra := []string{"REMOTE_ADDR", "192.0.2.1", "HTTP_USER_AGENT", firefoxUA}
+				for _, kv := range r.env {
+					k, v, _ := strings.Cut(kv, "=")
+					extra = append(extra, k, v)
+				}
+				env := fcgitest.Env(method, r.path, r.query, extra...)
+				out, _, err := c.Request(1, false, env, nil, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := parseAnswer(out)
+				if err != nil {
+					t.Fatalf("%v; stderr %s", err, stderr)
+				}
+				return a
+			}
+		},
+	}
+	for name, bin := range scriptBinaries(t) {
+		servers["cgi "+name] = func(*testing.T, string) run {
+			return func(t *testing.T, db string, r hitRequest) cgiAnswer { return cgiRun(t, bin, db, r) }
+		}
+	}
+	for server, start := range servers {
+		for _, tc := range []struct {
+			name    string
+			order   []hitRequest
+			sources string
+		}{
+			{"image first", []hitRequest{image, script}, "[{Hacker News 1}]"},
+			{"script first", []hitRequest{script, image}, "[{Hacker News 1}]"},
+			{"image, then a HEAD", []hitRequest{image, head}, "[]"},
+			// Judged before it could be joined: a bot's, not the view's.
+			{"image, then a bot's count", []hitRequest{image, bot}, "[]"},
+		} {
+			t.Run(server+"/"+tc.name, func(t *testing.T) {
+				db := scriptWorld(t)
+				serve := start(t, db)
+				for _, r := range tc.order {
+					a := serve(t, db, r)
+					if a.status != 200 {
+						t.Fatalf("%s %s: status %d, %s", r.method, r.path, a.status, a.header.Get("X-Counter-Error"))
+					}
+					if r.path == script.path && r.method == "" {
+						if c := decodeCount(t, a); c.Views != 1 || c.PageViews != 1 || c.Visitors != 1 || len(c.Pages) != 1 || c.Pages[0].Views != 1 {
+							t.Errorf("count answered %+v; want the one view in it", c)
+						}
+					}
+				}
+				g := glanceAt(t, db, "blog", post)
+				if g.Count != 1 || g.Visitors != 1 || g.Page == nil || g.Page.Views != 1 || g.Today.NotCounted[counter.Reload] != 0 {
+					t.Errorf("views %d, visitors %d, page %+v, reloads %d; want 1, 1, 1, 0", g.Count, g.Visitors, g.Page, g.Today.NotCounted[counter.Reload])
+				}
+				s, err := store.Open(db, store.Options{ReadOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				h, err := s.History("blog", time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := fmt.Sprint(h.Sources); got != tc.sources {
+					t.Errorf("sources %s, want %s", got, tc.sources)
+				}
+			})
+		}
 	}
 }

@@ -40,6 +40,12 @@ type Visit struct {
 	// too (an index page's posts, which the script shows), read in the
 	// hit's transaction into Counted.Listed.
 	List []string
+	// Joined is the other request of a view already counted (the
+	// script's count of a page whose image came first): it adds its
+	// Source alone, as that view's, and counts nothing else (no view,
+	// visitor, referrer, page or tally row; Outcome is ignored), and reads
+	// what a hit shows, that view in it.
+	Joined bool
 }
 
 // Counted is what became of a hit.
@@ -188,6 +194,10 @@ func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
 	var page string
 	page, c.PageErr = pageOf(s, v)
 	c.Outcome = v.Outcome
+	if v.Joined {
+		// Its view, the other request's, counted already.
+		c.Outcome = counter.Outcome{Kind: counter.View}
+	}
 	day := dayKey(v.Now)
 	tb, err := todayFor(tx, day, v.Name)
 	if err != nil {
@@ -245,16 +255,18 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 			return c, err
 		}
 	}
-	t.counts.Add(c.Outcome)
-	if err := tb.Put(t.prefix, encodeToday(t.counts)); err != nil {
-		return c, err
+	if !v.Joined {
+		t.counts.Add(c.Outcome)
+		if err := tb.Put(t.prefix, encodeToday(t.counts)); err != nil {
+			return c, err
+		}
 	}
 	views, visitors, err := readTotals(b)
 	if err != nil {
 		return c, err
 	}
 	views, visitors = saturatingAdd(views, t.counts.Views), saturatingAdd(visitors, t.counts.Visitors)
-	if c.Kind.Counts() {
+	if c.Kind.Counts() && !v.Joined {
 		past, err := readDay(b, t.day)
 		if err != nil {
 			return c, err
@@ -265,6 +277,8 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 				return c, err
 			}
 		}
+	}
+	if c.Kind.Counts() {
 		if src := s.Source(v.Source, v.RefHost); src != "" {
 			if err := addTodayHost(b, t, todaySource, bucketSources, src); err != nil {
 				return c, err
@@ -278,7 +292,7 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 	var row *counter.Page
 	switch {
 	case page == "":
-	case c.Kind.Counts():
+	case c.Kind.Counts() && !v.Joined:
 		if c.Page, row, c.FirstPastCap, err = countPageToday(b, t, s.Site, page, v); err != nil {
 			return c, err
 		}
@@ -306,7 +320,14 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 	if err != nil {
 		return c, err
 	}
-	if c.Kind.Counts() {
+	switch {
+	case v.Joined:
+		if src := s.Source(v.Source, v.RefHost); src != "" {
+			if err := addHost(b, bucketSources, src, 1); err != nil {
+				return c, err
+			}
+		}
+	case c.Kind.Counts():
 		if views, err = addTo(b, keyTotal, 1); err != nil {
 			return c, err
 		}
@@ -331,7 +352,7 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 			}
 		}
 	}
-	if c.Kind != counter.View || c.NewVisitor {
+	if !v.Joined && (c.Kind != counter.View || c.NewVisitor) {
 		if err := addTally(b, dayKey(v.Now), c.Outcome); err != nil {
 			return c, err
 		}
@@ -352,7 +373,7 @@ func sitePage(b *bolt.Bucket, t todayRows, s counter.Settings, page string, v Vi
 	var err error
 	switch {
 	case page == "":
-	case c.Kind.Counts():
+	case c.Kind.Counts() && !v.Joined:
 		var h pageHit
 		if h, err = countPage(b, s.Site, page, v, c.Outcome); err != nil {
 			return err

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -64,5 +65,97 @@ func TestSources(t *testing.T) {
 	})
 	if _, err := Check(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
+	}
+}
+
+// A joined visit, the script's count of a page whose image was counted
+// already, adds its source to the view's and changes nothing else: not
+// the views, visitors, days, tally, referrers or the page's row, whether
+// its day is in the today bucket or in the history; it answers the
+// figures with that view in them. A source that is the counter's own
+// host adds nothing either.
+func TestJoinedAddsItsSourceAlone(t *testing.T) {
+	day2 := day1.Add(2 * time.Minute) // the next UTC day
+	for _, tc := range []struct {
+		name, counter, host, target string
+		past                        bool // the today bucket moved on to day2
+		source                      string
+		want                        string // the sources after it
+	}{
+		{"plain today", "c", "me.example", "", false, "news.ycombinator.com", "[{Hacker News 1}]"},
+		{"plain past", "c", "me.example", "", true, "news.ycombinator.com", "[{Hacker News 1}]"},
+		{"site today", "blog", "blog.example", "/posts/a/", false, "news.ycombinator.com", "[{Hacker News 1}]"},
+		{"site past", "blog", "blog.example", "/posts/a/", true, "news.ycombinator.com", "[{Hacker News 1}]"},
+		{"plain, its own host", "c", "me.example", "", false, "me.example", "[]"},
+		{"site, its own host", "blog", "blog.example", "/posts/a/", false, "www.blog.example", "[]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := newSite(t)
+			with(t, path, Options{}, func(db *DB) {
+				if err := db.Create("c", 0, day1); err != nil {
+					t.Fatal(err)
+				}
+				view := Visit{Name: tc.counter, Now: day1, RefHost: tc.host, Target: tc.target,
+					Outcome: counter.Outcome{Kind: counter.View, NewVisitor: true, PageVisitor: true}}
+				if _, err := db.Visit(view); err != nil {
+					t.Fatal(err)
+				}
+				if tc.past {
+					later := view
+					later.Now, later.Outcome = day2, counter.Outcome{Kind: counter.Reload}
+					if _, err := db.Visit(later); err != nil {
+						t.Fatal(err)
+					}
+				}
+				type state struct {
+					h     counter.History
+					g     Glance
+					pages []counter.Page
+				}
+				read := func() state {
+					t.Helper()
+					var s state
+					var err error
+					if s.h, err = db.History(tc.counter, time.Time{}); err != nil {
+						t.Fatal(err)
+					}
+					if s.g, err = db.Glance(tc.counter, tc.target, nil, day1); err != nil {
+						t.Fatal(err)
+					}
+					if tc.target != "" {
+						if s.pages, err = db.Pages(tc.counter, time.Time{}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					return s
+				}
+				before := read()
+				joined := view
+				// What it was judged does not matter: it counts nothing.
+				joined.Source, joined.Joined, joined.List = tc.source, true, []string{"/posts/a/"}
+				c, err := db.Visit(joined)
+				if err != nil {
+					t.Fatal(err)
+				}
+				after := read()
+				if got := fmt.Sprint(after.h.Sources); got != tc.want {
+					t.Errorf("sources %s, want %s", got, tc.want)
+				}
+				after.h.Sources = before.h.Sources
+				if !reflect.DeepEqual(before, after) {
+					t.Errorf("a joined visit changed more than the sources:\nbefore %+v\nafter  %+v", before, after)
+				}
+				want := Figures{Views: 1, Visitors: 1, PageViews: 1, PageVisitors: 1}
+				if c.Figures != want || c.FirstToday || c.FirstPastCap {
+					t.Errorf("answered %+v, first today %v; want %+v, false", c.Figures, c.FirstToday, want)
+				}
+				if tc.target != "" && (len(c.Listed) != 1 || c.Listed[0].Views != 1) {
+					t.Errorf("listed %+v, want /posts/a/ with its view", c.Listed)
+				}
+			})
+			if _, err := Check(path, time.Second); err != nil {
+				t.Errorf("check: %v", err)
+			}
+		})
 	}
 }

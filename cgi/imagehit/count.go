@@ -35,8 +35,9 @@ func ScriptPath(file string) (name, ext string, ok bool) {
 // on: a GET counts the page's view by the image's rules, as one view with
 // the page's image when it carries one too, and answers in the same round
 // trip what the page's elements show: the counter's (the site's) views
-// and visitors, the page's, and those of the pages listed (p=). A HEAD
-// counts nothing.
+// and visitors, the page's, and those of the pages listed (p=). When the
+// page's image counted the view, the page's source (ref=) is still kept
+// with it. A HEAD counts nothing.
 func (a *Server) ServeCount(r Request, name string) Answer {
 	q, err := counter.ParseCountQuery(r.RawQuery)
 	if err == nil {

@@ -35,7 +35,10 @@ import (
 // host of the page's own referrer that a script sends, list the pages
 // whose figures it shows (store.Visit.List). When the other
 // of the two came first for the same view, the hit is joined to it
-// (seen.Verdict.Joined): nothing is written, and joined is set.
+// (seen.Verdict.Joined) and counts nothing: a script's that carries a
+// source the counter keeps writes that source alone (store.Visit.Joined)
+// and c is what its transaction read, that view in it; otherwise nothing
+// is written, and joined is set.
 func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.Via, source string, list []string) (c store.Counted, joined bool, err error) {
 	referer := r.Header("Referer")
 	v := store.Visit{Name: name, Now: a.Cfg.Now(), RefHost: counter.ReferrerHost(referer), Source: source, Target: site.Target, Image: site.Image, Set: set, List: list}
@@ -55,7 +58,15 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.
 		}
 		j = a.judge(r, v, facts, addr, client, via)
 		if j.joined {
-			return store.Counted{}, true, nil
+			if facts.Settings.Source(source, v.RefHost) == "" {
+				return store.Counted{}, true, nil
+			}
+			// Written as hits are, so that a long-lived process's
+			// batcher queues it behind the view the other request may
+			// still be writing.
+			v.Joined = true
+			c, err = a.Hits.Visit(v)
+			return c, false, err
 		}
 		v.Outcome = j.outcome
 	}
