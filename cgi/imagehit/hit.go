@@ -35,10 +35,11 @@ import (
 // host of the page's own referrer that a script sends, list the pages
 // whose figures it shows (store.Visit.List). When the other
 // of the two came first for the same view, the hit is joined to it
-// (seen.Verdict.Joined) and counts nothing: a script's that carries a
-// source the counter keeps writes that source alone (store.Visit.Joined)
-// and c is what its transaction read, that view in it; otherwise nothing
-// is written, and joined is set.
+// (seen.Verdict.Joined) and counts nothing: in a long-lived process, or
+// a script's that carries a source the counter keeps, it goes to the
+// store as a store.Visit.Joined, which writes that source alone, and c
+// is what its transaction read, that view in it; otherwise nothing is
+// written, and joined is set for the caller to read after the writers.
 func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.Via, source string, list []string) (c store.Counted, joined bool, err error) {
 	referer := r.Header("Referer")
 	v := store.Visit{Name: name, Now: a.Cfg.Now(), RefHost: counter.ReferrerHost(referer), Source: source, Target: site.Target, Image: site.Image, Set: set, List: list}
@@ -58,12 +59,14 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.
 		}
 		j = a.judge(r, v, facts, addr, client, via)
 		if j.joined {
-			if facts.Settings.Source(source, v.RefHost) == "" {
+			// A CGI process with nothing to write reads after the
+			// writers queued on the file (ReadAfter). A long-lived
+			// process sends it as a hit, even with nothing to write, so
+			// that its batcher queues it behind the view the other
+			// request may still be waiting to write in the same process.
+			if _, oneShot := a.Hits.(OneShot); oneShot && facts.Settings.Source(source, v.RefHost) == "" {
 				return store.Counted{}, true, nil
 			}
-			// Written as hits are, so that a long-lived process's
-			// batcher queues it behind the view the other request may
-			// still be writing.
 			v.Joined = true
 			c, err = a.Hits.Visit(v)
 			return c, false, err
