@@ -12,9 +12,11 @@ package imagehit
 // textContent alone, links only paths of the page's own origin, needs no
 // eval or inline code, waits for a prerendered page to be shown, and
 // counts again when the page changes by the history API, or when
-// hitcounter.count() is called (pjax). deploy/doc/script.md is its
+// hitcounter.count() is called (pjax) on a page it has not counted:
+// called again on the same page, it only fills the new elements from
+// the answer it has. deploy/doc/script.md is its
 // manual; it is kept small (at most 2 KiB, a test says so) by hand.
-const Script = `((d,w)=>{var s=d.currentScript,L=location,e=encodeURIComponent,D="data-counter",A="addEventListener",o={once:!0},Z,ref=d.referrer,
+const Script = `((d,w)=>{var s=d.currentScript,L=location,e=encodeURIComponent,D="data-counter",A="addEventListener",o={once:!0},Z,R,ref=d.referrer,
 q=x=>d.querySelectorAll(x),g=(x,k)=>x.getAttribute(k),C=x=>d.createElement(x),
 S=(x,v)=>{if(x&&v!=null)x.textContent=v},
 G=(u,f)=>fetch(u).then(r=>r.ok&&r.json()).then(r=>{r&&f(r)},()=>{}),
@@ -32,9 +34,9 @@ count=()=>{if(d.prerendering)return d[A]("prerenderingchange",count,o);if(d.read
 Z=L.pathname+L.search;var u=b+".count?page="+e(Z),h,P={},n=0;
 try{h=new URL(ref).hostname}catch(x){}ref="";if(h&&h!=L.hostname)u+="&ref="+e(h);
 q("["+D+"-page]").forEach(x=>{var y=g(x,D+"-page");if(!P[y]&&n<100&&u.length<7e3){P[y]=1;n++;u+="&p="+e(y)}});
-G(u,F);T()},
+G(u,r=>F(R=r));T()},
 N=()=>{L.pathname+L.search!=Z&&count()},ps=history.pushState;
 if(!s)return;var b=s.src.replace(/\.js([?#].*)?$/i,"");
 history.pushState=function(){ps.apply(this,arguments);setTimeout(N)};
-w[A]("popstate",N);w.hitcounter={count};count()})(document,window)
+w[A]("popstate",N);w.hitcounter={count:()=>{if(L.pathname+L.search!=Z)count();else if(R)F(R),T()}};count()})(document,window)
 `
