@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,7 +64,7 @@ func run(hit, tool, dir string, n int, dur time.Duration, rounds, conns int) err
 	// The 100 posts, each viewed once, untimed, so the reads find them.
 	for i, pg := range hundred {
 		env := cgiEnv(db, "/bench.png", "", "https://www.example.org"+pg, fmt.Sprintf("198.18.0.%d", i+1))
-		if _, err := runCGI(hit, env, "image/"); err != nil {
+		if _, err := answered(hit, env, "image/"); err != nil {
 			return fmt.Errorf("a post's first view: %w", err)
 		}
 	}
@@ -76,7 +75,7 @@ func run(hit, tool, dir string, n int, dur time.Duration, rounds, conns int) err
 		{"count, 100 pages", hit, "/bench.count", "page=/" + p.String(), "application/json", true},
 		{"NAME.json, 100 pages", hit, "/bench.json", list.String()[1:], "application/json", false},
 	}
-	res := make([][]sample, len(runs))
+	res := make([][]benchstat.Sample, len(runs))
 	for i := range n {
 		for k := range runs {
 			j := (i + k) % len(runs)
@@ -90,13 +89,13 @@ func run(hit, tool, dir string, n int, dur time.Duration, rounds, conns int) err
 	fmt.Printf("direct CGI runs of the hit binary, %d each, interleaved\n", n)
 	fmt.Printf("  %-22s %9s %9s %10s\n", "", "p50 ms", "p99 ms", "peak RSS")
 	for i, r := range runs {
-		d := walls(res[i])
+		d := benchstat.Walls(res[i])
 		fmt.Printf("  %-22s %9.2f %9.2f %7.2f MB\n", r.label, benchstat.Ms(benchstat.Percentile(d, 50)),
-			benchstat.Ms(benchstat.Percentile(d, 99)), float64(peakRSS(res[i]))/1e6)
+			benchstat.Ms(benchstat.Percentile(d, 99)), float64(benchstat.MaxRSS(res[i]))/1e6)
 	}
 	against := func(i int) (float64, float64) {
-		return benchstat.Ms(benchstat.Percentile(walls(res[i]), 50)) / benchstat.Ms(benchstat.Percentile(walls(res[0]), 50)),
-			float64(peakRSS(res[i])) / float64(peakRSS(res[0]))
+		return benchstat.Ms(benchstat.Percentile(benchstat.Walls(res[i]), 50)) / benchstat.Ms(benchstat.Percentile(benchstat.Walls(res[0]), 50)),
+			float64(benchstat.MaxRSS(res[i])) / float64(benchstat.MaxRSS(res[0]))
 	}
 	w, m := against(1)
 	fmt.Printf("  script count against image hit: p50 %.2f, peak RSS %.2f (targets <= 1.10)\n", w, m)
@@ -152,56 +151,33 @@ type cgiRun struct {
 	visitors bool
 }
 
-type sample struct {
-	wall   time.Duration
-	maxRSS int64
-}
-
-// once runs r as round i's process, of run j, timed, then again under GNU
-// time for its peak RSS (a Go parent's child reports the parent's peak).
-func (r cgiRun) once(db, referer string, i, j int) (sample, error) {
+// once runs r as round i's process, of run j, timed, then again for its
+// peak RSS (benchstat.PeakRSS says why apart).
+func (r cgiRun) once(db, referer string, i, j int) (benchstat.Sample, error) {
 	addr := func(k int) string { return fmt.Sprintf("%d.%d.%d.%d", 10+2*j+k, i>>16&255, i>>8&255, i&255) }
-	start := time.Now()
-	if _, err := runCGI(r.bin, cgiEnv(db, r.path, r.query, referer, addr(0)), r.want); err != nil {
-		return sample{}, fmt.Errorf("%s: %w", r.label, err)
-	}
-	wall := time.Since(start)
-	f, err := os.CreateTemp("", "scriptbench-rss")
+	wall, err := answered(r.bin, cgiEnv(db, r.path, r.query, referer, addr(0)), r.want)
 	if err != nil {
-		return sample{}, err
+		return benchstat.Sample{}, fmt.Errorf("%s: %w", r.label, err)
 	}
-	defer os.Remove(f.Name())
-	f.Close()
 	a := addr(1)
 	if !r.visitors {
 		a = addr(0)
 	}
-	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", f.Name(), r.bin)
-	cmd.Env = cgiEnv(db, r.path, r.query, referer, a)
-	if err := cmd.Run(); err != nil {
-		return sample{}, fmt.Errorf("%s under /usr/bin/time: %w", r.label, err)
-	}
-	b, err := os.ReadFile(f.Name())
+	rss, err := benchstat.PeakRSS(r.bin, cgiEnv(db, r.path, r.query, referer, a), nil)
 	if err != nil {
-		return sample{}, err
+		return benchstat.Sample{}, fmt.Errorf("%s: %w", r.label, err)
 	}
-	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	return sample{wall, kb * 1024}, err
+	return benchstat.Sample{Wall: wall, PeakRSS: rss}, nil
 }
 
-// runCGI runs bin with env and checks that it answered 200 with a body
-// of type want.
-func runCGI(bin string, env []string, want string) ([]byte, error) {
-	var out bytes.Buffer
-	cmd := exec.Command(bin)
-	cmd.Env, cmd.Stdout = env, &out
-	if err := cmd.Run(); err != nil {
-		return nil, err
+// answered runs bin with env, checks that it answered 200 with a body of
+// type want, and returns its wall time.
+func answered(bin string, env []string, want string) (time.Duration, error) {
+	out, wall, err := benchstat.RunCGI(bin, env, nil)
+	if err == nil && (refused(out) || !bytes.Contains(out, []byte("Content-Type: "+want))) {
+		err = fmt.Errorf("not a %s of status 200: %.160q", want, out)
 	}
-	if refused(out.Bytes()) || !bytes.Contains(out.Bytes(), []byte("Content-Type: "+want)) {
-		return nil, fmt.Errorf("not a %s of status 200: %.160q", want, out.Bytes())
-	}
-	return out.Bytes(), nil
+	return wall, err
 }
 
 // refused reports a CGI answer whose status is not 200.
@@ -209,22 +185,6 @@ func refused(out []byte) bool {
 	head, _, _ := bytes.Cut(out, []byte("\r\n\r\n"))
 	i := bytes.Index(head, []byte("Status: "))
 	return i >= 0 && !bytes.HasPrefix(head[i:], []byte("Status: 200"))
-}
-
-func walls(s []sample) []time.Duration {
-	d := make([]time.Duration, len(s))
-	for i, x := range s {
-		d[i] = x.wall
-	}
-	return d
-}
-
-func peakRSS(s []sample) int64 {
-	var m int64
-	for _, x := range s {
-		m = max(m, x.maxRSS)
-	}
-	return m
 }
 
 // fastCGI starts the full tool as a FastCGI process on a socket of its
