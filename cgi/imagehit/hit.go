@@ -58,13 +58,17 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.
 			return store.Counted{}, false, err
 		}
 		j = a.judge(r, v, facts, addr, client, via)
-		if j.joined {
+		if j.quiet {
+			// A reload brings no reader: no source.
+			v.Source = ""
+		}
+		if j.joined || j.quiet {
 			// A CGI process with nothing to write reads after the
 			// writers queued on the file (ReadAfter). A long-lived
 			// process sends it as a hit, even with nothing to write, so
 			// that its batcher queues it behind the view the other
 			// request may still be waiting to write in the same process.
-			if _, oneShot := a.Hits.(OneShot); oneShot && facts.Settings.Source(source, v.RefHost) == "" {
+			if _, oneShot := a.Hits.(OneShot); oneShot && facts.Settings.Source(v.Source, v.RefHost) == "" {
 				return store.Counted{}, true, nil
 			}
 			v.Joined = true
@@ -123,6 +127,9 @@ type judged struct {
 	// joined is the other request of a view already counted (the image
 	// of a page whose script came first, or the other way round).
 	joined bool
+	// quiet is a reload of a page's script whose image reloads too
+	// (seen.Verdict.Quiet): written as joined is, not as a reload.
+	quiet bool
 }
 
 // mark is one visit the visitor table recorded, and its verdict.
@@ -174,6 +181,7 @@ func (a *Server) seeVisitor(sv seen.Visit, out *judged) (counter.Outcome, error)
 	out.marks = append(out.marks, mark{sv, verdict})
 	out.crowded = verdict.Crowded
 	if verdict.Reload {
+		out.quiet = verdict.Quiet
 		return counter.Outcome{Kind: counter.Reload}, nil
 	}
 	o := counter.Outcome{Kind: counter.View, NewVisitor: verdict.NewToday}

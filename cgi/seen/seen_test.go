@@ -199,6 +199,8 @@ func TestSee(t *testing.T) {
 // and a later view starts again.
 func TestJoin(t *testing.T) {
 	joined := Verdict{Joined: true}
+	// A script's reload of a view its page's image asked for too.
+	quietReload := Verdict{Reload: true, Quiet: true}
 	type hit struct {
 		via  Via
 		min  int // minutes after noon
@@ -209,8 +211,9 @@ func TestJoin(t *testing.T) {
 		window time.Duration
 		hits   []hit
 	}{
-		{"image then script", 30 * time.Minute, []hit{{ViaImage, 0, newToday}, {ViaScript, 0, joined}, {ViaImage, 1, reload}, {ViaScript, 1, reload}}},
-		{"script then image", 30 * time.Minute, []hit{{ViaScript, 0, newToday}, {ViaImage, 0, joined}, {ViaScript, 1, reload}}},
+		{"image then script", 30 * time.Minute, []hit{{ViaImage, 0, newToday}, {ViaScript, 0, joined}, {ViaImage, 1, reload}, {ViaScript, 1, quietReload}}},
+		{"script then image", 30 * time.Minute, []hit{{ViaScript, 0, newToday}, {ViaImage, 0, joined}, {ViaScript, 1, quietReload}, {ViaImage, 1, reload}}},
+		{"script alone", 30 * time.Minute, []hit{{ViaScript, 0, newToday}, {ViaScript, 1, reload}, {ViaScript, 2, reload}}},
 		{"two images", 30 * time.Minute, []hit{{ViaImage, 0, newToday}, {ViaImage, 0, reload}, {ViaScript, 1, joined}}},
 		{"after the window", 30 * time.Minute, []hit{{ViaImage, 0, newToday}, {ViaScript, 0, joined}, {ViaScript, 31, counted}, {ViaImage, 31, joined}}},
 		{"no window", 0, []hit{{ViaImage, 0, newToday}, {ViaScript, 0, joined}, {ViaImage, 0, counted}, {ViaScript, 0, joined}, {ViaScript, 0, counted}, {ViaScript, 2, counted}, {ViaImage, 4, counted}}},

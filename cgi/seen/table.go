@@ -95,6 +95,12 @@ func joins(v *Visit, via Via) bool {
 	return v.Via != ViaNone && via != ViaNone && via&v.Via == 0
 }
 
+// quiet reports whether v, a reload of the view whose slot's via is via,
+// is a script's on a page whose image asks too (Verdict.Quiet).
+func quiet(v *Visit, via Via) bool {
+	return v.Via == ViaScript && via&ViaImage != 0
+}
+
 // joinsWithin is how long after a view the other request of it joins.
 func (v *Visit) joinsWithin() time.Duration {
 	if v.Window > 0 {
@@ -113,6 +119,10 @@ type Verdict struct {
 	// whose image was: not a view, and not a reload either. It was
 	// written into the view's slot: a third request is a reload.
 	Joined bool
+	// Quiet is set on a Reload of a page's script whose view the page's
+	// image asked for too: the image's reload is the one the statistics
+	// show, so that a reload of a page that carries both is one reload.
+	Quiet bool
 	// NewToday is a counted view by a visitor not seen on this counter
 	// today (UTC), or forgotten since (see Crowded).
 	NewToday bool
@@ -189,7 +199,7 @@ func (t *Table) See(v Visit) (Verdict, error) {
 		return Verdict{Joined: true}, nil
 	}
 	if here.found() && reload(here.last) {
-		return Verdict{Reload: true}, nil
+		return Verdict{Reload: true, Quiet: quiet(&v, here.via)}, nil
 	}
 	if !here.found() && now.Sub(day) < v.Window {
 		last, err := t.lookYesterday(&v)
@@ -270,7 +280,8 @@ func (t *Table) Unsee(v Visit, verdict Verdict) error {
 // known today, whose time nobody needs. Otherwise the file decides. A
 // FastCGI process so spares most hits the lock and the reads. The other
 // request of a view (Verdict.Joined) is left to the file, which knows
-// whether another process joined it already.
+// whether another process joined it already, and so is a script's reload
+// of a view whose image this Table did not see (Verdict.Quiet).
 func (t *Table) known(v *Visit, reload func(last uint32) bool, within func(last uint32, w time.Duration) bool) (Verdict, bool) {
 	if t.today.mac == nil || len(t.mine) == 0 {
 		return Verdict{}, false
@@ -284,8 +295,12 @@ func (t *Table) known(v *Visit, reload func(last uint32) bool, within func(last 
 		return Verdict{}, false
 	case joins(v, m.via) && within(last, v.joinsWithin()):
 		return Verdict{}, false
+	case v.Via == ViaScript && m.via&ViaImage == 0 && reload(last):
+		// Whether the page's image joined this view in another
+		// process, and so whether this reload is quiet, is the file's.
+		return Verdict{}, false
 	case reload(last):
-		return Verdict{Reload: true}, true
+		return Verdict{Reload: true, Quiet: quiet(v, m.via)}, true
 	case v.Window <= 0 && v.Via == ViaNone:
 		// A view by an image or a script writes what asked for it, for
 		// the other to join.
