@@ -231,9 +231,9 @@ func TestNoVisitorInTheFile(t *testing.T) {
 
 // runDirSecrets reads the visitor tables of runDir (cgi/seen's layout, in
 // its doc.go: a 64-byte header whose last 32 bytes are the day's salt,
-// and from byte 8192 on 16-byte slots of a 12-byte visitor key and a
-// 4-byte time, zero when free) and returns each salt and each visitor key
-// in use.
+// and from byte 8192 on 16-byte slots of an 11-byte visitor key, a byte
+// of what asked for the view and a 4-byte time, zero when free) and
+// returns each salt and each visitor key in use.
 func runDirSecrets(t *testing.T, runDir string) map[string][]byte {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(runDir, "seen-*"))
@@ -246,13 +246,13 @@ func runDirSecrets(t *testing.T, runDir string) map[string][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) < 8192 || string(b[:16]) != "counter-seen\x00\x00\x00\x02" {
+		if len(b) < 8192 || string(b[:16]) != "counter-seen\x00\x00\x00\x03" {
 			t.Fatalf("%s: not a visitor table", f)
 		}
 		secrets["the salt of "+filepath.Base(f)] = b[32:64]
 		for off := 8192; off+16 <= len(b); off += 16 {
 			if slot := b[off : off+16]; !bytes.Equal(slot[12:], []byte{0, 0, 0, 0}) {
-				secrets[fmt.Sprintf("visitor key at %d of %s", off, filepath.Base(f))] = slot[:12]
+				secrets[fmt.Sprintf("visitor key at %d of %s", off, filepath.Base(f))] = slot[:11]
 			}
 		}
 	}

@@ -48,7 +48,9 @@
 // requests for one view, in either order: the second, within the reload
 // window (a minute when the counter has none), is joined to the first
 // (Verdict.Joined), counted neither as a view nor as a reload, and a
-// third is a reload. A visitor lives in the bucket of his counter's share
+// third is a reload; the script's reload of a view its image asked for
+// too is quiet (Verdict.Quiet), so that one reload of the page is one
+// reload. A visitor lives in the bucket of his counter's share
 // that his hash picks (its first 4 bytes, modulo 64). Slots fill in order
 // and are never emptied during a day, so a lookup stops at the first
 // empty slot; and a bucket's slots are kept in the order their views
