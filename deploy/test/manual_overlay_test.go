@@ -35,7 +35,7 @@ func manualCommands(t *testing.T, readme string) []string {
 		{what: "passwd", find: regexp.MustCompile(`^sudo -u www-data counter passwd blog$`), stdin: "correct horse battery\ncorrect horse battery\n"},
 		{what: "config", find: regexp.MustCompile(`^sudo -u www-data counter config blog reload=`)},
 		{what: "config", find: regexp.MustCompile(`^sudo -u www-data counter config blog show=`)},
-		{what: "theme add", find: regexp.MustCompile(`^counter theme add NAME PATH$`)},
+		{what: "digitset add", find: regexp.MustCompile(`^counter digitset add NAME PATH$`)},
 		{what: "import", find: regexp.MustCompile(`^sudo -u www-data counter import -name blog /var/www/html/counter\.txt$`)},
 		{what: "backup", find: regexp.MustCompile(`^sudo -u www-data counter backup /var/backups/counter/counter\.db$`)},
 		{what: "crontab", find: regexp.MustCompile(`^[0-9]+ [0-9]+ \* \* \* counter backup `)},
@@ -54,8 +54,8 @@ func manualCommands(t *testing.T, readme string) []string {
 			found = "sudo -u www-data env -i PATH=/usr/bin:/bin sh -c " + shellQuote(strings.Join(f[5:], " "))
 		case "check": // FILE: the backup just made
 			found = "counter check /var/backups/counter/counter.db"
-		case "theme add": // a set the script lays out, added with sudo by habit
-			found = "sudo counter theme add moe /var/www/digits"
+		case "digitset add": // a set the script lays out, added with sudo by habit
+			found = "sudo counter digitset add moe /var/www/digits"
 		}
 		if w.stdin != "" {
 			found = "printf " + shellQuote(w.stdin) + " | " + found
@@ -131,7 +131,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // file); install.sh, as the README gives it, reloads it and checks the
 // counter through it: right 10 times of 10, with an uninstall between,
 // where before the check judged nginx before it had reloaded. Then the
-// owner's commands: passwd, config, theme add (a digit set laid out as
+// owner's commands: passwd, config, digitset add (a digit set laid out as
 // Moe-Counter's, added as root by habit), import (an old counter's file),
 // backup (and the crontab line's command, as cron runs it as www-data),
 // check, a hit and its reload, a login, uninstall and purge; after purge nothing of the counter is left,
@@ -216,7 +216,7 @@ echo 1000 >/var/www/html/counter.txt
 	}
 	inner += `
 step "the digit set and the imported count show"
-counter theme list | grep -q '^moe' || fail "theme list lacks moe: $(counter theme list)"
+counter digitset list | grep -q '^moe' || fail "digitset list lacks moe: $(counter digitset list)"
 [ "$(curl -s -o /dev/null -w '%{http_code} %{content_type}' 'http://127.0.0.1/cgi-bin/counter.cgi/blog.png?theme=moe&count=0')" = "200 image/png" ] ||
 	fail "blog.png?theme=moe: $(curl -s -D - -o /dev/null 'http://127.0.0.1/cgi-bin/counter.cgi/blog.png?theme=moe&count=0')"
 sudo -u www-data counter check /var/lib/counter/counter.db | grep -q ', 1000 view(s) in all' ||
