@@ -40,6 +40,9 @@
 # deploy/test/deb_test.go checks and installs the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=deploy/find-go.sh
+. deploy/find-go.sh
+go_bin=$(find_go go.mod)
 out=${1:-dist}
 mkdir -p "$out"
 
@@ -63,9 +66,9 @@ for target in "${targets[@]}"; do
 	bin="$out/counter.cgi-linux-$name"
 	env=(CGO_ENABLED=0 GOOS=linux GOARCH="$arch")
 	[ "$arm" = - ] || env+=(GOARM="$arm")
-	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$bin" ./cgi/hit
-	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-tool-linux-$name" ./cgi
-	env "${env[@]}" go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-themedecode-linux-$name" ./cgi/themedecode
+	env "${env[@]}" "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$bin" ./cgi/hit
+	env "${env[@]}" "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-tool-linux-$name" ./cgi
+	env "${env[@]}" "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-themedecode-linux-$name" ./cgi/themedecode
 	for b in "$bin" "$out/counter-tool-linux-$name" "$out/counter-themedecode-linux-$name"; do
 		size=$(stat -c %s "$b")
 		printf '%-48s %9d bytes (%s KiB)\n' "$b" "$size" "$(((size + 1023) / 1024))"

@@ -101,12 +101,14 @@ trap 'rm -rf "$work"' EXIT
 if [ "$packaged" = 1 ]; then
 	binary=$root$bin_path # the package's
 elif [ -z "$binary" ]; then
-	command -v go >/dev/null || die "no --binary given and no go to build one with"
-	say "building counter.cgi with $(go version | cut -d' ' -f3)"
+	# shellcheck source=deploy/find-go.sh
+	. "$deploy_dir/find-go.sh"
+	go_bin=$(find_go "$deploy_dir/../go.mod") || die "no --binary given, and no Go to build one with"
+	say "building counter.cgi with $("$go_bin" version | cut -d' ' -f3)"
 	binary=$work/counter.cgi
-	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$binary" ./cgi/hit)
-	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$work/counter-tool" ./cgi)
-	(cd "$deploy_dir/.." && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$work/counter-themedecode" ./cgi/themedecode)
+	for b in "$binary=./cgi/hit" "$work/counter-tool=./cgi" "$work/counter-themedecode=./cgi/themedecode"; do
+		(cd "$deploy_dir/.." && CGO_ENABLED=0 "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -o "${b%%=*}" "${b#*=}")
+	done
 fi
 [ -f "$binary" ] || die "--binary $binary: no such file"
 binary=$(realpath -- "$binary") # run below: a bare name would be looked up in PATH
