@@ -63,7 +63,14 @@ if [ ${#need[@]} -gt 0 ]; then
 	if [ ${#apt_get[@]} -gt 0 ]; then
 		echo "test.sh: installing ${need[*]}" >&2
 		"${apt_get[@]}" update -qq
-		DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq "${need[@]}" >/dev/null
+		# Hugo without what it recommends: Debian's golang-go, older than
+		# go.mod's, which would come first in PATH.
+		norecs=() recs=()
+		for pkg in "${need[@]}"; do
+			if [ "$pkg" = hugo ]; then norecs+=("$pkg"); else recs+=("$pkg"); fi
+		done
+		[ ${#recs[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq "${recs[@]}" >/dev/null
+		[ ${#norecs[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq --no-install-recommends "${norecs[@]}" >/dev/null
 	fi
 fi
 
