@@ -2,6 +2,7 @@ package test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +111,19 @@ func TestBrowserScript(t *testing.T) {
 	}
 	saveScreenshot(t, ctx, shots, "script-post.png")
 	checkScriptDB(t, dbPath, 1, 0, map[string]uint64{"/posts/one.html": 1})
+
+	// data-counter-abbreviated writes a figure short by the rule that
+	// abbreviated=1 draws an image by: counter.Abbreviate is its oracle.
+	for _, n := range []uint64{0, 7, 999, 1000, 1049, 1050, 1234, 9999, 12345, 99949, 99950, 999949, 999950,
+		1_000_000, 1_250_000, 999_950_000, 1_234_567_890, 1e12, 1e15, 1_234_000_000_000_000, 9_007_199_254_740_991} {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf("String(hitcounter.short(%d))", n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := counter.Abbreviate(n); got != want {
+			t.Errorf("hitcounter.short(%d) = %q, want %q as counter.Abbreviate writes it", n, got, want)
+		}
+	}
 
 	open("/posts/two.html", "site-views", "2")
 	checkScriptDB(t, dbPath, 2, 0, map[string]uint64{"/posts/one.html": 1, "/posts/two.html": 1})
