@@ -22,7 +22,8 @@ func FuzzOwnJSON(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"name":"a","days":[{"date":"2026-01-01","views":1}],"x":[{"y":"\u00e9"}]}`))
-	f.Add([]byte(`{"name":"0","":00}`)) // found by the fuzzer: a leading zero under a key not read
+	f.Add([]byte(`{"name":"0","":00}`))   // found by the fuzzer: a leading zero under a key not read
+	f.Add([]byte("{\"name\":\"0\"}\x00")) // found by the fuzzer: a NUL byte after the value
 	f.Fuzz(func(t *testing.T, b []byte) {
 		imp, err := OwnJSON(bytes.NewReader(b))
 		if err != nil {

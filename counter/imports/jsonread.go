@@ -377,10 +377,13 @@ func (j *jsonReader) end() error {
 	if err != nil {
 		return err
 	}
-	if c != 0 {
-		return j.fail("more after the end of the JSON value")
+	if c == 0 {
+		// peek's 0 is the end, or a NUL byte it left unread.
+		if _, err := j.r.ReadByte(); err == io.EOF {
+			return nil
+		}
 	}
-	return nil
+	return j.fail("more after the end of the JSON value")
 }
 
 // numberByte reports whether c may be part of a JSON number.
