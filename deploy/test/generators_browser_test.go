@@ -23,7 +23,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"hitcounter/counter"
-	"hitcounter/store"
 )
 
 // generatorsDir holds each generator's small site; its templates carry
@@ -662,44 +661,17 @@ func checkTop(t *testing.T, top [][2]string, titled bool) {
 	}
 }
 
-// checkGeneratedRows checks the database: each page with its exact views,
-// one visitor, no other page, and the site's total their sum.
+// checkGeneratedRows checks the blog's rows in the database, as
+// checkSiteRows does: the page of each of paths viewed views[i] times.
 func checkGeneratedRows(t *testing.T, dbPath string, paths []string, views []int) {
 	t.Helper()
-	db, err := store.Open(dbPath, store.Options{ReadOnly: true, Wait: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Pages("blog", time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]counter.Page{}
-	for _, r := range rows {
-		got[r.Page] = r
-	}
-	var sum uint64
+	pages := make([]sitePage, len(paths))
 	for i, p := range paths {
 		key, err := counter.PageKey(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum += uint64(views[i])
-		r := got[key]
-		if r.Views != uint64(views[i]) || r.Visitors != 1 {
-			t.Errorf("page %s: %d views, %d visitors in the file, want %d, 1", key, r.Views, r.Visitors, views[i])
-		}
-		delete(got, key)
+		pages[i] = sitePage{open: p, key: key, times: views[i]}
 	}
-	for _, r := range got {
-		t.Errorf("row %q (%d views) is no page the browser opened", r.Page, r.Views)
-	}
-	info, err := db.Counter("blog")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Count != sum || info.Visitors != 1 {
-		t.Errorf("blog: %d views, %d visitors in the file, want %d, 1", info.Count, info.Visitors, sum)
-	}
+	checkSiteRows(t, dbPath, "blog", pages)
 }

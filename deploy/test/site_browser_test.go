@@ -83,7 +83,7 @@ func TestBrowserSite(t *testing.T) {
 		writeSite(t, srv, pages)
 		admin(t, cgiDir, dbPath, "create", "site", "-site", "-hosts", "127.0.0.1,localhost", "reload=off")
 		openPages(t, ctx, srv.URL, pages)
-		checkSiteRows(t, dbPath, pages)
+		checkSiteRows(t, dbPath, "site", pages)
 		checkSiteStats(t, ctx, srv.URL, pages)
 		saveScreenshot(t, ctx, shots, "site-stats-"+filepath.Base(t.Name())+".png")
 		if t.Failed() {
@@ -174,16 +174,17 @@ func openPages(t *testing.T, ctx context.Context, baseURL string, pages []sitePa
 	}
 }
 
-// checkSiteRows reads the database: one row per page with the times it
-// was opened, one visitor each, and the site's total their sum.
-func checkSiteRows(t *testing.T, dbPath string, pages []sitePage) {
+// checkSiteRows reads site name's rows in the database: one row per page
+// with the times it was opened, one visitor each, no other row, and the
+// site's total their sum.
+func checkSiteRows(t *testing.T, dbPath, name string, pages []sitePage) {
 	t.Helper()
 	db, err := store.Open(dbPath, store.Options{ReadOnly: true, Wait: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Pages("site", time.Time{})
+	rows, err := db.Pages(name, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,12 +211,12 @@ func checkSiteRows(t *testing.T, dbPath string, pages []sitePage) {
 	if len(rows) != len(pages) {
 		t.Errorf("got %d page rows, want %d", len(rows), len(pages))
 	}
-	info, err := db.Counter("site")
+	info, err := db.Counter(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info.Count != sum || info.Visitors != 1 {
-		t.Errorf("site: got %d views, %d visitors, want %d, 1", info.Count, info.Visitors, sum)
+		t.Errorf("%s: got %d views, %d visitors, want %d, 1", name, info.Count, info.Visitors, sum)
 	}
 }
 
