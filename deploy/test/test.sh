@@ -46,6 +46,8 @@ declare -A wanted=(
 	[jekyll]=/usr/bin/jekyll
 	[nodejs]=/usr/bin/node
 	[npm]=/usr/bin/npm
+	[etcd-server]=/usr/bin/etcd
+	[prometheus]=/usr/bin/promtool
 )
 need=()
 for pkg in "${!wanted[@]}"; do
