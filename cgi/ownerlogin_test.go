@@ -243,21 +243,29 @@ func TestLogoutsApartCGI(t *testing.T) {
 // the login: the form then says how to set one, and a login sets nothing.
 func TestPasswdOwnerCGI(t *testing.T) {
 	db, _ := grownDB(t, t.TempDir())
+	php12 := "$2y$12$" + strings.Repeat("a", 53)
 	steps := []struct {
 		stdin    string
 		args     string
 		exit     int
 		contains string
 	}{
+		{php12 + "\n", "passwd -owner -hash", 0, "cost 12"},
+		{"hunter2\n", "passwd -owner -hash", 1, "not a bcrypt hash"},
 		{ownerPassword + "\n", "passwd -owner", 0, "the owner's password is set"},
 		{"x\n", "passwd -owner demo", 2, "-owner takes no counter's name"},
 		{"x\n", "passwd", 2, "a counter's NAME, or -owner"},
 		{"", "passwd -owner -clear -hash", 2, "do not go together"},
 		{"\n", "passwd -owner", 1, "empty"},
 	}
-	for _, st := range steps {
+	for i, st := range steps {
 		if out, code := adminStdin(t, db, st.stdin, strings.Fields(st.args)...); code != st.exit || !strings.Contains(out, st.contains) {
 			t.Fatalf("%s: exit %d, %q; want %d containing %q", st.args, code, out, st.exit, st.contains)
+		}
+		if i == 0 {
+			if h := ownerLoginIn(t, db).PasswordHash; string(h) != php12 {
+				t.Errorf("passwd -owner -hash stored %q, want the hash as it is", h)
+			}
 		}
 	}
 	o := ownerLoginIn(t, db)

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"hitcounter/counter"
 	"hitcounter/store"
 )
 
@@ -65,7 +66,7 @@ func TestOwnerSession(t *testing.T) {
 	protect(t, a, "page", bcrypt.MinCost)
 	setOwner(t, a)
 	owner := cookieOf(t, ownerLoginAt(a, testPassword), ownerSessionCookie)
-	counter := cookieOf(t, login(a, "page", testPassword), sessionCookie)
+	counterSession := cookieOf(t, login(a, "page", testPassword), sessionCookie)
 	ownerWith := func(cookies ...*http.Cookie) bool {
 		r := httptest.NewRequest("GET", "/", nil)
 		for _, c := range cookies {
@@ -86,8 +87,8 @@ func TestOwnerSession(t *testing.T) {
 	}{
 		{"none", nil},
 		{"garbage", []*http.Cookie{{Name: ownerSessionCookie, Value: "A.B.C"}}},
-		{"a counter's session as the owner's", []*http.Cookie{withValue(ownerSessionCookie, counter)}},
-		{"a counter's session", []*http.Cookie{counter}},
+		{"a counter's session as the owner's", []*http.Cookie{withValue(ownerSessionCookie, counterSession)}},
+		{"a counter's session", []*http.Cookie{counterSession}},
 	} {
 		if ownerWith(tc.cookies...) {
 			t.Errorf("%s: taken for the owner's session", tc.name)
@@ -103,5 +104,31 @@ func TestOwnerSession(t *testing.T) {
 	}
 	if w := ownerLoginAt(a, "wrong"); w.Code != http.StatusUnauthorized || !strings.Contains(logs.String(), `login failed: counter="*" client=`) {
 		t.Errorf("a wrong owner's password: %d, log %q; want 401 and fail2ban's line", w.Code, logs)
+	}
+}
+
+// TestOwnerHashOfAnotherCostReplaced: an owner's hash of another cost
+// (one brought over with passwd -owner -hash) is replaced at the first
+// good login by one at the pinned cost, as a counter's is, and the
+// session is bound to the new one.
+func TestOwnerHashOfAnotherCostReplaced(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	setOwner(t, a) // bcrypt.MinCost
+	owner := cookieOf(t, ownerLoginAt(a, testPassword), ownerSessionCookie)
+	db, err := store.Open(a.cfg.DB, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := db.OwnerLogin()
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cost, err := bcrypt.Cost(o.PasswordHash); err != nil || cost != counter.PasswordCost {
+		t.Errorf("the owner's hash after the login has cost %d (%v), want %d", cost, err, counter.PasswordCost)
+	}
+	if !opensStats(a, "page", owner) {
+		t.Errorf("the session made with the new hash does not open page")
 	}
 }
