@@ -78,3 +78,35 @@ func TestServerOwnerLogin(t *testing.T) {
 func statsShown(resp *http.Response, body string) bool {
 	return resp.StatusCode == http.StatusOK && strings.Contains(body, `<svg class="chart"`) && !strings.Contains(body, `action="login"`)
 }
+
+// TestServerFail2banOwner: a wrong password at the owner's login is the
+// same line as at a counter's, with counter="*", and the shipped filter
+// counts it with the client's address, through each real server.
+func TestServerFail2banOwner(t *testing.T) {
+	regexBin := serverBinary(t, "fail2ban", "fail2ban-regex", "/usr/bin/fail2ban-regex")
+	const tries = 2
+	eachServer(t, func(t *testing.T, srv *webServer, cgiDir, dbPath string) {
+		admin(t, cgiDir, dbPath, "create", "f2b")
+		adminStdin(t, cgiDir, dbPath, strings.NewReader(statsPassword+"\n"), "passwd", "-owner")
+		c := newStatsClient(srv.URL)
+		for i := range tries {
+			if resp, _ := c.do(t, "POST", "/cgi-bin/counter.cgi/login", url.Values{"password": {wrongPasswords[0]}}, nil); resp.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("wrong owner's password %d: got %d, want 401", i+1, resp.StatusCode)
+			}
+		}
+		stderr, err := srv.CGIStderr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(stderr, `counter: login failed: counter="*" client=127.0.0.1`); n != tries {
+			t.Errorf("CGI stderr has %d owner's \"login failed\" lines for %d wrong passwords:\n%s", n, tries, stderr)
+		}
+		var hosts []string
+		for _, m := range fail2banMatches(t, regexBin, srv.CGILog) {
+			hosts = append(hosts, m.host)
+		}
+		if len(hosts) != tries || hosts[0] != "127.0.0.1" || hosts[1] != "127.0.0.1" {
+			t.Errorf("fail2ban-regex %s: got hosts %q, want 127.0.0.1 twice", srv.CGILog, hosts)
+		}
+	})
+}
