@@ -28,7 +28,8 @@ import (
 // A key of meta that is new in a version and reads as "not set" when
 // absent (as owner-password does) needs no step in migrate.go: a file of
 // the version before has none, which is what it means. Mark it with the
-// version in both lists (here and doc.go), and bump nothing more.
+// version that adds it in both lists (here and doc.go); more keys of
+// version 8 (the metrics token, the last backup) go in as they are.
 const schemaVersion = 8
 
 var (
