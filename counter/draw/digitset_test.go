@@ -147,7 +147,8 @@ func TestDigitSetRefuses(t *testing.T) {
 	}{
 		{"placeholder", s, "---", SetOptions{}, false},
 		{"empty", s, "", SetOptions{}, false},
-		{"too wide", s, strings.Repeat("8", 20), SetOptions{Height: 100}, true},
+		{"too wide", s, strings.Repeat("8", 20), SetOptions{Height: MaxSetHeight}, true},
+		{"too many pixels", s, strings.Repeat("8", 20), SetOptions{Height: 400}, true},
 		{"too high", s, "1", SetOptions{Height: MaxSetHeight + 1}, true},
 		{"negative height", s, "1", SetOptions{Height: -1}, true},
 		{"digit not read", partial, "45", SetOptions{}, false},
