@@ -425,7 +425,7 @@ func TestThemeAddRefuses(t *testing.T) {
 		{"too many pixels a digit", func(t *testing.T, dir string) string {
 			writeFile(t, filepath.Join(dir, "7.png"), encodePNG(t, filled(400, 400, setColour(7, 0))))
 			return dir
-		}, 1, "digit 7: 7.png: 400x400 px, too big: 160000 pixels, at most 131072"},
+		}, 1, "digit 7: 7.png: 400x400 px, too big: 160000 pixels, at most 65536"},
 		{"too big a set", func(t *testing.T, dir string) string {
 			f, err := os.OpenFile(filepath.Join(dir, "5.png"), os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {

@@ -115,7 +115,7 @@ func TestNewRefuses(t *testing.T) {
 		{"unequal height", tall(stills(6, 38)), LayoutPNGFolder, 3, "height 40 px, the others 38 px"},
 		{"too wide", wide(stills(6, 10)), LayoutStrip, 0, "1025x10 px, at most 1024 px a side"},
 		// Work, not shape: eight of a digit this big pass MaxDrawPixels.
-		{"too many pixels a digit", stills(363, 362), LayoutPNGFolder, 0, "363x362 px is 131406 pixels, at most 131072 a digit, so that 8 digits make an image of at most 1048576 pixels"},
+		{"too many pixels a digit", stills(257, 256), LayoutPNGFolder, 0, "257x256 px is 65792 pixels, at most 65536 a digit, so that 8 digits make an image of at most 524288 pixels"},
 		{"frame of another size", func() [10]Source {
 			ds := animated(6, 20)
 			ds[2].Frames[1] = digitImage(2, 7, 20, white, black)

@@ -297,7 +297,7 @@ func TestWebPRefusals(t *testing.T) {
 		want  string
 	}{
 		{"animated webp", animated, 4, "4.webp: an animated WebP image, which is not read here"},
-		{"webp too many pixels", big, 2, "2.webp: 400x400 px, too big: 160000 pixels, at most 131072"},
+		{"webp too many pixels", big, 2, "2.webp: 400x400 px, too big: 160000 pixels, at most 65536"},
 		{"jpeg too wide", bigJPEG, 6, "6.jpg: 1025x8 px, too big: at most 1024x1024"},
 		{"not a webp", wrong, 1, "1.webp: not a WebP image"},
 	} {
