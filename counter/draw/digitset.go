@@ -28,9 +28,15 @@ const (
 	smoothCost = 16
 )
 
+// MaxSmoothPixels bounds a drawing scaled with the smooth filter: a pixel
+// it mixes costs about twice one copied and compressed (bench-worst.sh),
+// so that the costliest smoothed image costs what the costliest plain one
+// does.
+const MaxSmoothPixels = digitset.MaxDrawPixels / 2
+
 // ErrSetTooLarge reports a count that a digit set would draw in more than
-// digitset.MaxDrawPixels, or wider than MaxSetWidth or higher than
-// MaxSetHeight: a bad request, not a fault.
+// digitset.MaxDrawPixels (MaxSmoothPixels scaled smooth), or wider than
+// MaxSetWidth or higher than MaxSetHeight: a bad request, not a fault.
 var ErrSetTooLarge = errors.New("digit set image too large")
 
 // SetOptions are how a digit set is drawn.
@@ -150,6 +156,9 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 	}
 	if d.width > MaxSetWidth || d.width*d.height > digitset.MaxDrawPixels {
 		return nil, fmt.Errorf("draw: %dx%d px: %w", d.width, d.height, ErrSetTooLarge)
+	}
+	if opt.Smooth && d.height != s.Height && d.width*d.height > MaxSmoothPixels {
+		return nil, fmt.Errorf("draw: %dx%d px smoothed: %w", d.width, d.height, ErrSetTooLarge)
 	}
 	return d, nil
 }

@@ -43,7 +43,8 @@ go run ./deploy/bench/worsthit -counter "$T/cgi-bin/counter.cgi" -tool "$T/count
 	'/ten.gif?count=0&theme=moe' \
 	'/eight.png?count=0&theme=tall' '/eight.gif?count=0&theme=tall' \
 	'/eight.png?count=0&theme=noise' '/eight.gif?count=0&theme=noise' '/eight.svg?count=0&theme=noise' \
-	'/eight.png?count=0&theme=noise&size=265&smooth=1' '/eight.gif?count=0&theme=noise&size=265&smooth=1' \
+	'/eight.png?count=0&theme=noise&size=190&smooth=1' '/eight.gif?count=0&theme=noise&size=190&smooth=1' \
+	'/eight.png?count=0&theme=noise&size=265&smooth=1' \
 	'/eight.png?count=0&theme=noise&size=100&smooth=1' \
 	'/eight.png?count=0&theme=frames' '/eight.gif?count=0&theme=frames' \
 	'/eight.gif?count=0&theme=frames&size=100&smooth=1'

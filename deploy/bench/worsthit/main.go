@@ -1,7 +1,9 @@
 // Command worsthit times the costliest images a stranger can ask for in
 // a digit set, beside a plain hit, under CGI and under FastCGI, for
 // deploy/bench/bench-worst.sh: for each case, the wall time of n
-// requests (p50 and the slowest), the peak RSS and the bytes of the
+// requests (p50 and the slowest), the CPU time a request took (user and
+// system, the mean: on a shared machine the wall time holds the waits
+// for a core, the CPU time not), the peak RSS and the bytes of the
 // image. Under CGI each request is a process of the hit binary, and its
 // peak RSS is GNU time's (benchstat.PeakRSS); under FastCGI the full
 // tool serves every request on one socket, one at a time, and the peak
@@ -42,6 +44,7 @@ func main() {
 
 type result struct {
 	p50, slowest time.Duration
+	cpu          time.Duration // the mean a request
 	rss          int64
 	bytes        int
 	status       int
@@ -63,13 +66,13 @@ func run(counter, tool, db string, n int, cases []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%-52s | %-34s | %s\n", "", "CGI (hit binary)", "FastCGI (full tool)")
-	fmt.Printf("%-52s | %6s %8s %8s %9s | %6s %8s %8s %9s\n", "request", "status", "p50 ms", "max ms", "peak RSS", "status", "p50 ms", "max ms", "VmHWM")
+	fmt.Printf("%-50s | %-40s | %s\n", "", "CGI (hit binary)", "FastCGI (full tool)")
+	fmt.Printf("%-50s | %6s %7s %7s %7s %8s | %6s %7s %7s %7s %8s\n", "request", "status", "p50 ms", "max ms", "CPU ms", "peak RSS", "status", "p50 ms", "max ms", "CPU ms", "VmHWM")
 	for i, c := range cases {
 		a, b := cgi[i], fcgi[i]
-		fmt.Printf("%-52s | %6d %8.1f %8.1f %8.1fM | %6d %8.1f %8.1f %8.1fM  %d bytes\n", c,
-			a.status, benchstat.Ms(a.p50), benchstat.Ms(a.slowest), mb(a.rss),
-			b.status, benchstat.Ms(b.p50), benchstat.Ms(b.slowest), mb(b.rss), a.bytes)
+		fmt.Printf("%-50s | %6d %7.1f %7.1f %7.1f %7.1fM | %6d %7.1f %7.1f %7.1f %7.1fM  %d bytes\n", c,
+			a.status, benchstat.Ms(a.p50), benchstat.Ms(a.slowest), benchstat.Ms(a.cpu), mb(a.rss),
+			b.status, benchstat.Ms(b.p50), benchstat.Ms(b.slowest), benchstat.Ms(b.cpu), mb(b.rss), a.bytes)
 	}
 	return nil
 }
@@ -89,11 +92,18 @@ func viaCGI(bin, db, dir, c string, n int) (result, error) {
 	env := cgiEnv(db, dir, c)
 	var walls []time.Duration
 	var r result
+	var cpu time.Duration
 	for range n {
-		out, wall, err := benchstat.RunCGI(bin, env, nil)
+		var b bytes.Buffer
+		cmd := exec.Command(bin)
+		cmd.Env, cmd.Stdout = env, &b
+		start := time.Now()
+		err := cmd.Run()
+		wall, out := time.Since(start), b.Bytes()
 		if err != nil {
 			return r, err
 		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		ans, err := fcgitest.ParseAnswer(out)
 		if err != nil {
 			return r, err
@@ -105,7 +115,7 @@ func viaCGI(bin, db, dir, c string, n int) (result, error) {
 	if err != nil {
 		return r, err
 	}
-	r.rss = rss
+	r.rss, r.cpu = rss, cpu/time.Duration(n)
 	r.p50, r.slowest = benchstat.Percentile(walls, 50), slices.Max(walls)
 	return r, nil
 }
@@ -138,6 +148,10 @@ func viaFastCGI(tool, db, dir string, cases []string, n int) ([]result, error) {
 		path, query, _ := strings.Cut(c, "?")
 		env := fcgitest.Env("GET", path, query, "REMOTE_ADDR", "192.0.2.7")
 		var walls []time.Duration
+		before, err := cpuOf(cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
 		for range n {
 			cl, err := fcgitest.Dial(sock)
 			if err != nil {
@@ -160,8 +174,33 @@ func viaFastCGI(tool, db, dir string, cases []string, n int) ([]result, error) {
 		if res[i].rss, err = hwm(cmd.Process.Pid); err != nil {
 			return nil, err
 		}
+		after, err := cpuOf(cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		res[i].cpu = (after - before) / time.Duration(n)
 	}
 	return res, nil
+}
+
+// cpuOf is the CPU time, user and system, that process pid has taken,
+// from /proc/PID/stat in clock ticks (USER_HZ, 100 on Linux).
+func cpuOf(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %q %q", pid, f[11], f[12])
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
 // hwm is the process's peak resident set (VmHWM), in bytes.
