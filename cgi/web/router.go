@@ -25,7 +25,8 @@ var routes = [...]route{
 	{"POST", "/{name}/login", (*App).serveLogin},
 	{"POST", "/{name}/logout", (*App).serveLogout},
 	{"POST", "/{name}/owner", (*App).serveOwner},
-	{"GET", "/", (*App).serveIndex}, // the local server only
+	{"POST", "/owner", (*App).serveOwnerAll},
+	{"GET", "/", (*App).serveRoot},
 }
 
 // router matches requests against routes. It stands in for ServeMux,
@@ -43,7 +44,7 @@ func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var allow []string
 	for _, rte := range routes {
 		vars, ok := match(rte.pattern, p)
-		if !ok || (rte.pattern == "/" && !rt.a.demo) {
+		if !ok {
 			continue
 		}
 		if r.Method != rte.method && !(r.Method == http.MethodHead && rte.method == http.MethodGet) {
