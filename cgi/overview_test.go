@@ -195,7 +195,7 @@ func TestOverviewServe(t *testing.T) {
 	for _, want := range []string{
 		`<td>/a</td><td><a href="docs/stats">docs</a></td><td class="n">7</td>`, // top pages
 		"Backup: never", "of its cap of 1.0 GiB", // health
-		`<form class="owner" method="post" action="owner">`, // don't count this browser
+		`<form class="owner" method="post" action="owner">`,                                            // don't count this browser
 		`<img src="alpha.png?theme=`, `&lt;img src="/cgi-bin/counter.cgi/docs.png" alt="visitors"&gt;`, // the demo
 	} {
 		if !strings.Contains(body, want) {
