@@ -2,6 +2,7 @@ package counter
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -36,57 +37,79 @@ type Periods struct {
 	Series [SeriesDays]DayCount
 }
 
-// PeriodsSince is the first UTC day whose hits SumPeriods needs for a
-// report period of n days, as of now.
-func PeriodsSince(now time.Time, n int) time.Time {
-	back := max(2*n, 2*30, SeriesDays)
-	return now.UTC().AddDate(0, 0, 1-back)
+// Calendar places days in the periods as of one moment, for a report
+// period of N days: made once, it sums every counter's days without
+// parsing a date. Make it with NewCalendar.
+type Calendar struct {
+	n int
+	// dates are the days it places, oldest first, today last, as stored
+	// (2006-01-02), so that they sort as text.
+	dates []string
 }
 
-// SumPeriods adds up days (any order, no date twice needed) into the
-// periods as of now, with a report period of n days.
-func SumPeriods(days []Day, now time.Time, n int) Periods {
-	p := Periods{N: n}
+// NewCalendar is the calendar as of now for a report period of n days.
+func NewCalendar(now time.Time, n int) Calendar {
+	back := max(2*n, 2*30, SeriesDays)
 	now = now.UTC()
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	c := Calendar{n: n, dates: make([]string, back)}
+	for i := range back {
+		c.dates[back-1-i] = now.AddDate(0, 0, -i).Format(time.DateOnly)
+	}
+	return c
+}
+
+// N is the report period the calendar places days in, in days.
+func (c Calendar) N() int { return c.n }
+
+// Since is the first day the calendar places, as stored.
+func (c Calendar) Since() string { return c.dates[0] }
+
+// Add adds the tally t of day date to p; a day the calendar does not
+// place is left out.
+func (c Calendar) Add(p *Periods, date string, t Tally) {
+	i, found := slices.BinarySearch(c.dates, date)
+	if !found {
+		return
+	}
+	back := len(c.dates) - 1 - i
+	add := func(into *Tally) { *into = into.Plus(t) }
+	switch back {
+	case 0:
+		add(&p.Today)
+	case 1:
+		add(&p.Yesterday)
+	}
+	switch {
+	case back < 7:
+		add(&p.Last7)
+	case back < 14:
+		add(&p.Before7)
+	}
+	switch {
+	case back < 30:
+		add(&p.Last30)
+	case back < 60:
+		add(&p.Before30)
+	}
+	switch {
+	case back < c.n:
+		add(&p.LastN)
+	case back < 2*c.n:
+		add(&p.BeforeN)
+	}
+	if back < SeriesDays {
+		s := &p.Series[SeriesDays-1-back]
+		s.Views, s.Visitors = AddCount(s.Views, t.Views), AddCount(s.Visitors, t.Visitors)
+	}
+}
+
+// SumPeriods adds up days into the periods as of now, with a report
+// period of n days.
+func SumPeriods(days []Day, now time.Time, n int) Periods {
+	c := NewCalendar(now, n)
+	p := Periods{N: n}
 	for _, d := range days {
-		t, err := time.Parse(time.DateOnly, d.Date)
-		if err != nil {
-			continue
-		}
-		back := int(today.Sub(t).Hours() / 24)
-		if back < 0 {
-			continue
-		}
-		add := func(into *Tally) { *into = into.Plus(d.Tally) }
-		switch back {
-		case 0:
-			add(&p.Today)
-		case 1:
-			add(&p.Yesterday)
-		}
-		switch {
-		case back < 7:
-			add(&p.Last7)
-		case back < 14:
-			add(&p.Before7)
-		}
-		switch {
-		case back < 30:
-			add(&p.Last30)
-		case back < 60:
-			add(&p.Before30)
-		}
-		switch {
-		case back < n:
-			add(&p.LastN)
-		case back < 2*n:
-			add(&p.BeforeN)
-		}
-		if back < SeriesDays {
-			s := &p.Series[SeriesDays-1-back]
-			s.Views, s.Visitors = AddCount(s.Views, d.Views), AddCount(s.Visitors, d.Visitors)
-		}
+		c.Add(&p, d.Date, d.Tally)
 	}
 	return p
 }

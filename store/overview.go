@@ -71,7 +71,7 @@ func (db *DB) Overview(now time.Time, days, n int) (Overview, error) {
 	if days < 1 || days > counter.MaxReportDays || n < 0 || n > MaxOverviewTop {
 		return o, fmt.Errorf("store: overview of %d days, top %d: out of bounds", days, n)
 	}
-	since := counter.PeriodsSince(now, days)
+	cal := counter.NewCalendar(now, days)
 	topSince := dayKey(now.AddDate(0, 0, 1-days))
 	sources := map[string]uint64{}
 	err := db.view(func(tx *bolt.Tx) error {
@@ -95,8 +95,9 @@ func (db *DB) Overview(now time.Time, days, n int) (Overview, error) {
 		if all == nil {
 			return nil
 		}
+		o.Counters = make([]CounterOverview, 0, 64)
 		return all.ForEachBucket(func(k []byte) error {
-			c, srcs, err := overviewOf(tx, all.Bucket(k), string(k), now, since, topSince, days, n)
+			c, srcs, err := overviewOf(tx, all.Bucket(k), string(k), cal, topSince, n)
 			if err != nil {
 				return fmt.Errorf("%q: %w", k, err)
 			}
@@ -124,7 +125,7 @@ func (db *DB) Overview(now time.Time, days, n int) (Overview, error) {
 
 // overviewOf reads counter name, of bucket b, into its overview, and
 // returns its sources, all of them, for the sums across counters.
-func overviewOf(tx *bolt.Tx, b *bolt.Bucket, name string, now, since time.Time, topSince []byte, days, n int) (CounterOverview, []counter.Referrer, error) {
+func overviewOf(tx *bolt.Tx, b *bolt.Bucket, name string, cal counter.Calendar, topSince []byte, n int) (CounterOverview, []counter.Referrer, error) {
 	var c CounterOverview
 	var err error
 	if c.Info, err = readInfo(name, b); err != nil {
@@ -134,11 +135,9 @@ func overviewOf(tx *bolt.Tx, b *bolt.Bucket, name string, now, since time.Time, 
 	if err != nil {
 		return c, nil, err
 	}
-	list, err := readDays(b, since, t)
-	if err != nil {
+	if c.Periods, err = sumDays(b, cal, t); err != nil {
 		return c, nil, err
 	}
-	c.Periods = counter.SumPeriods(list, now, days)
 	srcs, err := readHosts(b, t, bucketSources, todaySource)
 	if err != nil {
 		return c, nil, err
@@ -150,6 +149,37 @@ func overviewOf(tx *bolt.Tx, b *bolt.Bucket, name string, now, since time.Time, 
 		}
 	}
 	return c, srcs, nil
+}
+
+// sumDays adds a counter's days, of bucket b and today's rows t, into its
+// periods, a record at a time: none of its days is held.
+func sumDays(b *bolt.Bucket, cal counter.Calendar, t todayRows) (counter.Periods, error) {
+	p := counter.Periods{N: cal.N()}
+	from := []byte(cal.Since())
+	if d := b.Bucket(bucketDays); d != nil {
+		c := d.Cursor()
+		for k, v := c.Seek(from); k != nil; k, v = c.Next() {
+			n, err := decodeUint64(v)
+			if err != nil {
+				return p, err
+			}
+			cal.Add(&p, string(k), counter.Tally{Views: n})
+		}
+	}
+	if d := b.Bucket(bucketTally); d != nil {
+		c := d.Cursor()
+		for k, v := c.Seek(from); k != nil; k, v = c.Next() {
+			var day counter.Tally
+			if err := decodeTally(v, &day); err != nil {
+				return p, err
+			}
+			cal.Add(&p, string(k), day)
+		}
+	}
+	if t.since(from) {
+		cal.Add(&p, string(t.day), t.counts)
+	}
+	return p, nil
 }
 
 // topSitePages ranks pages of several sites, most viewed first (ties to

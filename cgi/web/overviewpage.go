@@ -38,6 +38,7 @@ func overviewPage(v *overviewView) *htmlPage {
 	writeHealth(p, v)
 	rows := v.Counters
 	v.sort.sortRows(rows)
+	p.b.Grow(overviewRowBytes * len(rows))
 	p.raw("<h2>Every counter</h2>\n")
 	if len(rows) == 0 {
 		p.raw("<p class=\"sub\">No counters yet: make one with <code>counter create NAME</code>.</p>\n")
@@ -143,6 +144,9 @@ func backupLine(last, now time.Time) (string, bool) {
 	}
 	return s, stale
 }
+
+// overviewRowBytes is about what a counter's row takes on the page.
+const overviewRowBytes = 1024
 
 // writeOverviewTable writes one row a counter, each column's heading a
 // link that sorts by it (again: the other way round).
@@ -263,9 +267,8 @@ func writeMiniChart(p *htmlPage, c *store.CounterOverview) {
 		peak, sum = max(peak, d.Views), counter.AddCount(sum, d.Views)
 	}
 	label := plural(sum, "view") + " in the last " + itoa(counter.SeriesDays) + " days, at most " + plural(peak, "view") + " a day"
-	p.raw(`<svg class="mini" viewBox="0 0 `, itoa(miniW), " ", itoa(miniH), `" preserveAspectRatio="none" role="img" aria-label="`)
-	p.text(label)
-	p.raw(`"><title>`)
+	// The title names the chart for a screen reader and on hover.
+	p.raw(`<svg class="mini" viewBox="0 0 `, itoa(miniW), " ", itoa(miniH), `" preserveAspectRatio="none" role="img"><title>`)
 	p.text(label)
 	p.raw(`</title><path d="`)
 	for i, d := range c.Series {
