@@ -12,7 +12,8 @@ import (
 // overviewStyle is what the overview adds to the pages' style sheet: a
 // table wider than a phone scrolls on its own, the counter's name stays
 // in view, and the demo's images sit in rows.
-const overviewStyle = `.scroll{overflow-x:auto;margin:0 -1rem;padding:0 1rem}
+const overviewStyle = `body{max-width:72rem}
+.scroll{overflow-x:auto;margin:0 -1rem;padding:0 1rem}
 table.all{min-width:46rem}table.all th{font-size:.85rem;vertical-align:bottom}
 table.all th a{color:inherit;text-decoration:none;border-bottom:1px dotted var(--mute)}
 table.all th a.on{border-bottom:2px solid var(--bar)}
