@@ -92,7 +92,7 @@ func TestOverviewWithoutOwnerPassword(t *testing.T) {
 	overviewWorld(t, db, time.Now().UTC())
 	ans := rootCGI(t, db, "")
 	body := string(ans.body)
-	if ans.status != 200 || !strings.Contains(body, "counter.cgi passwd -owner") {
+	if ans.status != 200 || !strings.Contains(body, "counter passwd -owner") || strings.Contains(body, `action="login"`) {
 		t.Fatalf("status %d, want 200 and how to set the owner's password:\n%s", ans.status, body)
 	}
 	for _, name := range []string{"alpha", "beta", "docs", "/a"} {
@@ -108,6 +108,72 @@ func TestOverviewWithoutOwnerPassword(t *testing.T) {
 		"CONTENT_TYPE=application/x-www-form-urlencoded", "CONTENT_LENGTH=8", "HTTP_SEC_FETCH_SITE=same-origin"), "count=no")
 	if post.status == 303 || len(post.header.Values("Set-Cookie")) > 0 {
 		t.Errorf("POST /owner without a login: status %d, cookies %q", post.status, post.header.Values("Set-Cookie"))
+	}
+}
+
+// TestOverviewOwnerCGI: under a web server (the built binary as a CGI),
+// the overview opens to the owner's session alone, with every counter's
+// row, sorted as asked; without a session, or with a counter's own, the
+// root is the owner's login form, which names no counter; the form of
+// every counter's owner cookie works for the owner alone.
+func TestOverviewOwnerCGI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "counter.db")
+	overviewWorld(t, db, time.Now().UTC())
+	if out, code := adminStdin(t, db, "the owner's password\n", "passwd", "-owner"); code != 0 {
+		t.Fatalf("passwd -owner: %s", out)
+	}
+	named := func(body string) []string {
+		var found []string
+		for _, name := range []string{"alpha", "beta", "docs", "/a"} {
+			if strings.Contains(body, name) {
+				found = append(found, name)
+			}
+		}
+		return found
+	}
+	root := cgiCall(t, db, "GET", "/", "192.0.2.50", "", "")
+	if root.status != 200 || !strings.Contains(root.body, `<form class="login" method="post" action="login">`) || len(named(root.body)) > 0 {
+		t.Errorf("GET / without a login: %d, names %v; want the owner's form and no name:\n%s", root.status, named(root.body), root.body)
+	}
+	if got := root.header.Get("Content-Security-Policy"); got != statsCSP {
+		t.Errorf("the owner's form: Content-Security-Policy %q, want %q", got, statsCSP)
+	}
+	beta := cgiCall(t, db, "POST", "/beta/login", "192.0.2.51", "", "password=beta's+own").cookieNamed("counter_session")
+	if beta == "" {
+		t.Fatal("beta's own login set no session")
+	}
+	if p := cgiCall(t, db, "GET", "/", "192.0.2.51", beta, ""); !strings.Contains(p.body, `action="login"`) || len(named(p.body)) > 0 {
+		t.Errorf("GET / with beta's own session: names %v; want the owner's form", named(p.body))
+	}
+	owner := cgiCall(t, db, "POST", "/login", "192.0.2.50", "", "password=the+owner's+password").cookieNamed("counter_owner_session")
+	if owner == "" {
+		t.Fatal("the owner's login set no session")
+	}
+	p := cgiCall(t, db, "GET", "/", "192.0.2.50", owner, "")
+	if p.status != 200 || p.header.Get("Content-Security-Policy") != statsCSP || !strings.Contains(p.body, `action="logout"`) {
+		t.Fatalf("GET / as the owner: %d, CSP %q, no logout:\n%.500s", p.status, p.header.Get("Content-Security-Policy"), p.body)
+	}
+	names, rows := overviewRows(t, p.body)
+	if got := strings.Join(names, " "); got != "alpha beta docs" {
+		t.Errorf("rows %q, want alpha beta docs", got)
+	}
+	if got, want := strings.Join(rows["alpha"], " "), "3 5 18 +350 % 22 +10 % 19 1"; got != want {
+		t.Errorf("alpha's row %q, want %q", got, want)
+	}
+	if strings.Contains(p.body, "Try them") {
+		t.Error("the demo under a web server")
+	}
+	env := append(hitEnv(t, db), "REQUEST_METHOD=GET", "PATH_INFO=/", "QUERY_STRING=sort=30d&order=asc",
+		"REQUEST_URI=/cgi-bin/counter.cgi/?sort=30d&order=asc", "HTTP_COOKIE="+owner)
+	sorted, _ := runCGI(t, env)
+	if names, _ := overviewRows(t, string(sorted.body)); strings.Join(names, " ") != "beta docs alpha" {
+		t.Errorf("?sort=30d&order=asc: rows %q, want beta docs alpha", strings.Join(names, " "))
+	}
+	if p := cgiCall(t, db, "POST", "/owner", "192.0.2.51", beta, "count=no"); p.status == 303 || len(p.cookies) > 0 {
+		t.Errorf("POST /owner with beta's session: %d, cookies %v; want refused", p.status, p.cookies)
+	}
+	if p := cgiCall(t, db, "POST", "/owner", "192.0.2.50", owner, "count=no"); p.status != 303 || len(p.cookies) != 12 {
+		t.Errorf("POST /owner as the owner: %d, %d cookies; want 303 and 4 a counter", p.status, len(p.cookies))
 	}
 }
 

@@ -21,23 +21,14 @@ import (
 // grows with them (about a kilobyte a row), the lists do not.
 const overviewTop = 10
 
-// ownerAccess is what the script's root may show a request.
-type ownerAccess int
-
-const (
-	ownerUnset ownerAccess = iota // no owner password: how to set one, and nothing else
-	ownerOut                      // the owner's login form
-	ownerIn                       // the overview
-)
-
-// accessOf tells what the root may show r, without running bcrypt. Until
-// the owner's login lands (issue 40, item 1), no owner password can be
-// set, and only the local server shows the overview.
-func (a *App) accessOf(r *http.Request) (ownerAccess, error) {
+// ownerAccess reports whether r may see the owner's pages at the script's
+// root: under a web server, with a session of the owner's login
+// (ownerSession, which never runs bcrypt); on the local server, always.
+func (a *App) ownerAccess(r *http.Request) (bool, error) {
 	if a.demo {
-		return ownerIn, nil
+		return true, nil
 	}
-	return ownerUnset, nil
+	return a.ownerSession(r)
 }
 
 // overviewView is what the overview shows.
@@ -47,7 +38,7 @@ type overviewView struct {
 	maxSize int64
 	health  []string // the doctor's problems a web request can see
 	sort    overviewSort
-	demo    *demoView // the local server's demo, below the overview
+	demo    *demoView // the local server's demo, below the overview; nil under a web server, whose page has a logout
 }
 
 // demoView is what the local server's demo shows.
@@ -56,23 +47,20 @@ type demoView struct {
 	here   string
 }
 
-// serveRoot answers the script's root: the overview, the owner's login
-// form, or how to set the owner's password.
+// serveRoot answers GET /, the script's root: the overview; without the
+// owner's session, the owner's login form, or how to set the owner's
+// password when none is set.
 func (a *App) serveRoot(w http.ResponseWriter, r *http.Request) {
-	tag(w, meter.Stats)
-	access, err := a.accessOf(r)
+	in, err := a.ownerAccess(r)
 	if err != nil {
 		a.Refuse(w, r, err)
 		return
 	}
-	switch access {
-	case ownerUnset:
-		writeHTML(w, r, http.StatusOK, ownerUnsetPage())
-		return
-	case ownerOut:
-		writeHTML(w, r, http.StatusOK, ownerLoginPage(""))
+	if !in {
+		a.writeOwnerForm(w, r) // how to set the owner's password, when none is
 		return
 	}
+	tag(w, meter.Stats)
 	sort, err := parseOverviewSort(r.URL.Query())
 	if err != nil {
 		a.Refuse(w, r, err)

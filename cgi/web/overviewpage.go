@@ -52,7 +52,9 @@ func overviewPage(v *overviewView) *htmlPage {
 	if len(rows) > 0 {
 		ownerAllForm(p, len(rows))
 	}
-	if v.demo != nil {
+	if v.demo == nil {
+		p.raw(`<div class="foot"><span>You are logged in as the owner: every counter's statistics page opens to this browser.</span><form method="post" action="logout"><button type="submit">Log out</button></form></div>`, "\n")
+	} else {
 		p.raw("<h2>Try them</h2>\n")
 		list := make([]counter.Info, len(rows))
 		for i := range rows {

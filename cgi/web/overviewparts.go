@@ -109,39 +109,6 @@ func ownerAllForm(p *htmlPage, counters int) {
 		`<button type="submit" name="count" value="yes">Count it again</button></span></form>`, "\n")
 }
 
-// ownerUnsetPage is the root under a web server before the owner has a
-// password: how to set one, and nothing else.
-func ownerUnsetPage() *htmlPage {
-	p := &htmlPage{}
-	p.begin("Counters")
-	p.raw(`<h1>Counters</h1>
-<p>The overview of every counter opens with the owner's password, and none is set yet. Set one on the server:</p>
-<pre><code>sudo -u www-data counter.cgi passwd -owner</code></pre>
-<p class="sub">It reads the password from the terminal, never from the command line.</p>
-`)
-	p.end()
-	return p
-}
-
-// ownerLoginPage is the owner's login form, which names no counter.
-func ownerLoginPage(message string) *htmlPage {
-	p := &htmlPage{}
-	p.begin("Counters · log in")
-	p.raw("<h1>Counters</h1><p class=\"sub\">The overview of every counter is the owner's: log in with the owner's password.</p>\n")
-	if message != "" {
-		p.raw(`<p class="msg" role="alert">`)
-		p.text(message)
-		p.raw("</p>\n")
-	}
-	p.raw(`<form class="login" method="post" action="login">
-<label>Password<br><input type="password" name="password" autocomplete="current-password" maxlength="72" required autofocus></label>
-<button type="submit">Log in</button>
-</form>
-`)
-	p.end()
-	return p
-}
-
 // slicesSortInfo sorts counters by name.
 func slicesSortInfo(list []counter.Info) {
 	slices.SortFunc(list, func(a, b counter.Info) int { return strings.Compare(a.Name, b.Name) })

@@ -30,7 +30,7 @@ func (a *App) serveOwnerAll(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, http.StatusText(http.StatusBadRequest), http.StatusBadRequest)
 		return
 	}
-	if access, err := a.accessOf(r); err != nil || access != ownerIn {
+	if in, err := a.ownerAccess(r); err != nil || !in {
 		a.Refuse(w, r, errors.Join(err, errLoginRequired))
 		return
 	}
