@@ -2,11 +2,9 @@ package test
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,33 +18,30 @@ import (
 // overview keeps.
 const overviewCSP = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// TestBrowserOverview opens the owner's overview (issue 40, item 2) in
-// Chromium, at desktop and phone width, with three counters and a site
-// of known figures: every row there, sorting driven by the headings'
-// links (a first click largest first, a second the other way), a
-// counter's link to its statistics, and the button that marks this
-// browser as the owner's on every counter, seen on a counter's page
-// after. It runs the local server (counter.cgi serve), whose root is the
-// overview without a login: the owner's login under a web server is
-// another branch's (issue 40, item 1). Screenshots go where
+// TestBrowserOverview opens the owner's overview (issue 40, item 2),
+// served as CGI by the real lighttpd, in Chromium, at desktop and phone
+// width, with three counters and a site of known figures: the owner's
+// login form first, which names no counter; then, logged in through it,
+// every row, sorting driven by the headings' links (a first click largest
+// first, a second the other way), a counter's link to its statistics, and
+// the button that marks this browser as the owner's on every counter,
+// seen on a counter's page after. Screenshots go where
 // TestBrowserLoginAndChart's do.
 func TestBrowserOverview(t *testing.T) {
+	const password = "the owner's own"
 	if _, err := os.Stat(chromiumPath); err != nil {
 		skipOutsideCI(t, "chromium not installed (apt-get install chromium)")
 	}
-	bin := buildCounter(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "counter.db")
-	overviewCounters(t, db)
-	port := freePort(t)
-	sctx, stop := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(sctx, bin, "serve", "-db", db, "-addr", fmt.Sprintf("127.0.0.1:%d", port))
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	lighttpd := serverBinary(t, "lighttpd", "lighttpd", "/usr/sbin/lighttpd")
+	cgiDir, db := installCounter(t)
+	srv := startLighttpd(t, lighttpd, cgiDir, db)
+	for _, name := range []string{"blog", "friend", "guestbook"} {
+		admin(t, cgiDir, db, "create", name)
 	}
-	t.Cleanup(func() { stop(); cmd.Wait() })
-	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	admin(t, cgiDir, db, "create", "docs", "-site", "-hosts", "docs.example")
+	overviewDays(t, db)
+	adminStdin(t, cgiDir, db, strings.NewReader(password+"\n"), "passwd", "-owner")
+	root := srv.URL + "/cgi-bin/counter.cgi/"
 
 	shots := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
@@ -66,17 +61,27 @@ func TestBrowserOverview(t *testing.T) {
 		}
 		return v
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(base))
-		if err == nil && resp.Status == 200 {
-			if got := resp.Headers["Content-Security-Policy"]; got != overviewCSP {
-				t.Errorf("Content-Security-Policy %q, want %q", got, overviewCSP)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("open %s: %v", base, err)
-		}
+	resp, err := chromedp.Run(ctx, chromedp.NavigateResponse(root))
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("open %s: %v", root, err)
+	}
+	if got := resp.Headers["Content-Security-Policy"]; got != overviewCSP {
+		t.Errorf("the owner's form: Content-Security-Policy %q, want %q", got, overviewCSP)
+	}
+	run("wait for the owner's form", chromedp.WaitVisible(chromedp.CSS(`form[action="login"] input[name=password]`)))
+	if got := eval("names", `["blog", "docs", "friend", "guestbook"].filter(n => document.documentElement.outerHTML.includes(n)).join()`); got != "" {
+		t.Errorf("the owner's form names %s", got)
+	}
+	run("type the password", chromedp.SendKeys(chromedp.CSS("input[name=password]"), password))
+	resp, err = chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`form[action="login"] button[type=submit]`)))
+	if err != nil {
+		t.Fatalf("log in: %v", err)
+	}
+	if resp.Status != 200 || resp.URL != root {
+		t.Errorf("after the login: %d at %s, want 200 at %s", resp.Status, resp.URL, root)
+	}
+	if got := resp.Headers["Content-Security-Policy"]; got != overviewCSP {
+		t.Errorf("the overview: Content-Security-Policy %q, want %q", got, overviewCSP)
 	}
 	run("wait for the table", chromedp.WaitVisible(chromedp.CSS("table.all")))
 	names := `[...document.querySelectorAll("table.all tbody tr")].map(tr => tr.cells[0].querySelector("a").textContent).join()`
@@ -124,20 +129,20 @@ func TestBrowserOverview(t *testing.T) {
 		{"name", `a[href^="?sort=name&"]`, "?sort=name&order=asc", "blog,docs,friend,guestbook"},
 		{"name again", `a[href^="?sort=name&"]`, "?sort=name&order=desc", "guestbook,friend,docs,blog"},
 	} {
-		click(tc.what, tc.link, "/"+tc.wantURL)
+		click(tc.what, tc.link, "/cgi-bin/counter.cgi/"+tc.wantURL)
 		if got := eval("rows", names); got != tc.want {
 			t.Errorf("sorted by %s: %q, want %q", tc.what, got, tc.want)
 		}
 	}
 
 	// This browser, on every counter: then blog's page says so.
-	click("don't count this browser", `form.owner button[value="no"]`, "/")
-	click("blog's link", `table.all a[href="blog/stats"]`, "/blog/stats")
+	click("don't count this browser", `form.owner button[value="no"]`, "/cgi-bin/counter.cgi/")
+	click("blog's link", `table.all a[href="blog/stats"]`, "/cgi-bin/counter.cgi/blog/stats")
 	if got := eval("blog's page", `document.querySelector("form.owner b").textContent`); got != "This browser is not counted." {
 		t.Errorf("blog's statistics after the overview's button: %q", got)
 	}
 
-	run("back to the overview", chromedp.Navigate(base))
+	run("back to the overview", chromedp.Navigate(root))
 	run("phone viewport", chromedp.Steps(
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulatePortrait),
 		chromedp.Reload(),
@@ -152,34 +157,21 @@ func TestBrowserOverview(t *testing.T) {
 	saveScreenshot(t, ctx, shots, "overview-phone.png")
 }
 
-// overviewCounters makes blog, friend and guestbook, and the site docs,
-// with days of known figures:
+// overviewDays gives blog, friend, guestbook and the site docs days of
+// known figures:
 //   - blog: today 4, yesterday 2, 3 days ago 20, 10 days ago 10, 20 days
 //     ago 5: 26 over 7 days against 10 (+160 %), 41 over 30 against none;
 //   - guestbook: today 1 and 30 bots, 5 days ago 6;
 //   - friend: nothing;
 //   - docs: 2 days ago /guide 12 and /about 3.
-func overviewCounters(t *testing.T, path string) {
+func overviewDays(t *testing.T, path string) {
 	t.Helper()
-	db, err := store.Open(path, store.Options{Create: true})
+	db, err := store.Open(path, store.Options{Wait: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	now := time.Now().UTC()
-	created := now.AddDate(0, 0, -90)
-	for _, name := range []string{"blog", "friend", "guestbook"} {
-		if err := db.CreateWith(name, 0, created, counter.DefaultSettings()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	site, err := counter.NewSite("docs.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateWith("docs", 0, created, site); err != nil {
-		t.Fatal(err)
-	}
 	day := func(ago int, views uint64) counter.Day {
 		return counter.Day{Date: now.AddDate(0, 0, -ago).Format(time.DateOnly), Tally: counter.Tally{Views: views, Visitors: views}}
 	}
