@@ -23,6 +23,10 @@
 //	  tallied-since -> int64   v2: when visitors and the hits not counted
 //	                           began to be kept (the file's creation, or
 //	                           its migration from version 1), Unix seconds
+//	  metrics-token -> [32]byte  v8: the SHA-256 of the token that opens
+//	                           the metrics (token metrics, made by
+//	                           crypto/rand, 32 bytes, printed once);
+//	                           absent, the metrics open to nobody
 //	counters/                  bucket, one nested bucket per counter
 //	  NAME/                    bucket, NAME as in counter.CheckName
 //	    total   -> uint64      views so far (hits counted), big-endian

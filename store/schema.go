@@ -30,6 +30,7 @@ var (
 	keySessionKey    = []byte("session-key")
 	keyOwnerKey      = []byte("owner-key")     // v2
 	keyTalliedSince  = []byte("tallied-since") // v2
+	keyMetricsToken  = []byte("metrics-token") // v8
 	bucketCounters   = []byte("counters")
 	keyTotal         = []byte("total")
 	keyVisitors      = []byte("visitors") // v2

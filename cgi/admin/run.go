@@ -177,6 +177,9 @@ From a shell it manages the counters:
                                    damage, changing nothing
   counter backup FILE              write a checked copy of the database
                                    to FILE, while hits go on
+  counter token metrics            make the token that opens /metrics
+                                   to Prometheus (printed once, stored
+                                   hashed; a new one replaces the old)
   counter serve [-addr HOST:PORT]  try it out on a local web server
   counter fastcgi [-listen unix:PATH]
                                    serve FastCGI for Apache, nginx or

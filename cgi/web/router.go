@@ -18,6 +18,7 @@ type route struct {
 // the transport has already stripped /cgi-bin/counter.cgi. GET patterns
 // answer HEAD too.
 var routes = [...]route{
+	{"GET", "/metrics", (*App).serveMetrics}, // before /{file}: no counter's image
 	{"GET", "/{file}", (*App).serveCounter},
 	{"GET", "/{name}/stats", (*App).serveStats},
 	{"GET", "/{name}/stats.csv", (*App).serveExport},
