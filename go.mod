@@ -15,5 +15,6 @@ require (
 require (
 	github.com/chromedp/cdproto v0.160.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/prometheus/client_golang v1.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 )

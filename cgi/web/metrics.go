@@ -86,7 +86,7 @@ func (s *scrape) addCosts(dir meter.Dir, now time.Time, m store.Metrics) {
 	}
 	if login > 0 {
 		s.add(family{name: "counter_bcrypt_check_seconds", typ: gauge,
-			help: "Median time of a login's password check (bcrypt at the pinned cost) on this machine, as the cost meter measured real logins on the last day with any; no check is made for a scrape.",
+			help:    "Median time of a login's password check (bcrypt at the pinned cost) on this machine, as the cost meter measured real logins on the last day with any; no check is made for a scrape.",
 			samples: []sample{{labels: []label{{"cost", strconv.Itoa(counter.PasswordCost)}}, value: login.Seconds()}}})
 	}
 }
