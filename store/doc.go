@@ -32,6 +32,18 @@
 //	    total   -> uint64      views so far (hits counted), big-endian
 //	    visitors -> uint64     v2: unique visitors, each day's added up
 //	    created -> int64       creation time, Unix seconds, big-endian
+//	    not-counted -> record  v8: the hits not counted of all the tally's
+//	                           rows added up, 8-byte big-endian columns in
+//	                           the order of counter.NotCountedKinds
+//	                           (reloads, bots, prefetches, owner, foreign,
+//	                           ignored), so that the metrics' totals of
+//	                           all time read one key, not the history.
+//	                           A write of a tally row (the fold of today's
+//	                           rows, a hit dated in the past) adds to it,
+//	                           or makes it from the rows when absent; an
+//	                           import removes it; token metrics makes it
+//	                           for every counter without one. Absent, a
+//	                           reader adds the rows up
 //	    password -> bytes      bcrypt hash of the statistics password;
 //	                           absent when the statistics are public
 //	    show    -> "views" | "visitors"   v2: what the image shows

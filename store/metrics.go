@@ -96,8 +96,9 @@ type Metrics struct {
 }
 
 // Metrics reads every counter's totals of all time, the file's size and
-// the last measured password checks. It reads every day of every
-// counter's tally, the hits not counted being kept by day only.
+// the last measured password checks. The hits not counted are kept by
+// day: it reads each counter's not-counted record, their sums, and adds
+// the rows of a counter that has none (notcounted.go).
 func (db *DB) Metrics() (Metrics, error) {
 	var m Metrics
 	err := db.view(func(tx *bolt.Tx) error {
@@ -139,27 +140,13 @@ func readTotalsOfAllTime(tx *bolt.Tx, name string, b *bolt.Bucket) (CounterTotal
 	if c.Views, c.Visitors, err = readTotals(b); err != nil {
 		return c, err
 	}
-	sum := t.counts
-	if d := b.Bucket(bucketTally); d != nil {
-		var day counter.Tally
-		err := d.ForEach(func(_, v []byte) error {
-			day = counter.Tally{}
-			if err := decodeTally(v, &day); err != nil {
-				return err
-			}
-			for _, k := range counter.NotCountedKinds {
-				sum.NotCounted[k] = counter.AddCount(sum.NotCounted[k], day.NotCounted[k])
-			}
-			return nil
-		})
-		if err != nil {
-			return c, err
-		}
+	n, err := tallyNotCounted(b)
+	if err != nil {
+		return c, err
 	}
+	n.addTally(t.counts)
 	c.Views, c.Visitors = saturatingAdd(c.Views, t.counts.Views), saturatingAdd(c.Visitors, t.counts.Visitors)
-	for i, k := range counter.NotCountedKinds {
-		c.NotCounted[i] = sum.NotCounted[k]
-	}
+	c.NotCounted = n
 	return c, nil
 }
 

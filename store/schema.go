@@ -33,7 +33,8 @@ var (
 	keyMetricsToken  = []byte("metrics-token") // v8
 	bucketCounters   = []byte("counters")
 	keyTotal         = []byte("total")
-	keyVisitors      = []byte("visitors") // v2
+	keyVisitors      = []byte("visitors")    // v2
+	keyNotCounted    = []byte("not-counted") // v8, in a counter: its tally rows' hits not counted added up (notcounted.go)
 	keyCreated       = []byte("created")
 	keyPassword      = []byte("password")
 	keyShow          = []byte("show")            // v2

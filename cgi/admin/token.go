@@ -27,7 +27,12 @@ func runToken(e *cmdEnv, args []string) error {
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw)
 	err := e.update(false, func(db *store.DB) error {
-		return db.SetMetricsTokenHash(store.HashMetricsToken(token))
+		if err := db.SetMetricsTokenHash(store.HashMetricsToken(token)); err != nil {
+			return err
+		}
+		// The counters' sums of hits not counted, so that a scrape reads
+		// a key of each, not its history; the hits keep them.
+		return db.SettleNotCounted()
 	})
 	if err != nil {
 		return err
