@@ -37,6 +37,8 @@
 //	  tallied-since -> int64   v2: when visitors and the hits not counted
 //	                           began to be kept (the file's creation, or
 //	                           its migration from version 1), Unix seconds
+//	  last-backup -> int64     v8: when the backup command last wrote a
+//	                           checked copy, Unix seconds; absent: never
 //	  metrics-token -> [32]byte  v8: the SHA-256 of the token that opens
 //	                           the metrics (token metrics, made by
 //	                           crypto/rand, 32 bytes, printed once);

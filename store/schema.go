@@ -41,6 +41,7 @@ var (
 	// The owner's login, which opens every counter's statistics.
 	keyOwnerPassword   = []byte("owner-password")    // v8, in meta
 	keyOwnerSessionKey = []byte("owner-session-key") // v8, in meta
+	keyLastBackup      = []byte("last-backup")       // v8, in meta: absent, never
 	keyMetricsToken    = []byte("metrics-token")     // v8, in meta: the SHA-256 of the metrics token
 	bucketCounters     = []byte("counters")
 	keyTotal           = []byte("total")
