@@ -147,7 +147,7 @@ func TestMetricsScrapeChecksNoPassword(t *testing.T) {
 
 // TestMetricsPromtool: Prometheus's own promtool (Debian's prometheus
 // package) finds nothing wrong in a scrape of a file with a counter, a
-// site, hits, reloads and bots.
+// site, hits, bots and a backup, whose time it shows.
 func TestMetricsPromtool(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
@@ -158,6 +158,9 @@ func TestMetricsPromtool(t *testing.T) {
 		t.Fatalf("create: %s", out)
 	}
 	token := newMetricsToken(t, db)
+	if out, code := adminStdin(t, db, "", "backup", filepath.Join(t.TempDir(), "backup.db")); code != 0 {
+		t.Fatalf("backup: %s", out)
+	}
 	for _, ua := range []string{"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", "curl/8.0", "Googlebot/2.1"} {
 		runCGI(t, append(hitEnv(t, db), "PATH_INFO=/demo.png", "HTTP_USER_AGENT="+ua))
 	}
@@ -175,6 +178,7 @@ func TestMetricsPromtool(t *testing.T) {
 		`counter_views_total{counter="blog",kind="site"} 0`,
 		`counter_request_duration_seconds_count{kind="hit"} 3`,
 		`counter_database_max_size_bytes `,
+		`counter_last_backup_timestamp_seconds 1`,
 	} {
 		if !bytes.Contains(ans.body, []byte(want)) {
 			t.Errorf("no %q in\n%s", want, ans.body)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -93,10 +94,13 @@ type Metrics struct {
 	// the pinned cost took on this machine, as logins measured it.
 	Login     meter.Figures
 	LoginDate string
+	// LastBackup is when the backup command last wrote a checked copy;
+	// zero if never.
+	LastBackup time.Time
 }
 
 // Metrics reads every counter's totals of all time, the file's size and
-// the last measured password checks. The hits not counted are kept by
+// the last measured password checks and the last backup's time. The hits not counted are kept by
 // day: it reads each counter's not-counted record, their sums, and adds
 // the rows of a counter that has none (notcounted.go).
 func (db *DB) Metrics() (Metrics, error) {
@@ -106,6 +110,12 @@ func (db *DB) Metrics() (Metrics, error) {
 			return err
 		}
 		m.Size = tx.Size()
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			var err error
+			if m.LastBackup, err = decodeTime(meta.Get(keyLastBackup)); err != nil {
+				return err
+			}
+		}
 		if all := tx.Bucket(bucketCounters); all != nil {
 			err := all.ForEachBucket(func(k []byte) error {
 				c, err := readTotalsOfAllTime(tx, string(k), all.Bucket(k))

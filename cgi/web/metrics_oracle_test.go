@@ -20,7 +20,7 @@ import (
 // reads every family of a scrape with the type and the values written,
 // and its encoder writes each family back to the very same bytes.
 func TestMetricsTextIsPrometheus(t *testing.T) {
-	m := store.Metrics{Size: 1 << 20, Counters: []store.CounterTotals{
+	m := store.Metrics{Size: 1 << 20, LastBackup: time.Unix(1796665563, 0), Counters: []store.CounterTotals{
 		{Name: "blog", Views: 1234, Visitors: 456, NotCounted: [6]uint64{1, 2, 3, 4, 5, 6}},
 		{Name: "my.site-2_x", Site: true, Views: 1 << 60, Visitors: 0},
 	}}

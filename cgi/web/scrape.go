@@ -84,6 +84,10 @@ func newScrape(m store.Metrics, maxSize int) *scrape {
 	s.add(skipped)
 	s.add(family{name: "counter_database_size_bytes", typ: gauge, help: "Size of the counter's file.",
 		samples: []sample{{value: float64(m.Size)}}})
+	if !m.LastBackup.IsZero() {
+		s.add(family{name: "counter_last_backup_timestamp_seconds", typ: gauge, help: "When counter backup last wrote a checked copy of the file, Unix seconds.",
+			samples: []sample{{value: float64(m.LastBackup.Unix())}}})
+	}
 	s.add(family{name: "counter_database_max_size_bytes", typ: gauge, help: "Size past which the file does not grow (COUNTER_MAX_DB_SIZE).",
 		samples: []sample{{value: float64(maxSize)}}})
 	return s
