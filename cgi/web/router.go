@@ -26,6 +26,7 @@ var routes = [...]route{
 	{"GET", "/login", (*App).serveOwnerForm},
 	{"POST", "/login", (*App).serveOwnerLogin},
 	{"POST", "/logout", (*App).serveOwnerLogout},
+	{"GET", "/metrics", (*App).serveMetrics}, // likewise: no counter's image
 	{"GET", "/{file}", (*App).serveCounter},
 	{"GET", "/{name}/stats", (*App).serveStats},
 	{"GET", "/{name}/stats.csv", (*App).serveExport},
