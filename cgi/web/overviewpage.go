@@ -11,7 +11,9 @@ import (
 
 // overviewStyle is what the overview adds to the pages' style sheet: a
 // table wider than a phone scrolls on its own, the counter's name stays
-// in view, and the demo's images sit in rows.
+// in view, and the demo's images sit in rows. On a phone the table is as
+// wide as its figures, headings wrapped, so that today's, yesterday's and
+// the 7 days' figures show beside the name before any scrolling.
 const overviewStyle = `body{max-width:72rem}
 .scroll{overflow-x:auto;margin:0 -1rem;padding:0 1rem}
 table.all{min-width:46rem}table.all th{font-size:.85rem;vertical-align:bottom}
@@ -25,6 +27,7 @@ ul.health{padding-left:1.2rem}ul.health li.bad{color:#b42318}
 .row{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;margin:.5rem 0}
 figure{margin:0}figcaption{font-size:.8rem}
 code,pre{background:#f3f3f3;border-radius:4px}pre{padding:.6rem;overflow-x:auto}
+@media (max-width:40rem){table.all{min-width:0}table.all th{white-space:normal}svg.mini{width:3rem}}
 `
 
 // overviewPage is the owner's overview: every counter's row, what was not

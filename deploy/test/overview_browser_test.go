@@ -154,6 +154,11 @@ func TestBrowserOverview(t *testing.T) {
 	if got := eval("name in view", `String(document.querySelector("table.all tbody td").getBoundingClientRect().left >= 0)`); got != "true" {
 		t.Error("on a phone the counters' names are not in view")
 	}
+	// The last 7 days' figure is in view beside the name before any
+	// scrolling: the table is as wide as its figures, not as a desktop.
+	if got := eval("7 days in view", `(() => { const c = document.querySelector("table.all tbody tr").children[4]; return JSON.stringify([Math.round(c.getBoundingClientRect().right), window.innerWidth]) })()`); !fits(got) {
+		t.Errorf("on a phone the 7 days' column ends past the screen: [right, innerWidth] = %s", got)
+	}
 	saveScreenshot(t, ctx, shots, "overview-phone.png")
 }
 
