@@ -185,3 +185,37 @@ func TestMetricsPromtool(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsCostsOff: with COUNTER_COSTS=off a scrape shows neither the
+// request times nor the bcrypt figure, as the reference says, even when
+// the meter measured logins before it was turned off; with the meter on,
+// the same file and runtime directory show both.
+func TestMetricsCostsOff(t *testing.T) {
+	bin := counterBinary(t)
+	db, _ := grownDB(t, t.TempDir())
+	if out, code := adminStdin(t, db, "the owner's password\n", "passwd", "demo"); code != 0 {
+		t.Fatalf("passwd: %s", out)
+	}
+	token := newMetricsToken(t, db)
+	for i := range 3 {
+		l, err := postLogin(bin, loginEnv(t, db, "198.51.100."+strconv.Itoa(i+1), "", "password=wrong"), "password=wrong")
+		if err != nil || l.status != http.StatusUnauthorized {
+			t.Fatalf("a wrong password: got %d %v, want 401", l.status, err)
+		}
+	}
+	costly := []string{"counter_bcrypt_check_seconds", "counter_request_duration_seconds"}
+	for _, tc := range []struct {
+		costs string
+		shown bool
+	}{{"on", true}, {"off", false}} {
+		ans, stderr := runCGI(t, append(metricsEnv(t, db, "Bearer "+token), "COUNTER_COSTS="+tc.costs))
+		if ans.status != http.StatusOK {
+			t.Fatalf("COUNTER_COSTS=%s: got %d: %s", tc.costs, ans.status, stderr)
+		}
+		for _, name := range costly {
+			if got := bytes.Contains(ans.body, []byte("\n"+name)); got != tc.shown {
+				t.Errorf("COUNTER_COSTS=%s: %s shown %v, want %v", tc.costs, name, got, tc.shown)
+			}
+		}
+	}
+}

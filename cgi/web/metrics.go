@@ -52,7 +52,11 @@ func (a *App) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	}
 	db.Close()
 	s := newScrape(m, a.cfg.MaxDBSize)
-	s.addCosts(a.proc.Run, a.now(), m)
+	if !a.cfg.NoCosts {
+		// Off, the meter's figures stay out, as on the other pages: what
+		// it measured before it was turned off is not shown as current.
+		s.addCosts(a.proc.Run, a.now(), m)
+	}
 	var b bytes.Buffer
 	if err := writeMetrics(&b, s); err != nil {
 		a.Refuse(w, r, err)
