@@ -333,7 +333,9 @@ func TestOwnerEveryCounterServe(t *testing.T) {
 // a backup is noted and no longer asked for.
 func TestReport(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
-	overviewWorld(t, db, time.Now().UTC())
+	// The world as of yesterday: the report's period is of whole days,
+	// the last yesterday's.
+	overviewWorld(t, db, time.Now().UTC().AddDate(0, 0, -1))
 	out, err := adminRun(t, db, "report")
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, out)

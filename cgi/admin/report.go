@@ -32,7 +32,7 @@ func runReport(e *cmdEnv, _ []string) error {
 	var o store.Overview
 	err := e.view(func(db *store.DB) error {
 		var err error
-		o, err = db.Overview(now, e.reportDays, reportTop)
+		o, err = reportOverview(db, now, e.reportDays)
 		return err
 	})
 	if err != nil {
@@ -46,12 +46,26 @@ func runReport(e *cmdEnv, _ []string) error {
 	return nil
 }
 
-// writeReport writes the report of o as of now over a period of days
-// days, with the doctor's problems and the file's cap.
+// reportOverview reads the overview the report of now over days days
+// shows: of the days whole days that ended before today (UTC), each set
+// against as many whole days before them. A period with today's first
+// hours in it, against whole days, would read as a fall every week to an
+// owner whose site is as busy as ever.
+func reportOverview(db *store.DB, now time.Time, days int) (store.Overview, error) {
+	return db.Overview(reportEnd(now), days, reportTop)
+}
+
+// reportEnd is the last day of the report of now: yesterday, UTC.
+func reportEnd(now time.Time) time.Time { return now.UTC().AddDate(0, 0, -1) }
+
+// writeReport writes the report of o, as reportOverview read it as of
+// now, over a period of days days, with the doctor's problems and the
+// file's cap.
 func writeReport(w io.Writer, o store.Overview, problems []string, now time.Time, days int, maxSize int64) {
-	first := now.AddDate(0, 0, 1-days).Format(time.DateOnly)
-	fmt.Fprintf(w, "Counters, the last %d day(s): %s to %s (UTC, today so far included), against the %d before.\n\n",
-		days, first, now.Format(time.DateOnly), days)
+	end := reportEnd(now)
+	first := end.AddDate(0, 0, 1-days).Format(time.DateOnly)
+	fmt.Fprintf(w, "Counters, the last %d day(s): %s to %s (UTC, whole days), against the %d before.\n\n",
+		days, first, end.Format(time.DateOnly), days)
 	act := reportActions(o, problems, now, maxSize)
 	if len(act) == 0 {
 		fmt.Fprintln(w, "Nothing to act on.")

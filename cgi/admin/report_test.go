@@ -44,7 +44,7 @@ func TestReportGolden(t *testing.T) {
 	day := func(ago int, views, visitors uint64) counter.Day {
 		return counter.Day{Date: testNow.AddDate(0, 0, -ago).Format(time.DateOnly), Tally: counter.Tally{Views: views, Visitors: visitors}}
 	}
-	bots := day(0, 3, 2)
+	bots := day(1, 3, 2) // yesterday: the last whole day of the report
 	bots.NotCounted[counter.Bot], bots.NotCounted[counter.Reload] = 41, 3
 	date := func(ago int) string { return testNow.AddDate(0, 0, -ago).Format(time.DateOnly) }
 	_, err = db.Import([]counter.Imported{
@@ -63,7 +63,7 @@ func TestReportGolden(t *testing.T) {
 	if err := db.RecordBackup(testNow.AddDate(0, 0, -10)); err != nil {
 		t.Fatal(err)
 	}
-	o, err := db.Overview(testNow, 7, reportTop)
+	o, err := reportOverview(db, testNow, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,5 +80,46 @@ func TestReportGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("the report differs from %s:\n%s\nwant:\n%s", reportGolden, got.Bytes(), want)
+	}
+}
+
+// TestReportWholeDays: the report sets whole UTC days against as many
+// whole days before them. A counter with the same views every day reads
+// as unchanged however early today is; today's first hours (3 views, not
+// the day's 10) would otherwise read as a fall every week.
+func TestReportWholeDays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "counter.db")
+	db, err := store.Open(path, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.CreateWith("flat", 0, testNow.AddDate(0, 0, -60), counter.DefaultSettings()); err != nil {
+		t.Fatal(err)
+	}
+	var days []counter.Day
+	for ago := 15; ago >= 0; ago-- {
+		views := uint64(10)
+		if ago == 0 {
+			views = 3 // today so far
+		}
+		days = append(days, counter.Day{Date: testNow.AddDate(0, 0, -ago).Format(time.DateOnly), Tally: counter.Tally{Views: views, Visitors: views}})
+	}
+	if _, err := db.Import([]counter.Imported{{Name: "flat", Days: days}}, store.ImportOptions{Now: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := reportOverview(db, testNow, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	writeReport(&got, o, nil, testNow, 7, store.DefaultMaxSize)
+	for _, want := range []string{
+		"the last 7 day(s): 2025-03-07 to 2025-03-13 (UTC, whole days)",
+		"flat: 70 views (±0 % on 70), 70 visitors (±0 % on 70)",
+	} {
+		if !bytes.Contains(got.Bytes(), []byte(want)) {
+			t.Errorf("the report has no %q:\n%s", want, got.Bytes())
+		}
 	}
 }

@@ -176,7 +176,7 @@ From a shell it manages the counters:
                                    a line a day and kind (p50, p90, p99),
                                    and its warnings; -json for scripts
   counter report [-days N]         every counter's views and visitors
-                                   over the last N days (default 7)
+                                   over the last N whole days (default 7)
                                    against the N before, its top pages
                                    and sources, and what to act on: for
                                    cron, which mails it (MAILTO)
