@@ -47,7 +47,11 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	return admin.Run(cfg, getenv, args[1:], admin.Env{
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Log: log,
 		Serve: func(ctx context.Context, cfg config.Config, ln net.Listener) error {
-			a := web.New(cfg, log, web.Local)
+			mode := web.Local
+			if cfg.DB == admin.DemoDB {
+				mode = web.Demo
+			}
+			a := web.New(cfg, log, mode)
 			defer a.Close()
 			return gateway.ServeHTTP(ctx, ln, a.Handler(), gateway.Options{Log: log, Refuse: a.Refuse})
 		},

@@ -35,8 +35,12 @@ const (
 	// threads, their refusals paced.
 	LongLived
 	// Local is the local server for trying the counter out: LongLived,
-	// with the demo page at "/".
+	// with the demo page at "/", shown without a login to the machine it
+	// runs on.
 	Local
+	// Demo is Local on the demo's own file, which holds nothing to hide:
+	// its page is shown to every machine that reaches it.
+	Demo
 )
 
 // App is the counter's web application. Make it with New.
@@ -44,10 +48,11 @@ type App struct {
 	// proc serves the hits, and holds what a process shares with the
 	// others (the runtime directory, the visitor table, the costs): the
 	// one set-up of a hit, the hit binary's too.
-	proc *imagehit.Process
-	cfg  *config.Config // &proc.Cfg
-	log  *logline.Logger
-	demo bool // serve the demo page at "/" (Local only)
+	proc      *imagehit.Process
+	cfg       *config.Config // &proc.Cfg
+	log       *logline.Logger
+	demo      bool // serve the demo page at "/" (Local and Demo)
+	openToAll bool // show it without a login to every machine (Demo)
 	// timing times each request for proc.Meter.
 	timing timing
 	// Set in a long-lived App, nil in a CGI process, which exits.
@@ -75,7 +80,8 @@ func New(cfg config.Config, log *logline.Logger, mode Mode) *App {
 		a.low = newLowPool(cfg.BcryptSlots + 2)
 		a.pacer = newRefusalPacer()
 	}
-	a.demo = mode == Local
+	a.demo = mode == Local || mode == Demo
+	a.openToAll = mode == Demo
 	return a
 }
 

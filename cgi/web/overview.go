@@ -2,7 +2,9 @@ package web
 
 import (
 	"errors"
+	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"hitcounter/cgi/health"
@@ -13,8 +15,8 @@ import (
 
 // The script's root is the owner's overview: every counter on the machine,
 // one row each, and the machine's health. Under a web server only the
-// owner, logged in, sees it; the local server (serve) shows it to anyone
-// who can reach it, on the owner's own machine, above the demo.
+// owner, logged in, sees it; the local server (serve) shows it, above the
+// demo, to the machine it runs on without a login.
 
 // overviewTop is how many pages and sources the overview lists across
 // counters. Every counter has its row, however many there are: the page
@@ -22,13 +24,29 @@ import (
 const overviewTop = 10
 
 // ownerAccess reports whether r may see the owner's pages at the script's
-// root: under a web server, with a session of the owner's login
-// (ownerSession, which never runs bcrypt); on the local server, always.
+// root: with a session of the owner's login (ownerSession, which never
+// runs bcrypt); on the local server, also from the machine it runs on,
+// and on the demo's own file from anywhere. From another machine, on a
+// file given with -db (which may be the live one), the local server asks
+// for the owner's login as a web server does, so that serve -addr
+// 0.0.0.0:8080 does not show every counter to the whole network.
 func (a *App) ownerAccess(r *http.Request) (bool, error) {
-	if a.demo {
+	if a.openToAll || a.demo && fromThisMachine(r) {
 		return true, nil
 	}
 	return a.ownerSession(r)
+}
+
+// fromThisMachine reports whether r came over loopback. Only the local
+// server asks: under a web server RemoteAddr is the server's peer, or
+// empty.
+func fromThisMachine(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // overviewView is what the overview shows.

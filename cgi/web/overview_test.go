@@ -2,6 +2,7 @@ package web
 
 import (
 	"html"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,48 @@ func TestOverviewEscapesEveryValue(t *testing.T) {
 	for _, want := range []string{hostile + "</a>", `href="` + hostile + `/stats"`, "doctor " + hostile, "cost " + hostile, "<td>" + hostile + "</td>"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("%q is not on the page as its text", want)
+		}
+	}
+}
+
+// TestLocalOverviewOnlyToThisMachine: the local server shows its overview
+// without a login to the machine it runs on alone; from another machine
+// (serve -addr 0.0.0.0:8080 -db FILE) the root asks for the owner's login,
+// naming no counter, and the form that stops counting every counter is
+// refused. On the demo's own file (Demo) every machine sees the page.
+func TestLocalOverviewOnlyToThisMachine(t *testing.T) {
+	a, _ := testApp(t, "secretblog")
+	a.demo = true
+	for _, tc := range []struct {
+		remote    string
+		openToAll bool
+		shown     bool
+	}{
+		{"127.0.0.1:40000", false, true},
+		{"[::1]:40000", false, true},
+		{"[::ffff:127.0.0.1]:40000", false, true},
+		{"192.168.1.20:40000", false, false},
+		{"[2001:db8::1]:40000", false, false},
+		{"", false, false},
+		{"192.168.1.20:40000", true, true},
+	} {
+		a.openToAll = tc.openToAll
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tc.remote
+		r.Header.Set("User-Agent", firefoxUA)
+		w := httptest.NewRecorder()
+		a.Handler().ServeHTTP(w, r)
+		if shown := strings.Contains(w.Body.String(), "secretblog"); w.Code != 200 || shown != tc.shown {
+			t.Errorf("GET / from %q: status %d, counter named %v, want 200, %v", tc.remote, w.Code, shown, tc.shown)
+		}
+		r = httptest.NewRequest("POST", "/owner", strings.NewReader("count=no"))
+		r.RemoteAddr = tc.remote
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Sec-Fetch-Site", "same-origin")
+		w = httptest.NewRecorder()
+		a.Handler().ServeHTTP(w, r)
+		if set := w.Header().Get("Set-Cookie") != ""; set != tc.shown {
+			t.Errorf("POST /owner from %q: status %d, cookies set %v, want %v", tc.remote, w.Code, set, tc.shown)
 		}
 	}
 }
