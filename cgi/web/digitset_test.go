@@ -18,8 +18,8 @@ import (
 // high, and makes it the default theme of the counters named.
 func addTestSet(t *testing.T, a *App, defaultOf ...string) {
 	t.Helper()
-	var src [10]digitset.Source
-	for i := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for i := range 10 {
 		m := image.NewNRGBA(image.Rect(0, 0, i+3, 10))
 		for p := 0; p < len(m.Pix); p += 4 {
 			copy(m.Pix[p:], []byte{uint8(25 * i), 0x80, 0x40, 0xff})

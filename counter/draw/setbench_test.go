@@ -19,8 +19,8 @@ import (
 // hundredths and is cut at MaxSetFrames.
 func sampleSet(tb testing.TB, frames int, mixed bool) *digitset.Set {
 	tb.Helper()
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		w, h := 24+k%5, 48
 		d := digitset.Source{Piece: make([]byte, 1500), PieceType: digitset.TypePNG}
 		n, delay := frames, 10

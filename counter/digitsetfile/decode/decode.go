@@ -32,7 +32,7 @@ import (
 // pixels (every frame counted) are taken from the set's bound,
 // digitset.MaxPixels, so that the decoding holds no more than a set may.
 func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
-	var src [10]digitset.Source
+	var src [digitset.NumPieces]digitset.Source
 	budget := digitset.MaxPixels
 	switch b.Layout {
 	case digitsetfile.PNGFolder, digitsetfile.GIFFolder:
@@ -368,8 +368,8 @@ func walkGIF(data []byte, maxFrames int) (gifStream, error) {
 
 // strip cuts a strip image into its ten digits, each as wide as the
 // others. A strip that is a GIF keeps its frames, each cut the same way.
-func strip(data []byte, budget *int) ([10]digitset.Source, error) {
-	var src [10]digitset.Source
+func strip(data []byte, budget *int) ([digitset.NumPieces]digitset.Source, error) {
+	var src [digitset.NumPieces]digitset.Source
 	maxW, maxH := 10*digitset.MaxSide, digitset.MaxSide
 	var a animation
 	isGIF := bytes.HasPrefix(data, []byte("GIF8"))
