@@ -412,10 +412,6 @@ func TestThemeAddRefuses(t *testing.T) {
 			os.Remove(filepath.Join(dir, "4.png"))
 			return dir
 		}, 1, "digit 4: 4.png: missing"},
-		{"unequal height", func(t *testing.T, dir string) string {
-			writeFile(t, filepath.Join(dir, "3.png"), encodePNG(t, filled(setWidth(3), setHeight+1, setColour(3, 0))))
-			return dir
-		}, 1, "digit 3: height 13 px, the others 12 px"},
 		{"too big a digit", func(t *testing.T, dir string) string {
 			writeFile(t, filepath.Join(dir, "7.png"), encodePNG(t, filled(201, setHeight, setColour(7, 0))))
 			return dir

@@ -15,7 +15,8 @@ import (
 )
 
 // readDigitSetFiles reads the files of a digit set at path: a folder of
-// 0.png..9.png or 0.gif..9.gif, or one strip image. path itself is the
+// 0.png..9.png or 0.gif..9.gif (with Moe-Counter's _start and _end), or of
+// zero.gif..nine.gif (with comma.gif and dash.gif), or one strip image. path itself is the
 // owner's word and may be a link he made; the digits' files are opened
 // in the folder it names without following a link (a link there may be
 // anyone's), and each must be a plain file that the person who ran the
@@ -47,40 +48,77 @@ func (e *cmdEnv) readDigitSetFiles(path string) (digitsetfile.Bundle, error) {
 		}
 		return digitsetfile.Bundle{Layout: digitsetfile.Strip, Names: []string{name}, Data: [][]byte{data}}, nil
 	}
-	pngs, pngMissing := openDigits(f, ".png")
-	defer closeAll(pngs)
-	gifs, gifMissing := openDigits(f, ".gif")
-	defer closeAll(gifs)
-	layout, files, missing := digitsetfile.PNGFolder, pngs, pngMissing
-	if len(gifMissing) < len(pngMissing) {
-		layout, files, missing = digitsetfile.GIFFolder, gifs, gifMissing
+	// The layout whose digits the folder holds most of.
+	var layout string
+	var files [10]*os.File
+	var missing []int
+	for _, l := range []string{digitsetfile.PNGFolder, digitsetfile.GIFFolder, digitsetfile.NamedFolder} {
+		fs, m := openDigits(f, l)
+		if layout == "" || len(m) < len(missing) {
+			closeAll(files)
+			layout, files, missing = l, fs, m
+		} else {
+			closeAll(fs)
+		}
 	}
-	ext := digitsetfile.Ext(layout)
+	defer closeAll(files)
 	if len(missing) == 10 {
 		return digitsetfile.Bundle{}, noDigits(f)
 	}
 	if len(missing) > 0 {
 		i := missing[0]
-		return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w (a folder holds 0%s to 9%s)", i, strconv.Itoa(i)+ext, errMissingFile(f, strconv.Itoa(i)+ext), ext, ext)
+		name := digitsetfile.DigitFile(layout, i)
+		return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w (a folder holds %s to %s)", i, name, errMissingFile(f, name),
+			digitsetfile.DigitFile(layout, 0), digitsetfile.DigitFile(layout, 9))
 	}
 	b := digitsetfile.Bundle{Layout: layout}
 	for i, df := range files {
-		name := strconv.Itoa(i) + ext
+		name := digitsetfile.DigitFile(layout, i)
 		data, err := e.readDigitSetFile(df, &budget)
 		if err != nil {
 			return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w", i, name, err)
 		}
 		b.Names, b.Data = append(b.Names, name), append(b.Data, data)
 	}
+	// The other pieces the folder has, in their order; the first of a
+	// piece's names found is taken.
+	pieces := digitsetfile.PieceFiles(layout)
+	for k := 10; k < 14; k++ {
+		for _, name := range pieces[k] {
+			pf, err := openPiece(f, name)
+			if err != nil {
+				if errors.Is(err, syscall.ELOOP) {
+					return digitsetfile.Bundle{}, fmt.Errorf("%s: a symbolic link: copy the image itself into the folder", name)
+				}
+				continue
+			}
+			data, err := e.readDigitSetFile(pf, &budget)
+			pf.Close()
+			if err != nil {
+				return digitsetfile.Bundle{}, fmt.Errorf("%s: %w", name, err)
+			}
+			b.Names, b.Data = append(b.Names, name), append(b.Data, data)
+			break
+		}
+	}
 	return b, nil
 }
 
-// openDigits opens 0EXT..9EXT in the folder dir without following links,
-// and returns the files (nil where one could not be opened) and the
-// digits not opened.
-func openDigits(dir *os.File, ext string) (files [10]*os.File, missing []int) {
+// openPiece opens name in the folder dir without following a link.
+func openPiece(dir *os.File, name string) (*os.File, error) {
+	fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name)), nil
+}
+
+// openDigits opens the digits of layout (0.png..9.png, say) in the folder
+// dir without following links, and returns the files (nil where one could
+// not be opened) and the digits not opened.
+func openDigits(dir *os.File, layout string) (files [10]*os.File, missing []int) {
 	for i := range files {
-		name := strconv.Itoa(i) + ext
+		name := digitsetfile.DigitFile(layout, i)
 		fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			missing = append(missing, i)
@@ -132,7 +170,7 @@ func noDigits(dir *os.File) error {
 			return fmt.Errorf("%s are symbolic links: copy the images themselves into the folder", strings.Join(links, ", "))
 		}
 	}
-	return errors.New("no digits: a set's folder holds 0.png to 9.png, or 0.gif to 9.gif")
+	return errors.New("no digits: a set's folder holds 0.png to 9.png, 0.gif to 9.gif, or zero.gif to nine.gif")
 }
 
 func closeAll(files [10]*os.File) {

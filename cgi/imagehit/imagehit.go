@@ -128,10 +128,6 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		a.Log.Printf("%s %q not counted: %v", r.Method, name, err)
 		status, _, _ = PublicError(err)
 		text = counter.Placeholder(style.Digits)
-		if style.Set != "" {
-			// A set has no dashes: the font's, at its own size.
-			style = fontStyle(style.Digits)
-		}
 	}
 	var body bytes.Buffer
 	style, err = a.drawCount(&body, name, text, format, style, q.Style)
@@ -166,10 +162,15 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.ImageType, style, tag counter.Style) (counter.Style, error) {
 	if style.Set != "" {
 		err := a.drawSet(body, name, text, format, style, tag.Set != "")
-		if !errors.Is(err, errSetGone) {
+		switch {
+		case errors.Is(err, errNoDash):
+			// A set without a dash piece: the font's dashes, at its own size.
+			style = fontStyle(style.Digits)
+		case !errors.Is(err, errSetGone):
 			return style, err
+		default:
+			style = tag // the font, as drawSet's log line says
 		}
-		style = tag // the font, as drawSet's log line says
 	}
 	d, err := a.Glyphs.NewDrawing(text, style)
 	if err == nil {

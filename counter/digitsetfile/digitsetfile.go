@@ -21,13 +21,57 @@ const MaxSetBytes = 1 << 20
 
 // Layouts of a set's files: the layouts of package digitset.
 const (
-	PNGFolder = "png-folder" // 0.png..9.png
-	GIFFolder = "gif-folder" // 0.gif..9.gif
-	Strip     = "strip"      // one image, ten digits of equal width
+	PNGFolder   = "png-folder"   // 0.png..9.png, and Moe-Counter's _start and _end
+	GIFFolder   = "gif-folder"   // 0.gif..9.gif, the same
+	NamedFolder = "named-folder" // zero.gif..nine.gif, comma.gif, dash.gif ("Digit Mania", Count.cgi's)
+	Strip       = "strip"        // one image of ten digits of equal width, or Count.cgi's segments
 )
 
-// Bundle is a set's files: ten, digit 0's first, for a folder; one for a
-// strip.
+// digitNames are the digits' names in a named folder, as Count.cgi's
+// ImagePrefix (src/image.c) has them.
+const digitNames = "zero one two three four five six seven eight nine"
+
+// DigitFile is the file name of digit i in a folder layout.
+func DigitFile(layout string, i int) string {
+	if layout == NamedFolder {
+		return strings.Fields(digitNames)[i] + ".gif"
+	}
+	return string(rune('0'+i)) + Ext(layout)
+}
+
+// PieceFiles are the names of the files of the pieces besides the digits
+// that a folder of layout may hold, by piece (digitset.Start, End, Comma,
+// Dash; the index past the digits), each in the extensions it is looked
+// for: Moe-Counter's themify.js takes any image a folder holds by its
+// name, so _start and _end are looked for as PNG and GIF alike; clock
+// pieces (colon, am, pm) are not looked for, since nothing draws them.
+func PieceFiles(layout string) map[int][]string {
+	if layout == NamedFolder {
+		return map[int][]string{12: {"comma.gif", "comma.png"}, 13: {"dash.gif", "dash.png"}}
+	}
+	return map[int][]string{10: {"_start.png", "_start.gif"}, 11: {"_end.png", "_end.gif"}}
+}
+
+// PieceOf returns the piece (as PieceFiles numbers it, digits 0 to 9) a
+// file of a folder of layout holds, by its name.
+func PieceOf(layout, name string) (int, bool) {
+	for i := range 10 {
+		if name == DigitFile(layout, i) {
+			return i, true
+		}
+	}
+	for k, names := range PieceFiles(layout) {
+		for _, n := range names {
+			if n == name {
+				return k, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// Bundle is a set's files: ten, digit 0's first, then the other pieces
+// it has, for a folder; one for a strip.
 type Bundle struct {
 	Layout string
 	Names  []string // file names as the owner has them, for errors
@@ -39,7 +83,7 @@ func Ext(layout string) string {
 	switch layout {
 	case PNGFolder:
 		return ".png"
-	case GIFFolder:
+	case GIFFolder, NamedFolder:
 		return ".gif"
 	}
 	return ""
@@ -84,13 +128,13 @@ func Unmarshal(b []byte) (Bundle, error) {
 	bu.Layout, b = string(b[1:1+b[0]]), b[1+b[0]:]
 	files := int(b[0])
 	b = b[1:]
-	want := 10
+	lo, hi := 10, 14
 	if bu.Layout == Strip {
-		want = 1
+		lo, hi = 1, 1
 	} else if Ext(bu.Layout) == "" {
 		return bu, fmt.Errorf("%w: layout %q", ErrBundle, bu.Layout)
 	}
-	if files != want {
+	if files < lo || files > hi {
 		return bu, fmt.Errorf("%w: %d files for a %s", ErrBundle, files, bu.Layout)
 	}
 	total := 0

@@ -196,6 +196,8 @@ func (g *glyphSet) holds(text string) bool {
 // is not asked. A style that cannot draws the full number instead.
 func (c *GlyphCache) CanDraw(text string, s counter.Style) bool {
 	switch {
+	case len(text) > counter.MaxTextLen:
+		return false
 	case s.Set != "":
 		return false
 	case s.Badge:
