@@ -93,7 +93,7 @@ type Frame struct {
 // Dash), which a set may lack: then its Width is 0.
 type Digit struct {
 	Width  int
-	Height int // at most the set's
+	Height int     // at most the set's
 	Frames []Frame // at least one; nil in a set read by ParseHeader until ParseDigit
 	// Piece is the digit as an image file an SVG embeds as a data: URI:
 	// the owner's own file for a folder set; for a digit cut from a strip,
@@ -105,9 +105,9 @@ type Digit struct {
 
 // Set is an owner's digit set as stored.
 type Set struct {
-	Height  int // the tallest piece's, which a drawing's height is
-	Palette color.Palette // of color.NRGBA, at most 256, shared by every digit and frame
-	Loop    int           // as image/gif's LoopCount: 0 forever, -1 once, n > 0 n more times
+	Height  int              // the tallest piece's, which a drawing's height is
+	Palette color.Palette    // of color.NRGBA, at most 256, shared by every digit and frame
+	Loop    int              // as image/gif's LoopCount: 0 forever, -1 once, n > 0 n more times
 	Digits  [NumPieces]Digit // the ten digits, then the pieces it has
 	Layout  string           // one of the layouts above
 }
