@@ -93,7 +93,7 @@ func runDigitSetAdd(e *cmdEnv, c setCmd, name, path string) error {
 // describeSet says in one line what a set is.
 func describeSet(s *digitset.Set) string {
 	lo, hi, frames := 0, 0, 0
-	hlo := s.Height
+	hlo, hhi := s.Height, 0
 	for i, d := range s.Digits {
 		if !s.Has(i) {
 			continue
@@ -106,15 +106,15 @@ func describeSet(s *digitset.Set) string {
 			lo = d.Width
 		}
 		hi = max(hi, d.Width)
-		hlo = min(hlo, d.Height)
+		hlo, hhi = min(hlo, d.Height), max(hhi, d.Height)
 	}
 	widths := fmt.Sprintf("%d", lo)
 	if hi != lo {
 		widths = fmt.Sprintf("%d to %d", lo, hi)
 	}
-	heights := fmt.Sprintf("%d", s.Height)
-	if hlo != s.Height {
-		heights = fmt.Sprintf("%d to %d", hlo, s.Height)
+	heights := fmt.Sprintf("%d", hhi)
+	if hlo != hhi {
+		heights = fmt.Sprintf("%d to %d", hlo, hhi)
 	}
 	what := "still"
 	if frames > 1 {

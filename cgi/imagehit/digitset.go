@@ -20,16 +20,6 @@ var errSetGone = errors.New("the counter's default digit set is not in the datab
 // dash piece: they are drawn in the font.
 var errNoDash = errors.New("the digit set has no dash")
 
-// setOptions are the drawing options of style for set s: scale= makes
-// the set's own height its multiple.
-func setOptions(s *digitset.Set, style counter.Style) draw.SetOptions {
-	o := draw.SetOptions{Height: style.SetHeight, Smooth: style.Smooth, Offset: style.Offset, Align: style.Align, Dim: style.Dim}
-	if style.Scale != 0 {
-		o.Height = max(1, (s.Height*style.Scale+500)/1000)
-	}
-	return o
-}
-
 // drawSet draws text in the digit set style names: the header and the
 // parts of the digits text holds that format draws are copied out in a
 // read transaction of their own after the hit's, and drawn once the file
@@ -49,7 +39,7 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.I
 		err = errNoDash
 	}
 	if err == nil {
-		err = draw.WriteDigitSet(body, s, text, format, setOptions(s, style))
+		err = draw.WriteDigitSet(body, s, text, format, draw.SetOptionsOf(s, style))
 	}
 	release()
 	if err != nil {

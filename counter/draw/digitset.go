@@ -47,6 +47,17 @@ type SetOptions struct {
 	Dim counter.Dim
 }
 
+// SetOptionsOf returns the options style asks of set s (its header):
+// scale= makes the set's own height its multiple, as Moe-Counter's does
+// each piece's size.
+func SetOptionsOf(s *digitset.Set, style counter.Style) SetOptions {
+	o := SetOptions{Height: style.SetHeight, Smooth: style.Smooth, Offset: style.Offset, Align: style.Align, Dim: style.Dim}
+	if style.Scale != 0 {
+		o.Height = max(1, (s.Height*style.Scale+500)/1000)
+	}
+	return o
+}
+
 // MaxSetOffset bounds SetOptions.Offset either way, in pixels.
 const MaxSetOffset = counter.MaxOffset
 

@@ -74,13 +74,24 @@ func (d *setDrawing) encodeSVG(w io.Writer) error {
 	bw.WriteString(`</defs>`)
 	for i, k := range d.seq {
 		bw.WriteString(`<use href="#` + svgID(k) + `" x="` + strconv.Itoa(d.xs[i]) + `"`)
-		if d.ys[i] != 0 {
-			bw.WriteString(` y="` + strconv.Itoa(d.ys[i]) + `"`)
+		if y := d.ys[i]; y != 0 || d.halfY(k) {
+			// A vector image centres to the half pixel, as themify.js does.
+			half := ""
+			if d.halfY(k) {
+				half = ".5"
+			}
+			bw.WriteString(` y="` + strconv.Itoa(y) + half + `"`)
 		}
 		bw.WriteString(`/>`)
 	}
 	bw.WriteString(svgTail)
 	return bw.Flush()
+}
+
+// halfY reports whether piece k, centred, is half a pixel lower than
+// the raster images draw it.
+func (d *setDrawing) halfY(k int) bool {
+	return d.opt.Align == counter.AlignCenter && (d.height-d.hts[k])%2 == 1
 }
 
 // svgID is the id of piece k's image in an SVG: d0..d9, then the
