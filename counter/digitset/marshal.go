@@ -12,7 +12,7 @@ import (
 //	"DSH\x02"  magic and version
 //	u16        height: the tallest piece's
 //	i32        loop count (-1 to 65535)
-//	u8         layout: 1 png-folder, 2 gif-folder, 3 strip, 4 named-folder
+//	u8         layout: 1 png-folder, 2 gif-folder, 3 strip, 6 named-folder
 //	u16        palette length n (1 to 256)
 //	n × 4      palette, non-premultiplied R, G, B, A
 //	14 × (u16 width, u16 height)
@@ -44,7 +44,8 @@ const (
 	digitFixedV1  = 4 + 1 + 2 + 2 + 1 + 4
 )
 
-var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip, 4: LayoutNamedFolder}
+// Codes 4 and 5 are kept for the JPEG and WebP folders of issue 41.
+var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip, 6: LayoutNamedFolder}
 var pieceCodes = []string{1: TypePNG, 2: TypeGIF}
 
 func code(names []string, name string) byte {
