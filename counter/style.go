@@ -69,7 +69,8 @@ type Style struct {
 	Prefix string
 	// Comma (comma=1, Count.cgi's name) writes the count with a comma
 	// between thousands, 1,234,567, unpadded as Count.cgi writes it,
-	// where the drawing has a comma.
+	// where the drawing has a comma: the fonts, a badge, a set with a
+	// comma piece.
 	Comma bool
 }
 
