@@ -104,7 +104,7 @@ func TestAnimatedStrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, d := range src {
+	for i, d := range src[:10] {
 		if len(d.Frames) != 2 || d.Frames[1].Bounds().Dx() != 3 || d.PieceType != digitset.TypeGIF {
 			t.Fatalf("digit %d: %d frames, %v, %s; want 2 of 3 px, a GIF", i, len(d.Frames), d.Frames[0].Bounds(), d.PieceType)
 		}
@@ -191,4 +191,36 @@ func FuzzWalkGIF(f *testing.F) {
 			t.Fatalf("the file: %d frames, loop %d; the copy: %d, loop %d", len(whole.Image), whole.LoopCount, len(g.Image), g.LoopCount)
 		}
 	})
+}
+
+// TestCountSegments reads the strip info Count.cgi's mkstrip writes in a
+// strip's GIF comment (utils/mkstrip/mkstrip.c of kadaokaduan/wwwcount at
+// f6d0bf8d921cb6e923465e4efd0543b369206b67: the count of segments, then
+// each edge), and refuses what is not such info, which cuts the strip
+// into ten instead.
+func TestCountSegments(t *testing.T) {
+	tests := []struct {
+		comment    string
+		width      int
+		ok         bool
+		one, comma [2]int
+	}{
+		// Digit style A's comment, as Count.cgi's documentation gives it.
+		{"15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225", 225, true, [2]int{15, 30}, [2]int{195, 210}},
+		{"13:0:15:30:45:60:75:90:105:120:135:150:165:180:195", 195, true, [2]int{15, 30}, [2]int{}},
+		{"10:0:5:12:20:28:36:44:52:60:68:76", 76, true, [2]int{5, 12}, [2]int{}},
+		{" 15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225\n", 225, true, [2]int{15, 30}, [2]int{195, 210}},
+		{"15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225", 224, false, [2]int{}, [2]int{}}, // past the image
+		{"15:0:15:30", 225, false, [2]int{}, [2]int{}},                                                  // fewer edges than it says
+		{"9:0:1:2:3:4:5:6:7:8:9", 9, false, [2]int{}, [2]int{}},                                         // not ten digits
+		{"10:0:5:5:20:28:36:44:52:60:68:76", 76, false, [2]int{}, [2]int{}},                             // an empty segment
+		{"made with GIMP", 70, false, [2]int{}, [2]int{}},
+		{"", 70, false, [2]int{}, [2]int{}},
+	}
+	for _, tc := range tests {
+		segs, ok := countSegments(tc.comment, tc.width)
+		if ok != tc.ok || ok && (segs[1] != tc.one || segs[digitset.Comma] != tc.comma) {
+			t.Errorf("%q in %d px: %v, digit 1 %v, comma %v; want %v, %v, %v", tc.comment, tc.width, ok, segs[1], segs[digitset.Comma], tc.ok, tc.one, tc.comma)
+		}
+	}
 }
