@@ -128,6 +128,11 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		a.Log.Printf("%s %q not counted: %v", r.Method, name, err)
 		status, _, _ = PublicError(err)
 		text = counter.Placeholder(style.Digits)
+		if style.Set != "" && (errors.Is(err, store.ErrTimeout) || errors.Is(err, store.ErrMissing) || errors.Is(err, store.ErrLockIsDatabase)) {
+			// The file cannot be read now, the set's dash with it:
+			// the font's dashes, at its own size, without a second wait.
+			style = fontStyle(style.Digits)
+		}
 	}
 	var body bytes.Buffer
 	style, err = a.drawCount(&body, name, text, format, style, q.Style)
@@ -163,8 +168,9 @@ func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter
 	if style.Set != "" {
 		err := a.drawSet(body, name, text, format, style, tag.Set != "")
 		switch {
-		case errors.Is(err, errNoDash):
-			// A set without a dash piece: the font's dashes, at its own size.
+		case errors.Is(err, errNoDash) || err != nil && text == counter.Placeholder(style.Digits):
+			// A set without a dash piece, or one that cannot be read for
+			// the dashes of a count not known: the font's, at its own size.
 			style = fontStyle(style.Digits)
 		case !errors.Is(err, errSetGone):
 			return style, err
