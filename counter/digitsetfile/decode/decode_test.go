@@ -211,9 +211,9 @@ func TestCountSegments(t *testing.T) {
 		{"10:0:5:12:20:28:36:44:52:60:68:76", 76, true, [2]int{5, 12}, [2]int{}},
 		{" 15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225\n", 225, true, [2]int{15, 30}, [2]int{195, 210}},
 		{"15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225", 224, false, [2]int{}, [2]int{}}, // past the image
-		{"15:0:15:30", 225, false, [2]int{}, [2]int{}},                                                  // fewer edges than it says
-		{"9:0:1:2:3:4:5:6:7:8:9", 9, false, [2]int{}, [2]int{}},                                         // not ten digits
-		{"10:0:5:5:20:28:36:44:52:60:68:76", 76, false, [2]int{}, [2]int{}},                             // an empty segment
+		{"15:0:15:30", 225, false, [2]int{}, [2]int{}},                                                 // fewer edges than it says
+		{"9:0:1:2:3:4:5:6:7:8:9", 9, false, [2]int{}, [2]int{}},                                        // not ten digits
+		{"10:0:5:5:20:28:36:44:52:60:68:76", 76, false, [2]int{}, [2]int{}},                            // an empty segment
 		{"made with GIMP", 70, false, [2]int{}, [2]int{}},
 		{"", 70, false, [2]int{}, [2]int{}},
 	}
