@@ -162,12 +162,26 @@ func TestThemifyLayout(t *testing.T) {
 			digitsOnly[c] = wh
 		}
 	}
+	// Real themes' sizes, as image-size reads assets/theme/NAME/* at
+	// moeCommit: capoo-2 has _start and _end; the others have digits of
+	// unequal heights.
+	capoo2 := map[string][2]int{"0": {36, 115}, "1": {36, 115}, "2": {36, 115}, "3": {36, 115}, "4": {36, 115}, "5": {36, 115},
+		"6": {36, 115}, "7": {36, 115}, "8": {36, 115}, "9": {36, 115}, "_end": {66, 115}, "_start": {87, 115}}
+	helltaker := map[string][2]int{"0": {92, 134}, "1": {86, 131}, "2": {84, 150}, "3": {63, 139}, "4": {91, 124},
+		"5": {81, 140}, "6": {90, 132}, "7": {113, 132}, "8": {82, 120}, "9": {147, 147}}
+	minecraft := map[string][2]int{"0": {112, 112}, "1": {128, 128}, "2": {110, 110}, "3": {115, 115}, "4": {127, 127},
+		"5": {114, 114}, "6": {128, 128}, "7": {109, 109}, "8": {117, 117}, "9": {110, 110}}
 	tests := []struct {
 		name  string
 		sizes map[string][2]int
 		count uint64
 		query string
 	}{
+		{"capoo-2", capoo2, 1234, "padding=7"},
+		{"capoo-2 scaled, spaced", capoo2, 1234, "padding=5&scale=2&offset=-8"},
+		{"booru-helltaker centred", helltaker, 9472, "padding=7&align=center"},
+		{"booru-helltaker bottom", helltaker, 1234567890, "padding=7&align=bottom&offset=4"},
+		{"minecraft", minecraft, 16, "padding=4&align=center&prefix=3"},
 		{"themify's defaults", withEnds, 1710, "padding=7"},
 		{"bottom", withEnds, 1710, "padding=7&align=bottom"},
 		{"center", withEnds, 91, "padding=5&align=center"},
