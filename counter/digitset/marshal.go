@@ -12,7 +12,8 @@ import (
 //	"DSH\x02"  magic and version
 //	u16        height: the tallest piece's
 //	i32        loop count (-1 to 65535)
-//	u8         layout: 1 png-folder, 2 gif-folder, 3 strip, 6 named-folder
+//	u8         layout: 1 png-folder, 2 gif-folder, 3 strip, 4 jpeg-folder,
+//	           5 webp-folder, 6 named-folder
 //	u16        palette length n (1 to 256)
 //	n × 4      palette, non-premultiplied R, G, B, A
 //	14 × (u16 width, u16 height)
@@ -25,7 +26,8 @@ import (
 //	u8         which piece (0 to 13, as in the header)
 //	u16        width, u16 height (as in the header)
 //	u16        frame count f (1 to MaxFrames)
-//	u8         piece type: 0 none (p is 0), 1 image/png, 2 image/gif
+//	u8         piece type: 0 none (p is 0), 1 image/png, 2 image/gif,
+//	           3 image/jpeg, 4 image/webp
 //	u32        piece length p
 //	f × (u16 delay, width×height palette indices)
 //	p bytes    the piece
@@ -44,9 +46,10 @@ const (
 	digitFixedV1  = 4 + 1 + 2 + 2 + 1 + 4
 )
 
-// Codes 4 and 5 are kept for the JPEG and WebP folders of issue 41.
-var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip, 6: LayoutNamedFolder}
-var pieceCodes = []string{1: TypePNG, 2: TypeGIF}
+// The codes of layouts and piece types: new ones are added at the end,
+// so that a record written before them reads as it did.
+var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip, 4: LayoutJPEGFolder, 5: LayoutWebPFolder, 6: LayoutNamedFolder}
+var pieceCodes = []string{1: TypePNG, 2: TypeGIF, 3: TypeJPEG, 4: TypeWebP}
 
 func code(names []string, name string) byte {
 	for i, n := range names {
@@ -219,8 +222,8 @@ func ParseHeader(b []byte) (*Set, error) {
 		if i >= 10 && d.Width == 0 && d.Height == 0 {
 			continue // a piece the set lacks
 		}
-		if d.Width < 1 || d.Width > MaxSide || d.Height < 1 || d.Height > s.Height {
-			return nil, damaged("%s: %dx%d", PieceName(i), d.Width, d.Height)
+		if d.Width < 1 || d.Width > MaxSide || d.Height < 1 || d.Height > s.Height || d.Width*s.Height > MaxPiecePixels {
+			return nil, damaged("%s: %dx%d in a set %d px high", PieceName(i), d.Width, d.Height, s.Height)
 		}
 		tallest = max(tallest, d.Height)
 	}

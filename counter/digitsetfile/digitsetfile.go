@@ -1,10 +1,14 @@
 // Package digitsetfile is an owner's digit set as its files hold it,
-// before it is decoded: a folder of 0.png..9.png or 0.gif..9.gif
-// (Moe-Counter's theme layout), or one strip image of ten digits of equal
-// width, left to right (Count.cgi's). digitset add reads the files into a
-// Bundle and hands its bytes to counter-themedecode, a process of its own
-// (package digitsetfile/decode does the decoding there), so that the
-// binary every hit starts links no image decoder.
+// before it is decoded: a folder of 0.png..9.png, 0.gif..9.gif,
+// 0.jpg..9.jpg (or .jpeg) or 0.webp..9.webp with Moe-Counter's _start
+// and _end (its theme layout, with the extensions its themify.js takes),
+// a folder of zero.gif..nine.gif with comma and dash ("Digit Mania", as
+// Count.cgi reads it), or one strip image of ten digits of equal width,
+// left to right, or of the segments Count.cgi's mkstrip notes. digitset
+// add reads the files into a Bundle and hands its bytes to
+// counter-themedecode, a process of its own (package digitsetfile/decode
+// does the decoding there), so that the binary every hit starts links no
+// image decoder.
 //
 // It decodes nothing itself: it bounds the files and carries them.
 package digitsetfile
@@ -13,6 +17,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,8 +26,12 @@ const MaxSetBytes = 1 << 20
 
 // Layouts of a set's files: the layouts of package digitset.
 const (
-	PNGFolder   = "png-folder"   // 0.png..9.png, and Moe-Counter's _start and _end
-	GIFFolder   = "gif-folder"   // 0.gif..9.gif, the same
+	PNGFolder = "png-folder" // 0.png..9.png, and Moe-Counter's _start and _end
+	GIFFolder = "gif-folder" // 0.gif..9.gif, the same
+	// JPEGFolder is 0.jpg..9.jpg, or 0.jpeg..9.jpeg (Ext gives the
+	// first; digitset add reads either), the same.
+	JPEGFolder  = "jpeg-folder"
+	WebPFolder  = "webp-folder"  // 0.webp..9.webp, still images, the same
 	NamedFolder = "named-folder" // zero.gif..nine.gif, comma.gif, dash.gif ("Digit Mania", Count.cgi's)
 	Strip       = "strip"        // one image of ten digits of equal width, or Count.cgi's segments
 )
@@ -31,32 +40,53 @@ const (
 // ImagePrefix (src/image.c) has them.
 const digitNames = "zero one two three four five six seven eight nine"
 
-// DigitFile is the file name of digit i in a folder layout.
-func DigitFile(layout string, i int) string {
-	if layout == NamedFolder {
-		return strings.Fields(digitNames)[i] + ".gif"
+// DigitFile is the file name of digit i in a folder layout: the first
+// of DigitFiles.
+func DigitFile(layout string, i int) string { return DigitFiles(layout, i)[0] }
+
+// DigitFiles are the names digit i may have in a folder of layout: one,
+// but for a JPEG folder's 0.jpg or 0.jpeg.
+func DigitFiles(layout string, i int) []string {
+	d := string(rune('0' + i))
+	switch layout {
+	case NamedFolder:
+		return []string{strings.Fields(digitNames)[i] + ".gif"}
+	case JPEGFolder:
+		return []string{d + ".jpg", d + ".jpeg"}
 	}
-	return string(rune('0'+i)) + Ext(layout)
+	return []string{d + Ext(layout)}
 }
 
 // PieceFiles are the names of the files of the pieces besides the digits
 // that a folder of layout may hold, by piece (digitset.Start, End, Comma,
 // Dash; the index past the digits), each in the extensions it is looked
 // for: Moe-Counter's themify.js takes any image a folder holds by its
-// name, so _start and _end are looked for as PNG and GIF alike; clock
-// pieces (colon, am, pm) are not looked for, since nothing draws them.
+// name, so _start and _end are looked for in each extension it takes,
+// whatever the digits' are; clock pieces (colon, am, pm) are not looked
+// for, since nothing draws them.
 func PieceFiles(layout string) map[int][]string {
 	if layout == NamedFolder {
 		return map[int][]string{12: {"comma.gif", "comma.png"}, 13: {"dash.gif", "dash.png"}}
 	}
-	return map[int][]string{10: {"_start.png", "_start.gif"}, 11: {"_end.png", "_end.gif"}}
+	names := func(base string) []string {
+		var n []string
+		for _, ext := range strings.Fields(MoeExts) {
+			n = append(n, base+ext)
+		}
+		return n
+	}
+	return map[int][]string{10: names("_start"), 11: names("_end")}
 }
+
+// MoeExts are the file name endings Moe-Counter's themify.js takes
+// (its imgExts), in the order a piece is looked for.
+const MoeExts = ".png .gif .jpg .jpeg .webp"
 
 // PieceOf returns the piece (as PieceFiles numbers it, digits 0 to 9) a
 // file of a folder of layout holds, by its name.
 func PieceOf(layout, name string) (int, bool) {
 	for i := range 10 {
-		if name == DigitFile(layout, i) {
+		if slices.Contains(DigitFiles(layout, i), name) {
 			return i, true
 		}
 	}
@@ -85,6 +115,10 @@ func Ext(layout string) string {
 		return ".png"
 	case GIFFolder, NamedFolder:
 		return ".gif"
+	case JPEGFolder:
+		return ".jpg"
+	case WebPFolder:
+		return ".webp"
 	}
 	return ""
 }

@@ -11,10 +11,13 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// Bounds of a count drawn in a digit set, whatever the set and the query.
+// Bounds of a count drawn in a digit set, whatever the set and the query:
+// its pixels (digitset.MaxDrawPixels a frame, so that eight digits of
+// every set fit at its own size), and its sides, which only keep the
+// shape sane.
 const (
-	MaxSetWidth  = 1024 // pixels
-	MaxSetHeight = 256  // pixels
+	MaxSetWidth  = 8192 // pixels
+	MaxSetHeight = 1024 // pixels
 	// MaxSetFrames bounds an animated GIF's frames.
 	MaxSetFrames = 128
 	// maxSetWork bounds the pixels an animated GIF's composition writes,
@@ -25,9 +28,16 @@ const (
 	smoothCost = 16
 )
 
-// ErrSetTooLarge reports a count that a digit set would draw wider than
+// MaxSmoothPixels bounds a drawing scaled with the smooth filter: a pixel
+// it mixes costs about twice one copied and compressed (bench-worst.sh),
+// so that the costliest smoothed image costs what the costliest plain one
+// does.
+const MaxSmoothPixels = digitset.MaxDrawPixels / 2
+
+// ErrSetTooLarge reports a count that a digit set would draw in more than
+// digitset.MaxDrawPixels (MaxSmoothPixels scaled smooth), or wider than
 // MaxSetWidth or higher than MaxSetHeight: a bad request, not a fault.
-var ErrSetTooLarge = errors.New("digit set image over 1024x256 px")
+var ErrSetTooLarge = errors.New("digit set image too large")
 
 // SetOptions are how a digit set is drawn.
 type SetOptions struct {
@@ -205,9 +215,10 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 		d.seq = append(d.seq, digitset.End)
 	}
 	d.xs, d.ys = make([]int, len(d.seq)), make([]int, len(d.seq))
-	x, gaps := 0, opt.Offset > 0
+	x, gaps, drawn := 0, opt.Offset > 0, 0
 	for n, k := range d.seq {
 		d.xs[n] = x
+		drawn += d.widths[k]
 		switch h := d.hts[k]; opt.Align {
 		case counter.AlignCenter:
 			d.ys[n] = (d.height - h) / 2
@@ -222,8 +233,13 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 	if d.width < 1 {
 		return nil, fmt.Errorf("draw: %d px wide with offset %d: %w", d.width, opt.Offset, ErrSetTooLarge)
 	}
-	if d.width > MaxSetWidth {
-		return nil, fmt.Errorf("draw: %d px wide: %w", d.width, ErrSetTooLarge)
+	// The pixels bounded are the image's, or, where a negative offset
+	// overlaps the pieces, the pieces' drawn one over another: what the
+	// drawing writes either way.
+	if work := max(d.width, drawn) * d.height; d.width > MaxSetWidth || work > digitset.MaxDrawPixels {
+		return nil, fmt.Errorf("draw: %dx%d px (%d px of pieces): %w", d.width, d.height, drawn, ErrSetTooLarge)
+	} else if opt.Smooth && d.height != s.Height && work > MaxSmoothPixels {
+		return nil, fmt.Errorf("draw: %dx%d px (%d px of pieces) smoothed: %w", d.width, d.height, drawn, ErrSetTooLarge)
 	}
 	if gaps || d.overlap {
 		d.pal, d.bg = withClear(s.Palette)

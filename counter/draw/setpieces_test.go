@@ -2,6 +2,7 @@ package draw
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/color"
 	"image/gif"
@@ -195,5 +196,32 @@ func TestSetDarkmode(t *testing.T) {
 	c, want := color.NRGBAModel.Convert(img.At(3, 3)).(color.NRGBA), digitColor(4, 0)
 	if c != (color.NRGBA{uint8(int(want.R) * 6 / 10), uint8(int(want.G) * 6 / 10), uint8(int(want.B) * 6 / 10), 0xff}) {
 		t.Errorf("darkmode=1 PNG: %v, want %v at 0.6", c, want)
+	}
+}
+
+// TestSetOverlapBound: the pixels a set's image may have bound the
+// pieces drawn, not only the image: with a negative offset, nine digits
+// of 250x250 overlap into an image of 1450x250 px, but are 2250x250 of
+// pieces drawn one over another, past digitset.MaxDrawPixels as nine
+// side by side are; eight fit.
+func TestSetOverlapBound(t *testing.T) {
+	s := &digitset.Set{Height: 250, Palette: color.Palette{color.NRGBA{}}}
+	for i := range 10 {
+		s.Digits[i] = digitset.Digit{Width: 250, Height: 250}
+	}
+	for _, tc := range []struct {
+		text   string
+		offset int
+		width  int // 0: too large
+	}{
+		{"00000000", 0, 2000},
+		{"00000000", -100, 1300},
+		{"000000000", 0, 0},
+		{"000000000", -100, 0},
+	} {
+		w, _, err := SetSize(s, tc.text, SetOptions{Offset: tc.offset})
+		if tc.width == 0 && !errors.Is(err, ErrSetTooLarge) || tc.width != 0 && (err != nil || w != tc.width) {
+			t.Errorf("%s at offset %d: %d px wide, %v; want %d (0: too large)", tc.text, tc.offset, w, err, tc.width)
+		}
 	}
 }

@@ -84,9 +84,9 @@ func moeLayout(sizes map[string][2]int, count uint64, params map[string]string) 
 	return uses, x, y
 }
 
-// moeSet makes a set of the sizes given, in digitset's pieces: the
+// themifySet makes a set of the sizes given, in digitset's pieces: the
 // digits and Moe-Counter's _start and _end.
-func moeSet(t *testing.T, sizes map[string][2]int) *digitset.Set {
+func themifySet(t *testing.T, sizes map[string][2]int) *digitset.Set {
 	t.Helper()
 	var src [digitset.NumPieces]digitset.Source
 	for c, wh := range sizes {
@@ -202,7 +202,7 @@ func TestThemifyLayout(t *testing.T) {
 			}
 			wantUses, wantW, wantH := moeLayout(tc.sizes, tc.count, params)
 
-			s := moeSet(t, tc.sizes)
+			s := themifySet(t, tc.sizes)
 			style, err := counter.ParseStyle(tc.query + "&theme=moe")
 			if err != nil {
 				t.Fatal(err)

@@ -1,10 +1,12 @@
 // Package decode makes an owner's digit set out of its files with the
-// standard library's decoders (image/png, image/gif). It runs in
+// standard library's decoders (image/png, image/gif, image/jpeg) and
+// golang.org/x/image/webp. It runs in
 // counter-themedecode, a process of its own (cgi/themedecode), never in
 // the binary every hit starts: that one links no image decoder.
 //
 // Every file is sized up from its header before it is decoded (a digit at
-// most digitset.MaxSide pixels a side, a strip ten of them wide; a GIF's
+// most digitset.MaxSide pixels a side and digitset.MaxPiecePixels in all,
+// a strip ten of them wide; a GIF's
 // frames counted from its block structure, at most digitset.MaxFrames), so
 // that a small file cannot make a large decode. A GIF's blocks are walked
 // as image/gif reads them, and image/gif gets only the blocks that walk
@@ -16,15 +18,19 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/gif"
+	"image/jpeg"
 	"image/png"
 	"strconv"
 	"strings"
+
+	"golang.org/x/image/webp"
 
 	"hitcounter/counter/digitset"
 	"hitcounter/counter/digitsetfile"
@@ -37,7 +43,7 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 	var src [digitset.NumPieces]digitset.Source
 	budget := digitset.MaxPixels
 	switch b.Layout {
-	case digitsetfile.PNGFolder, digitsetfile.GIFFolder, digitsetfile.NamedFolder:
+	case digitsetfile.PNGFolder, digitsetfile.GIFFolder, digitsetfile.JPEGFolder, digitsetfile.WebPFolder, digitsetfile.NamedFolder:
 		if len(b.Data) < 10 || len(b.Data) > digitset.NumPieces {
 			return nil, fmt.Errorf("decode: %d files, want ten digits and at most four other pieces", len(b.Data))
 		}
@@ -48,7 +54,7 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 				return nil, fmt.Errorf("decode: file %d is %q", i, b.Names[i])
 			}
 			seen[k] = true
-			d, err := digit(data, digitset.MaxSide, &budget)
+			d, err := digit(b.Layout, data, &budget)
 			if err != nil {
 				return nil, &digitset.DigitError{Digit: k, Reason: b.Names[i] + ": " + err.Error()}
 			}
@@ -68,42 +74,105 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 	return digitset.New(src, b.Layout)
 }
 
-// digit decodes one piece's file of a folder, at most maxSide a side: a
-// PNG or a GIF, by what the file says it is, since Moe-Counter's folders
-// mix them (a GIF set's _start may be a PNG).
-func digit(data []byte, maxSide int, budget *int) (digitset.Source, error) {
-	if !bytes.HasPrefix(data, []byte("GIF8")) {
-		img, err := decodePNG(data, maxSide, maxSide, budget)
+// digit decodes one piece's file of a folder by what the file says it is
+// (its first bytes), since Moe-Counter's folders mix formats (a GIF set's
+// _start may be a PNG); a file that says nothing known is read as the
+// format of the folder's layout, for the error that decoder gives.
+func digit(layout string, data []byte, budget *int) (digitset.Source, error) {
+	lim := size{digitset.MaxSide, digitset.MaxSide, digitset.MaxPiecePixels}
+	format := formatOf(data)
+	if format == "" {
+		format = layout
+	}
+	if format == digitsetfile.GIFFolder || format == digitsetfile.NamedFolder {
+		a, err := decodeGIF(data, lim, budget)
 		if err != nil {
 			return digitset.Source{}, err
 		}
-		return digitset.Source{Frames: []image.Image{img}, Piece: data, PieceType: digitset.TypePNG}, nil
+		return digitset.Source{Frames: a.frames, Delays: a.delays, Loop: a.loop, Piece: data, PieceType: digitset.TypeGIF}, nil
 	}
-	a, err := decodeGIF(data, maxSide, maxSide, budget)
+	f := stillFormats[format]
+	img, err := decodeStill(f, data, lim, budget)
 	if err != nil {
 		return digitset.Source{}, err
 	}
-	return digitset.Source{Frames: a.frames, Delays: a.delays, Loop: a.loop, Piece: data, PieceType: digitset.TypeGIF}, nil
+	return digitset.Source{Frames: []image.Image{img}, Piece: data, PieceType: f.mediaType}, nil
 }
 
-// decodePNG decodes a PNG of at most maxW x maxH pixels, taken from
-// budget.
-func decodePNG(data []byte, maxW, maxH int, budget *int) (image.Image, error) {
-	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+// size is the most a file may hold: its width, its height and its
+// pixels.
+type size struct{ w, h, pixels int }
+
+// stillFormat is a still image's format: how to size it up from its
+// header and how to decode it.
+type stillFormat struct {
+	name      string
+	mediaType string
+	config    func([]byte) (image.Config, error)
+	decode    func([]byte) (image.Image, error)
+}
+
+// stillFormats are the formats of still digits, by their folder's layout.
+var stillFormats = map[string]stillFormat{
+	digitsetfile.PNGFolder: {"PNG", digitset.TypePNG,
+		func(b []byte) (image.Config, error) { return png.DecodeConfig(bytes.NewReader(b)) },
+		func(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }},
+	digitsetfile.JPEGFolder: {"JPEG", digitset.TypeJPEG,
+		func(b []byte) (image.Config, error) { return jpeg.DecodeConfig(bytes.NewReader(b)) },
+		func(b []byte) (image.Image, error) { return jpeg.Decode(bytes.NewReader(b)) }},
+	digitsetfile.WebPFolder: {"WebP", digitset.TypeWebP, webpConfig,
+		func(b []byte) (image.Image, error) { return webp.Decode(bytes.NewReader(b)) }},
+}
+
+// decodeStill decodes a still image in format f of at most lim, taken
+// from budget.
+func decodeStill(f stillFormat, data []byte, lim size, budget *int) (image.Image, error) {
+	cfg, err := f.config(data)
 	if err != nil {
-		return nil, fmt.Errorf("not a PNG image (%v)", err)
+		if errors.Is(err, errAnimatedWebP) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("not a %s image (%v)", f.name, err)
 	}
-	if err := fits(cfg.Width, cfg.Height, maxW, maxH); err != nil {
+	if err := fits(cfg.Width, cfg.Height, lim); err != nil {
 		return nil, err
 	}
 	if err := spend(budget, cfg.Width*cfg.Height); err != nil {
 		return nil, err
 	}
-	img, err := png.Decode(bytes.NewReader(data))
+	img, err := f.decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("a damaged PNG image (%v)", err)
+		return nil, fmt.Errorf("a damaged %s image (%v)", f.name, err)
+	}
+	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
+		return nil, fmt.Errorf("a damaged %s image (%dx%d px, its header says %dx%d)", f.name, b.Dx(), b.Dy(), cfg.Width, cfg.Height)
 	}
 	return img, nil
+}
+
+// errAnimatedWebP reports an animated WebP, which golang.org/x/image/webp
+// does not decode.
+var errAnimatedWebP = errors.New("an animated WebP image, which is not read here (golang.org/x/image/webp decodes no animation): make the digit an animated GIF, or a still WebP")
+
+// webpConfig sizes up a WebP from its header, refusing an animated one:
+// one whose VP8X chunk says it is animated, or that holds an ANIM or
+// ANMF chunk among its first chunks (walked by their lengths).
+func webpConfig(b []byte) (image.Config, error) {
+	if len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP" {
+		const animationBit = 1 << 1
+		p := 12
+		for n := 0; n < 64 && p+8 <= len(b); n++ {
+			id, l := string(b[p:p+4]), int(binary.LittleEndian.Uint32(b[p+4:]))
+			if id == "ANIM" || id == "ANMF" || id == "VP8X" && p+8 < len(b) && b[p+8]&animationBit != 0 {
+				return image.Config{}, errAnimatedWebP
+			}
+			if l < 0 || l > len(b)-p-8 {
+				break
+			}
+			p += 8 + l + l&1
+		}
+	}
+	return webp.DecodeConfig(bytes.NewReader(b))
 }
 
 // spend takes n pixels from budget, or fails.
@@ -115,10 +184,15 @@ func spend(budget *int, n int) error {
 	return nil
 }
 
-// fits fails unless w x h is within maxW x maxH.
-func fits(w, h, maxW, maxH int) error {
-	if w < 1 || h < 1 || w > maxW || h > maxH {
-		return fmt.Errorf("%dx%d px, too big: at most %dx%d", w, h, maxW, maxH)
+// fits fails unless w x h is within lim.
+func fits(w, h int, lim size) error {
+	switch {
+	case w < 1 || h < 1:
+		return fmt.Errorf("%dx%d px, an empty image", w, h)
+	case w > lim.w || h > lim.h:
+		return fmt.Errorf("%dx%d px, too big: at most %dx%d", w, h, lim.w, lim.h)
+	case w*h > lim.pixels:
+		return fmt.Errorf("%dx%d px, too big: %d pixels, at most %d", w, h, w*h, lim.pixels)
 	}
 	return nil
 }
@@ -134,12 +208,12 @@ type animation struct {
 
 // decodeGIF decodes a GIF of at most maxW x maxH pixels and
 // digitset.MaxFrames frames, composed, its pixels taken from budget.
-func decodeGIF(data []byte, maxW, maxH int, budget *int) (animation, error) {
+func decodeGIF(data []byte, lim size, budget *int) (animation, error) {
 	cfg, err := gif.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return animation{}, fmt.Errorf("not a GIF image (%v)", err)
 	}
-	if err := fits(cfg.Width, cfg.Height, maxW, maxH); err != nil {
+	if err := fits(cfg.Width, cfg.Height, lim); err != nil {
 		return animation{}, err
 	}
 	w, err := walkGIF(data, digitset.MaxFrames)
@@ -400,21 +474,24 @@ func walkGIF(data []byte, maxFrames int) (gifStream, error) {
 // Count.cgi's mkstrip writes in a GIF's comment (countSegments), which
 // may differ in width and may hold a comma and a dash after the clock's
 // pieces, else into ten of equal width. A strip that is a GIF keeps its
-// frames, each cut the same way.
+// frames, each cut the same way. It may be as wide as maxSegments pieces.
 func strip(data []byte, budget *int) ([digitset.NumPieces]digitset.Source, error) {
 	var src [digitset.NumPieces]digitset.Source
-	maxW, maxH := 20*digitset.MaxSide, digitset.MaxSide
+	lim := size{maxSegments * digitset.MaxSide, digitset.MaxSide, maxSegments * digitset.MaxPiecePixels}
 	var a animation
-	isGIF := bytes.HasPrefix(data, []byte("GIF8"))
-	if isGIF {
+	if bytes.HasPrefix(data, []byte("GIF8")) {
 		var err error
-		if a, err = decodeGIF(data, maxW, maxH, budget); err != nil {
+		if a, err = decodeGIF(data, lim, budget); err != nil {
 			return src, err
 		}
 	} else {
-		img, err := decodePNG(data, maxW, maxH, budget)
+		f, ok := stillFormats[formatOf(data)]
+		if !ok {
+			return src, errors.New("not an image: a strip is a PNG, GIF, JPEG or WebP")
+		}
+		img, err := decodeStill(f, data, lim, budget)
 		if err != nil {
-			return src, fmt.Errorf("%w (a strip is a PNG or a GIF)", err)
+			return src, err
 		}
 		a.frames = []image.Image{img}
 	}
@@ -449,6 +526,11 @@ func strip(data []byte, budget *int) ([digitset.NumPieces]digitset.Source, error
 	return src, nil
 }
 
+// maxSegments bounds the segments of a strip that countSegments reads:
+// Count.cgi's mkstrip writes at most 19 (ten digits, the clock's colon,
+// am and pm, comma, dash and the countdown's D, H, M and S).
+const maxSegments = 20
+
 // countSegments reads the strip info that Count.cgi's mkstrip writes in
 // a GIF's comment (utils/mkstrip/mkstrip.c; read in src/image.c): "N" and
 // then N+1 x positions, colon-separated, segment i running from the i-th
@@ -458,7 +540,7 @@ func strip(data []byte, budget *int) ([digitset.NumPieces]digitset.Source, error
 // not ok when the comment is not such info or does not fit width.
 func countSegments(comment string, width int) (segs [digitset.NumPieces][2]int, ok bool) {
 	fields := strings.Split(strings.TrimSpace(comment), ":")
-	if len(fields) < 12 || len(fields) > 32 {
+	if len(fields) < 12 || len(fields) > maxSegments+2 {
 		return segs, false
 	}
 	nums := make([]int, len(fields))
@@ -489,6 +571,22 @@ func countSegments(comment string, width int) (segs [digitset.NumPieces][2]int, 
 		segs[digitset.Dash] = [2]int{xs[14], xs[15]}
 	}
 	return segs, true
+}
+
+// formatOf is the folder layout whose files are in data's format, by
+// its first bytes, or "".
+func formatOf(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return digitsetfile.PNGFolder
+	case bytes.HasPrefix(data, []byte("GIF8")):
+		return digitsetfile.GIFFolder
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return digitsetfile.JPEGFolder
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return digitsetfile.WebPFolder
+	}
+	return ""
 }
 
 // pieceOf makes the file an SVG embeds for a digit cut from a strip: a
