@@ -138,6 +138,8 @@ func lookupCommand(name string) (command, bool) {
 		return command{"[FILE]", 0, 1, noFlags, runCheck}, true
 	case "backup":
 		return command{"FILE", 1, 1, noFlags, runBackup}, true
+	case "token":
+		return command{"metrics", 1, 1, noFlags, runToken}, true
 	case "fix-owner":
 		return fixOwnerCommand(), true
 	case "help", "-h", "-help", "--help":

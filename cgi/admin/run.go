@@ -187,6 +187,9 @@ From a shell it manages the counters:
   counter backup FILE              write a checked copy of the database
                                    to FILE, while hits go on, and note
                                    its time (the overview, the report)
+  counter token metrics            make the token that opens /metrics
+                                   to Prometheus (printed once, stored
+                                   hashed; a new one replaces the old)
   counter serve [-addr HOST:PORT]  try it out on a local web server
   counter fastcgi [-listen unix:PATH]
                                    serve FastCGI for Apache, nginx or
