@@ -412,10 +412,6 @@ func TestThemeAddRefuses(t *testing.T) {
 			os.Remove(filepath.Join(dir, "4.png"))
 			return dir
 		}, 1, "digit 4: 4.png: missing"},
-		{"unequal height", func(t *testing.T, dir string) string {
-			writeFile(t, filepath.Join(dir, "3.png"), encodePNG(t, filled(setWidth(3), setHeight+1, setColour(3, 0))))
-			return dir
-		}, 1, "digit 3: height 13 px, the others 12 px"},
 		{"too wide a digit", func(t *testing.T, dir string) string {
 			writeFile(t, filepath.Join(dir, "7.png"), encodePNG(t, filled(1025, setHeight, setColour(7, 0))))
 			return dir
@@ -426,6 +422,11 @@ func TestThemeAddRefuses(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "7.png"), encodePNG(t, filled(400, 400, setColour(7, 0))))
 			return dir
 		}, 1, "digit 7: 7.png: 400x400 px, too big: 160000 pixels, at most 65536"},
+		// The pieces besides the digits have the digits' bounds.
+		{"too many pixels a start", func(t *testing.T, dir string) string {
+			writeFile(t, filepath.Join(dir, "_start.jpg"), encodeJPEG(t, filled(300, 300, setColour(1, 0))))
+			return dir
+		}, 1, "start: _start.jpg: 300x300 px, too big: 90000 pixels, at most 65536"},
 		{"too big a set", func(t *testing.T, dir string) string {
 			f, err := os.OpenFile(filepath.Join(dir, "5.png"), os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {

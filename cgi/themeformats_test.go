@@ -13,7 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	_ "golang.org/x/image/webp" // the SVGs' WebP pieces, read back
+
 	"hitcounter/cgi/testfiles"
+	"hitcounter/counter/digitset"
 )
 
 // The formats Moe-Counter's themify.js takes besides PNG and GIF: JPEG and
@@ -143,4 +146,67 @@ func TestThemeAddRefusesAnimatedWebP(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestMoeFolderJPEGAndWebP adds Moe-Counter folders whose digits and
+// _start and _end are JPEG and WebP, as themify.js takes them (its
+// imgExts), in mixed extensions, through the built binary: WebP, which
+// keeps colours exactly, is drawn with each piece at themify.js's place
+// in PNG, GIF and SVG; JPEG's places are checked in the SVG and its
+// sizes in the PNG, and each SVG embeds each piece's own file.
+func TestMoeFolderJPEGAndWebP(t *testing.T) {
+	jpegOf := func(m image.Image) []byte { return encodeJPEG(t, m) }
+	seq := append(append([]int{digitset.Start}, digits("0001717")...), digitset.End)
+	t.Run("webp", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "counter.db")
+		mustAdmin(t, db, "create", "blog", "1717")
+		dir := moeFolderAs(t, func(int) (string, func(image.Image) []byte) { return ".webp", testfiles.WebP })
+		out := mustAdmin(t, db, "digitset", "add", "moe", dir)
+		if !strings.Contains(out, "webp-folder, ten digits 9 to 15 px high and 6 to 9 wide, with start, end") {
+			t.Errorf("digitset add said %q", out)
+		}
+		drawAll(t, db, "theme=moe&count=0&padding=7&align=bottom", seq, moeSizes, 0, "bottom")
+		ans := themeHit(t, db, "blog.svg", "theme=moe&count=0&padding=7")
+		if n := strings.Count(string(ans.body), "data:image/webp;base64,"); n != 5 {
+			t.Errorf("the SVG embeds %d WebP files, want 5 (start, 0, 1, 7, end)", n)
+		}
+	})
+	t.Run("jpeg", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "counter.db")
+		mustAdmin(t, db, "create", "blog", "1717")
+		// .jpeg digits, a .jpg start and a .webp end.
+		dir := moeFolderAs(t, func(k int) (string, func(image.Image) []byte) {
+			switch k {
+			case digitset.Start:
+				return ".jpg", jpegOf
+			case digitset.End:
+				return ".webp", testfiles.WebP
+			}
+			return ".jpeg", jpegOf
+		})
+		out := mustAdmin(t, db, "digitset", "add", "moe", dir)
+		if !strings.Contains(out, "jpeg-folder, ten digits 9 to 15 px high and 6 to 9 wide, with start, end") {
+			t.Errorf("digitset add said %q", out)
+		}
+		want, w, h := layoutOf(seq, moeSizes, 0, "center")
+		ans := themeHit(t, db, "blog.svg", "theme=moe&count=0&padding=7&align=center")
+		got, gw, gh := svgBoxes(t, ans.body)
+		if gw != w || gh != h {
+			t.Fatalf("SVG: %dx%d, want %dx%d", gw, gh, w, h)
+		}
+		sameBoxes(t, "SVG", got, want)
+		if j, p := strings.Count(string(ans.body), "data:image/jpeg;base64,"), strings.Count(string(ans.body), "data:image/webp;base64,"); j != 4 || p != 1 {
+			t.Errorf("the SVG embeds %d JPEG and %d WebP files, want 4 (start, 0, 1, 7) and 1 (end)", j, p)
+		}
+		for _, f := range []string{"blog.png", "blog.gif"} {
+			ans := themeHit(t, db, f, "theme=moe&count=0&padding=7&align=center")
+			img, _, err := image.Decode(bytes.NewReader(ans.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+				t.Errorf("%s: %dx%d, want %dx%d", f, b.Dx(), b.Dy(), w, h)
+			}
+		}
+	})
 }

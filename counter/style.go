@@ -55,7 +55,52 @@ type Style struct {
 	// (Abbreviate: 1.2K), without Digits' padding, where the drawing has
 	// the pieces; else the full number.
 	Abbreviated bool
+	// Moe-Counter's options, under its names: padding= is digits=;
+	// scale= (Scale, in thousandths, 0 for none) multiplies a set's own
+	// height, or a font's size; offset= (Offset) is the space between a
+	// set's pieces, in pixels, negative to overlap; align= (Align) places
+	// a set's shorter pieces; pixelated=0 is smooth=1; darkmode= (Dim)
+	// dims an SVG of a set in the viewer's dark mode (auto) or always
+	// (1); prefix= (Prefix) is a number drawn before the count.
+	Scale  int
+	Offset int
+	Align  Align
+	Dim    Dim
+	Prefix string
+	// Comma (comma=1, Count.cgi's name) writes the count with a comma
+	// between thousands, 1,234,567, unpadded as Count.cgi writes it,
+	// where the drawing has a comma: the fonts, a badge, a set with a
+	// comma piece.
+	Comma bool
 }
+
+// Align is where a piece shorter than a set's tallest is drawn:
+// align=top (the default, as Moe-Counter's), center or bottom.
+type Align uint8
+
+const (
+	AlignTop Align = iota
+	AlignCenter
+	AlignBottom
+)
+
+// Dim is Moe-Counter's darkmode=: none (ours by default), auto (an SVG
+// dimmed in the viewer's dark mode) or always (darkmode=1).
+type Dim uint8
+
+const (
+	DimNone Dim = iota
+	DimAuto
+	DimAlways
+)
+
+// Bounds of Moe-Counter's options.
+const (
+	MinScale     = 100  // scale=0.1, in thousandths
+	MaxScale     = 2000 // scale=2
+	MaxOffset    = 100  // offset=, either way, in pixels
+	MaxPrefixLen = 10   // prefix= digits
+)
 
 // MaxSetSize bounds size= for a digit set: the height of its output, whose
 // pixels the drawing bounds (draw.MaxSetHeight, digitset.MaxDrawPixels).
@@ -164,6 +209,11 @@ func parseStyle(rawQuery, theme string, other func(rawKey, key, value string) er
 		}
 	}
 	given := func(key string) bool { return seen[paramSlot(key)] }
+	for _, p := range sameParams {
+		if given(p[0]) && given(p[1]) {
+			return s, &ParamError{p[0] + "," + p[1], "say the same: give one of " + p[0] + " and " + p[1]}
+		}
+	}
 	if theme != "" && !given("theme") {
 		if err := s.set("theme", theme); err != nil {
 			return s, err
@@ -181,6 +231,10 @@ func parseStyle(rawQuery, theme string, other func(rawKey, key, value string) er
 			s.SetHeight = s.Size
 		}
 		return s, nil
+	}
+	if s.Scale != 0 {
+		// A font's size, scaled as a set's height is.
+		s.Size = min(max((s.Size*s.Scale+500)/1000, MinSize), MaxSize)
 	}
 	if s.Badge {
 		// A badge shows the count as it is, in white, unless told.
@@ -213,7 +267,12 @@ func parseStyle(rawQuery, theme string, other func(rawKey, key, value string) er
 
 // styleParams are the query parameters that make a style; labelColor
 // (shields.io's spelling) and labelcolor are one.
-var styleParams = [...]string{"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "theme", "darkfg", "darkbg", "smooth", "abbreviated"}
+var styleParams = [...]string{"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "theme", "darkfg", "darkbg", "smooth", "abbreviated",
+	"padding", "scale", "pixelated", "offset", "align", "darkmode", "prefix", "comma"}
+
+// sameParams are pairs of keys that say the same, ours and
+// Moe-Counter's: given together, they are refused, both named.
+var sameParams = [...][2]string{{"digits", "padding"}, {"size", "scale"}, {"smooth", "pixelated"}}
 
 func paramSlot(key string) int {
 	if key == "labelcolor" {
@@ -230,6 +289,8 @@ func paramSlot(key string) int {
 func (s *Style) set(key, value string) error {
 	var ok bool
 	switch key {
+	case "padding", "offset", "align", "scale", "pixelated", "darkmode", "prefix", "comma":
+		return s.setMoe(key, value)
 	case "digits":
 		s.Digits, ok = parseBounded(value, MinDigits, MaxDigits)
 		if !ok {
@@ -319,9 +380,17 @@ func ParseAbbreviated(v string) (bool, error) {
 // full, padded to s.Digits.
 func (s Style) CountText(n uint64, can func(text string) bool) string {
 	if s.Abbreviated {
-		if text := Abbreviate(n); can(text) {
-			return text
+		if text := Abbreviate(n); can(s.Prefix + text) {
+			return s.Prefix + text
 		}
+	}
+	// A set's comma is known once the set is read: the drawing leaves
+	// the commas out of a set that has none.
+	if c := s.Prefix + Commas(n); s.Comma && (s.Set != "" || can(c)) {
+		return c
+	}
+	if d := s.Prefix + Digits(n, s.Digits); s.Prefix == "" || s.Set != "" || can(d) {
+		return d
 	}
 	return Digits(n, s.Digits)
 }
@@ -422,4 +491,105 @@ func parseColor(v string) (color.NRGBA, bool) {
 		c.A = nib[6]<<4 | nib[7]
 	}
 	return c, true
+}
+
+// setMoe sets one of Moe-Counter's options, or Count.cgi's comma=.
+func (s *Style) setMoe(key, value string) error {
+	var ok bool
+	switch key {
+	case "padding":
+		if s.Digits, ok = parseBounded(value, MinDigits, MaxDigits); !ok {
+			return &ParamError{key, "must be a whole number from 1 to 12"}
+		}
+	case "offset":
+		v, neg := strings.CutPrefix(value, "-")
+		if s.Offset, ok = parseBounded(v, 0, MaxOffset); !ok {
+			return &ParamError{key, "must be a whole number from -100 to 100 (pixels between pieces)"}
+		}
+		if neg {
+			s.Offset = -s.Offset
+		}
+	case "align":
+		switch value {
+		case "top":
+			s.Align = AlignTop
+		case "center":
+			s.Align = AlignCenter
+		case "bottom":
+			s.Align = AlignBottom
+		default:
+			return &ParamError{key, "must be top, center or bottom"}
+		}
+	case "scale":
+		if s.Scale, ok = parseScale(value); !ok {
+			return &ParamError{key, "must be a number from 0.1 to 2"}
+		}
+	case "pixelated":
+		switch value {
+		case "0":
+			s.Smooth = true
+		case "1":
+			s.Smooth = false
+		default:
+			return &ParamError{key, "must be 1 (hard pixels, the default) or 0 (smooth)"}
+		}
+	case "darkmode":
+		switch value {
+		case "auto":
+			s.Dim = DimAuto
+		case "1":
+			s.Dim = DimAlways
+		case "0":
+			s.Dim = DimNone
+		default:
+			return &ParamError{key, "must be auto (dim in dark mode, SVG), 1 (always) or 0"}
+		}
+	case "prefix":
+		if len(value) == 0 || len(value) > MaxPrefixLen || strings.Trim(value, "0123456789") != "" {
+			return &ParamError{key, "must be a number of 1 to 10 digits"}
+		}
+		s.Prefix = value
+	case "comma":
+		switch value {
+		case "1", "true":
+			s.Comma = true
+		case "0", "false":
+			s.Comma = false
+		default:
+			return &ParamError{key, "must be 1 (1,234,567) or 0"}
+		}
+	}
+	return nil
+}
+
+// parseScale reads a multiplier from 0.1 to 2 with at most three
+// decimals, as thousandths.
+func parseScale(v string) (int, bool) {
+	whole, frac, _ := strings.Cut(v, ".")
+	if len(whole) > 1 || len(frac) > 3 || whole == "" && frac == "" {
+		return 0, false
+	}
+	n := 0
+	for _, part := range []string{whole, (frac + "000")[:3]} {
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(part[i]-'0')
+		}
+	}
+	return n, MinScale <= n && n <= MaxScale
+}
+
+// Commas writes n with a comma between thousands: 1,234,567.
+func Commas(n uint64) string {
+	d := strconv.FormatUint(n, 10)
+	b := make([]byte, 0, len(d)+len(d)/3)
+	for i := 0; i < len(d); i++ {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d[i])
+	}
+	return string(b)
 }

@@ -110,6 +110,35 @@ func TestParseStyle(t *testing.T) {
 		{"too long", "x=" + strings.Repeat("a", MaxQueryLen), def, "query"},
 		{"too many", strings.Repeat("a=1&", MaxParams+1), def, "query"},
 		{"10001 parameters", strings.Repeat("a=1&", 10001), def, "query"},
+		// Moe-Counter's options, under its names.
+		{"padding", "padding=7", with(func(s *Style) { s.Digits = 7 }), ""},
+		{"offset", "offset=-5", with(func(s *Style) { s.Offset = -5 }), ""},
+		{"offset max", "offset=100", with(func(s *Style) { s.Offset = 100 }), ""},
+		{"align", "align=center", with(func(s *Style) { s.Align = AlignCenter }), ""},
+		{"scale of a font", "scale=1.5", with(func(s *Style) { s.Scale, s.Size = 1500, 30 }), ""},
+		{"scale least, a font's least size", "scale=0.1", with(func(s *Style) { s.Scale, s.Size = 100, MinSize }), ""},
+		{"scale of a set", "scale=.5&theme=pix", with(func(s *Style) { s.Scale, s.Set = 500, "pix" }), ""},
+		{"pixelated=0 is smooth", "pixelated=0&theme=pix", with(func(s *Style) { s.Smooth, s.Set = true, "pix" }), ""},
+		{"darkmode auto", "darkmode=auto", with(func(s *Style) { s.Dim = DimAuto }), ""},
+		{"darkmode 1", "darkmode=1", with(func(s *Style) { s.Dim = DimAlways }), ""},
+		{"prefix", "prefix=2024", with(func(s *Style) { s.Prefix = "2024" }), ""},
+		{"comma", "comma=1", with(func(s *Style) { s.Comma = true }), ""},
+		{"padding and digits", "padding=3&digits=4", def, "digits,padding"},
+		{"scale and size", "size=30&scale=2", def, "size,scale"},
+		{"pixelated and smooth", "smooth=1&pixelated=1", def, "smooth,pixelated"},
+		{"offset past", "offset=101", def, "offset"},
+		{"offset past, negative", "offset=-101", def, "offset"},
+		{"offset a fraction", "offset=1.5", def, "offset"},
+		{"align other", "align=middle", def, "align"},
+		{"scale past", "scale=2.001", def, "scale"},
+		{"scale under", "scale=0.099", def, "scale"},
+		{"scale signed", "scale=-1", def, "scale"},
+		{"scale exponent", "scale=1e0", def, "scale"},
+		{"scale long", "scale=1.0000", def, "scale"},
+		{"darkmode other", "darkmode=2", def, "darkmode"},
+		{"prefix not a number", "prefix=-1", def, "prefix"},
+		{"prefix long", "prefix=12345678901", def, "prefix"},
+		{"comma other", "comma=yes", def, "comma"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -213,5 +242,37 @@ func TestLookNames(t *testing.T) {
 	}
 	if len(LookNames()) < 4 {
 		t.Errorf("%d looks, want at least 4", len(LookNames()))
+	}
+}
+
+// TestCountTextMoe writes a count with prefix= and comma=1: a set takes
+// the comma whatever it has (the drawing leaves out a comma it lacks), a
+// font only where it can draw one.
+func TestCountTextMoe(t *testing.T) {
+	yes := func(string) bool { return true }
+	no := func(string) bool { return false }
+	tests := []struct {
+		query string
+		n     uint64
+		can   func(string) bool
+		want  string
+	}{
+		{"prefix=7&digits=3", 42, no, "042"},
+		{"prefix=7&digits=3", 42, yes, "7042"},
+		{"prefix=7&digits=3&theme=pix", 42, no, "7042"},
+		{"comma=1&theme=pix", 1234567, no, "1,234,567"},
+		{"comma=1&theme=pix&digits=9", 999, no, "999"},
+		{"comma=1&prefix=1&theme=pix", 1000, no, "11,000"},
+		{"comma=1", 1234567, no, "1234567"},
+		{"comma=1", 1234567, yes, "1,234,567"},
+	}
+	for _, tc := range tests {
+		s, err := ParseStyle(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.CountText(tc.n, tc.can); got != tc.want {
+			t.Errorf("%s: CountText(%d) = %q, want %q", tc.query, tc.n, got, tc.want)
+		}
 	}
 }

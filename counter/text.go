@@ -13,6 +13,10 @@ const MaxPixels = 1 << 19
 // MaxTextLen is the longest text drawn: a uint64 has at most 20 digits.
 const MaxTextLen = 20
 
+// MaxSetText is the longest text a digit set draws: a prefix= and a
+// count of MaxTextLen digits with a comma between thousands.
+const MaxSetText = MaxPrefixLen + MaxTextLen + (MaxTextLen-1)/3
+
 // ErrTooLarge reports an image that would exceed MaxPixels.
 var ErrTooLarge = errors.New("image over the pixel budget")
 

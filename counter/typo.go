@@ -7,6 +7,7 @@ import "strings"
 var ImageKeys = [...]string{
 	"digits", "size", "fg", "bg", "font", "style", "label", "color", "labelColor", "labelcolor",
 	"theme", "darkfg", "darkbg", "smooth", "abbreviated", "count", "page", "show",
+	"padding", "scale", "pixelated", "offset", "align", "darkmode", "prefix", "comma",
 }
 
 // Typo is a query key that an image does not read but that looks like a

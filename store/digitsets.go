@@ -15,11 +15,11 @@ import (
 )
 
 // DigitSetRecords are an owner's digit set as the file keeps it: package
-// digitset's header record and one record a digit (digitset.Set.Marshal),
-// so that a hit reads the header and the digits it draws, no more.
+// digitset's header record and one record a piece (digitset.Set.Marshal),
+// so that a hit reads the header and the pieces it draws, no more.
 type DigitSetRecords struct {
 	Head   []byte
-	Digits [10][]byte // nil for a digit not read
+	Digits [digitset.NumPieces][]byte // the digits, then the other pieces; nil for one not read or not there
 }
 
 // Size is the bytes of the records read.
@@ -64,7 +64,7 @@ func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace
 	if err := counter.CheckDigitSetName(name); err != nil {
 		return err
 	}
-	if len(r.Head) == 0 || slices.ContainsFunc(r.Digits[:], func(d []byte) bool { return len(d) == 0 }) {
+	if len(r.Head) == 0 || slices.ContainsFunc(r.Digits[:10], func(d []byte) bool { return len(d) == 0 }) {
 		return fmt.Errorf("store: add digit set %q: a header and ten digit records wanted", name)
 	}
 	err := db.update(func(tx *bolt.Tx) error {
@@ -91,6 +91,9 @@ func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace
 			return err
 		}
 		for i, d := range r.Digits {
+			if len(d) == 0 {
+				continue // a piece the set lacks
+			}
 			if err := b.Put(digitSetDigitKey(i), d); err != nil {
 				return err
 			}
@@ -103,9 +106,10 @@ func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace
 	return nil
 }
 
-// DigitSetRecords reads set name's header and the records of the digits that
-// text holds (a count's digits, "0123456789" for all), copied out of the
-// file; a set not there is counter.ErrNoDigitSet.
+// DigitSetRecords reads set name's header and the records of the pieces
+// that text draws (a count's digits, ',' and '-', and the set's start and
+// end; "0123456789,-" for all), copied out of the file; a set not there
+// is counter.ErrNoDigitSet.
 func (db *DB) DigitSetRecords(name, text string) (DigitSetRecords, error) {
 	var r DigitSetRecords
 	err := db.view(func(tx *bolt.Tx) error {
@@ -131,24 +135,35 @@ func readDigitSetRecords(b *bolt.Bucket, text string) (DigitSetRecords, error) {
 	return digitSetRecordsIn(b, text, bytes.Clone)
 }
 
-// digitSetRecordsIn returns the header and the digits of text in b, each
-// through keep: a copy, for records used after the transaction, or the
-// records as the file maps them, for use within it.
+// digitSetRecordsIn returns the header and the pieces text draws in b,
+// each through keep: a copy, for records used after the transaction, or
+// the records as the file maps them, for use within it. A digit is
+// always there; another piece only when the set has it, which the
+// header, parsed later, says.
 func digitSetRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (DigitSetRecords, error) {
 	var r DigitSetRecords
 	r.Head = keep(b.Get(keyDigitSetHead))
 	if len(r.Head) == 0 {
 		return r, fmt.Errorf("%w: digit set without a header", ErrCorrupt)
 	}
-	for i := range 10 {
-		if !strings.ContainsRune(text, rune('0'+i)) {
+	var want [digitset.NumPieces]bool
+	for i := 0; i < len(text); i++ {
+		if k, ok := digitset.PieceOf(text[i]); ok {
+			want[k] = true
+		}
+	}
+	want[digitset.Start], want[digitset.End] = true, true
+	for i, w := range want {
+		if !w {
 			continue
 		}
 		d := b.Get(digitSetDigitKey(i))
-		if len(d) == 0 {
+		if len(d) == 0 && i < 10 {
 			return r, fmt.Errorf("%w: digit set without digit %d", ErrCorrupt, i)
 		}
-		r.Digits[i] = keep(d)
+		if len(d) > 0 {
+			r.Digits[i] = keep(d)
+		}
 	}
 	return r, nil
 }
@@ -195,7 +210,7 @@ func readDigitSetInfo(name string, b *bolt.Bucket) (DigitSetInfo, error) {
 		return t, err
 	}
 	t.Size = len(t.Records.Head)
-	for i := range 10 {
+	for i := range digitset.NumPieces {
 		t.Size += len(b.Get(digitSetDigitKey(i)))
 	}
 	return t, nil
@@ -254,7 +269,7 @@ func checkDigitSetRecords(r DigitSetRecords) error {
 func RecordsOf(s *digitset.Set) DigitSetRecords {
 	r := DigitSetRecords{Head: s.MarshalHeader()}
 	for i := range r.Digits {
-		r.Digits[i] = s.MarshalDigit(i)
+		r.Digits[i] = s.MarshalDigit(i) // nil for a piece it lacks
 	}
 	return r
 }

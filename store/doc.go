@@ -161,11 +161,16 @@
 //	  NAME/                    bucket, NAME as in counter.CheckDigitSetName
 //	    added   -> int64       when it was added, Unix seconds
 //	    head    -> record      digitset's header record (height, palette,
-//	                           loop, layout, each digit's width, frames
+//	                           loop, layout, each piece's size, frames
 //	                           and delays)
 //	    0 .. 9  -> record      digitset's record of that digit: its frames'
 //	                           palette indices and its file for SVG; a hit
 //	                           reads the header and the digits it draws
+//	    start, end, comma, dash -> record
+//	                           the same of a piece besides the digits, when
+//	                           the set has it (digitset's format 2: the
+//	                           header says which; format 1's sets, added
+//	                           before, have none and read as ever)
 //	importing/                 while an import runs (import_steps.go): its
 //	                           work, read by nothing else; left by an
 //	                           interrupted import, it is removed by the next

@@ -39,8 +39,8 @@ const formatPasswordV6 = "version 6 password"
 // has a second frame, all lit, and delays of 20 and 30 hundredths.
 func formatSetV6(t *testing.T) *digitset.Set {
 	t.Helper()
-	var src [10]digitset.Source
-	for i := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for i := range 10 {
 		frame := func(all bool) image.Image {
 			m := image.NewNRGBA(image.Rect(0, 0, i+2, 5))
 			for y := range 5 {

@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"hitcounter/counter"
+	"hitcounter/counter/digitset"
 )
 
 // schemaVersion is the version of the layout described in doc.go.
@@ -160,9 +161,23 @@ func decodeToday(b []byte, t *counter.Tally) error {
 	return decodeTally(b[8:], t)
 }
 
-// digitSetDigitKey is the key of digit i's record in a themes/NAME bucket:
-// "0" to "9", so that a hit reads only the digits it draws.
-func digitSetDigitKey(i int) []byte { return []byte{'0' + byte(i)} }
+// digitSetDigitKey is the key of piece i's record in a themes/NAME bucket:
+// "0" to "9" for the digits, so that a hit reads only the digits it draws,
+// then "start", "end", "comma" and "dash" for the pieces a set has
+// (digitset.Start..Dash, kept since digit-set format 2).
+func digitSetDigitKey(i int) []byte {
+	switch i {
+	case digitset.Start:
+		return []byte("start")
+	case digitset.End:
+		return []byte("end")
+	case digitset.Comma:
+		return []byte("comma")
+	case digitset.Dash:
+		return []byte("dash")
+	}
+	return []byte{'0' + byte(i)}
+}
 
 // pageColumns is the number of 8-byte columns of a page record: views and
 // visitors of the days folded into it (up to pages-folded), the first

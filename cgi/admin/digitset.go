@@ -93,22 +93,44 @@ func runDigitSetAdd(e *cmdEnv, c setCmd, name, path string) error {
 // describeSet says in one line what a set is.
 func describeSet(s *digitset.Set) string {
 	lo, hi, frames := 0, 0, 0
+	hlo, hhi := s.Height, 0
 	for i, d := range s.Digits {
+		if !s.Has(i) {
+			continue
+		}
+		frames = max(frames, len(d.Frames))
+		if i >= 10 {
+			continue
+		}
 		if i == 0 || d.Width < lo {
 			lo = d.Width
 		}
 		hi = max(hi, d.Width)
-		frames = max(frames, len(d.Frames))
+		hlo, hhi = min(hlo, d.Height), max(hhi, d.Height)
 	}
 	widths := fmt.Sprintf("%d", lo)
 	if hi != lo {
 		widths = fmt.Sprintf("%d to %d", lo, hi)
 	}
+	heights := fmt.Sprintf("%d", hhi)
+	if hlo != hhi {
+		heights = fmt.Sprintf("%d to %d", hlo, hhi)
+	}
 	what := "still"
 	if frames > 1 {
-		what = fmt.Sprintf("animated, up to %d frames a digit, %s", frames, loopText(s.Loop))
+		what = fmt.Sprintf("animated, up to %d frames a piece, %s", frames, loopText(s.Loop))
 	}
-	return fmt.Sprintf("%s, ten digits %d px high and %s wide, %d colours, %s", s.Layout, s.Height, widths, len(s.Palette), what)
+	var pieces []string
+	for k := 10; k < digitset.NumPieces; k++ {
+		if s.Has(k) {
+			pieces = append(pieces, digitset.PieceName(k))
+		}
+	}
+	with := ""
+	if len(pieces) > 0 {
+		with = ", with " + strings.Join(pieces, ", ")
+	}
+	return fmt.Sprintf("%s, ten digits %s px high and %s wide%s, %d colours, %s", s.Layout, heights, widths, with, len(s.Palette), what)
 }
 
 func loopText(loop int) string {
@@ -184,7 +206,7 @@ func runDigitSetShow(e *cmdEnv, c setCmd, name string) error {
 			return fmt.Errorf("%s show: %w %q (%s list shows them)", c.name, counter.ErrNoDigitSet, name, c.name)
 		}
 		t = list[i]
-		all, err = db.DigitSetRecords(name, "0123456789")
+		all, err = db.DigitSetRecords(name, "0123456789,-")
 		return err
 	})
 	if err != nil {
@@ -200,11 +222,14 @@ func runDigitSetShow(e *cmdEnv, c setCmd, name string) error {
 		fmt.Fprintf(e.stdout, "default theme of %s\n", strings.Join(t.UsedBy, ", "))
 	}
 	for i, d := range s.Digits {
+		if !s.Has(i) {
+			continue
+		}
 		delays := make([]string, len(d.Frames))
 		for k, f := range d.Frames {
 			delays[k] = fmt.Sprintf("%d", f.Delay*10)
 		}
-		line := fmt.Sprintf("digit %d: %dx%d px, %s of %d bytes", i, d.Width, s.Height, d.PieceType, len(d.Piece))
+		line := fmt.Sprintf("%s: %dx%d px, %s of %d bytes", digitset.PieceName(i), d.Width, d.Height, d.PieceType, len(d.Piece))
 		if len(d.Frames) > 1 {
 			line += fmt.Sprintf(", %d frames, delays %s ms", len(d.Frames), strings.Join(delays, ","))
 		}

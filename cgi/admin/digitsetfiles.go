@@ -15,8 +15,10 @@ import (
 )
 
 // readDigitSetFiles reads the files of a digit set at path: a folder of
-// 0.png..9.png, 0.gif..9.gif, 0.jpg..9.jpg (or .jpeg) or 0.webp..9.webp,
-// or one strip image. path itself is the
+// 0.png..9.png, 0.gif..9.gif, 0.jpg..9.jpg (or .jpeg) or 0.webp..9.webp
+// (with Moe-Counter's _start and _end, in any of those), or of
+// zero.gif..nine.gif (with comma.gif and dash.gif), or one strip image.
+// path itself is the
 // owner's word and may be a link he made; the digits' files are opened
 // in the folder it names without following a link (a link there may be
 // anyone's), and each must be a plain file that the person who ran the
@@ -48,53 +50,102 @@ func (e *cmdEnv) readDigitSetFiles(path string) (digitsetfile.Bundle, error) {
 		}
 		return digitsetfile.Bundle{Layout: digitsetfile.Strip, Names: []string{name}, Data: [][]byte{data}}, nil
 	}
-	// The folder's layout is the extension most digits have, the first
-	// on a tie.
-	var layout, ext string
+	// The folder's layout is the one whose digits it holds most of, the
+	// first on a tie.
+	var fl folderLayout
 	var files [10]*os.File
 	var missing []int
-	for _, fe := range folderExts {
-		fs, m := openDigits(f, fe.ext)
+	for i, l := range folderLayouts {
+		fs, m := openDigits(f, l)
 		defer closeAll(fs)
-		if layout == "" || len(m) < len(missing) {
-			layout, ext, files, missing = fe.layout, fe.ext, fs, m
+		if i == 0 || len(m) < len(missing) {
+			fl, files, missing = l, fs, m
 		}
 	}
+	layout := fl.layout
 	if len(missing) == 10 {
 		return digitsetfile.Bundle{}, noDigits(f)
 	}
 	if len(missing) > 0 {
 		i := missing[0]
-		return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w (a folder holds 0%s to 9%s)", i, strconv.Itoa(i)+ext, errMissingFile(f, strconv.Itoa(i)+ext), ext, ext)
+		name := fl.name(i)
+		return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w (a folder holds %s to %s)", i, name, errMissingFile(f, name),
+			fl.name(0), fl.name(9))
 	}
 	b := digitsetfile.Bundle{Layout: layout}
 	for i, df := range files {
-		name := strconv.Itoa(i) + ext
+		name := fl.name(i)
 		data, err := e.readDigitSetFile(df, &budget)
 		if err != nil {
 			return digitsetfile.Bundle{}, fmt.Errorf("digit %d: %s: %w", i, name, err)
 		}
 		b.Names, b.Data = append(b.Names, name), append(b.Data, data)
 	}
+	// The other pieces the folder has, in their order; the first of a
+	// piece's names found is taken.
+	pieces := digitsetfile.PieceFiles(layout)
+	for k := 10; k < 14; k++ {
+		for _, name := range pieces[k] {
+			pf, err := openPiece(f, name)
+			switch {
+			case errors.Is(err, syscall.ENOENT):
+				continue
+			case errors.Is(err, syscall.ELOOP):
+				return digitsetfile.Bundle{}, fmt.Errorf("%s: a symbolic link: copy the image itself into the folder", name)
+			case err != nil:
+				// Not left out unsaid: the set would be taken without it.
+				return digitsetfile.Bundle{}, fmt.Errorf("%s: %w", name, err)
+			}
+			data, err := e.readDigitSetFile(pf, &budget)
+			pf.Close()
+			if err != nil {
+				return digitsetfile.Bundle{}, fmt.Errorf("%s: %w", name, err)
+			}
+			b.Names, b.Data = append(b.Names, name), append(b.Data, data)
+			break
+		}
+	}
 	return b, nil
 }
 
-// folderExts are the file name endings of a folder's digits, with the
-// layout each makes: those Moe-Counter's themify.js takes.
-var folderExts = []struct{ ext, layout string }{
-	{".png", digitsetfile.PNGFolder},
-	{".gif", digitsetfile.GIFFolder},
-	{".jpg", digitsetfile.JPEGFolder},
-	{".jpeg", digitsetfile.JPEGFolder},
-	{".webp", digitsetfile.WebPFolder},
+// openPiece opens name in the folder dir without following a link.
+func openPiece(dir *os.File, name string) (*os.File, error) {
+	fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name)), nil
 }
 
-// openDigits opens 0EXT..9EXT in the folder dir without following links,
-// and returns the files (nil where one could not be opened) and the
-// digits not opened.
-func openDigits(dir *os.File, ext string) (files [10]*os.File, missing []int) {
+// folderLayout is a layout of a folder's digits and the file name ending
+// they have in it: a JPEG folder's are .jpg or .jpeg.
+type folderLayout struct{ layout, ext string }
+
+// name is the file name of digit i.
+func (l folderLayout) name(i int) string {
+	if l.layout == digitsetfile.NamedFolder {
+		return digitsetfile.DigitFile(l.layout, i)
+	}
+	return strconv.Itoa(i) + l.ext
+}
+
+// folderLayouts are the layouts a folder's digits may have: those
+// Moe-Counter's themify.js takes, and Digit Mania's names.
+var folderLayouts = []folderLayout{
+	{digitsetfile.PNGFolder, ".png"},
+	{digitsetfile.GIFFolder, ".gif"},
+	{digitsetfile.JPEGFolder, ".jpg"},
+	{digitsetfile.JPEGFolder, ".jpeg"},
+	{digitsetfile.WebPFolder, ".webp"},
+	{digitsetfile.NamedFolder, ".gif"},
+}
+
+// openDigits opens the digits of layout l (0.png..9.png, say) in the
+// folder dir without following links, and returns the files (nil where
+// one could not be opened) and the digits not opened.
+func openDigits(dir *os.File, l folderLayout) (files [10]*os.File, missing []int) {
 	for i := range files {
-		name := strconv.Itoa(i) + ext
+		name := l.name(i)
 		fd, err := syscall.Openat(int(dir.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			missing = append(missing, i)
@@ -132,11 +183,10 @@ func errMissingFile(dir *os.File, name string) error {
 // 0.gif..9.gif and the others to open: the links among them, if any,
 // named.
 func noDigits(dir *os.File) error {
-	for _, fe := range folderExts {
-		ext := fe.ext
+	for _, l := range folderLayouts {
 		var links []string
 		for i := range 10 {
-			name := strconv.Itoa(i) + ext
+			name := l.name(i)
 			if errors.Is(openErr(dir, name), syscall.ELOOP) {
 				links = append(links, name)
 			}
@@ -148,7 +198,7 @@ func noDigits(dir *os.File) error {
 			return fmt.Errorf("%s are symbolic links: copy the images themselves into the folder", strings.Join(links, ", "))
 		}
 	}
-	return errors.New("no digits: a set's folder holds 0.png to 9.png, or 0.gif to 9.gif, 0.jpg to 9.jpg, 0.webp to 9.webp")
+	return errors.New("no digits: a set's folder holds 0.png to 9.png, 0.gif to 9.gif, 0.jpg to 9.jpg, 0.webp to 9.webp, or zero.gif to nine.gif")
 }
 
 func closeAll(files [10]*os.File) {

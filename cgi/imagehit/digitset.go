@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+	"strings"
 
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
@@ -14,6 +15,10 @@ import (
 // hold: digitset remove refuses a set in use, so only a damaged or hand-made
 // file has one; its image is drawn in the font.
 var errSetGone = errors.New("the counter's default digit set is not in the database")
+
+// errNoDash reports dashes (a count not known) asked of a set without a
+// dash piece: they are drawn in the font.
+var errNoDash = errors.New("the digit set has no dash")
 
 // drawSet draws text in the digit set style names: the header and the
 // parts of the digits text holds that format draws are copied out in a
@@ -27,8 +32,14 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.I
 		return err
 	}
 	s, err := a.digitSet(style.Set, text, format)
+	if err == nil && !s.Has(digitset.Comma) {
+		text = strings.ReplaceAll(text, ",", "") // comma=1: a piece the set lacks is not invented
+	}
+	if err == nil && strings.Contains(text, "-") && !s.Has(digitset.Dash) {
+		err = errNoDash
+	}
 	if err == nil {
-		err = draw.WriteDigitSet(body, s, text, format, draw.SetOptions{Height: style.SetHeight, Smooth: style.Smooth})
+		err = draw.WriteDigitSet(body, s, text, format, draw.SetOptionsOf(s, style))
 	}
 	release()
 	if err != nil {

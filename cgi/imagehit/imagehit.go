@@ -128,8 +128,9 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		a.Log.Printf("%s %q not counted: %v", r.Method, name, err)
 		status, _, _ = PublicError(err)
 		text = counter.Placeholder(style.Digits)
-		if style.Set != "" {
-			// A set has no dashes: the font's, at its own size.
+		if style.Set != "" && (errors.Is(err, store.ErrTimeout) || errors.Is(err, store.ErrMissing) || errors.Is(err, store.ErrLockIsDatabase)) {
+			// The file cannot be read now, the set's dash with it:
+			// the font's dashes, at its own size, without a second wait.
 			style = fontStyle(style.Digits)
 		}
 	}
@@ -166,10 +167,16 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.ImageType, style, tag counter.Style) (counter.Style, error) {
 	if style.Set != "" {
 		err := a.drawSet(body, name, text, format, style, tag.Set != "")
-		if !errors.Is(err, errSetGone) {
+		switch {
+		case errors.Is(err, errNoDash) || err != nil && text == counter.Placeholder(style.Digits):
+			// A set without a dash piece, or one that cannot be read for
+			// the dashes of a count not known: the font's, at its own size.
+			style = fontStyle(style.Digits)
+		case !errors.Is(err, errSetGone):
 			return style, err
+		default:
+			style = tag // the font, as drawSet's log line says
 		}
-		style = tag // the font, as drawSet's log line says
 	}
 	d, err := a.Glyphs.NewDrawing(text, style)
 	if err == nil {

@@ -18,8 +18,8 @@ import (
 // high, and makes it the default theme of the counters named.
 func addTestSet(t *testing.T, a *App, defaultOf ...string) {
 	t.Helper()
-	var src [10]digitset.Source
-	for i := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for i := range 10 {
 		m := image.NewNRGBA(image.Rect(0, 0, i+3, 10))
 		for p := 0; p < len(m.Pix); p += 4 {
 			copy(m.Pix[p:], []byte{uint8(25 * i), 0x80, 0x40, 0xff})
@@ -65,6 +65,10 @@ func TestFastCGIDrawsDigitSets(t *testing.T) {
 		{"/own.png", "digits=2", 200, 3 + 4, ""},       // 01: the counter's own
 		{"/own.png", "digits=2&theme=led", 200, 0, ""}, // a look the tag names
 		{"/demo.png", "theme=pix&digits=12&size=1024", 400, 0, "size: the digit set's image would pass 524288 pixels (262144 with smooth=1, 8192x1024 px): ask a smaller size or fewer digits"},
+		// Moe-Counter's options: padding=3 is digits=3, offset=2 apart.
+		{"/demo.png", "theme=pix&padding=3&offset=2&count=0", 200, 3 + 3 + 7 + 2*2, ""}, // 004
+		{"/demo.png", "theme=pix&padding=3&digits=4", 400, 0, "digits,padding: say the same: give one of digits and padding"},
+		{"/demo.svg", "theme=pix&size=20&scale=2", 400, 0, "size,scale: say the same: give one of size and scale"},
 	} {
 		out, status, err := c.Request(uint16(i+1), true, fcgitest.Env("GET", tc.path, tc.query), nil, 0)
 		if err != nil || status != fcgitest.RequestComplete {
@@ -75,7 +79,7 @@ func TestFastCGIDrawsDigitSets(t *testing.T) {
 			t.Errorf("%s?%s: %d %q, want %d %q", tc.path, tc.query, ans.Status, ans.Header.Get(errorHeader), tc.status, tc.reason)
 			continue
 		}
-		if tc.path == "/demo.svg" && !strings.Contains(string(ans.Body), "data:image/png;base64,") {
+		if tc.path == "/demo.svg" && tc.status == 200 && !strings.Contains(string(ans.Body), "data:image/png;base64,") {
 			t.Errorf("the SVG embeds no piece: %.200s", ans.Body)
 		}
 		if tc.width == 0 {

@@ -3,6 +3,8 @@ package web
 import (
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 
 	"hitcounter/cgi/imagehit"
 	"hitcounter/counter"
+	"hitcounter/counter/digitset"
 	"hitcounter/counter/draw"
 	"hitcounter/store"
 )
@@ -136,4 +139,64 @@ func TestFailedCommitCostsNoView(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFullDatabaseDrawsTheSetsDash: a hit that cannot be counted, in a
+// set that has a dash piece (Count.cgi's dash.gif), gets its dashes in
+// that piece; one in a set without, the font's.
+func TestFullDatabaseDrawsTheSetsDash(t *testing.T) {
+	a, _ := testApp(t)
+	addTestSet(t, a)
+	var src [digitset.NumPieces]digitset.Source
+	for i := range digitset.NumPieces {
+		if i >= 10 && i != digitset.Dash {
+			continue
+		}
+		m := image.NewNRGBA(image.Rect(0, 0, 5, 12))
+		for p := 0; p < len(m.Pix); p += 4 {
+			copy(m.Pix[p:], []byte{uint8(15 * i), 0x40, 0x80, 0xff})
+		}
+		src[i] = digitset.Source{Frames: []image.Image{m}, Piece: []byte("GIF8"), PieceType: digitset.TypeGIF}
+	}
+	s, err := digitset.New(src, digitset.LayoutNamedFolder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(a.cfg.DB, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddDigitSet("dashy", store.RecordsOf(s), testNow, false); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	a.cfg.MaxDBSize = store.SmallestMaxSize
+	names := fillDB(t, a.cfg.DB, a.cfg.MaxDBSize)
+	for i, n := range names {
+		w := serve(a, "GET", "/"+n+".png?theme=dashy&digits=4", "Referer", fmt.Sprintf("https://site%d.example/", i))
+		if w.Code == http.StatusOK {
+			continue
+		}
+		if w.Code != http.StatusInsufficientStorage {
+			t.Fatalf("status %d, want 507", w.Code)
+		}
+		img, err := png.Decode(w.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != 4*5 || b.Dy() != 12 {
+			t.Errorf("the dashes are %v, want four of the set's 5x12 dash", b)
+		}
+		if got := color.NRGBAModel.Convert(img.At(2, 6)).(color.NRGBA); got != (color.NRGBA{15 * digitset.Dash, 0x40, 0x80, 0xff}) {
+			t.Errorf("a dash's pixel is %v, want the dash piece's", got)
+		}
+		w = serve(a, "GET", "/"+n+".png?theme=pix&digits=4")
+		img, err = png.Decode(w.Body)
+		d, _ := draw.NewDrawing(counter.Placeholder(4), counter.DefaultStyle())
+		if wd, _ := d.Size(); err != nil || img.Bounds().Dx() != wd {
+			t.Errorf("a set without a dash: %v (%v), want the font's dashes, %d wide", img.Bounds(), err, wd)
+		}
+		return
+	}
+	t.Fatal("every hit was counted: the file never filled")
 }

@@ -9,20 +9,22 @@ import (
 
 // The stored bytes, all integers big-endian. A header record:
 //
-//	"DSH\x01"  magic and version
-//	u16        height
+//	"DSH\x02"  magic and version
+//	u16        height: the tallest piece's
 //	i32        loop count (-1 to 65535)
 //	u8         layout: 1 png-folder, 2 gif-folder, 3 strip, 4 jpeg-folder,
-//	           5 webp-folder
+//	           5 webp-folder, 6 named-folder
 //	u16        palette length n (1 to 256)
 //	n × 4      palette, non-premultiplied R, G, B, A
-//	10 × u16   each digit's width
+//	14 × (u16 width, u16 height)
+//	           the ten digits', then start, end, comma and dash: 0x0 for
+//	           a piece the set lacks
 //
-// and one record a digit:
+// and one record a piece the set has:
 //
-//	"DSD\x01"  magic and version
-//	u8         which digit (0 to 9)
-//	u16        width (as in the header)
+//	"DSD\x02"  magic and version
+//	u8         which piece (0 to 13, as in the header)
+//	u16        width, u16 height (as in the header)
 //	u16        frame count f (1 to MaxFrames)
 //	u8         piece type: 0 none (p is 0), 1 image/png, 2 image/gif,
 //	           3 image/jpeg, 4 image/webp
@@ -30,17 +32,23 @@ import (
 //	f × (u16 delay, width×height palette indices)
 //	p bytes    the piece
 //
-// Marshal joins them, each after its u32 length, header first.
+// Marshal joins them, each after its u32 length, header first. Version 1,
+// which sets added before pieces and unequal heights were kept, is read
+// still: its header has no heights and ten widths (every digit as high as
+// the set), its digit records no height, and it has no other pieces.
 const (
-	headerMagic = "DSH\x01"
-	digitMagic  = "DSD\x01"
-	headerFixed = 4 + 2 + 4 + 1 + 2
-	digitFixed  = 4 + 1 + 2 + 2 + 1 + 4
+	headerMagic   = "DSH\x02"
+	digitMagic    = "DSD\x02"
+	headerMagicV1 = "DSH\x01"
+	digitMagicV1  = "DSD\x01"
+	headerFixed   = 4 + 2 + 4 + 1 + 2
+	digitFixed    = 4 + 1 + 2 + 2 + 2 + 1 + 4
+	digitFixedV1  = 4 + 1 + 2 + 2 + 1 + 4
 )
 
 // The codes of layouts and piece types: new ones are added at the end,
 // so that a record written before them reads as it did.
-var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip, 4: LayoutJPEGFolder, 5: LayoutWebPFolder}
+var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip, 4: LayoutJPEGFolder, 5: LayoutWebPFolder, 6: LayoutNamedFolder}
 var pieceCodes = []string{1: TypePNG, 2: TypeGIF, 3: TypeJPEG, 4: TypeWebP}
 
 func code(names []string, name string) byte {
@@ -61,7 +69,7 @@ func damaged(format string, args ...any) error {
 
 // MarshalHeader returns the set's header record.
 func (s *Set) MarshalHeader() []byte {
-	b := make([]byte, 0, headerFixed+4*len(s.Palette)+20)
+	b := make([]byte, 0, headerFixed+4*len(s.Palette)+4*NumPieces)
 	b = append(b, headerMagic...)
 	b = binary.BigEndian.AppendUint16(b, uint16(s.Height))
 	b = binary.BigEndian.AppendUint32(b, uint32(int32(s.Loop)))
@@ -73,13 +81,17 @@ func (s *Set) MarshalHeader() []byte {
 	}
 	for _, d := range s.Digits {
 		b = binary.BigEndian.AppendUint16(b, uint16(d.Width))
+		b = binary.BigEndian.AppendUint16(b, uint16(d.Height))
 	}
 	return b
 }
 
-// MarshalDigit returns digit i's record.
+// MarshalDigit returns piece i's record, nil for a piece the set lacks.
 func (s *Set) MarshalDigit(i int) []byte {
 	d := &s.Digits[i]
+	if d.Width == 0 {
+		return nil
+	}
 	n := digitFixed + len(d.Piece)
 	for _, f := range d.Frames {
 		n += 2 + len(f.Pix)
@@ -88,6 +100,7 @@ func (s *Set) MarshalDigit(i int) []byte {
 	b = append(b, digitMagic...)
 	b = append(b, byte(i))
 	b = binary.BigEndian.AppendUint16(b, uint16(d.Width))
+	b = binary.BigEndian.AppendUint16(b, uint16(d.Height))
 	b = binary.BigEndian.AppendUint16(b, uint16(len(d.Frames)))
 	b = append(b, code(pieceCodes, d.PieceType))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(d.Piece)))
@@ -98,13 +111,15 @@ func (s *Set) MarshalDigit(i int) []byte {
 	return append(b, d.Piece...)
 }
 
-// Marshal returns the whole set as one record: the header and the ten
-// digits, each after its length.
+// Marshal returns the whole set as one record: the header and the
+// pieces it has, digits first, each after its length.
 func (s *Set) Marshal() []byte {
 	var b []byte
 	b = appendRecord(b, s.MarshalHeader())
 	for i := range s.Digits {
-		b = appendRecord(b, s.MarshalDigit(i))
+		if s.Has(i) {
+			b = appendRecord(b, s.MarshalDigit(i))
+		}
 	}
 	return b
 }
@@ -127,6 +142,9 @@ func Parse(b []byte) (*Set, error) {
 		return nil, err
 	}
 	for i := range s.Digits {
+		if !s.Has(i) {
+			continue
+		}
 		if rec, b, err = nextRecord(b); err != nil {
 			return nil, err
 		}
@@ -155,10 +173,11 @@ func nextRecord(b []byte) (rec, rest []byte, err error) {
 }
 
 // ParseHeader reads a header record: the set's height, palette, loop,
-// layout and digit widths, with no digit's frames (see ParseDigit), which
-// is enough to lay a count out.
+// layout and pieces' sizes, with no piece's frames (see ParseDigit),
+// which is enough to lay a count out.
 func ParseHeader(b []byte) (*Set, error) {
-	if len(b) < headerFixed || string(b[:4]) != headerMagic {
+	v1 := len(b) >= 4 && string(b[:4]) == headerMagicV1
+	if len(b) < headerFixed || string(b[:4]) != headerMagic && !v1 {
 		return nil, damaged("not a digit set header")
 	}
 	s := &Set{Height: int(binary.BigEndian.Uint16(b[4:]))}
@@ -167,6 +186,10 @@ func ParseHeader(b []byte) (*Set, error) {
 		s.Layout = layoutCodes[l]
 	}
 	n := int(binary.BigEndian.Uint16(b[11:]))
+	sizes := 4 * NumPieces
+	if v1 {
+		sizes = 2 * 10
+	}
 	switch {
 	case s.Height < 1 || s.Height > MaxSide:
 		return nil, damaged("height %d", s.Height)
@@ -176,7 +199,7 @@ func ParseHeader(b []byte) (*Set, error) {
 		return nil, damaged("layout %d", b[10])
 	case n < 1 || n > maxColors:
 		return nil, damaged("%d colours", n)
-	case len(b) != headerFixed+4*n+20:
+	case len(b) != headerFixed+4*n+sizes:
 		return nil, damaged("header of %d bytes for %d colours", len(b), n)
 	}
 	p := b[headerFixed:]
@@ -185,50 +208,78 @@ func ParseHeader(b []byte) (*Set, error) {
 		s.Palette[i] = color.NRGBA{p[4*i], p[4*i+1], p[4*i+2], p[4*i+3]}
 	}
 	w := p[4*n:]
+	tallest := 0
 	for i := range s.Digits {
-		s.Digits[i].Width = int(binary.BigEndian.Uint16(w[2*i:]))
-		if w := s.Digits[i].Width; w < 1 || w > MaxSide || w*s.Height > MaxPiecePixels {
-			return nil, damaged("digit %d: width %d", i, s.Digits[i].Width)
+		d := &s.Digits[i]
+		switch {
+		case v1 && i >= 10:
+			continue
+		case v1:
+			d.Width, d.Height = int(binary.BigEndian.Uint16(w[2*i:])), s.Height
+		default:
+			d.Width, d.Height = int(binary.BigEndian.Uint16(w[4*i:])), int(binary.BigEndian.Uint16(w[4*i+2:]))
 		}
+		if i >= 10 && d.Width == 0 && d.Height == 0 {
+			continue // a piece the set lacks
+		}
+		if d.Width < 1 || d.Width > MaxSide || d.Height < 1 || d.Height > s.Height || d.Width*s.Height > MaxPiecePixels {
+			return nil, damaged("%s: %dx%d in a set %d px high", PieceName(i), d.Width, d.Height, s.Height)
+		}
+		tallest = max(tallest, d.Height)
+	}
+	if tallest != s.Height {
+		return nil, damaged("height %d, the tallest piece %d", s.Height, tallest)
 	}
 	return s, nil
 }
 
-// ParseDigit reads digit i's record into s, checking it against the
-// header: its width, its frames' sizes and its piece. Whether its pixels
+// ParseDigit reads piece i's record into s, checking it against the
+// header: its size, its frames' sizes and its file. Whether its pixels
 // index the palette is CheckPixels', for the frames a drawing uses. Its
 // pixels and piece alias b, as Parse's do.
 func (s *Set) ParseDigit(i int, b []byte) error {
-	if i < 0 || i > 9 {
-		return fmt.Errorf("digitset: no digit %d", i)
+	if i < 0 || i >= NumPieces {
+		return fmt.Errorf("digitset: no piece %d", i)
 	}
-	if len(b) < digitFixed || string(b[:4]) != digitMagic {
+	fixed, v1 := digitFixed, len(b) >= 4 && string(b[:4]) == digitMagicV1
+	if v1 {
+		fixed = digitFixedV1
+	}
+	if len(b) < fixed || string(b[:4]) != digitMagic && !v1 {
 		return damaged("not a digit record")
 	}
+	if !s.Has(i) {
+		return damaged("a record of %s, which the header says the set lacks", PieceName(i))
+	}
 	if int(b[4]) != i {
-		return damaged("record of digit %d read as digit %d", b[4], i)
+		return damaged("record of piece %d read as piece %d", b[4], i)
 	}
-	d := Digit{Width: int(binary.BigEndian.Uint16(b[5:]))}
-	frames := int(binary.BigEndian.Uint16(b[7:]))
-	if int(b[9]) < len(pieceCodes) {
-		d.PieceType = pieceCodes[b[9]]
+	d := Digit{Width: int(binary.BigEndian.Uint16(b[5:])), Height: s.Height}
+	p := b[7:]
+	if !v1 {
+		d.Height, p = int(binary.BigEndian.Uint16(p)), p[2:]
 	}
-	pieceLen := uint64(binary.BigEndian.Uint32(b[10:]))
-	size := d.Width * s.Height
+	frames := int(binary.BigEndian.Uint16(p))
+	typ := p[2]
+	if int(typ) < len(pieceCodes) {
+		d.PieceType = pieceCodes[typ]
+	}
+	pieceLen := uint64(binary.BigEndian.Uint32(p[3:]))
+	size := d.Width * d.Height
 	switch {
-	case d.Width != s.Digits[i].Width:
-		return damaged("digit %d: width %d, the header says %d", i, d.Width, s.Digits[i].Width)
+	case d.Width != s.Digits[i].Width || d.Height != s.Digits[i].Height:
+		return damaged("%s: %dx%d, the header says %dx%d", PieceName(i), d.Width, d.Height, s.Digits[i].Width, s.Digits[i].Height)
 	case frames < 1 || frames > MaxFrames:
-		return damaged("digit %d: %d frames", i, frames)
-	case d.PieceType == "" && (b[9] != 0 || pieceLen != 0 || s.Layout != LayoutStrip) || d.PieceType != "" && pieceLen == 0:
-		return damaged("digit %d: piece type %d of %d bytes", i, b[9], pieceLen)
-	case uint64(len(b)) != uint64(digitFixed)+uint64(frames*(2+size))+pieceLen:
-		return damaged("digit %d: record of %d bytes", i, len(b))
+		return damaged("%s: %d frames", PieceName(i), frames)
+	case d.PieceType == "" && (typ != 0 || pieceLen != 0 || s.Layout != LayoutStrip) || d.PieceType != "" && pieceLen == 0:
+		return damaged("%s: piece type %d of %d bytes", PieceName(i), typ, pieceLen)
+	case uint64(len(b)) != uint64(fixed)+uint64(frames*(2+size))+pieceLen:
+		return damaged("%s: record of %d bytes", PieceName(i), len(b))
 	case pieceLen > MaxPieceBytes:
-		return damaged("digit %d: piece of %d bytes", i, pieceLen)
+		return damaged("%s: piece of %d bytes", PieceName(i), pieceLen)
 	}
 	d.Frames = make([]Frame, frames)
-	p := b[digitFixed:]
+	p = b[fixed:]
 	for k := range d.Frames {
 		d.Frames[k] = Frame{Delay: int(binary.BigEndian.Uint16(p)), Pix: p[2 : 2+size : 2+size]}
 		p = p[2+size:]
@@ -245,8 +296,8 @@ func (s *Set) ParseDigit(i int, b []byte) error {
 // the frames a drawing uses, so that a PNG of an animated set reads its
 // first frames only; Parse checks every frame.
 func (s *Set) CheckPixels(i, frames int) error {
-	if i < 0 || i > 9 {
-		return fmt.Errorf("digitset: no digit %d", i)
+	if i < 0 || i >= NumPieces {
+		return fmt.Errorf("digitset: no piece %d", i)
 	}
 	n := len(s.Palette)
 	if n >= maxColors {
@@ -254,7 +305,7 @@ func (s *Set) CheckPixels(i, frames int) error {
 	}
 	for k, f := range s.Digits[i].Frames[:min(frames, len(s.Digits[i].Frames))] {
 		if m := maxIndex(f.Pix); int(m) >= n {
-			return damaged("digit %d: frame %d: index %d past %d colours", i, k, m, n)
+			return damaged("%s: frame %d: index %d past %d colours", PieceName(i), k, m, n)
 		}
 	}
 	return nil

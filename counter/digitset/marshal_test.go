@@ -5,21 +5,22 @@ import (
 	"encoding/binary"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
 func TestMarshalRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		digits [10]Source
+		digits [NumPieces]Source
 		layout string
 	}{
 		{"stills", stills(7, 30), LayoutPNGFolder},
 		{"animated", animated(5, 12), LayoutGIFFolder},
 		{"many colours", gradient(), LayoutStrip},
-		{"strip without files", func() [10]Source {
+		{"strip without files", func() [NumPieces]Source {
 			ds := stills(7, 30)
-			for i := range ds {
+			for i := range 10 {
 				ds[i].Piece, ds[i].PieceType = nil, ""
 			}
 			return ds
@@ -77,14 +78,50 @@ func TestStoredBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Loop = -1
-	want := "DSH\x01\x00\x02\xff\xff\xff\xff\x03\x00\x01\x00\x00\x00\x00" +
-		"\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01"
+	want := "DSH\x02\x00\x02\xff\xff\xff\xff\x03\x00\x01\x00\x00\x00\x00" +
+		strings.Repeat("\x00\x01\x00\x02", 10) + strings.Repeat("\x00\x00\x00\x00", 4)
 	if got := string(s.MarshalHeader()); got != want {
 		t.Errorf("header: got %q, want %q", got, want)
 	}
-	want = "DSD\x01\x07\x00\x01\x00\x01\x01\x00\x00\x00\x03" + "\x00\x00\x00\x00" + "png"
+	want = "DSD\x02\x07\x00\x01\x00\x02\x00\x01\x01\x00\x00\x00\x03" + "\x00\x00\x00\x00" + "png"
 	if got := string(s.MarshalDigit(7)); got != want {
 		t.Errorf("digit 7: got %q, want %q", got, want)
+	}
+}
+
+// TestParseVersion1 reads a set as the file kept it before pieces and
+// unequal heights (the bytes TestStoredBytes pinned then): every digit
+// as high as the set, and no other piece.
+func TestParseVersion1(t *testing.T) {
+	head := "DSH\x01\x00\x02\xff\xff\xff\xff\x03\x00\x01\x00\x00\x00\x00" +
+		"\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01"
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(head)))
+	b = append(b, head...)
+	for i := range 10 {
+		rec := "DSD\x01" + string(rune(i)) + "\x00\x01\x00\x01\x01\x00\x00\x00\x03" + "\x00\x00\x00\x00" + "png"
+		b = binary.BigEndian.AppendUint32(b, uint32(len(rec)))
+		b = append(b, rec...)
+	}
+	s, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Height != 2 || s.Layout != LayoutStrip || s.Loop != -1 {
+		t.Errorf("got height %d, layout %s, loop %d; want 2, strip, -1", s.Height, s.Layout, s.Loop)
+	}
+	for i, d := range s.Digits {
+		want := [2]int{1, 2}
+		if i >= 10 {
+			want = [2]int{}
+		}
+		if [2]int{d.Width, d.Height} != want || i < 10 && (len(d.Frames) != 1 || string(d.Piece) != "png") {
+			t.Errorf("%s: %dx%d, %d frames, piece %q; want %dx%d", PieceName(i), d.Width, d.Height, len(d.Frames), d.Piece, want[0], want[1])
+		}
+	}
+	// Written again, it is a set of today's version that reads the same.
+	again, err := Parse(s.Marshal())
+	if err != nil || again.Digits[7].Height != 2 || again.Has(Start) {
+		t.Errorf("written again: %v, %+v", err, again)
 	}
 }
 
@@ -121,7 +158,7 @@ func TestParseRefuses(t *testing.T) {
 		{"pixel past palette", at(digit0+digitFixed+2, 200)},
 		{"no file in a folder set", func() []byte {
 			ds := stills(3, 4)
-			for i := range ds {
+			for i := range 10 {
 				ds[i].Piece, ds[i].PieceType = nil, ""
 			}
 			s, err := New(ds, LayoutStrip)
@@ -144,7 +181,7 @@ func TestParseRefuses(t *testing.T) {
 // FuzzParse feeds damaged sets to Parse: it may refuse them, never panic,
 // and what it takes must marshal back to the same bytes.
 func FuzzParse(f *testing.F) {
-	for _, ds := range [][10]Source{stills(3, 4), animated(2, 3)} {
+	for _, ds := range [][NumPieces]Source{stills(3, 4), animated(2, 3)} {
 		s, err := New(ds, LayoutGIFFolder)
 		if err != nil {
 			f.Fatal(err)

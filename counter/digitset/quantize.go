@@ -68,7 +68,7 @@ func keys(img image.Image) []uint32 {
 	return out
 }
 
-func newQuantizer(digits [10]Source) *quantizer {
+func newQuantizer(digits []Source) *quantizer {
 	q := &quantizer{exact: make(map[uint32]uint8)}
 	for _, d := range digits {
 		for _, img := range d.Frames {
@@ -121,7 +121,7 @@ type entry struct {
 // that error, until there are enough boxes; each box's colour is the mean of
 // its pixels. Ties are broken by bucket, so the palette depends on the
 // pixels alone.
-func (q *quantizer) cut(digits [10]Source) {
+func (q *quantizer) cut(digits []Source) {
 	slot := make([]int32, 1<<20) // bucket to entry index + 1
 	var entries []entry
 	var sums [][4]int

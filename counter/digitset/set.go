@@ -50,8 +50,53 @@ const (
 	LayoutGIFFolder  = "gif-folder"  // 0.gif..9.gif
 	LayoutJPEGFolder = "jpeg-folder" // 0.jpg..9.jpg or 0.jpeg..9.jpeg
 	LayoutWebPFolder = "webp-folder" // 0.webp..9.webp, still
-	LayoutStrip      = "strip"       // one image of ten digits of equal width
+	LayoutStrip      = "strip"       // one image of ten digits, or Count.cgi's segments
+	// LayoutNamedFolder is the classic "Digit Mania" folder that
+	// Count.cgi reads: zero.gif..nine.gif, comma.gif and dash.gif.
+	LayoutNamedFolder = "named-folder"
 )
+
+// The pieces of a set besides its ten digits, by their index in
+// Set.Digits after the digits': Moe-Counter's _start and _end, drawn
+// before and after the count, and Count.cgi's comma and dash, drawn for
+// a thousands separator and for the dashes of a count not known.
+const (
+	Start = 10
+	End   = 11
+	Comma = 12
+	Dash  = 13
+	// NumPieces is the digits and the other pieces.
+	NumPieces = 14
+)
+
+// PieceName names piece i for messages: "digit 3", "start".
+func PieceName(i int) string {
+	switch i {
+	case Start:
+		return "start"
+	case End:
+		return "end"
+	case Comma:
+		return "comma"
+	case Dash:
+		return "dash"
+	}
+	return fmt.Sprintf("digit %d", i)
+}
+
+// PieceOf returns the piece that character c of a count's text draws:
+// a digit, ',' the comma, '-' the dash.
+func PieceOf(c byte) (int, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0'), true
+	case c == ',':
+		return Comma, true
+	case c == '-':
+		return Dash, true
+	}
+	return 0, false
+}
 
 // The media types of a digit's Piece.
 const (
@@ -68,9 +113,11 @@ type Frame struct {
 	Pix   []uint8 // indices into Set.Palette
 }
 
-// Digit is one of the ten digits.
+// Digit is one of the ten digits, or another piece (Start, End, Comma,
+// Dash), which a set may lack: then its Width is 0.
 type Digit struct {
 	Width  int
+	Height int     // at most the set's
 	Frames []Frame // at least one; nil in a set read by ParseHeader until ParseDigit
 	// Piece is the digit as an image file an SVG embeds as a data: URI:
 	// the owner's own file for a folder set; for a digit cut from a strip,
@@ -82,11 +129,11 @@ type Digit struct {
 
 // Set is an owner's digit set as stored.
 type Set struct {
-	Height  int
-	Palette color.Palette // of color.NRGBA, at most 256, shared by every digit and frame
-	Loop    int           // as image/gif's LoopCount: 0 forever, -1 once, n > 0 n more times
-	Digits  [10]Digit
-	Layout  string // LayoutPNGFolder, LayoutGIFFolder or LayoutStrip
+	Height  int              // the tallest piece's, which a drawing's height is
+	Palette color.Palette    // of color.NRGBA, at most 256, shared by every digit and frame
+	Loop    int              // as image/gif's LoopCount: 0 forever, -1 once, n > 0 n more times
+	Digits  [NumPieces]Digit // the ten digits, then the pieces it has
+	Layout  string           // one of the layouts above
 }
 
 // Source is one digit as the decoder hands it over: its frames already
@@ -102,32 +149,39 @@ type Source struct {
 
 // DigitError is a set refused because of one digit.
 type DigitError struct {
-	Digit  int
+	Digit  int // a piece's index: Start, End, Comma, Dash past the digits
 	Reason string
 }
 
-func (e *DigitError) Error() string { return fmt.Sprintf("digit %d: %s", e.Digit, e.Reason) }
+func (e *DigitError) Error() string { return PieceName(e.Digit) + ": " + e.Reason }
 
 func digitErr(i int, format string, args ...any) error {
 	return &DigitError{Digit: i, Reason: fmt.Sprintf(format, args...)}
 }
 
-// New checks ten digits and converts them into a set: each digit has 1 to
-// MaxFrames frames of one size, at most MaxSide pixels a side and
-// MaxPiecePixels in all; all digits
-// have the same height (widths may differ); the set holds at most
-// MaxPixels pixels and MaxPieceBytes of files. A digit that fails is named
-// in a *DigitError.
+// New checks ten digits and the other pieces a set has (a Source with no
+// frames is a piece it lacks; every digit is needed) and converts them into
+// a set: each piece has 1 to MaxFrames frames of one size, at most
+// MaxSide pixels a side; heights and widths may differ from piece to
+// piece, as real sets' do, the tallest setting the set's; each piece,
+// as wide as it is and as high as the set, is at most MaxPiecePixels, and
+// FitDigits of the widest digit between the start and the end fit in
+// MaxDrawPixels; the set holds at most MaxPixels pixels and
+// MaxPieceBytes of files. A piece that fails is named in a *DigitError.
 //
-// The set loops as its longest-looping animated digit does.
-func New(digits [10]Source, layout string) (*Set, error) {
+// The set loops as its longest-looping animated piece does.
+func New(pieces [NumPieces]Source, layout string) (*Set, error) {
 	if !knownLayout(layout) {
 		return nil, fmt.Errorf("digitset: unknown layout %q", layout)
 	}
-	s := &Set{Layout: layout, Height: commonHeight(digits)}
-	pixels, pieces := 0, 0
-	for i, d := range digits {
-		if err := checkSource(i, d, s.Height, layout); err != nil {
+	s := &Set{Layout: layout}
+	var present []Source
+	pixels, files := 0, 0
+	for i, d := range pieces {
+		if i >= 10 && len(d.Frames) == 0 && len(d.Piece) == 0 {
+			continue // a piece the set lacks
+		}
+		if err := checkSource(i, d, layout); err != nil {
 			return nil, err
 		}
 		b := d.Frames[0].Bounds()
@@ -135,18 +189,44 @@ func New(digits [10]Source, layout string) (*Set, error) {
 		if pixels > MaxPixels {
 			return nil, digitErr(i, "the set passes %d pixels, every frame counted", MaxPixels)
 		}
-		if pieces += len(d.Piece); pieces > MaxPieceBytes {
+		if files += len(d.Piece); files > MaxPieceBytes {
 			return nil, digitErr(i, "the set's files pass %d bytes", MaxPieceBytes)
 		}
-		s.Digits[i] = Digit{Width: b.Dx(), PieceType: d.PieceType}
+		s.Digits[i] = Digit{Width: b.Dx(), Height: b.Dy(), PieceType: d.PieceType}
+		s.Height = max(s.Height, b.Dy())
 		if len(d.Piece) > 0 {
 			s.Digits[i].Piece = slices.Clone(d.Piece)
 		}
+		present = append(present, d)
 	}
-	s.Loop = loopOf(digits)
-	q := newQuantizer(digits)
+	// A piece is drawn in a column as high as the set: a short, wide
+	// piece beside a tall one costs its width at the tallest's height.
+	for i, d := range s.Digits {
+		if w := d.Width; w*s.Height > MaxPiecePixels {
+			return nil, digitErr(i, "%d px wide at the set's height of %d px is %d pixels, at most %d a piece, so that %d digits make an image of at most %d pixels",
+				w, s.Height, w*s.Height, MaxPiecePixels, FitDigits, MaxDrawPixels)
+		}
+	}
+	// Eight digits as wide as the widest, between the start and the end,
+	// fit: each digit does by itself, so only those two can pass it.
+	widest := 0
+	for _, d := range s.Digits[:10] {
+		widest = max(widest, d.Width)
+	}
+	if w := s.Digits[Start].Width + FitDigits*widest + s.Digits[End].Width; w*s.Height > MaxDrawPixels {
+		k := Start
+		if !s.Has(Start) {
+			k = End
+		}
+		return nil, digitErr(k, "with it, %d digits as wide as the widest make an image of %dx%d px, %d pixels, at most %d", FitDigits, w, s.Height, w*s.Height, MaxDrawPixels)
+	}
+	s.Loop = loopOf(present)
+	q := newQuantizer(present)
 	s.Palette = q.palette
-	for i, d := range digits {
+	for i, d := range pieces {
+		if s.Digits[i].Width == 0 {
+			continue
+		}
 		frames := make([]Frame, len(d.Frames))
 		for k, img := range d.Frames {
 			frames[k].Pix = q.indices(img)
@@ -163,31 +243,10 @@ func knownLayout(l string) bool {
 	return code(layoutCodes, l) != 0
 }
 
-// commonHeight is the height most digits have (digit 0's on a tie), so
-// that the odd one out is the one named.
-func commonHeight(digits [10]Source) int {
-	var hs []int
-	for _, d := range digits {
-		if len(d.Frames) > 0 && d.Frames[0] != nil {
-			hs = append(hs, d.Frames[0].Bounds().Dy())
-		}
-	}
-	best, bestN := 0, 0
-	for _, h := range hs {
-		n := 0
-		for _, g := range hs {
-			if g == h {
-				n++
-			}
-		}
-		if n > bestN {
-			best, bestN = h, n
-		}
-	}
-	return best
-}
+// Has reports whether the set has piece i (every set has its digits).
+func (s *Set) Has(i int) bool { return i >= 0 && i < NumPieces && s.Digits[i].Width > 0 }
 
-func checkSource(i int, d Source, height int, layout string) error {
+func checkSource(i int, d Source, layout string) error {
 	switch {
 	case len(d.Frames) == 0:
 		return digitErr(i, "no image")
@@ -215,9 +274,7 @@ func checkSource(i int, d Source, height int, layout string) error {
 	case w > MaxSide || h > MaxSide:
 		return digitErr(i, "%dx%d px, at most %d px a side", w, h, MaxSide)
 	case w*h > MaxPiecePixels:
-		return digitErr(i, "%dx%d px is %d pixels, at most %d a digit, so that %d digits make an image of at most %d pixels", w, h, w*h, MaxPiecePixels, FitDigits, MaxDrawPixels)
-	case h != height:
-		return digitErr(i, "height %d px, the others %d px", h, height)
+		return digitErr(i, "%dx%d px is %d pixels, at most %d a piece, so that %d digits make an image of at most %d pixels", w, h, w*h, MaxPiecePixels, FitDigits, MaxDrawPixels)
 	}
 	for k, f := range d.Frames {
 		if f == nil {
@@ -237,7 +294,7 @@ func checkSource(i int, d Source, height int, layout string) error {
 
 // loopOf is the loop count of the digit that plays longest: forever if
 // any animated digit loops forever. Still digits have no say.
-func loopOf(digits [10]Source) int {
+func loopOf(digits []Source) int {
 	plays := 0 // 0 is forever; else how many times the animation plays
 	found := false
 	for _, d := range digits {
@@ -274,32 +331,42 @@ var errNotLoaded = errors.New("digit not loaded")
 // Frames returns digit i's frames, or an error for a digit that a set
 // read by ParseHeader has not been given by ParseDigit.
 func (s *Set) Frames(i int) ([]Frame, error) {
-	if i < 0 || i > 9 {
-		return nil, fmt.Errorf("digitset: no digit %d", i)
+	if i < 0 || i >= NumPieces {
+		return nil, fmt.Errorf("digitset: no piece %d", i)
 	}
 	if len(s.Digits[i].Frames) == 0 {
-		return nil, fmt.Errorf("digitset: digit %d: %w", i, errNotLoaded)
+		return nil, fmt.Errorf("digitset: %s: %w", PieceName(i), errNotLoaded)
 	}
 	return s.Digits[i].Frames, nil
 }
 
+// Uses returns the pieces that text (a count's digits, ',' and '-')
+// draws in s: those of its characters, and the set's start and end.
+func (s *Set) Uses(text string) (use [NumPieces]bool) {
+	for i := 0; i < len(text); i++ {
+		if k, ok := PieceOf(text[i]); ok {
+			use[k] = true
+		}
+	}
+	use[Start], use[End] = s.Has(Start), s.Has(End)
+	return use
+}
+
 // Detach returns a copy of s that shares no bytes with it and holds, of
-// each digit in text (digits only) that s has read, its first frames
+// each piece that text draws (Uses) that s has read, its first frames
 // frames and, with pieces, its file. A set parsed where a file maps it
 // is read, so detached, in a transaction as short as the copy, and drawn
 // after the transaction is closed; frames and pieces are what the
 // drawing reads, no more.
 func (s *Set) Detach(text string, frames int, pieces bool) *Set {
 	c := &Set{Height: s.Height, Palette: slices.Clone(s.Palette), Loop: s.Loop, Layout: s.Layout}
-	var want [10]bool
+	want := s.Uses(text)
 	size := 0
-	for i := 0; i < len(text); i++ {
-		k := int(text[i] - '0')
-		if k < 0 || k > 9 || want[k] {
+	for k := range want {
+		d := &s.Digits[k]
+		if !want[k] {
 			continue
 		}
-		want[k] = true
-		d := &s.Digits[k]
 		for _, f := range d.Frames[:min(frames, len(d.Frames))] {
 			size += len(f.Pix)
 		}
@@ -314,7 +381,7 @@ func (s *Set) Detach(text string, frames int, pieces bool) *Set {
 		return buf[len(buf)-len(b) : len(buf) : len(buf)]
 	}
 	for k, d := range s.Digits {
-		c.Digits[k].Width = d.Width
+		c.Digits[k].Width, c.Digits[k].Height = d.Width, d.Height
 		if !want[k] || len(d.Frames) == 0 {
 			continue
 		}

@@ -33,18 +33,18 @@ var (
 )
 
 // stills returns ten one-frame digits of w by h.
-func stills(w, h int) [10]Source {
-	var ds [10]Source
-	for i := range ds {
+func stills(w, h int) [NumPieces]Source {
+	var ds [NumPieces]Source
+	for i := range 10 {
 		ds[i] = Source{Frames: []image.Image{digitImage(i, w, h, black, clear)}, Piece: []byte("png"), PieceType: TypePNG}
 	}
 	return ds
 }
 
 // animated returns ten digits of i%3+1 frames, each frame's delay 10*(i+1).
-func animated(w, h int) [10]Source {
-	var ds [10]Source
-	for i := range ds {
+func animated(w, h int) [NumPieces]Source {
+	var ds [NumPieces]Source
+	for i := range 10 {
 		d := Source{Piece: []byte("gif"), PieceType: TypeGIF, Loop: 0}
 		for k := range i%3 + 1 {
 			d.Frames = append(d.Frames, digitImage((i+k)%10, w, h, white, black))
@@ -66,7 +66,7 @@ func TestNew(t *testing.T) {
 	if len(s.Palette) != 2 {
 		t.Errorf("got %d colours, want 2", len(s.Palette))
 	}
-	for i, d := range s.Digits {
+	for i, d := range s.Digits[:10] {
 		if len(d.Frames) != i%3+1 {
 			t.Errorf("digit %d: got %d frames, want %d", i, len(d.Frames), i%3+1)
 		}
@@ -93,58 +93,106 @@ func TestNew(t *testing.T) {
 	}
 }
 
-func TestNewRefuses(t *testing.T) {
-	tall := func(ds [10]Source) [10]Source {
-		ds[3].Frames = []image.Image{digitImage(3, 6, 40, black, clear)}
-		return ds
+// TestNewPieces takes a set as real ones come: one digit taller than the
+// rest, and start, end and comma pieces of their own sizes; the set is
+// as high as its tallest piece, each piece keeps its size, and a piece it
+// lacks (the dash) stays lacking through the stored bytes.
+func TestNewPieces(t *testing.T) {
+	ds := stills(6, 38)
+	ds[3].Frames = []image.Image{digitImage(3, 6, 40, black, clear)}
+	ds[Start] = Source{Frames: []image.Image{digitImage(1, 12, 20, white, black)}, Piece: []byte("s"), PieceType: TypePNG}
+	ds[End] = Source{Frames: []image.Image{digitImage(2, 9, 44, white, black)}, Piece: []byte("e"), PieceType: TypePNG}
+	ds[Comma] = Source{Frames: []image.Image{digitImage(4, 3, 8, white, black)}, Piece: []byte("c"), PieceType: TypeGIF}
+	s, err := New(ds, LayoutPNGFolder)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wide := func(ds [10]Source) [10]Source {
-		for i := range ds {
+	got, err := Parse(s.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int][2]int{0: {6, 38}, 3: {6, 40}, Start: {12, 20}, End: {9, 44}, Comma: {3, 8}, Dash: {0, 0}}
+	if got.Height != 44 {
+		t.Errorf("height %d, want 44 (the end piece's)", got.Height)
+	}
+	for i, wh := range want {
+		d := got.Digits[i]
+		if d.Width != wh[0] || d.Height != wh[1] || got.Has(i) != (wh[0] > 0) {
+			t.Errorf("%s: %dx%d (has %t), want %dx%d", PieceName(i), d.Width, d.Height, got.Has(i), wh[0], wh[1])
+		}
+	}
+	if u := got.Uses("1,5"); !u[1] || !u[5] || !u[Comma] || !u[Start] || !u[End] || u[Dash] || u[0] {
+		t.Errorf("Uses(\"1,5\") = %v", u)
+	}
+}
+
+func TestNewRefuses(t *testing.T) {
+	wide := func(ds [NumPieces]Source) [NumPieces]Source {
+		for i := range 10 {
 			ds[i].Frames = []image.Image{digitImage(i, MaxSide+1, 10, black, clear)}
 		}
 		return ds
 	}
 	for _, tc := range []struct {
 		name   string
-		digits [10]Source
+		digits [NumPieces]Source
 		layout string
 		digit  int
 		reason string
 	}{
-		{"missing digit", func() [10]Source { ds := stills(6, 38); ds[7] = Source{}; return ds }(), LayoutPNGFolder, 7, "no image"},
-		{"unequal height", tall(stills(6, 38)), LayoutPNGFolder, 3, "height 40 px, the others 38 px"},
+		{"missing digit", func() [NumPieces]Source { ds := stills(6, 38); ds[7] = Source{}; return ds }(), LayoutPNGFolder, 7, "no image"},
 		{"too wide", wide(stills(6, 10)), LayoutStrip, 0, "1025x10 px, at most 1024 px a side"},
 		// Work, not shape: eight of a digit this big pass MaxDrawPixels.
-		{"too many pixels a digit", stills(257, 256), LayoutPNGFolder, 0, "257x256 px is 65792 pixels, at most 65536 a digit, so that 8 digits make an image of at most 524288 pixels"},
-		{"frame of another size", func() [10]Source {
+		{"too many pixels a digit", stills(257, 256), LayoutPNGFolder, 0, "257x256 px is 65792 pixels, at most 65536 a piece, so that 8 digits make an image of at most 524288 pixels"},
+		{"too many pixels a piece", func() [NumPieces]Source {
+			ds := stills(6, 38)
+			ds[End] = Source{Frames: []image.Image{digitImage(1, 300, 300, white, black)}, Piece: []byte("e"), PieceType: TypePNG}
+			return ds
+		}(), LayoutPNGFolder, End, "300x300 px is 90000 pixels, at most 65536 a piece"},
+		// Each piece is small; the short, wide start drawn as high as
+		// the tall digits is not.
+		{"wide piece beside tall ones", func() [NumPieces]Source {
+			ds := stills(6, 300)
+			ds[Start] = Source{Frames: []image.Image{digitImage(1, 250, 10, white, black)}, Piece: []byte("s"), PieceType: TypePNG}
+			return ds
+		}(), LayoutPNGFolder, Start, "250 px wide at the set's height of 300 px is 75000 pixels, at most 65536 a piece"},
+		// Each piece fits; the eight widest digits between the start
+		// and the end do not.
+		{"eight digits and their ends", func() [NumPieces]Source {
+			ds := stills(200, 300)
+			ds[Start] = Source{Frames: []image.Image{digitImage(1, 150, 300, white, black)}, Piece: []byte("s"), PieceType: TypePNG}
+			ds[End] = Source{Frames: []image.Image{digitImage(2, 150, 300, white, black)}, Piece: []byte("e"), PieceType: TypePNG}
+			return ds
+		}(), LayoutPNGFolder, Start, "8 digits as wide as the widest make an image of 1900x300 px, 570000 pixels, at most 524288"},
+		{"frame of another size", func() [NumPieces]Source {
 			ds := animated(6, 20)
 			ds[2].Frames[1] = digitImage(2, 7, 20, white, black)
 			return ds
 		}(), LayoutGIFFolder, 2, "frame 1 is 7x20 px, frame 0 6x20"},
-		{"too many frames", func() [10]Source {
+		{"too many frames", func() [NumPieces]Source {
 			ds := stills(4, 4)
 			for range MaxFrames {
 				ds[5].Frames = append(ds[5].Frames, ds[5].Frames[0])
 			}
 			return ds
 		}(), LayoutGIFFolder, 5, "65 frames, at most 64"},
-		{"delays and frames", func() [10]Source { ds := animated(6, 20); ds[1].Delays = ds[1].Delays[:1]; return ds }(), LayoutGIFFolder, 1, "1 delays for 2 frames"},
-		{"negative delay", func() [10]Source { ds := animated(6, 20); ds[4].Delays[1] = -1; return ds }(), LayoutGIFFolder, 4, "frame 1: delay -1"},
-		{"no file", func() [10]Source { ds := stills(6, 20); ds[9].Piece = nil; return ds }(), LayoutPNGFolder, 9, "no file"},
-		{"file type", func() [10]Source { ds := stills(6, 20); ds[0].PieceType = "image/tiff"; return ds }(), LayoutPNGFolder, 0, `file type "image/tiff"`},
-		{"file type of no file", func() [10]Source { ds := stills(6, 20); ds[6].Piece = nil; return ds }(), LayoutStrip, 6, `file type "image/png" of no file`},
-		{"too many pixels", func() [10]Source {
+		{"delays and frames", func() [NumPieces]Source { ds := animated(6, 20); ds[1].Delays = ds[1].Delays[:1]; return ds }(), LayoutGIFFolder, 1, "1 delays for 2 frames"},
+		{"negative delay", func() [NumPieces]Source { ds := animated(6, 20); ds[4].Delays[1] = -1; return ds }(), LayoutGIFFolder, 4, "frame 1: delay -1"},
+		{"no file", func() [NumPieces]Source { ds := stills(6, 20); ds[9].Piece = nil; return ds }(), LayoutPNGFolder, 9, "no file"},
+		{"file type", func() [NumPieces]Source { ds := stills(6, 20); ds[0].PieceType = "image/tiff"; return ds }(), LayoutPNGFolder, 0, `file type "image/tiff"`},
+		{"file type of no file", func() [NumPieces]Source { ds := stills(6, 20); ds[6].Piece = nil; return ds }(), LayoutStrip, 6, `file type "image/png" of no file`},
+		{"too many pixels", func() [NumPieces]Source {
 			ds := stills(200, 200)
-			for i := range ds {
+			for i := range 10 {
 				for len(ds[i].Frames) < 11 {
 					ds[i].Frames = append(ds[i].Frames, ds[i].Frames[0])
 				}
 			}
 			return ds
 		}(), LayoutGIFFolder, 9, "passes 4194304 pixels"},
-		{"files too large", func() [10]Source {
+		{"files too large", func() [NumPieces]Source {
 			ds := stills(6, 20)
-			for i := range ds {
+			for i := range 10 {
 				ds[i].Piece = make([]byte, MaxPieceBytes/8)
 			}
 			return ds
@@ -196,9 +244,9 @@ func TestLoop(t *testing.T) {
 
 // gradient returns ten digits holding between them far more than 256
 // colours, some translucent and some fully transparent.
-func gradient() [10]Source {
-	var ds [10]Source
-	for i := range ds {
+func gradient() [NumPieces]Source {
+	var ds [NumPieces]Source
+	for i := range 10 {
 		img := image.NewNRGBA(image.Rect(0, 0, 32, 32))
 		for y := range 32 {
 			for x := range 32 {
@@ -234,7 +282,7 @@ func TestQuantize(t *testing.T) {
 	}
 	// Every pixel near its colour, and most very near.
 	worst, sum, n := 0, 0, 0
-	for i, d := range a.Digits {
+	for i, d := range a.Digits[:10] {
 		src := gradient()[i].Frames[0]
 		for y := range 32 {
 			for x := range 32 {
@@ -303,8 +351,8 @@ func TestExactPalette(t *testing.T) {
 // BenchmarkNewTrueColour converts the largest still set theme add takes:
 // ten 200x200 digits of photographic colour, quantised.
 func BenchmarkNewTrueColour(b *testing.B) {
-	var ds [10]Source
-	for i := range ds {
+	var ds [NumPieces]Source
+	for i := range 10 {
 		img := image.NewNRGBA(image.Rect(0, 0, MaxSide, MaxSide))
 		for y := range MaxSide {
 			for x := range MaxSide {
@@ -352,7 +400,7 @@ func TestDetach(t *testing.T) {
 			if c.Height != s.Height || c.Loop != s.Loop || c.Layout != s.Layout || len(c.Palette) != len(s.Palette) {
 				t.Errorf("header: got %d %d %s %d colours, want %d %d %s %d", c.Height, c.Loop, c.Layout, len(c.Palette), s.Height, s.Loop, s.Layout, len(s.Palette))
 			}
-			for i, d := range c.Digits {
+			for i, d := range c.Digits[:10] {
 				if d.Width != s.Digits[i].Width {
 					t.Errorf("digit %d: width %d, want %d", i, d.Width, s.Digits[i].Width)
 				}
@@ -387,8 +435,8 @@ func TestDetach(t *testing.T) {
 // 189x109 (booru-yuyuyui); 12 frames of 45x100 (booru-lewd); and JPEG and
 // WebP digits, which are stored as any other and read back.
 func TestRealShapesFit(t *testing.T) {
-	frames := func(ds [10]Source, n int) [10]Source {
-		for i := range ds {
+	frames := func(ds [NumPieces]Source, n int) [NumPieces]Source {
+		for i := range 10 {
 			for len(ds[i].Frames) < n {
 				ds[i].Frames = append(ds[i].Frames, ds[i].Frames[0])
 				ds[i].Delays = append(ds[i].Delays, 10)
@@ -399,15 +447,15 @@ func TestRealShapesFit(t *testing.T) {
 		}
 		return ds
 	}
-	typed := func(ds [10]Source, typ string) [10]Source {
-		for i := range ds {
+	typed := func(ds [NumPieces]Source, typ string) [NumPieces]Source {
+		for i := range 10 {
 			ds[i].PieceType = typ
 		}
 		return ds
 	}
 	for _, tc := range []struct {
 		name   string
-		digits [10]Source
+		digits [NumPieces]Source
 		layout string
 	}{
 		{"tallest", stills(200, 300), LayoutPNGFolder},
@@ -415,6 +463,13 @@ func TestRealShapesFit(t *testing.T) {
 		{"animated", frames(stills(45, 100), 12), LayoutGIFFolder},
 		{"jpeg", typed(stills(65, 140), TypeJPEG), LayoutJPEGFolder},
 		{"webp", typed(stills(65, 140), TypeWebP), LayoutWebPFolder},
+		// capoo-2, the one real set with _start and _end.
+		{"start and end", func() [NumPieces]Source {
+			ds := stills(36, 115)
+			ds[Start] = Source{Frames: []image.Image{digitImage(1, 87, 115, white, black)}, Piece: []byte("s"), PieceType: TypePNG}
+			ds[End] = Source{Frames: []image.Image{digitImage(2, 66, 115, white, black)}, Piece: []byte("e"), PieceType: TypePNG}
+			return ds
+		}(), LayoutPNGFolder},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := New(tc.digits, tc.layout)
@@ -429,8 +484,8 @@ func TestRealShapesFit(t *testing.T) {
 				t.Errorf("got %s, %s, %d frames; want %s, %s, %d", p.Layout, p.Digits[3].PieceType, len(p.Digits[3].Frames),
 					tc.layout, tc.digits[3].PieceType, len(tc.digits[3].Frames))
 			}
-			if w := FitDigits * p.Digits[0].Width * p.Height; w > MaxDrawPixels {
-				t.Errorf("%d digits are %d pixels, over %d", FitDigits, w, MaxDrawPixels)
+			if w := (FitDigits*p.Digits[0].Width + p.Digits[Start].Width + p.Digits[End].Width) * p.Height; w > MaxDrawPixels {
+				t.Errorf("%d digits and their pieces are %d pixels, over %d", FitDigits, w, MaxDrawPixels)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"slices"
 	"testing"
 
 	"hitcounter/counter"
@@ -12,7 +13,8 @@ import (
 // than their digits: they draw the full number): what CanDraw allows is drawn, what it
 // refuses NewDrawing refuses too.
 func TestCanDrawAbbreviated(t *testing.T) {
-	texts := []string{"1.2K", "12.3K", "1.2M", "4.5B", "6.7T", "8.9Qa", "18.4Qi"}
+	// A count with comma=1 too: its comma is drawn where it fits as well.
+	texts := []string{"1.2K", "12.3K", "1.2M", "4.5B", "6.7T", "8.9Qa", "18.4Qi", "1,234,567", "18,446,744,073,709"}
 	for _, font := range counter.FontNames() {
 		for _, size := range []int{counter.MinSize, 12, 20, 32, 64, counter.MaxSize} {
 			s := counter.DefaultStyle()
@@ -32,6 +34,10 @@ func TestCanDrawAbbreviated(t *testing.T) {
 			// The default font, monospaced, holds every piece.
 			if font == "mono" && len(can) != len(texts) {
 				t.Errorf("mono at %d draws only %v", size, can)
+			}
+			// Every font draws comma=1's commas, at every size.
+			if !slices.Contains(can, "1,234,567") {
+				t.Errorf("%s at %d cannot draw 1,234,567", font, size)
 			}
 		}
 	}

@@ -44,6 +44,9 @@ type glyphSet struct {
 	// '-', and a letter of an abbreviated count only if it is no wider
 	// and no taller than they leave room for.
 	fits [len(glyphRunes)]bool
+	// lift is how many pixels above the baseline a glyph is drawn: the
+	// comma's, whose tail would pass the cell.
+	lift [len(glyphRunes)]int
 
 	mu    sync.Mutex
 	cells [len(glyphRunes)][]uint8
@@ -168,8 +171,14 @@ func newGlyphSet(s counter.Style) (*glyphSet, error) {
 	g.baseline = pad - top.Floor()
 	g.height = 2*pad + bottom.Ceil() - top.Floor()
 	for i, b := range box {
+		if over := g.baseline + b.Max.Y.Ceil() - g.height; glyphRunes[i] == ',' && over > 0 {
+			// A comma's tail reaches below the digits' cells: it is
+			// drawn that much higher, as a counter's comma pieces sit.
+			g.lift[i] = over
+		}
+		base := g.baseline - g.lift[i]
 		g.fits[i] = i < cellRunes || b.Min.X >= 0 && b.Max.X.Ceil() <= g.cellW &&
-			g.baseline+b.Min.Y.Floor() >= 0 && g.baseline+b.Max.Y.Ceil() <= g.height
+			base+b.Min.Y.Floor() >= 0 && base+b.Max.Y.Ceil() <= g.height
 	}
 	if g.cellW*g.height > counter.MaxPixels {
 		return nil, counter.ErrTooLarge
@@ -196,6 +205,8 @@ func (g *glyphSet) holds(text string) bool {
 // is not asked. A style that cannot draws the full number instead.
 func (c *GlyphCache) CanDraw(text string, s counter.Style) bool {
 	switch {
+	case len(text) > counter.MaxTextLen:
+		return false
 	case s.Set != "":
 		return false
 	case s.Badge:
@@ -270,8 +281,16 @@ func (d *Drawing) Paletted() *image.Paletted {
 func (g *glyphSet) rasterise(c byte) []uint8 {
 	z := vector.NewRasterizer(g.cellW, g.height)
 	z.DrawOp = draw.Src
-	addOutline(z, g.segments(c), 0, float32(g.baseline))
+	addOutline(z, g.segments(c), 0, float32(g.base(c)))
 	return coverageLevels(z, g.cellW, g.height)
+}
+
+// base is the baseline character c is drawn on.
+func (g *glyphSet) base(c byte) int {
+	if k := strings.IndexByte(glyphRunes, c); k >= 0 {
+		return g.baseline - g.lift[k]
+	}
+	return g.baseline
 }
 
 // coverageLevels draws what z holds into a w by h grid of coverage

@@ -99,7 +99,7 @@ func (d *Drawing) encodeSVG(w io.Writer) error {
 		fmt.Fprintf(bw, `<path%s d="`, svgFill(st.FG))
 	}
 	for i := 0; i < len(d.text); i++ {
-		writeSVGPath(bw, d.segments(d.text[i]), d.padX+i*d.cellW, d.baseline, 0)
+		writeSVGPath(bw, d.segments(d.text[i]), d.padX+i*d.cellW, d.base(d.text[i]), 0)
 	}
 	bw.WriteString(`"/></svg>`)
 	return bw.Flush()

@@ -9,8 +9,9 @@ import (
 // glyphRunes are the characters a counter draws, in the order of
 // fontOutlines.glyphs: the digits and '-', whose cells size every cell
 // (cellRunes), then the pieces of an abbreviated count
-// (counter.AbbreviationRunes), drawn only where they fit those cells.
-const glyphRunes = "0123456789-" + counter.AbbreviationRunes
+// (counter.AbbreviationRunes) and the comma of comma=1, drawn only where
+// they fit those cells.
+const glyphRunes = "0123456789-" + counter.AbbreviationRunes + ","
 
 // cellRunes is how many of glyphRunes size a cell: the digits and '-'.
 const cellRunes = 11

@@ -19,8 +19,8 @@ import (
 // hundredths and is cut at MaxSetFrames.
 func sampleSet(tb testing.TB, frames int, mixed bool) *digitset.Set {
 	tb.Helper()
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		w, h := 24+k%5, 48
 		d := digitset.Source{Piece: make([]byte, 1500), PieceType: digitset.TypePNG}
 		n, delay := frames, 10
@@ -132,8 +132,8 @@ var moeDelays = [10][]int{
 // each frame a figure that moves and changes its shading.
 func moeSet(tb testing.TB, inStep bool) *digitset.Set {
 	tb.Helper()
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		delays := moeDelays[k]
 		if inStep {
 			delays = []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}

@@ -84,8 +84,8 @@ func encodePiece(tb testing.TB, frames []image.Image, delays []int) ([]byte, str
 // stillSet is ten one-frame digits, as from 0.png..9.png.
 func stillSet(tb testing.TB) *digitset.Set {
 	tb.Helper()
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		f := []image.Image{digitFrame(k, 0, setWidth(k), setHeight)}
 		piece, typ := encodePiece(tb, f, nil)
 		src[k] = digitset.Source{Frames: f, Piece: piece, PieceType: typ}
@@ -109,8 +109,8 @@ func dotFrame(k, f, w, h int) *image.NRGBA {
 // animSetOf is animSet with frames drawn by frame.
 func animSetOf(tb testing.TB, frame func(k, f, w, h int) *image.NRGBA) *digitset.Set {
 	tb.Helper()
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		var frames []image.Image
 		for f := range animDelays[k] {
 			frames = append(frames, frame(k, f, setWidth(k), setHeight))
@@ -128,8 +128,8 @@ func stripSet(tb testing.TB) *digitset.Set {
 	for k := range 10 {
 		draw.Draw(strip, image.Rect(7*k, 0, 7*k+7, setHeight), digitFrame(k, 0, 7, setHeight), image.Point{}, draw.Src)
 	}
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		f := []image.Image{strip.SubImage(image.Rect(7*k, 0, 7*k+7, setHeight))}
 		piece, typ := encodePiece(tb, f, nil)
 		src[k] = digitset.Source{Frames: f, Piece: piece, PieceType: typ}
@@ -138,7 +138,7 @@ func stripSet(tb testing.TB) *digitset.Set {
 }
 
 // newSet makes a set and reads it back from its bytes, as a hit does.
-func newSet(tb testing.TB, src [10]digitset.Source, layout string) *digitset.Set {
+func newSet(tb testing.TB, src [digitset.NumPieces]digitset.Source, layout string) *digitset.Set {
 	tb.Helper()
 	s, err := digitset.New(src, layout)
 	if err != nil {

@@ -7,6 +7,9 @@ import (
 	"image"
 	"image/color"
 	"io"
+
+	"hitcounter/counter"
+	"hitcounter/counter/digitset"
 )
 
 // An animated digit set is drawn as one GIF whose digits all start
@@ -65,10 +68,9 @@ func gcd(a, b int) int {
 // cycle (at most maxSetCycle).
 func (d *setDrawing) clocks() ([]*digitClock, int) {
 	var cs []*digitClock
-	var seen [10]bool
+	var seen [digitset.NumPieces]bool
 	cycle := 1
-	for i := 0; i < len(d.text); i++ {
-		k := int(d.text[i] - '0')
+	for _, k := range d.seq {
 		frames := d.set.Digits[k].Frames
 		if seen[k] || len(frames) < 2 {
 			continue
@@ -96,19 +98,23 @@ type gifFrame struct {
 
 // encodeGIF composes the frames and writes them.
 func (d *setDrawing) encodeGIF(w io.Writer) error {
-	pal, remap, clearIdx := gifPalette(d.set.Palette)
+	p := d.pal
+	if d.opt.Dim == counter.DimAlways {
+		p = dimmed(p)
+	}
+	pal, remap, clearIdx := gifPalette(p)
 	gw := newGIFWriter(w, d.width, d.height, pal, clearIdx)
 	size := d.width * d.height
 	prev := make([]uint8, size)
 	clocks, cycle := d.clocks()
-	// x0[i] is where the digit at position i starts.
-	x0 := make([]int, len(d.text))
-	x := 0
-	for i := 0; i < len(d.text); i++ {
-		k := int(d.text[i] - '0')
-		x0[i] = x
-		d.place(prev, x, k, 0, remap)
-		x += d.widths[k]
+	bg := d.bg
+	if remap != nil {
+		bg = remap[bg]
+	}
+	d.fill(prev, bg)
+	x0 := d.xs // where the piece at position i starts
+	for i := range d.seq {
+		d.place(prev, i, 0, remap, clearIdx)
 	}
 	full := image.Rect(0, 0, d.width, d.height)
 	if len(clocks) == 0 {
@@ -135,7 +141,7 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		pending.rect = image.Rect(0, 0, 1, 1)
 	}
 	frames := 1
-	var changed [10]bool
+	var changed [digitset.NumPieces]bool
 	next := func() int {
 		n := cycle
 		for _, c := range clocks {
@@ -166,26 +172,36 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		box, clearBox := image.Rectangle{}, image.Rectangle{}
 		// A digit's every place shows the same frame, so the boxes of its
 		// change are found once and moved to its other places.
-		var moved [10]struct {
+		var moved [digitset.NumPieces]struct {
 			found   bool
 			x       int
 			b, clrb image.Rectangle
 		}
-		for i := 0; i < len(d.text); i++ {
-			k := int(d.text[i] - '0')
+		if d.overlap {
+			// Overlapping pieces show through each other: the frame
+			// is composed whole, bottom piece first.
+			d.fill(cur, bg)
+			for i, k := range d.seq {
+				d.place(cur, i, d.frameOf(clocks, k), remap, clearIdx)
+			}
+			box, clearBox = diffBox(prev, cur, d.width, 0, d.width, d.height, clearIdx)
+			changed = [digitset.NumPieces]bool{}
+		}
+		for i, k := range d.seq {
 			if !changed[k] {
 				continue
 			}
-			d.place(cur, x0[i], k, d.frameOf(clocks, k), remap)
+			d.place(cur, i, d.frameOf(clocks, k), remap, clearIdx)
 			m := &moved[k]
 			if !m.found {
-				m.b, m.clrb = diffBox(prev, cur, d.width, x0[i], x0[i]+d.widths[k], d.height, clearIdx)
+				m.b, m.clrb = diffBox(prev, cur, d.width, max(0, x0[i]), min(d.width, x0[i]+d.widths[k]), d.height, clearIdx)
 				m.found, m.x = true, x0[i]
 			}
 			off := image.Pt(x0[i]-m.x, 0)
 			box, clearBox = box.Union(m.b.Add(off)), clearBox.Union(m.clrb.Add(off))
 		}
-		changed = [10]bool{}
+		changed = [digitset.NumPieces]bool{}
+		box, clearBox = box.Intersect(full), clearBox.Intersect(full) // a piece past an edge
 		if box.Empty() {
 			continue // the digits' new frames look as the old did
 		}

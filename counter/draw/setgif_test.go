@@ -218,8 +218,8 @@ func compareGIFFrames(t *testing.T, file string, got []byte) {
 // animation sooner, and what is drawn is still a valid GIF.
 func TestDigitSetGIFBudget(t *testing.T) {
 	primes := []int{2, 3, 5, 7, 11, 13, 17, 19, 23, 29}
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		d := digitset.Source{Piece: []byte("gif"), PieceType: digitset.TypeGIF}
 		for f := range 8 {
 			d.Frames = append(d.Frames, digitFrame(k, f%4, 100, 200))
@@ -266,10 +266,10 @@ func FuzzDigitSetGIF(f *testing.F) {
 		text = string(digits)
 		colors := []color.NRGBA{{}, {0xff, 0, 0, 0xff}, {0, 0x80, 0, 0xff}, {0, 0, 0xff, 0x90}, {0, 0, 0, 0x20}}
 		h := 1 + r.IntN(9)
-		var src [10]digitset.Source
+		var src [digitset.NumPieces]digitset.Source
 		var delays [10][]int
 		frames := make([][]image.Image, 10)
-		for k := range src {
+		for k := range 10 {
 			w, n := 1+r.IntN(6), 1+r.IntN(4)
 			clearShare := r.IntN(4) // of 4: how many pixels are clear
 			for range n {

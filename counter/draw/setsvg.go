@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 
+	"hitcounter/counter"
 	"hitcounter/counter/digitset"
 )
 
@@ -25,11 +26,10 @@ import (
 // grown once to the SVG's size: doubling its way up, it would hold twice
 // the answer and have copied it on the way.
 func (d *setDrawing) encodeSVG(w io.Writer) error {
-	var pieces [10][]byte
-	var types [10]string
-	size := len(svgHead) + 2*len(d.text) + len(d.text)*len(svgUse) + len(svgTail)
-	for i := 0; i < len(d.text); i++ {
-		k := int(d.text[i] - '0')
+	var pieces [digitset.NumPieces][]byte
+	var types [digitset.NumPieces]string
+	size := len(svgHead) + 2*len(d.text) + len(d.seq)*len(svgUse) + len(svgDim) + len(svgTail)
+	for _, k := range d.seq {
 		if pieces[k] != nil {
 			continue
 		}
@@ -47,20 +47,24 @@ func (d *setDrawing) encodeSVG(w io.Writer) error {
 		g.Grow(size)
 	}
 	bw := bufio.NewWriter(w)
-	ht := strconv.Itoa(d.height)
 	writeSVGHead(bw, d.width, d.height, d.text)
+	switch d.opt.Dim {
+	case counter.DimAuto:
+		bw.WriteString(`<style>@media (prefers-color-scheme: dark) { svg { filter: brightness(.6); } }</style>`)
+	case counter.DimAlways:
+		bw.WriteString(`<style>svg { filter: brightness(.6); }</style>`)
+	}
 	bw.WriteString(`<defs>`)
 	rendering := ` style="image-rendering:pixelated"`
 	if d.opt.Smooth {
 		rendering = ""
 	}
 	enc := base64.NewEncoder(base64.StdEncoding, bw)
-	for i := 0; i < len(d.text); i++ {
-		k := int(d.text[i] - '0')
+	for _, k := range d.seq {
 		if pieces[k] == nil {
 			continue
 		}
-		bw.WriteString(`<image id="d` + strconv.Itoa(k) + `" width="` + strconv.Itoa(d.widths[k]) + `" height="` + ht +
+		bw.WriteString(`<image id="` + svgID(k) + `" width="` + strconv.Itoa(d.widths[k]) + `" height="` + strconv.Itoa(d.hts[k]) +
 			`" preserveAspectRatio="none"` + rendering + ` href="data:` + types[k] + `;base64,`)
 		enc.Write(pieces[k])
 		enc.Close()
@@ -68,14 +72,42 @@ func (d *setDrawing) encodeSVG(w io.Writer) error {
 		pieces[k] = nil // embedded once
 	}
 	bw.WriteString(`</defs>`)
-	x := 0
-	for i := 0; i < len(d.text); i++ {
-		k := int(d.text[i] - '0')
-		bw.WriteString(`<use href="#d` + strconv.Itoa(k) + `" x="` + strconv.Itoa(x) + `"/>`)
-		x += d.widths[k]
+	for i, k := range d.seq {
+		bw.WriteString(`<use href="#` + svgID(k) + `" x="` + strconv.Itoa(d.xs[i]) + `"`)
+		if y := d.ys[i]; y != 0 || d.halfY(k) {
+			// A vector image centres to the half pixel, as themify.js does.
+			half := ""
+			if d.halfY(k) {
+				half = ".5"
+			}
+			bw.WriteString(` y="` + strconv.Itoa(y) + half + `"`)
+		}
+		bw.WriteString(`/>`)
 	}
 	bw.WriteString(svgTail)
 	return bw.Flush()
+}
+
+// halfY reports whether piece k, centred, is half a pixel lower than
+// the raster images draw it.
+func (d *setDrawing) halfY(k int) bool {
+	return d.opt.Align == counter.AlignCenter && (d.height-d.hts[k])%2 == 1
+}
+
+// svgID is the id of piece k's image in an SVG: d0..d9, then the
+// pieces' names.
+func svgID(k int) string {
+	switch k {
+	case digitset.Start:
+		return "start"
+	case digitset.End:
+		return "end"
+	case digitset.Comma:
+		return "comma"
+	case digitset.Dash:
+		return "dash"
+	}
+	return "d" + strconv.Itoa(k)
 }
 
 // The SVG's pieces, at their longest, for its size: the head with its
@@ -83,8 +115,9 @@ func (d *setDrawing) encodeSVG(w io.Writer) error {
 // type and data, a <use>, and the end.
 const (
 	svgHead  = `<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="256" viewBox="0 0 1024 256" role="img" aria-label=""><title></title><defs></defs>`
-	svgImage = `<image id="d0" width="1024" height="256" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:;base64,"/>`
-	svgUse   = `<use href="#d0" x="1024"/>`
+	svgImage = `<image id="comma" width="1024" height="256" preserveAspectRatio="none" style="image-rendering:pixelated" href="data:;base64,"/>`
+	svgUse   = `<use href="#comma" x="-1024" y="256"/>`
+	svgDim   = `<style>@media (prefers-color-scheme: dark) { svg { filter: brightness(.6); } }</style>`
 	svgTail  = `</svg>`
 )
 
@@ -96,11 +129,11 @@ func DigitPNG(s *digitset.Set, k int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("draw: %w", err)
 	}
-	w := s.Digits[k].Width
-	if len(s.Palette) < 1 || len(s.Palette) > 256 || w < 1 || s.Height < 1 || len(frames[0].Pix) != w*s.Height {
-		return nil, fmt.Errorf("draw: digit %d is not %dx%d in %d colours", k, w, s.Height, len(s.Palette))
+	w, h := s.Digits[k].Width, s.Digits[k].Height
+	if len(s.Palette) < 1 || len(s.Palette) > 256 || w < 1 || h < 1 || len(frames[0].Pix) != w*h {
+		return nil, fmt.Errorf("draw: %s is not %dx%d in %d colours", digitset.PieceName(k), w, h, len(s.Palette))
 	}
-	img := &image.Paletted{Pix: frames[0].Pix, Stride: w, Rect: image.Rect(0, 0, w, s.Height), Palette: s.Palette}
+	img := &image.Paletted{Pix: frames[0].Pix, Stride: w, Rect: image.Rect(0, 0, w, h), Palette: s.Palette}
 	var b bytes.Buffer
 	if err := encodePNG(&b, img); err != nil {
 		return nil, err

@@ -33,8 +33,8 @@ func TestWorstSetBounded(t *testing.T) {
 	for i := range pal {
 		pal[i] = color.NRGBA{uint8(rng.Uint32()), uint8(rng.Uint32()), uint8(rng.Uint32()), 0xff}
 	}
-	var src [10]digitset.Source
-	for k := range src {
+	var src [digitset.NumPieces]digitset.Source
+	for k := range 10 {
 		d := digitset.Source{Piece: []byte("gif"), PieceType: digitset.TypeGIF}
 		for range frames {
 			m := image.NewPaletted(image.Rect(0, 0, side, side), pal)

@@ -27,6 +27,8 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"strconv"
+	"strings"
 
 	"golang.org/x/image/webp"
 
@@ -38,19 +40,25 @@ import (
 // pixels (every frame counted) are taken from the set's bound,
 // digitset.MaxPixels, so that the decoding holds no more than a set may.
 func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
-	var src [10]digitset.Source
+	var src [digitset.NumPieces]digitset.Source
 	budget := digitset.MaxPixels
 	switch b.Layout {
-	case digitsetfile.PNGFolder, digitsetfile.GIFFolder, digitsetfile.JPEGFolder, digitsetfile.WebPFolder:
-		if len(b.Data) != 10 {
-			return nil, fmt.Errorf("decode: %d files, want ten", len(b.Data))
+	case digitsetfile.PNGFolder, digitsetfile.GIFFolder, digitsetfile.JPEGFolder, digitsetfile.WebPFolder, digitsetfile.NamedFolder:
+		if len(b.Data) < 10 || len(b.Data) > digitset.NumPieces {
+			return nil, fmt.Errorf("decode: %d files, want ten digits and at most four other pieces", len(b.Data))
 		}
-		for i := range src {
-			d, err := digit(b.Layout, b.Data[i], &budget)
-			if err != nil {
-				return nil, &digitset.DigitError{Digit: i, Reason: b.Names[i] + ": " + err.Error()}
+		var seen [digitset.NumPieces]bool
+		for i, data := range b.Data {
+			k, ok := digitsetfile.PieceOf(b.Layout, b.Names[i])
+			if !ok || seen[k] || i < 10 && k != i {
+				return nil, fmt.Errorf("decode: file %d is %q", i, b.Names[i])
 			}
-			src[i] = d
+			seen[k] = true
+			d, err := digit(b.Layout, data, &budget)
+			if err != nil {
+				return nil, &digitset.DigitError{Digit: k, Reason: b.Names[i] + ": " + err.Error()}
+			}
+			src[k] = d
 		}
 	case digitsetfile.Strip:
 		if len(b.Data) != 1 {
@@ -66,17 +74,24 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 	return digitset.New(src, b.Layout)
 }
 
-// digit decodes one digit's file of a folder.
+// digit decodes one piece's file of a folder by what the file says it is
+// (its first bytes), since Moe-Counter's folders mix formats (a GIF set's
+// _start may be a PNG); a file that says nothing known is read as the
+// format of the folder's layout, for the error that decoder gives.
 func digit(layout string, data []byte, budget *int) (digitset.Source, error) {
 	lim := size{digitset.MaxSide, digitset.MaxSide, digitset.MaxPiecePixels}
-	if layout == digitsetfile.GIFFolder {
+	format := formatOf(data)
+	if format == "" {
+		format = layout
+	}
+	if format == digitsetfile.GIFFolder || format == digitsetfile.NamedFolder {
 		a, err := decodeGIF(data, lim, budget)
 		if err != nil {
 			return digitset.Source{}, err
 		}
 		return digitset.Source{Frames: a.frames, Delays: a.delays, Loop: a.loop, Piece: data, PieceType: digitset.TypeGIF}, nil
 	}
-	f := stillFormats[layout]
+	f := stillFormats[format]
 	img, err := decodeStill(f, data, lim, budget)
 	if err != nil {
 		return digitset.Source{}, err
@@ -185,9 +200,10 @@ func fits(w, h int, lim size) error {
 // animation is a GIF's frames composed to full frames, their delays in
 // hundredths of a second and its loop count as image/gif reads it.
 type animation struct {
-	frames []image.Image
-	delays []int
-	loop   int
+	frames  []image.Image
+	delays  []int
+	loop    int
+	comment string // the GIF's comment: a Count.cgi strip's segments
 }
 
 // decodeGIF decodes a GIF of at most maxW x maxH pixels and
@@ -220,7 +236,9 @@ func decodeGIF(data []byte, lim size, budget *int) (animation, error) {
 		// one: a bug if ever seen.
 		return animation{}, fmt.Errorf("%d frames decoded of %d counted", len(g.Image), n)
 	}
-	return compose(g), nil
+	a := compose(g)
+	a.comment = string(w.comment)
+	return a, nil
 }
 
 // compose draws g's frames as a browser shows them, each a full image of
@@ -269,9 +287,14 @@ func clone(m *image.NRGBA) *image.NRGBA {
 // gifStream is a GIF as the decoder hands it to image/gif: the blocks
 // walkGIF found, in the order found, and the frames among them.
 type gifStream struct {
-	data   []byte
-	frames int
+	data    []byte
+	frames  int
+	comment []byte // the comment extensions' text, joined, at most maxComment bytes
 }
+
+// maxComment bounds the comment kept of a GIF: Count.cgi's strip info,
+// the only one read, is a few dozen bytes.
+const maxComment = 1024
 
 // walkGIF walks the blocks of a GIF as image/gif's reader does (Go 1.26,
 // src/image/gif/reader.go: decode, readExtension, readGraphicControl,
@@ -334,6 +357,7 @@ func walkGIF(data []byte, maxFrames int) (gifStream, error) {
 		}
 	}
 	frames := 0
+	var note []byte // the comments' text
 	for {
 		b, err := take(1)
 		if err != nil {
@@ -363,6 +387,17 @@ func walkGIF(data []byte, maxFrames int) (gifStream, error) {
 				}
 				continue
 			case comment:
+				sub, err := subBlocks()
+				if err != nil {
+					return gifStream{}, err
+				}
+				for len(sub) > 0 && sub[0] != 0 && len(note) < maxComment {
+					n := min(int(sub[0]), len(sub)-1)
+					note = append(note, sub[1:1+n]...)
+					sub = sub[1+n:]
+				}
+				note = note[:min(len(note), maxComment)]
+				continue
 			case app:
 				n, err := take(1)
 				if err != nil {
@@ -428,18 +463,21 @@ func walkGIF(data []byte, maxFrames int) (gifStream, error) {
 				out = append(out, 3, 1, byte(loop), byte(loop>>8), 0)
 			}
 			out = append(append(out, body...), trailer)
-			return gifStream{data: out, frames: frames}, nil
+			return gifStream{data: out, frames: frames, comment: note}, nil
 		default:
 			return gifStream{}, fmt.Errorf("unknown block 0x%02x", b[0])
 		}
 	}
 }
 
-// strip cuts a strip image into its ten digits, each as wide as the
-// others. A strip that is a GIF keeps its frames, each cut the same way.
-func strip(data []byte, budget *int) ([10]digitset.Source, error) {
-	var src [10]digitset.Source
-	lim := size{10 * digitset.MaxSide, digitset.MaxSide, 10 * digitset.MaxPiecePixels}
+// strip cuts a strip image into its digits: by the segments that
+// Count.cgi's mkstrip writes in a GIF's comment (countSegments), which
+// may differ in width and may hold a comma and a dash after the clock's
+// pieces, else into ten of equal width. A strip that is a GIF keeps its
+// frames, each cut the same way. It may be as wide as maxSegments pieces.
+func strip(data []byte, budget *int) ([digitset.NumPieces]digitset.Source, error) {
+	var src [digitset.NumPieces]digitset.Source
+	lim := size{maxSegments * digitset.MaxSide, digitset.MaxSide, maxSegments * digitset.MaxPiecePixels}
 	var a animation
 	if bytes.HasPrefix(data, []byte("GIF8")) {
 		var err error
@@ -447,7 +485,7 @@ func strip(data []byte, budget *int) ([10]digitset.Source, error) {
 			return src, err
 		}
 	} else {
-		f, ok := stillFormats[stripFormat(data)]
+		f, ok := stillFormats[formatOf(data)]
 		if !ok {
 			return src, errors.New("not an image: a strip is a PNG, GIF, JPEG or WebP")
 		}
@@ -458,16 +496,25 @@ func strip(data []byte, budget *int) ([10]digitset.Source, error) {
 		a.frames = []image.Image{img}
 	}
 	b := a.frames[0].Bounds()
-	if b.Dx()%10 != 0 {
-		return src, fmt.Errorf("%d px wide: ten digits of equal width make a width that divides by ten", b.Dx())
+	segs, ok := countSegments(a.comment, b.Dx())
+	if !ok {
+		if b.Dx()%10 != 0 {
+			return src, fmt.Errorf("%d px wide: ten digits of equal width make a width that divides by ten (or a GIF's comment gives Count.cgi's segments)", b.Dx())
+		}
+		w := b.Dx() / 10
+		for i := range 10 {
+			segs[i] = [2]int{i * w, (i + 1) * w}
+		}
 	}
-	w := b.Dx() / 10
-	for i := range src {
-		r := image.Rect(b.Min.X+i*w, b.Min.Y, b.Min.X+(i+1)*w, b.Max.Y)
+	for i, seg := range segs {
+		if seg[1] <= seg[0] {
+			continue // a piece the strip lacks
+		}
+		w := seg[1] - seg[0]
 		frames := make([]image.Image, len(a.frames))
 		for k, f := range a.frames {
 			c := image.NewNRGBA(image.Rect(0, 0, w, b.Dy()))
-			draw.Draw(c, c.Rect, f, r.Min, draw.Src)
+			draw.Draw(c, c.Rect, f, image.Pt(b.Min.X+seg[0], b.Min.Y), draw.Src)
 			frames[k] = c
 		}
 		piece, typ, err := pieceOf(frames, a.delays, a.loop)
@@ -479,12 +526,61 @@ func strip(data []byte, budget *int) ([10]digitset.Source, error) {
 	return src, nil
 }
 
-// stripFormat is the folder layout whose files are in data's format, by
+// maxSegments bounds the segments of a strip that countSegments reads:
+// Count.cgi's mkstrip writes at most 19 (ten digits, the clock's colon,
+// am and pm, comma, dash and the countdown's D, H, M and S).
+const maxSegments = 20
+
+// countSegments reads the strip info that Count.cgi's mkstrip writes in
+// a GIF's comment (utils/mkstrip/mkstrip.c; read in src/image.c): "N" and
+// then N+1 x positions, colon-separated, segment i running from the i-th
+// to the next, in the order 0..9, colon, am, pm, comma, dash (and the
+// countdown's D, H, M, S). It returns the digits' segments and, when the
+// strip has them, the comma's and the dash's, by digitset's piece index;
+// not ok when the comment is not such info or does not fit width.
+func countSegments(comment string, width int) (segs [digitset.NumPieces][2]int, ok bool) {
+	fields := strings.Split(strings.TrimSpace(comment), ":")
+	if len(fields) < 12 || len(fields) > maxSegments+2 {
+		return segs, false
+	}
+	nums := make([]int, len(fields))
+	for i, f := range fields {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > width {
+			return segs, false
+		}
+		nums[i] = n
+	}
+	n := nums[0]
+	if n < 10 || len(nums) != n+2 {
+		return segs, false
+	}
+	xs := nums[1:]
+	for i := 1; i < len(xs); i++ {
+		if xs[i] <= xs[i-1] {
+			return segs, false
+		}
+	}
+	for i := range 10 {
+		segs[i] = [2]int{xs[i], xs[i+1]}
+	}
+	if n > 13 {
+		segs[digitset.Comma] = [2]int{xs[13], xs[14]}
+	}
+	if n > 14 {
+		segs[digitset.Dash] = [2]int{xs[14], xs[15]}
+	}
+	return segs, true
+}
+
+// formatOf is the folder layout whose files are in data's format, by
 // its first bytes, or "".
-func stripFormat(data []byte) string {
+func formatOf(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
 		return digitsetfile.PNGFolder
+	case bytes.HasPrefix(data, []byte("GIF8")):
+		return digitsetfile.GIFFolder
 	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
 		return digitsetfile.JPEGFolder
 	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":

@@ -9,6 +9,7 @@ import (
 	"image/draw"
 	"image/gif"
 	"image/jpeg"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -108,7 +109,7 @@ func TestAnimatedStrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, d := range src {
+	for i, d := range src[:10] {
 		if len(d.Frames) != 2 || d.Frames[1].Bounds().Dx() != 3 || d.PieceType != digitset.TypeGIF {
 			t.Fatalf("digit %d: %d frames, %v, %s; want 2 of 3 px, a GIF", i, len(d.Frames), d.Frames[0].Bounds(), d.PieceType)
 		}
@@ -197,6 +198,38 @@ func FuzzWalkGIF(f *testing.F) {
 	})
 }
 
+// TestCountSegments reads the strip info Count.cgi's mkstrip writes in a
+// strip's GIF comment (utils/mkstrip/mkstrip.c of kadaokaduan/wwwcount at
+// f6d0bf8d921cb6e923465e4efd0543b369206b67: the count of segments, then
+// each edge), and refuses what is not such info, which cuts the strip
+// into ten instead.
+func TestCountSegments(t *testing.T) {
+	tests := []struct {
+		comment    string
+		width      int
+		ok         bool
+		one, comma [2]int
+	}{
+		// Digit style A's comment, as Count.cgi's documentation gives it.
+		{"15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225", 225, true, [2]int{15, 30}, [2]int{195, 210}},
+		{"13:0:15:30:45:60:75:90:105:120:135:150:165:180:195", 195, true, [2]int{15, 30}, [2]int{}},
+		{"10:0:5:12:20:28:36:44:52:60:68:76", 76, true, [2]int{5, 12}, [2]int{}},
+		{" 15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225\n", 225, true, [2]int{15, 30}, [2]int{195, 210}},
+		{"15:0:15:30:45:60:75:90:105:120:135:150:165:180:195:210:225", 224, false, [2]int{}, [2]int{}}, // past the image
+		{"15:0:15:30", 225, false, [2]int{}, [2]int{}},                                                 // fewer edges than it says
+		{"9:0:1:2:3:4:5:6:7:8:9", 9, false, [2]int{}, [2]int{}},                                        // not ten digits
+		{"10:0:5:5:20:28:36:44:52:60:68:76", 76, false, [2]int{}, [2]int{}},                            // an empty segment
+		{"made with GIMP", 70, false, [2]int{}, [2]int{}},
+		{"", 70, false, [2]int{}, [2]int{}},
+	}
+	for _, tc := range tests {
+		segs, ok := countSegments(tc.comment, tc.width)
+		if ok != tc.ok || ok && (segs[1] != tc.one || segs[digitset.Comma] != tc.comma) {
+			t.Errorf("%q in %d px: %v, digit 1 %v, comma %v; want %v, %v, %v", tc.comment, tc.width, ok, segs[1], segs[digitset.Comma], tc.ok, tc.one, tc.comma)
+		}
+	}
+}
+
 // folderOf bundles ten digits, digit i a w x h image of colour c(i), as
 // encode writes it, in layout.
 func folderOf(t *testing.T, layout string, w, h int, c func(i int) color.NRGBA, encode func(image.Image) []byte) digitsetfile.Bundle {
@@ -209,6 +242,14 @@ func folderOf(t *testing.T, layout string, w, h int, c func(i int) color.NRGBA, 
 		b.Data = append(b.Data, encode(m))
 	}
 	return b
+}
+
+func encodePNG(m image.Image) []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, m); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
 }
 
 func greyOf(i int) color.NRGBA { return color.NRGBA{uint8(20 * i), uint8(20 * i), uint8(20 * i), 0xff} }
@@ -233,6 +274,17 @@ func TestJPEGAndWebP(t *testing.T) {
 	}{
 		{"jpeg folder", folderOf(t, digitsetfile.JPEGFolder, 16, 24, greyOf, encodeJPEG), digitset.TypeJPEG, 3},
 		{"webp folder", folderOf(t, digitsetfile.WebPFolder, 16, 24, greyOf, testfiles.WebP), digitset.TypeWebP, 0},
+		// Moe-Counter's folder as themify.js takes it: .jpeg digits, a
+		// WebP _start and a PNG _end, each read as what it is.
+		{"jpeg folder with pieces", func() digitsetfile.Bundle {
+			b := folderOf(t, digitsetfile.JPEGFolder, 16, 24, greyOf, encodeJPEG)
+			for i := range b.Names {
+				b.Names[i] = fmt.Sprintf("%d.jpeg", i)
+			}
+			b.Names = append(b.Names, "_start.webp", "_end.png")
+			b.Data = append(b.Data, testfiles.WebP(image.NewNRGBA(image.Rect(0, 0, 30, 20))), encodePNG(image.NewNRGBA(image.Rect(0, 0, 10, 30))))
+			return b
+		}(), digitset.TypeJPEG, 3},
 		{"webp strip", func() digitsetfile.Bundle {
 			m := image.NewNRGBA(image.Rect(0, 0, 160, 24))
 			for i := range 10 {
@@ -253,10 +305,17 @@ func TestJPEGAndWebP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Height != 24 || s.Digits[9].Width != 16 {
-				t.Errorf("got %dx%d, want 16x24", s.Digits[9].Width, s.Height)
+			if s.Digits[9].Width != 16 || s.Digits[9].Height != 24 {
+				t.Errorf("got %dx%d, want 16x24", s.Digits[9].Width, s.Digits[9].Height)
 			}
-			for i, d := range s.Digits {
+			if s.Has(digitset.Start) {
+				st, end := s.Digits[digitset.Start], s.Digits[digitset.End]
+				if st.PieceType != digitset.TypeWebP || st.Width != 30 || end.PieceType != digitset.TypePNG || end.Height != 30 || s.Height != 30 {
+					t.Errorf("start %s %dx%d, end %s %dx%d, set %d high; want a 30x20 WebP, a 10x30 PNG, 30",
+						st.PieceType, st.Width, st.Height, end.PieceType, end.Width, end.Height, s.Height)
+				}
+			}
+			for i, d := range s.Digits[:10] {
 				if d.PieceType != tc.piece || len(d.Piece) == 0 {
 					t.Errorf("digit %d: a piece of %q, %d bytes; want %s", i, d.PieceType, len(d.Piece), tc.piece)
 				}
@@ -278,8 +337,8 @@ func absDiff(a, b uint8) int {
 }
 
 // TestWebPRefusals: an animated WebP is refused as such, as is a WebP or
-// JPEG past the bounds, before it is decoded, and a file that is not
-// what its name says.
+// JPEG past the bounds, before it is decoded, and a file that is no
+// image, by the decoder its name says.
 func TestWebPRefusals(t *testing.T) {
 	frames := []image.Image{image.NewNRGBA(image.Rect(0, 0, 8, 8)), image.NewNRGBA(image.Rect(0, 0, 8, 8))}
 	animated := folderOf(t, digitsetfile.WebPFolder, 8, 8, greyOf, testfiles.WebP)
@@ -289,7 +348,7 @@ func TestWebPRefusals(t *testing.T) {
 	bigJPEG := folderOf(t, digitsetfile.JPEGFolder, 8, 8, greyOf, encodeJPEG)
 	bigJPEG.Data[6] = encodeJPEG(image.NewNRGBA(image.Rect(0, 0, 1025, 8)))
 	wrong := folderOf(t, digitsetfile.WebPFolder, 8, 8, greyOf, testfiles.WebP)
-	wrong.Data[1] = encodeJPEG(image.NewNRGBA(image.Rect(0, 0, 8, 8)))
+	wrong.Data[1] = []byte("RIFF\x00\x00\x00\x00WEBX, no image")
 	for _, tc := range []struct {
 		name  string
 		b     digitsetfile.Bundle
