@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -180,6 +181,23 @@ func fits(pair string) bool {
 	return ok && err1 == nil && err2 == nil && iw > 0 && sw <= iw
 }
 
+// chromiumSaid is what a failed test shows of the browser's output: its
+// last lines, without the D-Bus complaints a machine without a session bus
+// makes it print by the dozen, which would bury the test's own message.
+func chromiumSaid(output []byte) string {
+	var kept []string
+	for _, line := range strings.Split(strings.TrimSpace(string(output)), "\n") {
+		if line != "" && !strings.Contains(line, "dbus/") {
+			kept = append(kept, line)
+		}
+	}
+	const last = 30
+	if len(kept) > last {
+		kept = append([]string{fmt.Sprintf("(%d lines before these)", len(kept)-last)}, kept[len(kept)-last:]...)
+	}
+	return strings.Join(kept, "\n")
+}
+
 // newBrowser starts headless Chromium with a fresh profile and returns a
 // chromedp context for one tab of it; the browser stops when ctx ends or
 // the test does.
@@ -209,8 +227,8 @@ func newBrowser(t *testing.T, ctx context.Context) context.Context {
 	t.Cleanup(func() {
 		cancelTab()
 		cancelAlloc()
-		if t.Failed() && output.Len() > 0 {
-			t.Logf("chromium said:\n%s", output.Bytes())
+		if said := chromiumSaid(output.Bytes()); t.Failed() && said != "" {
+			t.Logf("chromium said:\n%s", said)
 		}
 		var err error
 		for range 50 {

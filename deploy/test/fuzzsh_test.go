@@ -127,6 +127,9 @@ echo PASS
 			if !strings.Contains(text, "go.dev/issue/75804") {
 				t.Errorf("fuzz.sh does not name the coordinator's flake:\n%s", text)
 			}
+			if !tc.wantFail && strings.Contains(text, "--- FAIL") {
+				t.Errorf("fuzz.sh shows a retried flake as a failure, which .ci/run counts:\n%s", text)
+			}
 			if !tc.wantFail && !strings.Contains(text, "fuzz FuzzOne (./p): 4321 execs in 15s, ok") {
 				t.Errorf("fuzz.sh did not report the rerun's pass:\n%s", text)
 			}
