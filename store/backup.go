@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // ErrBackupOverLive reports a backup that would overwrite the live database
@@ -62,11 +63,15 @@ func copyTo(path string, f *os.File, wait time.Duration) (int64, error) {
 	}
 	defer db.Close()
 	var n int64
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		n, err = tx.WriteTo(f)
+		b, ok := boltkv.Unwrap(tx)
+		if !ok {
+			return errors.New("not a file")
+		}
+		n, err = b.WriteTo(f)
 		return err
 	})
 	return n, err

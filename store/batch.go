@@ -8,9 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // maxBatch bounds the hits that share one transaction.
@@ -264,7 +263,7 @@ func (b *Batcher) commit(batch []*pendingHit) {
 	}
 	defer db.Close()
 	var ownerKey []byte
-	err = db.write(func(tx *bolt.Tx) error {
+	err = db.write(func(tx kv.Tx) error {
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			if k := meta.Get(keyOwnerKey); k != nil {
 				ownerKey = slices.Clone(k)

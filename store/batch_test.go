@@ -146,7 +146,7 @@ func TestBatcherLetsOthersIn(t *testing.T) {
 	}
 	for range 10 {
 		start := time.Now()
-		db, err := Open(path, Options{Wait: time.Second})
+		db, err := testOpen(path, Options{Wait: time.Second})
 		if err != nil {
 			t.Fatalf("admin open while hits stream in: %v after %v", err, time.Since(start))
 		}
@@ -165,7 +165,7 @@ func TestBatcherLetsOthersIn(t *testing.T) {
 // counts again once the lock is free.
 func TestBatcherAnswersWithinTheWait(t *testing.T) {
 	path := newDB(t, "demo")
-	holder, err := Open(path, Options{})
+	holder, err := testOpen(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

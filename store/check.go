@@ -11,6 +11,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"hitcounter/counter"
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // Report is the state of a database file as Check found it.
@@ -38,13 +40,14 @@ func Check(path string, wait time.Duration) (Report, error) {
 		return r, err
 	}
 	defer db.Close()
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(func(tx kv.Tx) error {
 		fi, err := db.file.Stat()
 		if err != nil {
 			return err
 		}
-		r.Size, r.InUse = fi.Size(), tx.Size()
-		if err := checkPages(tx); err != nil {
+		b, _ := boltkv.Unwrap(tx)
+		r.Size, r.InUse = fi.Size(), b.Size()
+		if err := checkPages(b); err != nil {
 			return err
 		}
 		return checkRecords(tx, &r)
@@ -75,7 +78,7 @@ func checkPages(tx *bolt.Tx) error {
 }
 
 // checkRecords reads every key the schema defines and checks its encoding.
-func checkRecords(tx *bolt.Tx, r *Report) error {
+func checkRecords(tx kv.Tx, r *Report) error {
 	if err := checkSchema(tx); err != nil {
 		return err
 	}
@@ -124,7 +127,7 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 
 // checkDigitSets checks every stored digit set: its name, when it was added,
 // and its records as digitset reads them on a hit.
-func checkDigitSets(tx *bolt.Tx, r *Report) error {
+func checkDigitSets(tx kv.Tx, r *Report) error {
 	all := tx.Bucket(bucketDigitSets)
 	if all == nil {
 		return nil
@@ -155,7 +158,7 @@ func checkDigitSets(tx *bolt.Tx, r *Report) error {
 // checkToday checks the today buckets: each one's day, and each row's
 // counter (whose name hashes to the bucket), kind and record; a page's row
 // needs the page's record.
-func checkToday(tx *bolt.Tx, all *bolt.Bucket) error {
+func checkToday(tx kv.Tx, all kv.Bucket) error {
 	for i := range todayShards {
 		shard := todayShard(i)
 		tb := tx.Bucket(shard)
@@ -172,7 +175,7 @@ func checkToday(tx *bolt.Tx, all *bolt.Bucket) error {
 	return nil
 }
 
-func checkShard(tb *bolt.Bucket, shard []byte, all *bolt.Bucket) error {
+func checkShard(tb kv.Bucket, shard []byte, all kv.Bucket) error {
 	return tb.ForEach(func(k, v []byte) error {
 		if bytes.Equal(k, keyTodayDay) || bytes.Equal(k, keyTodayPinned) {
 			return nil
@@ -203,7 +206,7 @@ func checkShard(tb *bolt.Bucket, shard []byte, all *bolt.Bucket) error {
 	})
 }
 
-func checkCounter(name string, b *bolt.Bucket, r *Report) error {
+func checkCounter(name string, b kv.Bucket, r *Report) error {
 	if counter.CheckName(name) != nil {
 		return fmt.Errorf("%w: not a valid counter name", ErrCorrupt)
 	}
@@ -266,7 +269,7 @@ func checkCounter(name string, b *bolt.Bucket, r *Report) error {
 
 // checkSite checks a site's pages and page days, and that a plain counter
 // has neither.
-func checkSite(info counter.Info, b *bolt.Bucket) error {
+func checkSite(info counter.Info, b kv.Bucket) error {
 	pages, days := b.Bucket(bucketPages), b.Bucket(bucketPageDays)
 	if !info.Settings.IsSite() {
 		if pages != nil || days != nil || info.Pages != 0 {

@@ -133,7 +133,7 @@ func TestDamagedFilesAreReportedNeverRepaired(t *testing.T) {
 }
 
 func hitOnce(path string) (uint64, error) {
-	db, err := Open(path, Options{Wait: time.Second})
+	db, err := testOpen(path, Options{Wait: time.Second})
 	if err != nil {
 		return 0, err
 	}

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // TestSiteYearOfMadeUpPages replays a year, day by day with the clock of
@@ -270,7 +269,7 @@ func TestMigrateV4TrimsOldDays(t *testing.T) {
 				t.Fatal(err)
 			}
 			var trimmed string
-			err := db.view(func(tx *bolt.Tx) error {
+			err := db.view(func(tx kv.Tx) error {
 				b, err := siteBucket(tx, "blog")
 				trimmed = string(b.Get(keyPagesTrimmed))
 				return err
@@ -316,7 +315,7 @@ func TestCheckTrimmedPages(t *testing.T) {
 			path := newSite(t)
 			with(t, path, Options{}, func(db *DB) {
 				visitAll(t, db, pageView("blog.example", "/a", day1, true), pageView("blog.example", "/a", day1.AddDate(0, 0, 1), true))
-				err := db.update(func(tx *bolt.Tx) error {
+				err := db.update(func(tx kv.Tx) error {
 					b, err := siteBucket(tx, "blog")
 					if err != nil {
 						return err

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"hitcounter/store/kv"
 )
 
 // ErrNoSessionKey reports a database in which no password was ever set, so
@@ -18,7 +18,7 @@ var ErrNoSessionKey = errors.New("no session key: no password was ever set")
 // it ends every session, which is bound to the hash. The first hash set
 // also makes the key that signs sessions.
 func (db *DB) SetPasswordHash(name string, hash []byte) error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -42,7 +42,7 @@ func (db *DB) SetPasswordHash(name string, hash []byte) error {
 // made meanwhile. It reports whether it swapped.
 func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 	swapped := false
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -62,7 +62,7 @@ func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 // SessionKey returns the key that signs session cookies.
 func (db *DB) SessionKey() ([]byte, error) {
 	var key []byte
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func (db *DB) SessionKey() ([]byte, error) {
 // this, so that a copy of the cookie is refused as well. The key is stored
 // where it always was, so the layout of the file does not change.
 func (db *DB) RenewSessionKey() error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -103,7 +103,7 @@ func (db *DB) RenewSessionKey() error {
 	return nil
 }
 
-func ensureSessionKey(tx *bolt.Tx) error {
+func ensureSessionKey(tx kv.Tx) error {
 	if err := initSchema(tx); err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func ensureSessionKey(tx *bolt.Tx) error {
 }
 
 // putSessionKey stores a new random session key in meta.
-func putSessionKey(meta *bolt.Bucket) error {
+func putSessionKey(meta kv.Bucket) error {
 	key := make([]byte, sessionKeyLen)
 	if _, err := rand.Read(key); err != nil {
 		return fmt.Errorf("session key: %w", err)
@@ -128,7 +128,7 @@ func putSessionKey(meta *bolt.Bucket) error {
 // every logout renews: an owner's browser stays uncounted across logouts.
 func (db *DB) OwnerKey() ([]byte, error) {
 	var key []byte
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -158,7 +158,7 @@ func (db *DB) OwnerKey() ([]byte, error) {
 // a cookie must not write the file.
 func (db *DB) OwnerKeyIfMade() ([]byte, error) {
 	var key []byte
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	"hitcounter/store/kv"
 )
 
 // TestRenewSessionKey: renewing puts a new key of the same length where
@@ -16,7 +16,7 @@ func TestRenewSessionKey(t *testing.T) {
 	var keysBefore, keysAfter []string
 	metaKeys := func(db *DB) []string {
 		var keys []string
-		db.view(func(tx *bolt.Tx) error {
+		db.view(func(tx kv.Tx) error {
 			return tx.Bucket(bucketMeta).ForEach(func(k, _ []byte) error {
 				keys = append(keys, string(k))
 				return nil

@@ -49,7 +49,7 @@ func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
 			defer wg.Done()
 			for i := range next {
 				start := time.Now()
-				_, err := Open(path, Options{ReadOnly: i%3 != 0, Wait: wait, Waits: waits})
+				_, err := testOpen(path, Options{ReadOnly: i%3 != 0, Wait: wait, Waits: waits})
 				took := time.Since(start)
 				th, f := threadsAndFiles(t)
 				mu.Lock()
@@ -81,7 +81,7 @@ func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
 		opens, threads0, peakT, files0, peakF, slowest.Round(time.Millisecond))
 
 	holder.Close()
-	db, err := Open(path, Options{Wait: 2 * time.Second, Waits: waits})
+	db, err := testOpen(path, Options{Wait: 2 * time.Second, Waits: waits})
 	if err != nil {
 		t.Fatalf("Open after the holder let go: %v", err)
 	}
@@ -107,12 +107,12 @@ func TestLockWaitsLetGoWithTheHolder(t *testing.T) {
 	path := newDB(t, "a")
 	holder := holdSideLock(t, path)
 	waits := NewLockWaits(1)
-	if _, err := Open(path, Options{Wait: 10 * time.Millisecond, Waits: waits}); !errors.Is(err, ErrTimeout) {
+	if _, err := testOpen(path, Options{Wait: 10 * time.Millisecond, Waits: waits}); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Open while held = %v, want ErrTimeout", err)
 	}
 	got := make(chan error, 1)
 	go func() {
-		db, err := Open(path, Options{Wait: 5 * time.Second, Waits: waits})
+		db, err := testOpen(path, Options{Wait: 5 * time.Second, Waits: waits})
 		if err == nil {
 			db.Close()
 		}
@@ -193,7 +193,7 @@ func TestWriterNotStarvedByReaders(t *testing.T) {
 					return
 				default:
 				}
-				db, err := Open(path, Options{ReadOnly: true, Wait: 10 * wait})
+				db, err := testOpen(path, Options{ReadOnly: true, Wait: 10 * wait})
 				if err != nil {
 					t.Errorf("reader: %v", err)
 					return
@@ -208,7 +208,7 @@ func TestWriterNotStarvedByReaders(t *testing.T) {
 	time.Sleep(2 * hold)
 	for i := range writes {
 		start := time.Now()
-		db, err := Open(path, Options{Wait: wait})
+		db, err := testOpen(path, Options{Wait: wait})
 		took := time.Since(start)
 		if err != nil {
 			t.Fatalf("write %d: %v after %v, with readers coming all the time", i, err, took.Round(time.Millisecond))

@@ -44,7 +44,7 @@ func fillName(i int) string { return fmt.Sprintf("%05d%s", i, strings.Repeat("x"
 func fill(tb testing.TB, path string, max int) int {
 	tb.Helper()
 	for i := 0; i < 100000; i++ {
-		db, err := Open(path, Options{MaxSize: max})
+		db, err := testOpen(path, Options{MaxSize: max})
 		if err != nil {
 			tb.Fatal(err)
 		}

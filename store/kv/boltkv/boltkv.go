@@ -117,3 +117,12 @@ func mapErr(err error) error {
 	}
 	return err
 }
+
+// SetFillPercent sets how full bbolt packs b's pages when they split
+// (bbolt's Bucket.FillPercent), for the rest of the transaction; other
+// engines have no pages and ignore it.
+func SetFillPercent(b kv.Bucket, fill float64) {
+	if x, ok := b.(bucket); ok {
+		x.b.FillPercent = fill
+	}
+}
