@@ -27,6 +27,10 @@ var (
 	// its writes exceed what the engine takes at once (etcd's
 	// --max-txn-ops and request size). Nothing of it is written.
 	ErrTxTooLarge = errors.New("transaction too large to commit at once")
+	// ErrUnknownOutcome reports a commit sent whose outcome the engine
+	// could not learn in time: it may have applied, once. Running it
+	// again could apply it twice.
+	ErrUnknownOutcome = errors.New("commit sent but its outcome is unknown")
 )
 
 // DB is an open engine.

@@ -44,10 +44,6 @@ const (
 	DefaultTimeout         = 5 * time.Second
 )
 
-// ErrUnknownOutcome reports a commit whose outcome the cluster could not
-// be asked about in time: it may yet apply, once.
-var ErrUnknownOutcome = errors.New("commit sent but its outcome is unknown")
-
 // Options says where in the cluster a store is and what it may send.
 type Options struct {
 	Prefix          string        // the store's keys start with it; not empty
@@ -227,7 +223,7 @@ func (d *DB) commit(ctx context.Context, t *tx) (bool, error) {
 		// only one of the two apply.
 		select {
 		case <-ctx.Done():
-			return false, fmt.Errorf("etcdkv: commit: %w (%w)", ErrUnknownOutcome, err)
+			return false, fmt.Errorf("etcdkv: commit: %w (%w)", kv.ErrUnknownOutcome, err)
 		case <-time.After(time.Duration(10<<min(attempt, 6)) * time.Millisecond):
 		}
 	}
@@ -254,13 +250,13 @@ func (d *DB) appliedEarlier(ctx context.Context, clockRev int64, tag string) (bo
 	defer cancel()
 	for w := range d.cli.Watch(wctx, d.clock, clientv3.WithRev(clockRev+1)) {
 		if err := w.Err(); err != nil {
-			return false, fmt.Errorf("etcdkv: commit: %w (%w)", ErrUnknownOutcome, err)
+			return false, fmt.Errorf("etcdkv: commit: %w (%w)", kv.ErrUnknownOutcome, err)
 		}
 		for _, ev := range w.Events {
 			return string(ev.Kv.Value) == tag, nil
 		}
 	}
-	return false, fmt.Errorf("etcdkv: commit: %w (%w)", ErrUnknownOutcome, wctx.Err())
+	return false, fmt.Errorf("etcdkv: commit: %w (%w)", kv.ErrUnknownOutcome, wctx.Err())
 }
 
 // ops are t's writes as one etcd transaction's operations, in a form etcd
