@@ -151,7 +151,7 @@ func (e *cmdEnv) open(opts store.Options) (*store.DB, error) {
 			fmt.Fprintln(e.stderr, "counter: "+w)
 		}
 	}
-	opts.Wait, opts.MaxSize = e.cfg.Wait, e.cfg.MaxDBSize
+	opts.Wait, opts.MaxSize, opts.Remote = e.cfg.Wait, e.cfg.MaxDBSize, e.cfg.Remote
 	return store.Open(e.cfg.DB, opts)
 }
 
