@@ -25,11 +25,11 @@ func TestBatchPastEtcdLimit(t *testing.T) {
 	}
 	defer cli.Close()
 	remote := func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
-		_, prefix, err := etcdkv.ParseAddress(addr)
+		a, err := etcdkv.ParseAddress(addr)
 		if err != nil {
 			return nil, err
 		}
-		return etcdkv.New(cli, etcdkv.Options{Prefix: prefix, MaxTxnOps: 24, ReadOnly: readOnly, Timeout: wait})
+		return etcdkv.New(cli, etcdkv.Options{Prefix: a.Prefix, MaxTxnOps: 24, ReadOnly: readOnly, Timeout: wait})
 	}
 	path := etcdkv.Scheme + strings.TrimPrefix(srv.Endpoint, "http://") + "/split"
 	const counters, workers, each = 8, 64, 4

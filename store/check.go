@@ -34,21 +34,31 @@ const maxCheckErrors = 5
 // wraps ErrDamaged (pages) or ErrCorrupt (records); a missing or empty one,
 // ErrMissing. Nothing is repaired.
 func Check(path string, wait time.Duration) (Report, error) {
+	return CheckWith(path, Options{Wait: wait})
+}
+
+// CheckWith is Check with the options of the open: its wait, and the
+// Remote that opens a cluster's store. A store in a cluster has no pages
+// of its own to check (each member keeps its own file, and etcd checks
+// it): its records are checked as a file's are.
+func CheckWith(path string, opts Options) (Report, error) {
 	var r Report
-	db, err := Open(path, Options{ReadOnly: true, Wait: wait})
+	opts.ReadOnly, opts.Create = true, false
+	db, err := Open(path, opts)
 	if err != nil {
 		return r, err
 	}
 	defer db.Close()
 	err = db.view(func(tx kv.Tx) error {
-		fi, err := db.file.Stat()
-		if err != nil {
-			return err
-		}
-		b, _ := boltkv.Unwrap(tx)
-		r.Size, r.InUse = fi.Size(), b.Size()
-		if err := checkPages(b); err != nil {
-			return err
+		if b, ok := boltkv.Unwrap(tx); ok {
+			fi, err := db.file.Stat()
+			if err != nil {
+				return err
+			}
+			r.Size, r.InUse = fi.Size(), b.Size()
+			if err := checkPages(b); err != nil {
+				return err
+			}
 		}
 		return checkRecords(tx, &r)
 	})

@@ -289,7 +289,7 @@ func TestMigrateV5(t *testing.T) {
 			t.Errorf("the v5 file read as:\n%s", before)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }

@@ -3,7 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +13,7 @@ import (
 
 	"hitcounter/counter"
 	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // stepsNow is the time of the imports below: days of history before it.
@@ -225,16 +226,15 @@ func stateOfLeft(tb testing.TB, path string, left bool) siteState {
 	if !left {
 		return stateOf(tb, path)
 	}
-	copyPath := path + ".copy"
+	copyPath := filepath.Join(tb.TempDir(), "copy.db")
 	with(tb, path, Options{ReadOnly: true}, func(db *DB) {
-		err := db.bolt.View(func(tx *bolt.Tx) error {
-			f, err := os.Create(copyPath)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = tx.WriteTo(f)
-			return err
+		b, err := bolt.Open(copyPath, 0o600, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer b.Close()
+		err = db.view(func(tx kv.Tx) error {
+			return b.Update(func(to *bolt.Tx) error { return copyAll(tx, boltkv.Tx(to)) })
 		})
 		if err != nil {
 			tb.Fatal(err)

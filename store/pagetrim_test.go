@@ -22,6 +22,7 @@ import (
 // far from its maximum, and the real pages' counts, all time and by day,
 // are exact.
 func TestSiteYearOfMadeUpPages(t *testing.T) {
+	needFile(t)
 	const (
 		real    = 50
 		madeUp  = 10_000
@@ -41,7 +42,7 @@ func TestSiteYearOfMadeUpPages(t *testing.T) {
 		made[i] = fmt.Sprintf("/made/%05d/", i) + strings.Repeat("x", padding)
 	}
 	inUse := func() int64 {
-		r, err := Check(path, time.Minute)
+		r, err := testCheck(path, time.Minute)
 		if err != nil {
 			t.Fatalf("check: %v", err)
 		}
@@ -235,7 +236,7 @@ func TestSiteDayKeepsItsMostViewedPages(t *testing.T) {
 			t.Errorf("history of a trimmed page: count %d, %d days, %v; want 1 and none", h.Count, len(h.Days), err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -291,7 +292,7 @@ func TestMigrateV4TrimsOldDays(t *testing.T) {
 				len(all), all["/p000"], all["/p201"], all["/p204"], formatV4Pages)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -329,7 +330,7 @@ func TestCheckTrimmedPages(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			_, err := Check(path, time.Second)
+			_, err := testCheck(path, time.Second)
 			if tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrCorrupt) {
 				t.Errorf("check: %v; want ok %v, else ErrCorrupt", err, tc.ok)
 			}

@@ -21,6 +21,7 @@ import (
 // files they leave behind stay within the bound, and once the holder lets
 // go the file opens again and every file descriptor is given back.
 func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
+	needFile(t)
 	const (
 		bound   = 4
 		workers = 16
@@ -104,6 +105,7 @@ func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
 // on a stuck holder, an open still answers within its own wait, and
 // opens as soon as the holder lets go.
 func TestLockWaitsLetGoWithTheHolder(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	holder := holdSideLock(t, path)
 	waits := NewLockWaits(1)
@@ -171,6 +173,7 @@ func threadsAndFiles(t *testing.T) (threads, files int) {
 // reader in while any reader holds the lock, so that the writer waited its
 // whole wait and failed.
 func TestWriterNotStarvedByReaders(t *testing.T) {
+	needFile(t)
 	const (
 		readers = 4
 		hold    = 40 * time.Millisecond

@@ -208,6 +208,7 @@ func TestOpenNeverCreatesBehindTheOwnersBack(t *testing.T) {
 }
 
 func TestNewerSchemaIsRefused(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	b, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -225,6 +226,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 }
 
 func TestOpenWaitsAtMostWait(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	holder, err := testOpen(path, Options{})
 	if err != nil {
@@ -249,6 +251,7 @@ func TestOpenWaitsAtMostWait(t *testing.T) {
 // against itself and time out as "busy". Open says what is wrong instead,
 // at once, and reading still works.
 func TestOpenSaysTheLockIsTheDatabase(t *testing.T) {
+	needFile(t)
 	tests := []struct {
 		name string
 		link func(oldname, newname string) error

@@ -212,7 +212,7 @@ func TestTodayReadsAsHistory(t *testing.T) {
 	}
 	closeBoth()
 	for _, p := range []string{foldedPath, keptPath} {
-		if _, err := Check(p, time.Second); err != nil {
+		if _, err := testCheck(p, time.Second); err != nil {
 			t.Errorf("check %s: %v", p, err)
 		}
 	}

@@ -168,7 +168,7 @@ func TestMigrateV1(t *testing.T) {
 			t.Errorf("blog: %+v, %v", blog, err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check after migration: %v", err)
 	}
 	time.Sleep(1100 * time.Millisecond) // a second migration would record a later time

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,26 +18,58 @@ import (
 // Scheme starts a store's address: etcd://host:2379,host:2379/PREFIX.
 const Scheme = "etcd://"
 
-// ParseAddress splits a store's address into the cluster's endpoints and
-// the store's key prefix (PREFIX/). The address holds no secret: TLS and
-// user options come from elsewhere (Opener's base config).
-func ParseAddress(addr string) (endpoints []string, prefix string, err error) {
+// Address is a store's address: etcd://host:2379,host:2379/PREFIX,
+// optionally followed by ?max-txn-ops=N&max-request-bytes=N, the
+// cluster's own settings of those names, when they are not etcd's
+// defaults. It holds no secret: TLS and user options come from
+// elsewhere (Opener's base config).
+type Address struct {
+	Endpoints       []string
+	Prefix          string // PREFIX/
+	MaxTxnOps       int    // 0 for etcd's default
+	MaxRequestBytes int    // 0 for etcd's default
+}
+
+// ParseAddress reads a store's address.
+func ParseAddress(addr string) (Address, error) {
+	var a Address
 	rest, ok := strings.CutPrefix(addr, Scheme)
 	if !ok {
-		return nil, "", fmt.Errorf("etcdkv: %q: want %shost:port,host:port/PREFIX", addr, Scheme)
+		return a, fmt.Errorf("etcdkv: %q: want %shost:port,host:port/PREFIX", addr, Scheme)
 	}
+	rest, query, _ := strings.Cut(rest, "?")
 	hosts, name, _ := strings.Cut(rest, "/")
 	name = strings.TrimSuffix(name, "/")
 	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/") != "" {
-		return nil, "", fmt.Errorf("etcdkv: %q: the prefix after the hosts must be letters, digits, '.', '_', '-' or '/'", addr)
+		return a, fmt.Errorf("etcdkv: %q: the prefix after the hosts must be letters, digits, '.', '_', '-' or '/'", addr)
 	}
+	a.Prefix = name + "/"
 	for _, h := range strings.Split(hosts, ",") {
 		if _, _, err := net.SplitHostPort(h); err != nil {
-			return nil, "", fmt.Errorf("etcdkv: %q: host %q: %w", addr, h, err)
+			return a, fmt.Errorf("etcdkv: %q: host %q: %w", addr, h, err)
 		}
-		endpoints = append(endpoints, h)
+		a.Endpoints = append(a.Endpoints, h)
 	}
-	return endpoints, name + "/", nil
+	if query == "" {
+		return a, nil
+	}
+	for _, kv := range strings.Split(query, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return a, fmt.Errorf("etcdkv: %q: %s=%q: want a number", addr, k, v)
+		}
+		switch k {
+		case "max-txn-ops":
+			a.MaxTxnOps = n
+		case "max-request-bytes":
+			// Less what a request adds around the keys and values.
+			a.MaxRequestBytes = n - n/16
+		default:
+			return a, fmt.Errorf("etcdkv: %q: unknown option %q (max-txn-ops, max-request-bytes)", addr, k)
+		}
+	}
+	return a, nil
 }
 
 // Opener opens stores by address, one client per cluster, kept open for
@@ -60,26 +93,30 @@ func NewOpener(base clientv3.Config) *Opener {
 
 // Open opens the store at addr; its Close leaves the client open.
 func (o *Opener) Open(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
-	endpoints, prefix, err := ParseAddress(addr)
+	a, err := ParseAddress(addr)
 	if err != nil {
 		return nil, err
 	}
-	cli, err := o.client(endpoints, wait)
+	cli, err := o.client(a, wait)
 	if err != nil {
 		return nil, err
 	}
-	return New(cli, Options{Prefix: prefix, Timeout: wait, ReadOnly: readOnly})
+	return New(cli, Options{Prefix: a.Prefix, Timeout: wait, ReadOnly: readOnly,
+		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes})
 }
 
-func (o *Opener) client(endpoints []string, wait time.Duration) (*clientv3.Client, error) {
+func (o *Opener) client(a Address, wait time.Duration) (*clientv3.Client, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	key := strings.Join(endpoints, ",")
+	key := strings.Join(a.Endpoints, ",")
 	if c, ok := o.clients[key]; ok {
 		return c, nil
 	}
 	cfg := o.base
-	cfg.Endpoints = endpoints
+	cfg.Endpoints = a.Endpoints
+	// gRPC's own bound on a request (2 MiB) must not be what refuses a
+	// commit the cluster takes.
+	cfg.MaxCallSendMsgSize = max(cfg.MaxCallSendMsgSize, a.MaxRequestBytes+1<<20)
 	if cfg.DialTimeout == 0 {
 		cfg.DialTimeout = wait
 	}

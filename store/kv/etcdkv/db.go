@@ -49,7 +49,7 @@ type Options struct {
 	Prefix          string        // the store's keys start with it; not empty
 	MaxTxnOps       int           // the cluster's --max-txn-ops; 0 means DefaultMaxTxnOps
 	MaxRequestBytes int           // the cluster's --max-request-bytes, less a margin; 0 means the default
-	Timeout         time.Duration // longest wait of a transaction; 0 means DefaultTimeout
+	Timeout         time.Duration // longest wait for one answer of the cluster; 0 means DefaultTimeout
 	ReadOnly        bool          // refuse Update
 }
 
@@ -121,7 +121,7 @@ func (d *DB) Close() error {
 
 // View runs fn on the store as it is now.
 func (d *DB) View(fn func(kv.Tx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), d.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), d.txTimeout())
 	defer cancel()
 	for {
 		t, err := d.begin(ctx, false)
@@ -148,7 +148,7 @@ func (d *DB) Update(fn func(kv.Tx) error) error {
 	}
 	d.writer.Lock()
 	defer d.writer.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), d.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), d.txTimeout())
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		t, err := d.begin(ctx, true)
@@ -178,9 +178,16 @@ func (d *DB) Update(fn func(kv.Tx) error) error {
 	}
 }
 
+// txTimeout bounds a whole transaction, its runs again included: each
+// answer of the cluster has d.timeout, and a large transaction (a fold,
+// an import's step) waits for many.
+func (d *DB) txTimeout() time.Duration { return max(10*d.timeout, 30*time.Second) }
+
 // begin starts a transaction at the cluster's current revision.
 func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
-	resp, err := d.cli.Get(ctx, d.clock)
+	rctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	resp, err := d.cli.Get(rctx, d.clock)
 	if err != nil {
 		return nil, fmt.Errorf("etcdkv: begin: %w", err)
 	}

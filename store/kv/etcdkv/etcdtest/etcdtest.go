@@ -63,8 +63,9 @@ func Start(tb testing.TB) *Server {
 	return s
 }
 
-// Launch runs a server with its data and log in dir; Stop ends it.
-func Launch(dir string) (*Server, error) {
+// Launch runs a server with its data and log in dir, and etcd's flags
+// args; Stop ends it.
+func Launch(dir string, args ...string) (*Server, error) {
 	bin := Binary()
 	if bin == "" {
 		return nil, errors.New("etcdtest: no etcd binary")
@@ -72,14 +73,14 @@ func Launch(dir string) (*Server, error) {
 	var err error
 	for range 3 { // a port picked free may be taken before etcd binds it
 		var s *Server
-		if s, err = launch(bin, dir); err == nil {
+		if s, err = launch(bin, dir, args); err == nil {
 			return s, nil
 		}
 	}
 	return nil, err
 }
 
-func launch(bin, dir string) (*Server, error) {
+func launch(bin, dir string, args []string) (*Server, error) {
 	client, peer := freePort(), freePort()
 	if client == 0 || peer == 0 {
 		return nil, errors.New("etcdtest: no free port")
@@ -91,13 +92,13 @@ func launch(bin, dir string) (*Server, error) {
 		return nil, err
 	}
 	defer log.Close()
-	cmd := exec.Command(bin,
+	cmd := exec.Command(bin, append([]string{
 		"--name", "t",
 		"--data-dir", filepath.Join(dir, "etcd"),
 		"--listen-client-urls", cu, "--advertise-client-urls", cu,
 		"--listen-peer-urls", pu, "--initial-advertise-peer-urls", pu,
-		"--initial-cluster", "t="+pu,
-	)
+		"--initial-cluster", "t=" + pu,
+	}, args...)...)
 	// Not the machine's own etcd settings (/etc/default/etcd's ETCD_*).
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Stdout, cmd.Stderr = log, log
