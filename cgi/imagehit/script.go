@@ -8,7 +8,8 @@ package imagehit
 // data-counter="visitors"); busuanzi's spans (busuanzi_value_site_pv,
 // _site_uv, _page_pv, their busuanzi_container_ shown inline, and
 // soxft/busuanzi's busuanzi_site_pv style); and data-counter="top" from
-// NAME.json?top=N, asked only when the page has one. It writes
+// NAME.json?top=N, asked only when the page has one, and only once the
+// count has answered, so that the list includes the view. It writes
 // textContent alone, links only paths of the page's own origin, needs no
 // eval or inline code, waits for a prerendered page to be shown, and
 // counts again when the page changes by the history API, or when
@@ -38,7 +39,7 @@ count=()=>{if(d.prerendering)return d[A]("prerenderingchange",count,o);if(d.read
 Z=W();var u=b+".count?page="+e(Z),h,P={},n=0;
 try{h=new URL(ref).hostname}catch(x){}ref="";if(h&&h!=L.hostname)u+="&ref="+e(h);
 q("["+D+"-page]").forEach(x=>{var y=g(x,D+"-page");if(!P[y]&&n<100&&u.length<7e3){P[y]=1;n++;u+="&p="+e(y)}});
-G(u,r=>F(R=r));T()},
+G(u,r=>F(R=r)).then(T)},
 N=()=>{W()!=Z&&count()},ps=history.pushState;
 if(!s)return;var b=s.src.replace(/\.js([?#].*)?$/i,"");
 history.pushState=function(){ps.apply(this,arguments);setTimeout(N)};
