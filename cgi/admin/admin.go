@@ -131,6 +131,8 @@ func lookupCommand(name string) (command, bool) {
 		return command{"[FILE]", 0, 1, noFlags, runCheck}, true
 	case "backup":
 		return command{"FILE", 1, 1, noFlags, runBackup}, true
+	case "copy":
+		return command{"FROM TO", 2, 2, noFlags, runCopy}, true
 	case "fix-owner":
 		return fixOwnerCommand(), true
 	case "help", "-h", "-help", "--help":

@@ -177,6 +177,10 @@ From a shell it manages the counters:
                                    damage, changing nothing
   counter backup FILE              write a checked copy of the database
                                    to FILE, while hits go on
+  counter copy FROM TO             copy a whole store into a new file or
+                                   an empty cluster prefix
+                                   (etcd://HOST:2379/PREFIX), and check
+                                   the copy against FROM
   counter serve [-addr HOST:PORT]  try it out on a local web server
   counter fastcgi [-listen unix:PATH]
                                    serve FastCGI for Apache, nginx or
