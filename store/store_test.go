@@ -100,6 +100,7 @@ func TestHitCountsTotalDayAndReferrer(t *testing.T) {
 }
 
 func TestUnknownCounterWritesNothing(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	before, err := os.ReadFile(path)
 	if err != nil {

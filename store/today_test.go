@@ -259,6 +259,7 @@ func TestTodayFoldIsAllOrNothing(t *testing.T) {
 // had a view that day, and the next day, once each today bucket's first
 // view folded the day before.
 func TestHitWritesFourPages(t *testing.T) {
+	needFile(t)
 	year := newDB(t)
 	d := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	name := func(i int) string { return fmt.Sprintf("counter-%03d", i) }
