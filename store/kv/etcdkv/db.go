@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,7 +57,8 @@ type Options struct {
 // DB is a store in an etcd cluster.
 type DB struct {
 	cli      *clientv3.Client
-	own      bool // Close closes cli
+	where    string // the endpoints, for errors: which cluster
+	own      bool   // Close closes cli
 	prefix   string
 	clock    string
 	maxOps   int
@@ -76,6 +78,7 @@ func New(cli *clientv3.Client, o Options) (*DB, error) {
 	}
 	d := &DB{
 		cli:      cli,
+		where:    strings.Join(cli.Endpoints(), ","),
 		prefix:   o.Prefix,
 		clock:    o.Prefix + string(rune(tagClock)) + "commit",
 		maxOps:   o.MaxTxnOps,
@@ -189,7 +192,7 @@ func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
 	defer cancel()
 	resp, err := d.cli.Get(rctx, d.clock)
 	if err != nil {
-		return nil, fmt.Errorf("etcdkv: begin: %w", err)
+		return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w", d.where, err)
 	}
 	t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
 		writes: map[string]write{}, seen: map[string]entry{}}
@@ -214,6 +217,10 @@ func (d *DB) commit(ctx context.Context, t *tx) (bool, error) {
 	tag := hex.EncodeToString(id)
 	ops = append(ops, clientv3.OpPut(d.clock, tag))
 	cond := clientv3.Compare(clientv3.ModRevision(d.clock), "=", t.clockRev)
+	// A visitor waits for the answer: the sends again stop after two
+	// waits, and the outcome is then unknown.
+	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
+	defer cancel()
 	for attempt := 0; ; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, d.timeout)
 		resp, err := d.cli.Txn(rctx).If(cond).Then(ops...).Commit()
@@ -224,13 +231,13 @@ func (d *DB) commit(ctx context.Context, t *tx) (bool, error) {
 		case err == nil:
 			return d.appliedEarlier(ctx, t.clockRev, tag)
 		case definite(err):
-			return false, fmt.Errorf("etcdkv: commit: %w", err)
+			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w", d.where, err)
 		}
 		// The answer was lost: send the same again. Its condition lets
 		// only one of the two apply.
 		select {
 		case <-ctx.Done():
-			return false, fmt.Errorf("etcdkv: commit: %w (%w)", kv.ErrUnknownOutcome, err)
+			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, err)
 		case <-time.After(time.Duration(10<<min(attempt, 6)) * time.Millisecond):
 		}
 	}
@@ -257,13 +264,13 @@ func (d *DB) appliedEarlier(ctx context.Context, clockRev int64, tag string) (bo
 	defer cancel()
 	for w := range d.cli.Watch(wctx, d.clock, clientv3.WithRev(clockRev+1)) {
 		if err := w.Err(); err != nil {
-			return false, fmt.Errorf("etcdkv: commit: %w (%w)", kv.ErrUnknownOutcome, err)
+			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, err)
 		}
 		for _, ev := range w.Events {
 			return string(ev.Kv.Value) == tag, nil
 		}
 	}
-	return false, fmt.Errorf("etcdkv: commit: %w (%w)", kv.ErrUnknownOutcome, wctx.Err())
+	return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, wctx.Err())
 }
 
 // ops are t's writes as one etcd transaction's operations, in a form etcd

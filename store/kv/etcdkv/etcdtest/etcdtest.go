@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ type Server struct {
 	Endpoint string // http://127.0.0.1:port
 	cmd      *exec.Cmd
 	done     chan error
+	log      string
 }
 
 // Binary is the etcd server to run, or "" if there is none.
@@ -105,7 +107,7 @@ func launch(bin, dir string, args []string) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("etcdtest: start %s: %w", bin, err)
 	}
-	s := &Server{Endpoint: cu, cmd: cmd, done: make(chan error, 1)}
+	s := &Server{Endpoint: cu, cmd: cmd, done: make(chan error, 1), log: log.Name()}
 	go func() { s.done <- cmd.Wait() }()
 	if err := s.waitReady(10 * time.Second); err != nil {
 		s.Stop()
@@ -148,6 +150,32 @@ func (s *Server) Client() (*clientv3.Client, error) {
 		DialTimeout: 2 * time.Second,
 		Logger:      zap.NewNop(),
 	})
+}
+
+// Pause stops the server as a hung machine would (SIGSTOP): connections
+// stay open, nothing answers.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server go on.
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Restart kills the server (SIGKILL) and starts it again on the same
+// ports and data.
+func (s *Server) Restart() error {
+	s.Stop()
+	log, err := os.OpenFile(s.log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = s.cmd.Env, log, log
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.cmd, s.done = cmd, make(chan error, 1)
+	go func() { s.done <- cmd.Wait() }()
+	return s.waitReady(10 * time.Second)
 }
 
 // Stop kills the server and waits for it.
