@@ -287,7 +287,7 @@ func TestAdminCommands(t *testing.T) {
 		{[]string{"list"}, 0, "blog  100"},
 		{[]string{"list"}, 0, "NAME  COUNT  CREATED"},
 		{[]string{"list"}, 0, "UTC  visitors  0         ignore    public\n"},
-		{[]string{"check"}, 0, "3 counter(s), 108 view(s) in all, schema 7,"},
+		{[]string{"check"}, 0, "3 counter(s), 108 view(s) in all, schema 8,"},
 		{[]string{"delete", "home"}, 0, ""},
 		{[]string{"delete", "home"}, 1, "no such counter"},
 		{[]string{"help"}, 0, "counter create NAME"},

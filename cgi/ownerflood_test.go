@@ -22,8 +22,14 @@ import (
 // demo from addr, with a Cookie header if cookies is not empty.
 func loginEnv(t *testing.T, db, addr, cookies string, body string) []string {
 	t.Helper()
-	env := append(hitEnv(t, db), "REQUEST_METHOD=POST", "PATH_INFO=/demo/login",
-		"REQUEST_URI=/cgi-bin/counter.cgi/demo/login", "QUERY_STRING=",
+	return loginEnvAt(t, db, "/demo/login", addr, cookies, body)
+}
+
+// loginEnvAt is loginEnv's for a login POST to path under the script.
+func loginEnvAt(t *testing.T, db, path, addr, cookies string, body string) []string {
+	t.Helper()
+	env := append(hitEnv(t, db), "REQUEST_METHOD=POST", "PATH_INFO="+path,
+		"REQUEST_URI=/cgi-bin/counter.cgi"+path, "QUERY_STRING=",
 		"CONTENT_TYPE=application/x-www-form-urlencoded", "CONTENT_LENGTH="+strconv.Itoa(len(body)),
 		"HTTP_SEC_FETCH_SITE=same-origin", "REMOTE_ADDR="+addr)
 	if cookies != "" {
@@ -79,15 +85,36 @@ func postLogin(bin string, env []string, body string) (cgiLogin, error) {
 // the session and device cookies the answer sets, as NAME=VALUE.
 func ownerLogin(t *testing.T, bin, db, addr, body string) (session, device string) {
 	t.Helper()
-	first, err := postLogin(bin, loginEnv(t, db, addr, "", body), body)
+	return loginAt(t, bin, db, counterDoor, addr, body)
+}
+
+// loginDoor is where a flood test logs in: a counter's login or the
+// owner's, with its cookies' names and the passwd arguments that set its
+// password.
+type loginDoor struct {
+	path            string
+	session, device string
+	passwd          []string
+}
+
+var (
+	counterDoor = loginDoor{"/demo/login", "counter_session", "counter_device", []string{"passwd", "demo"}}
+	ownerDoor   = loginDoor{"/login", "counter_owner_session", "counter_owner_device", []string{"passwd", "-owner"}}
+)
+
+// loginAt logs in at door d from addr with the form body and returns the
+// session and device cookies the answer sets, as NAME=VALUE.
+func loginAt(t *testing.T, bin, db string, d loginDoor, addr, body string) (session, device string) {
+	t.Helper()
+	first, err := postLogin(bin, loginEnvAt(t, db, d.path, addr, "", body), body)
 	if err != nil || first.status != http.StatusSeeOther {
-		t.Fatalf("the owner's first login: %v %v", first.status, err)
+		t.Fatalf("the first login at %s: %v %v", d.path, first.status, err)
 	}
 	for _, c := range first.cookies {
 		switch c.Name {
-		case "counter_session":
+		case d.session:
 			session = c.Name + "=" + c.Value
-		case "counter_device":
+		case d.device:
 			device = c.Name + "=" + c.Value
 		}
 	}
@@ -227,13 +254,25 @@ func TestOwnerGetsInDuringRotatingFloodCGI(t *testing.T) {
 		{"session and device cookies", 3, sessionBeside},
 		{"garbage session and device cookie", 3, garbageSession},
 	} {
-		t.Run(tc.name, func(t *testing.T) { ownerFlood(t, bin, tc.runs, tc.cookies) })
+		t.Run(tc.name, func(t *testing.T) { ownerFlood(t, bin, counterDoor, tc.runs, tc.cookies) })
 	}
 }
 
+// TestOwnerLoginGetsInDuringRotatingFloodCGI: the same flood at the
+// owner's login (passwd -owner, /login), which shares the counters'
+// guard: the owner's browser, known by the device cookie its first login
+// gave it, gets in on each of its 8 tries (2 runs of 4), the slots held
+// at once never more than the cap.
+func TestOwnerLoginGetsInDuringRotatingFloodCGI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2 floods of 8 s each")
+	}
+	ownerFlood(t, counterBinary(t), ownerDoor, 2, deviceOnly)
+}
+
 // ownerFlood runs TestOwnerGetsInDuringRotatingFloodCGI's flood runs
-// times, with the owner's browser sending cookies.
-func ownerFlood(t *testing.T, bin string, runs, cookies int) {
+// times at door d, with the owner's browser sending cookies.
+func ownerFlood(t *testing.T, bin string, d loginDoor, runs, cookies int) {
 	const (
 		flooders  = 8
 		ownerTry  = 4
@@ -252,16 +291,16 @@ func ownerFlood(t *testing.T, bin string, runs, cookies int) {
 	for run := range runs {
 		dir := t.TempDir()
 		db, _ := grownDB(t, dir)
-		if out, code := adminStdin(t, db, password+"\n", "passwd", "demo"); code != 0 {
+		if out, code := adminStdin(t, db, password+"\n", d.passwd...); code != 0 {
 			t.Fatalf("passwd: %s", out)
 		}
-		session, device := ownerLogin(t, bin, db, ownerAddr, body)
+		session, device := loginAt(t, bin, db, d, ownerAddr, body)
 		sent := device
 		switch cookies {
 		case sessionBeside:
 			sent = session + "; " + device
 		case garbageSession:
-			sent = "counter_session=garbage.1.x; " + device
+			sent = d.session + "=garbage.1.x; " + device
 		}
 		w := &slotWatch{run: filepath.Join(dir, "run"), files: map[string]string{}, holders: map[int][]time.Time{}}
 		stopWatch, watched := make(chan struct{}), make(chan struct{})
@@ -300,7 +339,7 @@ func ownerFlood(t *testing.T, bin string, runs, cookies int) {
 					if i%2 == 1 {
 						addr = fmt.Sprintf("2001:db8:%x:%x::%x", i&0xffff, i>>16&0xffff, i)
 					}
-					l, err := postLogin(bin, loginEnv(t, db, addr, "", "password=wrong"), "password=wrong")
+					l, err := postLogin(bin, loginEnvAt(t, db, d.path, addr, "", "password=wrong"), "password=wrong")
 					note(l, err)
 					mu.Lock()
 					strangers[l.status]++
@@ -315,7 +354,7 @@ func ownerFlood(t *testing.T, bin string, runs, cookies int) {
 				time.Sleep(tryEvery)
 			}
 			tries.Go(func() {
-				l, err := postLogin(bin, loginEnv(t, db, ownerAddr, sent, body), body)
+				l, err := postLogin(bin, loginEnvAt(t, db, d.path, ownerAddr, sent, body), body)
 				if cookies != sessionBeside {
 					note(l, err)
 				} else if err != nil {

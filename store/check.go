@@ -106,6 +106,9 @@ func checkRecords(tx kv.Tx, r *Report) error {
 	if k := meta.Get(keyOwnerKey); k != nil && len(k) != ownerKeyLen {
 		return fmt.Errorf("%w: owner key of %d bytes", ErrCorrupt, len(k))
 	}
+	if _, err := readOwnerLogin(meta); err != nil {
+		return err
+	}
 	if _, err := decodeTime(meta.Get(keyTalliedSince)); err != nil {
 		return fmt.Errorf("tallied-since: %w", err)
 	}
@@ -223,6 +226,9 @@ func checkCounter(name string, b kv.Bucket, r *Report) error {
 	info, err := readInfo(name, b)
 	if err != nil {
 		return err
+	}
+	if k := b.Get(keySessionKey); k != nil && len(k) != sessionKeyLen {
+		return fmt.Errorf("%w: session key of %d bytes", ErrCorrupt, len(k))
 	}
 	r.Counters++
 	r.Hits += info.Count

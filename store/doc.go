@@ -2,11 +2,14 @@
 // process, FastCGI worker and admin command. It is the only package that
 // imports bbolt.
 //
-// # Schema (version 7)
+// # Schema (version 8)
 //
 // Every bucket name and key encoding is declared in schema.go; no other file
 // spells one out. Keys marked v2 are new in version 2, v3 in version 3,
-// v4 in version 4, v5 in version 5, v6 in version 6, v7 in version 7.
+// v4 in version 4, v5 in version 5, v6 in version 6, v7 in version 7,
+// v8 in version 8. A key of meta marked with a version, absent, is not
+// set: a file of an earlier version reads as having none, so that such a
+// key needs no step in migrate.go (owner-password, and the later ones).
 //
 // A counter's keys below hold its history: every hit up to the day of its
 // today bucket's rows, whose hits are in that bucket (see "Today"); what a
@@ -14,9 +17,20 @@
 //
 //	meta/                      bucket
 //	  version   -> uint32      schema version, big-endian
-//	  session-key -> [32]byte  signs session cookies; made by crypto/rand
-//	                           when the first password is set, made anew
-//	                           at each logout (which ends every session)
+//	  session-key -> [32]byte  up to v7: signed every counter's session
+//	                           cookies, made anew at each logout (which
+//	                           ended every session). v8 makes it no more:
+//	                           a file migrated from v7 keeps it, to check
+//	                           the sessions of a counter without a
+//	                           session-key of its own
+//	  owner-password -> bytes  v8: bcrypt hash of the owner's password
+//	                           (passwd -owner), whose login opens every
+//	                           counter's statistics; absent, none
+//	  owner-session-key -> [32]byte  v8: signs the owner's session
+//	                           cookies; made by crypto/rand with the first
+//	                           owner-password, made anew at the owner's
+//	                           logout, which ends the owner's sessions
+//	                           and no counter's
 //	  owner-key -> [32]byte    v2: signs the cookies of browsers whose
 //	                           owner asked not to be counted; made on the
 //	                           first such request
@@ -30,6 +44,11 @@
 //	    created -> int64       creation time, Unix seconds, big-endian
 //	    password -> bytes      bcrypt hash of the statistics password;
 //	                           absent when the statistics are public
+//	    session-key -> [32]byte  v8: signs the counter's session cookies;
+//	                           made by crypto/rand with its first password
+//	                           (or its first logout, in a file migrated
+//	                           from v7), made anew at each of its logouts,
+//	                           which ends its sessions and no other's
 //	    show    -> "views" | "visitors"   v2: what the image shows
 //	    reload  -> uint64      v2: reload window in seconds, 0 for none
 //	    ignore  -> text        v2: networks not counted, one CIDR per line
@@ -283,6 +302,19 @@
 // counters with a referrer each, so some 600 in all; or some 80 pages of
 // one site): past that, bbolt splits it, and a view writes a branch
 // besides.
+//
+// # Version 7
+//
+// Version 8 added the owner's login (owner-password, owner-session-key)
+// and a session key per counter. A version 7 file is migrated by the first
+// write of a version 8 program, which sets the version and rewrites
+// nothing else: it has no owner's login until passwd -owner sets one, and
+// its counters' sessions are checked with meta's session-key, as version
+// 7 checked them, until a counter's logout or new password gives it a key
+// of its own; so a login made before the upgrade lasts its day, and a
+// logout ends its own counter's sessions alone. A program of version 7
+// would sign sessions with meta's key, which a counter with its own key
+// no longer checks: it refuses the file (ErrNewerSchema).
 //
 // # Version 6
 //

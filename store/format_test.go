@@ -98,7 +98,7 @@ func checkFormatV1(t *testing.T, db *DB) {
 	if ok, _, err := counter.VerifyPassword(home.PasswordHash, []byte(formatPasswordV1)); !ok || err != nil {
 		t.Errorf("the stored hash does not take the v1 password: %v", err)
 	}
-	key, err := db.SessionKey()
+	key, err := db.SessionKey("home")
 	if err != nil || len(key) != 32 {
 		t.Errorf("session key %x, %v; want the file's 32 bytes", key, err)
 	}
@@ -210,6 +210,11 @@ var formats = []struct {
 		"  news\x00sGoogle = 0000000000000002\n",
 		"  version = 00000007\n",
 	}, writeV7, checkFormatV7},
+	{8, formatFileV8, formatDumpFileV8, []string{
+		"  owner-password = 2432612431302",
+		"  owner-session-key = ",
+		"  version = 00000008\n",
+	}, writeV8, checkFormatV8},
 }
 
 // TestFormat reads every committed file twice: with bbolt alone, against

@@ -163,7 +163,7 @@ func checkFormatV2(t *testing.T, db *DB) {
 	if ok, _, err := counter.VerifyPassword(h.PasswordHash, []byte(formatPasswordV2)); !ok || err != nil {
 		t.Errorf("the stored hash does not take the v2 password: %v", err)
 	}
-	if key, err := db.SessionKey(); err != nil || len(key) != 32 {
+	if key, err := db.SessionKey("home"); err != nil || len(key) != 32 {
 		t.Errorf("session key %x, %v", key, err)
 	}
 }

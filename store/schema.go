@@ -20,42 +20,53 @@ import (
 // the current day's hits of every counter in small buckets, today-0 to
 // today-f, folded into the counters' history when the day changes;
 // version 7 keeps where readers came from (sources) and a site's pages'
-// titles. migrate.go brings an older file up to it.
-const schemaVersion = 7
+// titles; version 8 keeps the owner's login (a password for every
+// counter's statistics) and a session key per counter, so that logouts end
+// only their own sessions. migrate.go brings an older file up to it.
+//
+// A key of meta that is new in a version and reads as "not set" when
+// absent (as owner-password does) needs no step in migrate.go: a file of
+// the version before has none, which is what it means. Mark it with the
+// version that adds it in both lists (here and doc.go); more keys of
+// version 8 (the metrics token, the last backup) go in as they are.
+const schemaVersion = 8
 
 var (
-	bucketMeta       = []byte("meta")
-	keyVersion       = []byte("version")
-	keySessionKey    = []byte("session-key")
-	keyOwnerKey      = []byte("owner-key")     // v2
-	keyTalliedSince  = []byte("tallied-since") // v2
-	bucketCounters   = []byte("counters")
-	keyTotal         = []byte("total")
-	keyVisitors      = []byte("visitors") // v2
-	keyCreated       = []byte("created")
-	keyPassword      = []byte("password")
-	keyShow          = []byte("show")            // v2
-	keyReload        = []byte("reload")          // v2
-	keyIgnore        = []byte("ignore")          // v2
-	keyAllowReferrer = []byte("allow-referrers") // v2
-	bucketDays       = []byte("days")
-	bucketTally      = []byte("tally") // v2
-	bucketReferrers  = []byte("referrers")
-	keyHosts         = []byte("hosts")         // v3, sites only
-	keyMaxPages      = []byte("max-pages")     // v3, sites only
-	keyKeepQuery     = []byte("keep-query")    // v3, sites only
-	keyImage         = []byte("image")         // v3, sites only
-	keyPublicPages   = []byte("public-pages")  // sites only, absent for off
-	keyPageCount     = []byte("page-count")    // v3, sites only
-	keyPagesFolded   = []byte("pages-folded")  // v3, sites only
-	keyPagesTrimmed  = []byte("pages-trimmed") // v5, sites only
-	bucketPages      = []byte("pages")         // v3, sites only
-	bucketPageDays   = []byte("page-days")     // v3, sites only
-	bucketCosts      = []byte("costs")         // v4
-	bucketCostDays   = []byte("days")          // v4, in costs
-	keyBuild         = []byte("build")         // v4, in costs
-	keyBuildBefore   = []byte("build-before")  // v4, in costs
-	keyCostWarnings  = []byte("warnings")      // v4, in costs
+	bucketMeta      = []byte("meta")
+	keyVersion      = []byte("version")
+	keySessionKey   = []byte("session-key")   // in meta: version 7's, read for a counter without its own; v8: in a counter
+	keyOwnerKey     = []byte("owner-key")     // v2
+	keyTalliedSince = []byte("tallied-since") // v2
+	// The owner's login, which opens every counter's statistics.
+	keyOwnerPassword   = []byte("owner-password")    // v8, in meta
+	keyOwnerSessionKey = []byte("owner-session-key") // v8, in meta
+	bucketCounters     = []byte("counters")
+	keyTotal           = []byte("total")
+	keyVisitors        = []byte("visitors") // v2
+	keyCreated         = []byte("created")
+	keyPassword        = []byte("password")
+	keyShow            = []byte("show")            // v2
+	keyReload          = []byte("reload")          // v2
+	keyIgnore          = []byte("ignore")          // v2
+	keyAllowReferrer   = []byte("allow-referrers") // v2
+	bucketDays         = []byte("days")
+	bucketTally        = []byte("tally") // v2
+	bucketReferrers    = []byte("referrers")
+	keyHosts           = []byte("hosts")         // v3, sites only
+	keyMaxPages        = []byte("max-pages")     // v3, sites only
+	keyKeepQuery       = []byte("keep-query")    // v3, sites only
+	keyImage           = []byte("image")         // v3, sites only
+	keyPublicPages     = []byte("public-pages")  // sites only, absent for off
+	keyPageCount       = []byte("page-count")    // v3, sites only
+	keyPagesFolded     = []byte("pages-folded")  // v3, sites only
+	keyPagesTrimmed    = []byte("pages-trimmed") // v5, sites only
+	bucketPages        = []byte("pages")         // v3, sites only
+	bucketPageDays     = []byte("page-days")     // v3, sites only
+	bucketCosts        = []byte("costs")         // v4
+	bucketCostDays     = []byte("days")          // v4, in costs
+	keyBuild           = []byte("build")         // v4, in costs
+	keyBuildBefore     = []byte("build-before")  // v4, in costs
+	keyCostWarnings    = []byte("warnings")      // v4, in costs
 	// An import in steps stages its work here; nothing reads it but the
 	// import, which removes it (and any an interrupted one left).
 	bucketImporting  = []byte("importing") // v5, at the top

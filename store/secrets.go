@@ -9,14 +9,14 @@ import (
 	"hitcounter/store/kv"
 )
 
-// ErrNoSessionKey reports a database in which no password was ever set, so
-// no session can be valid.
+// ErrNoSessionKey reports a counter (or an owner's login) whose password
+// was never set, so no session of it can be valid.
 var ErrNoSessionKey = errors.New("no session key: no password was ever set")
 
 // SetPasswordHash stores the hash that guards the statistics of counter
 // name, or makes them public again when hash is nil. Changing or clearing
-// it ends every session, which is bound to the hash. The first hash set
-// also makes the key that signs sessions.
+// it ends every session of the counter, which is bound to the hash. The
+// first hash set also makes the key that signs the counter's sessions.
 func (db *DB) SetPasswordHash(name string, hash []byte) error {
 	err := db.write(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
@@ -26,8 +26,10 @@ func (db *DB) SetPasswordHash(name string, hash []byte) error {
 		if hash == nil {
 			return b.Delete(keyPassword)
 		}
-		if err := ensureSessionKey(tx); err != nil {
-			return err
+		if len(b.Get(keySessionKey)) != sessionKeyLen {
+			if err := putSessionKey(b, keySessionKey); err != nil {
+				return err
+			}
 		}
 		return b.Put(keyPassword, hash)
 	})
@@ -59,73 +61,71 @@ func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 	return swapped, nil
 }
 
-// SessionKey returns the key that signs session cookies.
-func (db *DB) SessionKey() ([]byte, error) {
+// SessionKey returns the key that signs the session cookies of counter
+// name: its own, or, for a counter of a version 7 file that has none yet,
+// the one key of meta that version 7 signed every counter's with, so that
+// a login made before the upgrade lasts its day.
+func (db *DB) SessionKey(name string) ([]byte, error) {
 	var key []byte
 	err := db.view(func(tx kv.Tx) error {
-		if err := checkSchema(tx); err != nil {
+		b, err := counterBucket(tx, name)
+		if err != nil {
 			return err
 		}
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			return ErrNoSessionKey
+		k := b.Get(keySessionKey)
+		if k == nil {
+			k = tx.Bucket(bucketMeta).Get(keySessionKey)
 		}
-		k := meta.Get(keySessionKey)
-		switch len(k) {
-		case 0:
-			return ErrNoSessionKey
-		case sessionKeyLen:
-			key = bytes.Clone(k)
-			return nil
-		}
-		return fmt.Errorf("%w: session key of %d bytes", ErrCorrupt, len(k))
+		key, err = readSessionKey(k)
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: session key: %w", err)
+		return nil, fmt.Errorf("store: session key of %q: %w", name, err)
 	}
 	return key, nil
 }
 
-// RenewSessionKey replaces the key that signs session cookies with a new
-// one, which ends every session of every counter in the file: a logout does
-// this, so that a copy of the cookie is refused as well. The key is stored
-// where it always was, so the layout of the file does not change.
-func (db *DB) RenewSessionKey() error {
+// readSessionKey copies a stored session key: ErrNoSessionKey when there
+// is none.
+func readSessionKey(k []byte) ([]byte, error) {
+	switch len(k) {
+	case 0:
+		return nil, ErrNoSessionKey
+	case sessionKeyLen:
+		return bytes.Clone(k), nil
+	}
+	return nil, fmt.Errorf("%w: session key of %d bytes", ErrCorrupt, len(k))
+}
+
+// RenewSessionKey gives counter name a new key for its session cookies,
+// which ends every session of that counter, and of no other: a logout does
+// this, so that a copy of the cookie is refused as well.
+func (db *DB) RenewSessionKey(name string) error {
 	err := db.write(func(tx kv.Tx) error {
-		if err := initSchema(tx); err != nil {
+		b, err := counterBucket(tx, name)
+		if err != nil {
 			return err
 		}
-		return putSessionKey(tx.Bucket(bucketMeta))
+		return putSessionKey(b, keySessionKey)
 	})
 	if err != nil {
-		return fmt.Errorf("store: renew session key: %w", err)
+		return fmt.Errorf("store: renew session key of %q: %w", name, err)
 	}
 	return nil
 }
 
-func ensureSessionKey(tx kv.Tx) error {
-	if err := initSchema(tx); err != nil {
-		return err
-	}
-	meta := tx.Bucket(bucketMeta)
-	if len(meta.Get(keySessionKey)) == sessionKeyLen {
-		return nil
-	}
-	return putSessionKey(meta)
-}
-
-// putSessionKey stores a new random session key in meta.
-func putSessionKey(meta kv.Bucket) error {
+// putSessionKey stores a new random session key in b under key k.
+func putSessionKey(b kv.Bucket, k []byte) error {
 	key := make([]byte, sessionKeyLen)
 	if _, err := rand.Read(key); err != nil {
 		return fmt.Errorf("session key: %w", err)
 	}
-	return meta.Put(keySessionKey, key)
+	return b.Put(k, key)
 }
 
 // OwnerKey returns the key that signs the cookies by which owners ask not
-// to be counted, making it on first use. It is not the session key, which
-// every logout renews: an owner's browser stays uncounted across logouts.
+// to be counted, making it on first use. It is no session key, which a
+// logout renews: an owner's browser stays uncounted across logouts.
 func (db *DB) OwnerKey() ([]byte, error) {
 	var key []byte
 	err := db.write(func(tx kv.Tx) error {

@@ -38,6 +38,7 @@ type cmdEnv struct {
 	addr              string        // serve -addr
 	privateRunDir     bool          // serve makes a runtime directory of its own
 	clear, importHash bool          // passwd -clear, -hash
+	owner             bool          // passwd -owner
 	maxHash           time.Duration // doctor -max
 	socket            string        // doctor -socket
 	ownerChecked      bool          // ownerWarning has run
@@ -101,7 +102,8 @@ func lookupCommand(name string) (command, bool) {
 	case "delete":
 		return command{"NAME", 1, 1, noFlags, runDelete}, true
 	case "passwd":
-		return command{"[-clear | -hash] NAME", 1, 1, func(fs *flag.FlagSet, e *cmdEnv) {
+		return command{"[-clear | -hash] NAME | -owner [-clear | -hash]", 0, 1, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.BoolVar(&e.owner, "owner", false, "set the owner's password, whose login opens every counter's statistics (-clear: remove it)")
 			fs.BoolVar(&e.clear, "clear", false, "make the statistics public again")
 			fs.BoolVar(&e.importHash, "hash", false, "store a bcrypt hash read from stdin (from PHP's password_hash or htpasswd -B)")
 		}, runPasswd}, true

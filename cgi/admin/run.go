@@ -161,6 +161,10 @@ From a shell it manages the counters:
                                    (asked twice, or read from stdin)
   counter passwd -clear NAME       make its statistics public again
   counter passwd -hash NAME        store a bcrypt hash read from stdin
+  counter passwd -owner [-clear | -hash]
+                                   the owner's password, whose login (at
+                                   /cgi-bin/counter.cgi/login) opens every
+                                   counter's statistics; -clear removes it
   counter doctor [-max 250ms] [-socket PATH | -socket tcp:127.0.0.1:PORT]
                                    time a password check here (at cost
                                    10, 11 and 12), check the database,

@@ -1,10 +1,11 @@
 // Package web holds the counter's web handlers: the image that counts a
-// hit, the count as JSON, the statistics page and its exports, the login
-// and logout, and the demo page, with the route table (router.go) and the
-// one function that maps an error to a status and a public message
-// (respond.go). It serves one http.Handler, App, that the gateway carries
-// over CGI, FastCGI or plain HTTP, and knows nothing of how it is reached
-// beyond the path it is mounted at.
+// hit, the count as JSON, the statistics page and its exports, the logins
+// and logouts (a counter's and the owner's, door.go), and the demo page,
+// with the route table (router.go) and the one function that maps an error
+// to a status and a public message (respond.go). It serves one
+// http.Handler, App, that the gateway carries over CGI, FastCGI or plain
+// HTTP, and knows nothing of how it is reached beyond the path it is
+// mounted at.
 package web
 
 import (

@@ -118,25 +118,25 @@ func tokenParts(value string) ([]string, bool) {
 	return parts, len(parts) == 3
 }
 
-// knownBrowser reads who r's cookies vouch for at counter name's login: a
+// knownBrowser reads who r's cookies vouch for at door d's login: a
 // browser with a valid session, which is logged in already, and one with a
 // valid device token, which has logged in before. The file is read once,
 // only if a cookie could be a token, and every cookie is judged on its own:
 // a stale, foreign or forged one beside or before a valid one takes
 // nothing from it.
-func (a *App) knownBrowser(r *http.Request, name string) loginTry {
-	sessions, devices := cookieTokens(r, sessionCookie), cookieTokens(r, deviceCookie)
+func (a *App) knownBrowser(r *http.Request, d door) loginTry {
+	sessions, devices := cookieTokens(r, d.sessionCookie()), cookieTokens(r, d.deviceCookie())
 	if len(sessions) == 0 && len(devices) == 0 {
 		return loginTry{}
 	}
-	v, err := a.loadStats(r, name, a.now())
-	if err != nil || !v.history.Protected() {
+	l, err := a.readLock(d)
+	if err != nil || l.hash == nil {
 		return loginTry{}
 	}
 	now := a.now()
-	who := loginTry{view: v, loggedIn: anySession(v, sessions, now)}
+	who := loginTry{lock: l, loggedIn: d.anySession(l, sessions, now)}
 	for _, value := range devices {
-		if id, ok := validDevice(value, name, v.history.PasswordHash, now); ok {
+		if id, ok := validDevice(value, d.name, l.hash, now); ok {
 			who.device, who.known = id, true
 			break
 		}

@@ -55,10 +55,11 @@ func oracleFixture(v string) map[string][2]func() (string, error) {
 	themes := []string{"mine", "a.b_c-d"}
 	hand := func(p *htmlPage) func() (string, error) { return func() (string, error) { return p.b.String(), nil } }
 	return map[string][2]func() (string, error){
-		"public statistics": {hand(statsPage(s, false, nil, nil, nil)), tmplStats(s, false, nil, nil, nil).render},
-		"full statistics":   {hand(statsPage(prot, true, site, cost, themes)), tmplStats(prot, true, site, cost, themes).render},
-		"site, all time":    {hand(statsPage(prot, false, &siteView{}, nil, nil)), tmplStats(prot, false, &siteView{}, nil, nil).render},
-		"no hits":           {hand(statsPage(counter.Stats{Name: "empty", Now: now}, false, nil, nil, nil)), tmplStats(counter.Stats{Name: "empty", Now: now}, false, nil, nil, nil).render},
+		"public statistics": {hand(statsPage(s, false, nil, nil, nil, "")), tmplStats(s, false, nil, nil, nil, "").render},
+		"full statistics":   {hand(statsPage(prot, true, site, cost, themes, "logout")), tmplStats(prot, true, site, cost, themes, "logout").render},
+		"site, all time":    {hand(statsPage(prot, false, &siteView{}, nil, nil, "logout")), tmplStats(prot, false, &siteView{}, nil, nil, "logout").render},
+		"the owner's view":  {hand(statsPage(s, false, nil, nil, nil, "../logout")), tmplStats(s, false, nil, nil, nil, "../logout").render},
+		"no hits":           {hand(statsPage(counter.Stats{Name: "empty", Now: now}, false, nil, nil, nil, "")), tmplStats(counter.Stats{Name: "empty", Now: now}, false, nil, nil, nil, "").render},
 		"site's page":       {hand(pagePage(page)), tmplPage(page).render},
 		"login":             {hand(loginPage("blog", "")), tmplLogin("blog", "").render},
 		"login, a message":  {hand(loginPage(v, "wrong password "+v)), tmplLogin(v, "wrong password "+v).render},

@@ -23,26 +23,30 @@ var (
 // loginFailed is the one message a failed login shows, whatever failed.
 const loginFailed = "Wrong password."
 
-// serveLogin answers POST /NAME/login. bcrypt runs only here, only for a
-// protected counter, a browser without a valid session and a password
+// serveLogin answers POST /NAME/login, the login of one counter.
+func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
+	a.login(w, r, door{r.PathValue("name")})
+}
+
+// login answers a login POST at door d. bcrypt runs only here, only for a
+// door with a password, a browser without a valid session and a password
 // that bcrypt could have hashed, and with the database closed: a login
 // never holds up the hits.
-func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
+func (a *App) login(w http.ResponseWriter, r *http.Request, d door) {
 	tag(w, meter.Refused) // until a password is checked
-	name := r.PathValue("name")
 	// The browser is known first, from its cookies and one read of the
 	// file. One that is logged in already has nothing to prove; one that
 	// has logged in before has logins in hand of its own: a flood of
 	// strangers' logins can turn neither away as busy.
-	who := a.knownBrowser(r, name)
+	who := a.knownBrowser(r, d)
 	if who.loggedIn {
-		a.alreadyIn(w, r, name)
+		a.alreadyIn(w, r, d)
 		return
 	}
 	leave, admitted := a.pacer.enter(who.known)
 	defer leave()
 	if !admitted {
-		a.loginBusy(w, r, name)
+		a.loginBusy(w, r, d)
 		return
 	}
 	// A stranger's checks before the database and bcrypt after it run at
@@ -54,12 +58,12 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 		password []byte
 		ok       bool
 	)
-	a.loginWork(who, func() { password, ok = a.readLogin(w, r, name) })
+	a.loginWork(who, func() { password, ok = a.readLogin(w, r, d) })
 	if !ok {
 		return
 	}
 	var release func()
-	a.loginWork(who, func() { release, ok = a.admitTry(w, r, name, &who) })
+	a.loginWork(who, func() { release, ok = a.admitTry(w, r, d, &who) })
 	if !ok {
 		if who.client != (guard.Client{}) { // refused by a throttle or a busy slot
 			a.pacer.refused(who.client, a.now())
@@ -70,19 +74,18 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 	// kept would turn every login away until the garbage collector ran.
 	release = sync.OnceFunc(release)
 	defer release()
-	v, err := who.view, error(nil)
+	l, err := who.lock, error(nil)
 	if !who.known {
-		v, err = a.loadStats(r, name, a.now())
+		l, err = a.readLock(d)
 	}
 	if err != nil {
 		release()
 		a.Refuse(w, r, err)
 		return
 	}
-	h := v.history
-	if !h.Protected() {
+	if l.hash == nil {
 		release()
-		seeStats(w)
+		d.goOn(w) // the counter's statistics are public; the owner's form says how to set one
 		return
 	}
 	var (
@@ -94,7 +97,7 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 		// Nothing bcrypt could have hashed is worth running it for.
 		if len(password) > 0 && len(password) <= counter.MaxPasswordLen {
 			tag(w, meter.Login)
-			ok, rehash, err = a.verify(h.PasswordHash, password)
+			ok, rehash, err = a.verify(l.hash, password)
 		}
 		// A hash of another cost is made again at the pinned one here,
 		// in the slot and with the database closed; upgrade only swaps it
@@ -102,75 +105,83 @@ func (a *App) serveLogin(w http.ResponseWriter, r *http.Request) {
 		if ok && rehash {
 			var herr error
 			if newHash, herr = a.hash(password); herr != nil {
-				a.log.Printf("login %q: rehash: %v", name, herr)
+				a.log.Printf("login %q: rehash: %v", d.label(), herr)
 				newHash = nil
 			}
 		}
 	})
 	release()
 	if errors.Is(err, counter.ErrHashTooCostly) {
-		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter passwd %s", name, name)
+		a.log.Printf("login %q: the stored password hash is too costly to check; set a new one with: counter passwd %s", d.label(), passwdArgs(d))
 	} else if err != nil {
-		a.log.Printf("login %q: %v", name, err)
+		a.log.Printf("login %q: %v", d.label(), err)
 	}
 	if !ok {
-		// The line fail2ban matches; see deploy/fail2ban. The name passed
-		// CheckName and the address was parsed, so neither can break it.
-		a.log.Printf("login failed: counter=%q client=%s", name, a.loginAddr(r))
-		writeHTML(w, r, http.StatusUnauthorized, loginPage(name, loginFailed))
+		// The line fail2ban matches; see deploy/fail2ban. The label is a
+		// name that passed CheckName, or "*", and the address was
+		// parsed, so neither can break it.
+		a.log.Printf("login failed: counter=%q client=%s", d.label(), a.loginAddr(r))
+		writeHTML(w, r, http.StatusUnauthorized, d.page(loginFailed))
 		a.pacer.refused(who.client, a.now())
 		return
 	}
-	if err := a.forget(name, who); err != nil {
-		a.log.Printf("login %q: %v", name, err)
+	if err := a.forget(d, who); err != nil {
+		a.log.Printf("login %q: %v", d.label(), err)
 	}
-	hash, key := h.PasswordHash, v.sessionKey
-	if newHash != nil || key == nil {
-		if hash, key, err = a.upgrade(name, hash, newHash); err != nil {
-			a.log.Printf("login %q: %v", name, err)
+	if newHash != nil || l.key == nil {
+		if l, err = a.upgrade(d, l.hash, newHash); err != nil {
+			a.log.Printf("login %q: %v", d.label(), err)
 			a.Refuse(w, r, err)
 			return
 		}
 	}
 	now := a.now()
-	http.SetCookie(w, a.sessionCookieFor(r, name, signSession(key, name, now.Add(sessionLifetime), hash), int(sessionLifetime/time.Second)))
-	a.rememberDevice(w, r, name, hash, who, now)
-	seeStats(w)
+	http.SetCookie(w, a.cookie(r, d, d.sessionCookie(), signSession(l.key, d.name, now.Add(sessionLifetime), l.hash), int(sessionLifetime/time.Second)))
+	a.rememberDevice(w, r, d, l.hash, who, now)
+	d.goOn(w)
+}
+
+// passwdArgs is what follows "counter passwd" to set the door's password.
+func passwdArgs(d door) string {
+	if d.owner() {
+		return "-owner"
+	}
+	return d.name
 }
 
 // alreadyIn answers the login of a browser that holds a valid session
-// for counter name as a good login would, but with no password checked,
-// no slot taken and no try counted: the statistics page would open to it
+// at door d as a good login would, but with no password checked, no slot
+// taken and no try counted: the page behind the door would open to it
 // anyway, so a check would buy nothing, and a flood would make the owner
 // wait for one. The session is not renewed: only a password makes one.
-func (a *App) alreadyIn(w http.ResponseWriter, r *http.Request, name string) {
-	if !a.sameOrigin(w, r, name) {
+func (a *App) alreadyIn(w http.ResponseWriter, r *http.Request, d door) {
+	if !a.sameOrigin(w, r, d) {
 		return
 	}
 	tag(w, meter.Stats) // a read of the file, as the page it leads to
-	seeStats(w)
+	d.goOn(w)
 }
 
 // rememberDevice gives the browser a device token after a good login: a
 // new one, or the one it has, for longer.
-func (a *App) rememberDevice(w http.ResponseWriter, r *http.Request, name string, hash []byte, who loginTry, now time.Time) {
+func (a *App) rememberDevice(w http.ResponseWriter, r *http.Request, d door, hash []byte, who loginTry, now time.Time) {
 	id := who.device
 	if !who.known {
 		var err error
 		if id, err = newDeviceID(); err != nil {
-			a.log.Printf("login %q: device id: %v", name, err)
+			a.log.Printf("login %q: device id: %v", d.label(), err)
 			return
 		}
 	}
-	value := signDevice(hash, name, id, now.Add(deviceLifetime))
-	http.SetCookie(w, a.cookieFor(r, deviceCookie, name, value, int(deviceLifetime/time.Second)))
+	value := signDevice(hash, d.name, id, now.Add(deviceLifetime))
+	http.SetCookie(w, a.cookie(r, d, d.deviceCookie(), value, int(deviceLifetime/time.Second)))
 }
 
 // readLogin makes the first checks of a login, which need nothing but the
 // request: the origin and the form. If they pass it returns the password;
 // if not, it has answered r.
-func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]byte, bool) {
-	if !a.sameOrigin(w, r, name) {
+func (a *App) readLogin(w http.ResponseWriter, r *http.Request, d door) ([]byte, bool) {
+	if !a.sameOrigin(w, r, d) {
 		return nil, false
 	}
 	password, err := readPassword(w, r)
@@ -180,88 +191,113 @@ func (a *App) readLogin(w http.ResponseWriter, r *http.Request, name string) ([]
 		if errors.As(err, &tooBig) {
 			status = http.StatusRequestEntityTooLarge
 		}
-		a.log.Printf("login %q from %s: %v", name, a.loginAddr(r), err)
+		a.log.Printf("login %q from %s: %v", d.label(), a.loginAddr(r), err)
 		http.Error(w, http.StatusText(status), status)
 		return nil, false
 	}
 	return password, true
 }
 
-// sameOrigin reports whether login r came from the counter's own pages;
+// sameOrigin reports whether login r came from the script's own pages;
 // if not, it has answered r.
-func (a *App) sameOrigin(w http.ResponseWriter, r *http.Request, name string) bool {
+func (a *App) sameOrigin(w http.ResponseWriter, r *http.Request, d door) bool {
 	if err := a.crossOrigin.Check(r); err != nil {
-		a.log.Printf("login %q refused from %s: %v", name, a.loginAddr(r), err)
+		a.log.Printf("login %q refused from %s: %v", d.label(), a.loginAddr(r), err)
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return false
 	}
 	return true
 }
 
-// upgrade swaps newHash, made already, for the stored hash if that is
-// still hash, and makes the session key if an old database has none. It
-// returns the hash and key that the new session must be bound to. It runs
-// no bcrypt: every hit waits while the database is open for writing.
-func (a *App) upgrade(name string, hash, newHash []byte) ([]byte, []byte, error) {
+// upgrade swaps newHash, made already, for the door's stored hash if that
+// is still hash, and makes the session key if an old database has none. It
+// returns the lock the new session must be bound to. It runs no bcrypt:
+// every hit waits while the database is open for writing.
+func (a *App) upgrade(d door, hash, newHash []byte) (lock, error) {
 	db, err := a.open(false)
 	if err != nil {
-		return nil, nil, err
+		return lock{}, err
 	}
 	defer db.Close()
+	if d.owner() {
+		if newHash != nil {
+			if swapped, err := db.ReplaceOwnerPasswordHash(hash, newHash); err != nil {
+				return lock{}, err
+			} else if swapped {
+				hash = newHash
+			}
+		} else if err := db.SetOwnerPasswordHash(hash); err != nil { // makes the key
+			return lock{}, err
+		}
+		o, err := db.OwnerLogin()
+		return lock{hash, o.SessionKey}, err
+	}
 	if newHash != nil {
-		swapped, err := db.ReplacePasswordHash(name, hash, newHash)
+		swapped, err := db.ReplacePasswordHash(d.name, hash, newHash)
 		if err != nil {
-			return nil, nil, err
+			return lock{}, err
 		}
 		if swapped {
 			hash = newHash
 		}
-	} else if err := db.SetPasswordHash(name, hash); err != nil { // makes the key
-		return nil, nil, err
+	} else if err := db.SetPasswordHash(d.name, hash); err != nil { // makes the key
+		return lock{}, err
 	}
-	key, err := db.SessionKey()
-	return hash, key, err
+	key, err := db.SessionKey(d.name)
+	return lock{hash, key}, err
 }
 
-// serveLogout answers POST /NAME/logout: it drops the session cookie, and
-// when the request carries a valid session it also ends every session (the
-// database's session key is renewed), so that a copy of the cookie is
-// refused from now on, whatever happens to the runtime directory. Without
-// a valid session nothing is renewed: a visitor cannot log the owner out.
+// serveLogout answers POST /NAME/logout: it drops the counter's session
+// cookie, and when the request carries a valid session of that counter it
+// also ends every session of it (the counter's session key is renewed),
+// so that a copy of the cookie is refused from now on, whatever happens to
+// the runtime directory. No other counter's sessions end, nor the
+// owner's. Without a valid session nothing is renewed: a visitor cannot
+// log anyone out.
 func (a *App) serveLogout(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+	a.logout(w, r, door{r.PathValue("name")})
+}
+
+// logout answers a logout at door d.
+func (a *App) logout(w http.ResponseWriter, r *http.Request, d door) {
 	if err := a.crossOrigin.Check(r); err != nil {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 		return
 	}
-	if err := counter.CheckName(name); err != nil {
-		a.Refuse(w, r, err)
-		return
+	if !d.owner() {
+		if err := counter.CheckName(d.name); err != nil {
+			a.Refuse(w, r, err)
+			return
+		}
 	}
 	// The browser forgets its cookie whatever follows; a copy of it is
 	// refused only once the session key is renewed, and if that cannot be
 	// done now the answer says so.
-	http.SetCookie(w, a.sessionCookieFor(r, name, "", -1))
-	v, err := a.loadStats(r, name, a.now())
-	if err == nil && v.history.Protected() && a.authorised(r, v) {
-		err = a.endSessions()
+	http.SetCookie(w, a.cookie(r, d, d.sessionCookie(), "", -1))
+	l, err := a.readLock(d)
+	if err == nil && l.hash != nil && d.anySession(l, cookieTokens(r, d.sessionCookie()), a.now()) {
+		err = a.endSessions(d)
 	}
 	if err != nil {
-		a.log.Printf("logout %q: %v", name, err)
+		a.log.Printf("logout %q: %v", d.label(), err)
 		a.Refuse(w, r, err)
 		return
 	}
-	seeStats(w)
+	d.goOn(w)
 }
 
-// endSessions renews the session key, which ends every session.
-func (a *App) endSessions() error {
+// endSessions renews the door's session key, which ends every session of
+// the door and of no other.
+func (a *App) endSessions(d door) error {
 	db, err := a.open(false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return db.RenewSessionKey()
+	if d.owner() {
+		return db.RenewOwnerSessionKey()
+	}
+	return db.RenewSessionKey(d.name)
 }
 
 // seeStats sends the browser on to the statistics page. The Location is

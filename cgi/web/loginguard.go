@@ -56,9 +56,9 @@ const (
 type loginTry struct {
 	client   guard.Client
 	device   guard.Client
-	known    bool      // device is a known device
-	loggedIn bool      // the browser holds a valid session
-	view     statsView // read to check the cookies
+	known    bool // device is a known device
+	loggedIn bool // the browser holds a valid session
+	lock     lock // read to check the cookies
 }
 
 // admitTry decides whether this try may go on to bcrypt: it counts it
@@ -68,25 +68,25 @@ type loginTry struct {
 // against its address's limits and its network's, and takes a shared slot
 // if one is free. If the try may go on it returns the function that frees
 // the slot; if not, it has answered r.
-func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who *loginTry) (func(), bool) {
+func (a *App) admitTry(w http.ResponseWriter, r *http.Request, d door, who *loginTry) (func(), bool) {
 	client, err := guard.ClientOf(a.loginAddr(r))
 	if err != nil {
-		a.log.Printf("login %q: %v", name, err)
+		a.log.Printf("login %q: %v", d.label(), err)
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return nil, false
 	}
 	who.client = client
 	if err := a.proc.Run.Check(true); err != nil {
-		a.loginUnavailable(w, r, name, err)
+		a.loginUnavailable(w, r, d, err)
 		return nil, false
 	}
 	if who.known {
 		ok, wait, err := a.deviceThrottle().Attempt(who.device)
-		if !a.throttled(w, r, name, ok, wait, err, "client="+a.loginAddr(r)+" device=known") {
+		if !a.throttled(w, r, d, ok, wait, err, "client="+a.loginAddr(r)+" device=known") {
 			return nil, false
 		}
-		ok, wait, err = a.knownThrottle().Attempt(countersDevices(name))
-		if !a.throttled(w, r, name, ok, wait, err, "client="+a.clientAddr(r)+" devices=all") {
+		ok, wait, err = a.knownThrottle().Attempt(countersDevices(d.name))
+		if !a.throttled(w, r, d, ok, wait, err, "client="+a.clientAddr(r)+" devices=all") {
 			return nil, false
 		}
 		// The known devices' own slot, which no unknown client takes, or
@@ -97,7 +97,7 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 		release, err := guard.FirstFree(deviceSlotWait,
 			guard.Slots{Dir: a.proc.Run, N: 1, Name: deviceSlots},
 			guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots})
-		return a.slotTaken(w, r, name, release, err)
+		return a.slotTaken(w, r, d, release, err)
 	}
 	// A network over its limit refuses before its client is counted: a
 	// flood from one network cannot fill the client table with keys it
@@ -107,32 +107,32 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, name string, who 
 	// rotates.
 	networkLine := "network=" + client.BanPrefix().String()
 	ok, wait, err := a.networkThrottle().Check(client.Network())
-	if !a.throttled(w, r, name, ok, wait, err, networkLine) {
+	if !a.throttled(w, r, d, ok, wait, err, networkLine) {
 		return nil, false
 	}
 	ok, wait, err = a.clientThrottle().Attempt(client)
-	if !a.throttled(w, r, name, ok, wait, err, "client="+a.loginAddr(r)) {
+	if !a.throttled(w, r, d, ok, wait, err, "client="+a.loginAddr(r)) {
 		return nil, false
 	}
 	// Counted only once the client's own limit let the try in, so one
 	// address alone can never block its network.
 	ok, wait, err = a.networkThrottle().Attempt(client.Network())
-	if !a.throttled(w, r, name, ok, wait, err, networkLine) {
+	if !a.throttled(w, r, d, ok, wait, err, networkLine) {
 		return nil, false
 	}
-	return a.takeSlot(w, r, name)
+	return a.takeSlot(w, r, d)
 }
 
 // forget drops the tries of who after a good login to counter name: its
 // device's if it is known, its client's if not. Of its network's tries,
 // or its counter's devices', only this one is taken back: a good login
 // from one address or device does not vouch for the others.
-func (a *App) forget(name string, who loginTry) error {
+func (a *App) forget(d door, who loginTry) error {
 	if who.known {
 		if err := a.deviceThrottle().Forget(who.device); err != nil {
 			return err
 		}
-		return a.knownThrottle().TakeBack(countersDevices(name))
+		return a.knownThrottle().TakeBack(countersDevices(d.name))
 	}
 	if err := a.clientThrottle().Forget(who.client); err != nil {
 		return err
@@ -142,45 +142,45 @@ func (a *App) forget(name string, who loginTry) error {
 
 // throttled answers r when a throttle said no (or failed), and reports
 // whether the try may go on. The log line names who was throttled.
-func (a *App) throttled(w http.ResponseWriter, r *http.Request, name string, ok bool, wait time.Duration, err error, who string) bool {
+func (a *App) throttled(w http.ResponseWriter, r *http.Request, d door, ok bool, wait time.Duration, err error, who string) bool {
 	if err != nil {
-		a.loginUnavailable(w, r, name, err)
+		a.loginUnavailable(w, r, d, err)
 		return false
 	}
 	if !ok {
-		a.log.Printf("login throttled: counter=%q %s", name, who)
+		a.log.Printf("login throttled: counter=%q %s", d.label(), who)
 		w.Header().Set("Retry-After", itoa(int(math.Ceil(wait.Seconds()))))
-		writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, tooManyMessage(wait.Seconds())))
+		writeHTML(w, r, http.StatusTooManyRequests, d.page(tooManyMessage(wait.Seconds())))
 	}
 	return ok
 }
 
 // takeSlot takes one of the shared bcrypt slots, without waiting. If it
 // gets one it returns the function that frees it; if not, it has answered r.
-func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, name string) (func(), bool) {
+func (a *App) takeSlot(w http.ResponseWriter, r *http.Request, d door) (func(), bool) {
 	release, err := guard.Slots{Dir: a.proc.Run, N: a.cfg.BcryptSlots}.Acquire()
-	return a.slotTaken(w, r, name, release, err)
+	return a.slotTaken(w, r, d, release, err)
 }
 
 // slotTaken passes on the slot that release frees, or answers r if
 // taking one failed with err.
-func (a *App) slotTaken(w http.ResponseWriter, r *http.Request, name string, release func(), err error) (func(), bool) {
+func (a *App) slotTaken(w http.ResponseWriter, r *http.Request, d door, release func(), err error) (func(), bool) {
 	if errors.Is(err, guard.ErrBusy) {
-		a.loginBusy(w, r, name)
+		a.loginBusy(w, r, d)
 		return nil, false
 	}
 	if err != nil {
-		a.loginUnavailable(w, r, name, err)
+		a.loginUnavailable(w, r, d, err)
 		return nil, false
 	}
 	return release, true
 }
 
 // loginBusy answers a login that finds the server busy with others.
-func (a *App) loginBusy(w http.ResponseWriter, r *http.Request, name string) {
-	a.log.Printf("login busy: counter=%q client=%s", name, a.loginAddr(r))
+func (a *App) loginBusy(w http.ResponseWriter, r *http.Request, d door) {
+	a.log.Printf("login busy: counter=%q client=%s", d.label(), a.loginAddr(r))
 	w.Header().Set("Retry-After", "1")
-	writeHTML(w, r, http.StatusTooManyRequests, loginPage(name, "The server is busy checking another password. Try again in a moment."))
+	writeHTML(w, r, http.StatusTooManyRequests, d.page("The server is busy checking another password. Try again in a moment."))
 }
 
 // loginUnavailable answers a login that the throttles or the bcrypt
@@ -188,15 +188,15 @@ func (a *App) loginBusy(w http.ResponseWriter, r *http.Request, name string) {
 // owner, at the login form, learns where to look; the log line has the
 // file, its owner and the command that fixes it, which a stranger must
 // not read.
-func (a *App) loginUnavailable(w http.ResponseWriter, r *http.Request, name string, err error) {
-	a.log.Printf("login %q refused: %v", name, err)
+func (a *App) loginUnavailable(w http.ResponseWriter, r *http.Request, d door, err error) {
+	a.log.Printf("login %q refused: %v", d.label(), err)
 	msg := "Logins are unavailable just now: the server's error log says why."
 	if errors.Is(err, rundir.ErrUnusable) {
 		msg = "Logins are off: the counter cannot use its runtime directory. " +
 			"The server's error log names the file and the command that fixes it; " +
 			"counter doctor shows it too."
 	}
-	writeHTML(w, r, http.StatusServiceUnavailable, loginPage(name, msg))
+	writeHTML(w, r, http.StatusServiceUnavailable, d.page(msg))
 }
 
 func tooManyMessage(seconds float64) string {
@@ -229,7 +229,8 @@ func (a *App) knownThrottle() *guard.Throttle {
 }
 
 // countersDevices is the key that the known devices of counter name
-// share in knownThrottle.
+// share in knownThrottle; the owner's devices share the one of "", which
+// is no counter's.
 func countersDevices(name string) guard.Client {
 	sum := sha256.Sum256([]byte("counter-devices\x00" + name))
 	return guard.Client(sum[:16])

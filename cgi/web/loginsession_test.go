@@ -86,7 +86,7 @@ func TestLoginWithASessionChecksNothing(t *testing.T) {
 			t.Cleanup(func() { a.cfg.Now = func() time.Time { return testNow } })
 		}},
 		{"ended by a logout", same, func(t *testing.T) {
-			if err := a.endSessions(); err != nil {
+			if err := a.endSessions(door{"page"}); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -119,7 +119,7 @@ func signedSession(t *testing.T, a *App, name string) *http.Cookie {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	key, err := db.SessionKey()
+	key, err := db.SessionKey(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,8 @@ type statsData struct {
 	Sources      []sourceRow
 	Costs        *costsData
 	Looks        looksData
-	Owner        bool // this browser is marked as the owner's
+	Owner        bool   // this browser is marked as the owner's
+	Logout       string // the logout form's action, "" for none
 }
 
 // figuresAndChart is what the statistics of a counter and of a site's
@@ -80,7 +81,7 @@ type refRow struct{ Host, Hits string }
 // sourceRow is a line of where readers came from: a group's kind tagged.
 type sourceRow struct{ Source, Kind, Views string }
 
-func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string) oracle {
+func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string, logout string) oracle {
 	d := statsData{
 		figuresAndChart: figuresAndChart{S: s, Chart: tmplChart(s.Chart), Figures: [2]figuresData{
 			tmplFigures("Views", "every hit that counted", s.Show == counter.ShowViews,
@@ -90,6 +91,7 @@ func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, them
 		}},
 		Title: s.Name + " · statistics", Today: s.Now.Format(time.DateOnly),
 		NotCounted: tmplNotCounted(s), Costs: tmplCosts(cost), Looks: tmplLooks(s.Name, themes), Owner: owner,
+		Logout: logout,
 	}
 	if t := s.TalliedSince; !t.IsZero() && t.After(s.Created) {
 		d.TalliedSince = t.UTC().Format(time.DateOnly)

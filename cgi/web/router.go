@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,11 @@ type route struct {
 // the transport has already stripped /cgi-bin/counter.cgi. GET patterns
 // answer HEAD too.
 var routes = [...]route{
+	// The owner's login and logout, before "/{file}", which would take
+	// them for a counter's image.
+	{"GET", "/login", (*App).serveOwnerForm},
+	{"POST", "/login", (*App).serveOwnerLogin},
+	{"POST", "/logout", (*App).serveOwnerLogout},
 	{"GET", "/{file}", (*App).serveCounter},
 	{"GET", "/{name}/stats", (*App).serveStats},
 	{"GET", "/{name}/stats.csv", (*App).serveExport},
@@ -25,7 +31,7 @@ var routes = [...]route{
 	{"POST", "/{name}/login", (*App).serveLogin},
 	{"POST", "/{name}/logout", (*App).serveLogout},
 	{"POST", "/{name}/owner", (*App).serveOwner},
-	{"GET", "/", (*App).serveIndex}, // the local server only
+	{"GET", "/", (*App).serveRoot}, // the owner's; the local server's demo
 }
 
 // router matches requests against routes. It stands in for ServeMux,
@@ -43,11 +49,13 @@ func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var allow []string
 	for _, rte := range routes {
 		vars, ok := match(rte.pattern, p)
-		if !ok || (rte.pattern == "/" && !rt.a.demo) {
+		if !ok {
 			continue
 		}
 		if r.Method != rte.method && !(r.Method == http.MethodHead && rte.method == http.MethodGet) {
-			allow = append(allow, rte.method)
+			if !slices.Contains(allow, rte.method) {
+				allow = append(allow, rte.method)
+			}
 			continue
 		}
 		for i := 0; i+1 < len(vars); i += 2 {

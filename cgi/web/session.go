@@ -72,12 +72,6 @@ func validSession(key []byte, value, name string, hash []byte, now time.Time) bo
 	return hmac.Equal(mac, sessionMAC(key, name, parts[1], hash))
 }
 
-// sessionCookieFor returns the cookie that carries value for counter name,
-// scoped to that counter's pages under the script.
-func (a *App) sessionCookieFor(r *http.Request, name, value string, maxAge int) *http.Cookie {
-	return a.cookieFor(r, sessionCookie, name, value, maxAge)
-}
-
 // cookieFor returns cookie named cookie for counter name's pages under
 // the script, Secure when the browser reached us over HTTPS.
 func (a *App) cookieFor(r *http.Request, cookie, name, value string, maxAge int) *http.Cookie {

@@ -15,15 +15,16 @@ import (
 type statsView struct {
 	history    counter.History
 	sessionKey []byte
-	ownerKey   []byte // read only when the request has an owner cookie
+	owner      store.OwnerLogin // read only when the request has an owner's session cookie
+	ownerKey   []byte           // read only when the request has an owner cookie
 	site       *siteView
 	costs      *costView // read only for the statistics page itself
 	themes     []string  // the sets added, likewise
 }
 
 // loadStats reads the counter's history from since on, the session key
-// when the statistics are protected, and the owner key when r carries an
-// owner cookie, in one short read-only open; then, for a site's page of
+// when the statistics are protected, the owner's login when r carries an
+// owner's session cookie, and the owner key when r carries an owner cookie, in one short read-only open; then, for a site's page of
 // statistics over a period, its pages' figures (sumPages).
 func (a *App) loadStats(r *http.Request, name string, since time.Time) (statsView, error) {
 	v, err := a.readStats(r, name, since)
@@ -48,11 +49,16 @@ func (a *App) readStats(r *http.Request, name string, since time.Time) (statsVie
 		return v, err
 	}
 	if v.history.Protected() {
-		v.sessionKey, err = db.SessionKey()
+		v.sessionKey, err = db.SessionKey(name)
 		if errors.Is(err, store.ErrNoSessionKey) {
 			err = nil // no session can be valid; the login makes the key
 		}
 		if err != nil {
+			return v, err
+		}
+	}
+	if len(cookieTokens(r, ownerSessionCookie)) > 0 {
+		if v.owner, err = db.OwnerLogin(); err != nil {
 			return v, err
 		}
 	}
@@ -78,25 +84,17 @@ func (a *App) readStats(r *http.Request, name string, since time.Time) (statsVie
 }
 
 // authorised reports whether r may see the statistics of v: they are
-// public, or r carries a valid session. It never runs bcrypt.
+// public, or r carries a valid session of the counter or of the owner. It
+// never runs bcrypt.
 func (a *App) authorised(r *http.Request, v statsView) bool {
-	h := v.history
-	if !h.Protected() {
-		return true
-	}
-	return anySession(v, cookieTokens(r, sessionCookie), a.now())
+	return !v.history.Protected() || a.counterSession(r, v) || a.ownerIn(r, v.owner)
 }
 
-// anySession reports whether one of values is a valid session for v's
-// counter at now.
-func anySession(v statsView, values []string, now time.Time) bool {
+// counterSession reports whether r carries a valid session of v's
+// counter: the one its logout ends.
+func (a *App) counterSession(r *http.Request, v statsView) bool {
 	h := v.history
-	for _, value := range values {
-		if validSession(v.sessionKey, value, h.Name, h.PasswordHash, now) {
-			return true
-		}
-	}
-	return false
+	return h.Protected() && door{h.Name}.anySession(lock{h.PasswordHash, v.sessionKey}, cookieTokens(r, sessionCookie), a.now())
 }
 
 // serveStats answers /NAME/stats: the statistics page, or the login form
@@ -118,10 +116,25 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, pagePage(counter.Summarise(*v.site.page, a.now())))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site, v.costs, v.themes))
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site, v.costs, v.themes, a.logoutAction(r, v)))
 }
 
-func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string) *htmlPage {
+// logoutAction is where the statistics page's logout form posts: the
+// counter's logout for a browser with the counter's session, which ends
+// its sessions; else the owner's, for the owner's; "" for none.
+func (a *App) logoutAction(r *http.Request, v statsView) string {
+	switch {
+	case a.counterSession(r, v):
+		return "logout"
+	case a.ownerIn(r, v.owner):
+		return "../logout"
+	}
+	return ""
+}
+
+// statsPage is the statistics page; logout is the action of its logout
+// form, "" for none.
+func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string, logout string) *htmlPage {
 	p := &htmlPage{}
 	p.begin(s.Name + " · statistics")
 	p.raw("<h1>")
@@ -163,8 +176,8 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, them
 	looks(p, s.Name, themes)
 	ownerForm(p, owner)
 	p.raw(`<div class="foot"><span>Daily history: <a href="stats.csv">CSV</a> · <a href="stats.json">JSON</a></span>`)
-	if s.Protected {
-		p.raw(`<form method="post" action="logout"><button type="submit">Log out</button></form>`)
+	if logout != "" {
+		p.raw(`<form method="post" action="`, logout, `"><button type="submit">Log out</button></form>`)
 	}
 	p.raw("</div>\n")
 	p.end()

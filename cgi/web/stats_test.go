@@ -372,13 +372,14 @@ func TestTooCostlyHashIsNeverRun(t *testing.T) {
 }
 
 // TestOnlyStatsAndLoginAreHTML walks every route with good and bad input:
-// only the statistics and login pages may be text/html.
+// only the statistics and login pages (the owner's at the root too) may be
+// text/html.
 func TestOnlyStatsAndLoginAreHTML(t *testing.T) {
 	a, _ := testApp(t, "page", "locked")
 	protect(t, a, "locked", bcrypt.MinCost)
 	requests := []struct{ method, target string }{
 		{"GET", "/page.png"}, {"GET", "/page.svg"}, {"GET", "/page.json"}, {"GET", "/nope.png"},
-		{"GET", "/page.txt"}, {"GET", "/"}, {"GET", "/page"}, {"GET", "/page/"}, {"GET", "/nope/stats"},
+		{"GET", "/page.txt"}, {"POST", "/logout"}, {"GET", "/logout"}, {"PUT", "/login"}, {"GET", "/page"}, {"GET", "/page/"}, {"GET", "/nope/stats"},
 		{"GET", "/-bad/stats"}, {"GET", "/page/stats.csv"}, {"GET", "/page/stats.json"},
 		{"GET", "/locked/stats.csv"}, {"GET", "/page/login"}, {"POST", "/page/stats"},
 		{"POST", "/page/login"}, {"POST", "/page/logout"}, {"POST", "/page/owner"}, {"GET", "/page/owner"},
@@ -390,7 +391,7 @@ func TestOnlyStatsAndLoginAreHTML(t *testing.T) {
 			t.Errorf("%s %s answered text/html", rq.method, rq.target)
 		}
 	}
-	for _, target := range []string{"/page/stats", "/locked/stats"} {
+	for _, target := range []string{"/page/stats", "/locked/stats", "/", "/login"} {
 		if ct := serve(a, "GET", target).Header().Get("Content-Type"); ct != "text/html; charset=utf-8" {
 			t.Errorf("GET %s: %q, want text/html", target, ct)
 		}

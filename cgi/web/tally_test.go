@@ -138,7 +138,7 @@ func TestStatsPageSays(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := base
 			tc.edit(&s)
-			body := statsPage(s, false, nil, nil, nil).b.String()
+			body := statsPage(s, false, nil, nil, nil, "").b.String()
 			for _, w := range tc.want {
 				if !strings.Contains(body, w) {
 					t.Errorf("page lacks %q", w)

@@ -23,7 +23,7 @@ import (
 )
 
 // schemaNow is the schema version this tree writes.
-const schemaNow = 7
+const schemaNow = 8
 
 // A release is a commit whose binary owners upgrade from, with the
 // database its store wrote, committed and pinned by store's format tests.
