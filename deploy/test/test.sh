@@ -87,5 +87,5 @@ go test -count=1 -timeout=40m "$@" ./...
 # that touch every bucket (counters, today, referrers and sources, a
 # site's pages, page days and titles, digit sets, costs, the meta keys,
 # an import's staging), not those of what only a file has.
-etcd_tests='TestBatcherCountsEveryHitOnce|TestBatcherHitFacts|TestHitCountsTotalDayAndReferrer|TestReferrersAreBounded|TestCreateSetDelete|TestConcurrentHitsAreAllCounted|TestSiteCountsEachPage|TestSiteMergePages|TestSitePagesFoldDayByDay|TestCheckTrimmedPages|TestImportSitePages|TestImportInStepsAllOrNothing|TestThemes|TestFoldCosts|TestRenewSessionKey|TestSources|TestTitles|TestTodayFoldIsAllOrNothing|TestTopPagesAcrossTheTrim|TestVisitTalliesEachKind|TestJudgingReadsSettingsAndOwnerKey'
+etcd_tests='TestBatcherCountsEveryHitOnce|TestBatcherHitFacts|TestHitCountsTotalDayAndReferrer|TestReferrersAreBounded|TestCreateSetDelete|TestConcurrentHitsAreAllCounted|TestSiteCountsEachPage|TestSiteMergePages|TestSitePagesFoldDayByDay|TestCheckTrimmedPages|TestImportSitePages|TestImportInStepsAllOrNothing|TestThemes|TestFoldCosts|TestSessionKeysApart|TestOwnerLogin|TestCheckFindsBadSessionKeys|TestSources|TestTitles|TestTodayFoldIsAllOrNothing|TestTopPagesAcrossTheTrim|TestVisitTalliesEachKind|TestJudgingReadsSettingsAndOwnerKey'
 COUNTER_TEST_ENGINE=etcd go test -count=1 "$@" -run "^($etcd_tests)\$" ./store
