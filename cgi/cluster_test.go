@@ -13,8 +13,9 @@ import (
 
 // TestClusterThroughTheTools moves a counter's file into a real etcd,
 // counts CGI hits on it through the hit binary (which hands them to the
-// full tool built -tags etcd), and moves it back into a file: copy,
-// check and the hits work on a cluster's store.
+// full tool built -tags etcd), backs the cluster up into a file and
+// moves it back into a file: copy, check, backup and the hits work on a
+// cluster's store.
 func TestClusterThroughTheTools(t *testing.T) {
 	srv := etcdtest.Start(t)
 	dir := t.TempDir()
@@ -55,6 +56,10 @@ func TestClusterThroughTheTools(t *testing.T) {
 		}
 	}
 	check := admin(cluster, "check")
+	saved := filepath.Join(dir, "backup.db")
+	if got := admin(cluster, "backup", saved); !strings.Contains(got, "1 counter(s), 43 view(s)") {
+		t.Errorf("backup of the cluster: %s", got)
+	}
 	back := filepath.Join(dir, "back.db")
 	t.Log(admin(cluster, "copy", cluster, back))
 	if got := admin(back, "check"); !strings.Contains(got, "1 counter(s), 43 view(s)") || !strings.Contains(check, "43 view(s)") {
