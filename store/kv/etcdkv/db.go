@@ -195,7 +195,7 @@ func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
 		return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w", d.where, err)
 	}
 	t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
-		writes: map[string]write{}, seen: map[string]entry{}}
+		writes: map[string]write{}, seen: map[string]entry{}, loaded: map[string]bool{}}
 	if len(resp.Kvs) > 0 {
 		t.clockRev = resp.Kvs[0].ModRevision
 	}

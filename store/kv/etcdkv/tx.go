@@ -24,6 +24,8 @@ type tx struct {
 	order  []string         // the keys of writes, sorted
 	dels   []span           // ranges deleted (buckets), before the writes
 	seen   map[string]entry // what reads found at rev
+	known  []span           // ranges whose every key at rev is in seen
+	loaded map[string]bool  // buckets whose first entries were read at once
 	err    error            // the first failed read: the transaction fails with it
 }
 
@@ -102,6 +104,11 @@ func (t *tx) remote(k string) entry {
 	if t.err != nil {
 		return entry{}
 	}
+	for _, s := range t.known {
+		if s.has(k) {
+			return entry{} // read with its range, and not there
+		}
+	}
 	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
 	defer cancel()
 	resp, err := t.db.cli.Get(ctx, k, clientv3.WithRev(t.rev))
@@ -165,8 +172,42 @@ type bucket struct {
 }
 
 func (b *bucket) key(k []byte) string {
+	b.load()
 	lo, _ := entries(b.path)
 	return lo + string(k)
+}
+
+// loadLen is how many of a bucket's first entries a transaction reads
+// at once, the first time it looks a key up in it: most buckets a hit
+// reads (meta, a counter's settings, the referrers) are that small, and
+// one round trip to the cluster then answers all their lookups.
+const loadLen = 32
+
+// load reads the first entries of b, once a transaction.
+func (b *bucket) load() {
+	t := b.t
+	if t.loaded[b.path] || t.err != nil {
+		return
+	}
+	t.loaded[b.path] = true
+	lo, hi := entries(b.path)
+	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
+	defer cancel()
+	resp, err := t.db.cli.Get(ctx, lo, clientv3.WithRange(hi), clientv3.WithRev(t.rev), clientv3.WithLimit(loadLen))
+	if err != nil {
+		t.fail(err)
+		return
+	}
+	for _, kv := range resp.Kvs {
+		if _, ok := t.seen[string(kv.Key)]; !ok {
+			t.seen[string(kv.Key)] = decode(kv.Value)
+		}
+	}
+	known := span{lo, hi}
+	if resp.More && len(resp.Kvs) > 0 {
+		known.to = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+	t.known = append(t.known, known)
 }
 
 func (b *bucket) Tx() kv.Tx { return b.t }
