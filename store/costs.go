@@ -29,6 +29,7 @@ func costsBucket(tx kv.Tx) (kv.Bucket, error) {
 func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 	var found []string
 	err := db.write(func(tx kv.Tx) error {
+		found = found[:0] // an engine may run it again (kv.DB.Update)
 		c, err := costsBucket(tx)
 		if err != nil {
 			return err

@@ -19,6 +19,7 @@ func (db *DB) SetTitles(name string, titles []counter.Title, replace bool) (set,
 		return 0, 0, fmt.Errorf("store: titles of %q: %d titles, more than %d", name, len(titles), counter.MaxTitles)
 	}
 	err = db.write(func(tx kv.Tx) error {
+		set = 0 // an engine may run it again (kv.DB.Update)
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err

@@ -126,21 +126,17 @@ func (d *DB) Close() error {
 func (d *DB) View(fn func(kv.Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), d.txTimeout())
 	defer cancel()
-	for {
-		t, err := d.begin(ctx, false)
-		if err != nil {
-			return err
-		}
-		err = fn(t)
-		if t.err != nil {
-			err = t.err
-		}
-		// The revision may be compacted away while fn reads: read anew.
-		if errors.Is(err, rpctypes.ErrCompacted) && ctx.Err() == nil {
-			continue
-		}
+	t, err := d.begin(ctx, false)
+	if err != nil {
 		return err
 	}
+	err = fn(t)
+	if t.err != nil {
+		err = t.err
+	}
+	// A revision compacted away while fn read fails the view: a view's
+	// fn, unlike Update's, need not be safe to run twice.
+	return err
 }
 
 // Update runs fn and commits what it wrote, running it again as long as
