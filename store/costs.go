@@ -93,6 +93,7 @@ func costDays(b kv.Bucket, date string, n int) ([]meter.Day, error) {
 func (db *DB) BuildCosts(id string, k meter.Kind, f meter.Figures, now time.Time) (string, error) {
 	var warning string
 	err := db.write(func(tx kv.Tx) error {
+		warning = "" // an engine may run it again (kv.DB.Update)
 		c, err := costsBucket(tx)
 		if err != nil {
 			return err

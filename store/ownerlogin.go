@@ -91,6 +91,7 @@ func (db *DB) SetOwnerPasswordHash(hash []byte) error {
 func (db *DB) ReplaceOwnerPasswordHash(old, new []byte) (bool, error) {
 	swapped := false
 	err := db.write(func(tx kv.Tx) error {
+		swapped = false // an engine may run it again (kv.DB.Update)
 		if err := initSchema(tx); err != nil {
 			return err
 		}

@@ -45,6 +45,7 @@ func (db *DB) SetPasswordHash(name string, hash []byte) error {
 func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 	swapped := false
 	err := db.write(func(tx kv.Tx) error {
+		swapped = false // an engine may run it again (kv.DB.Update)
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
