@@ -49,6 +49,8 @@ var deniedInHit = map[string]string{
 	"text/template":                  "its reflection made the binary 2 MB larger",
 	"image/png":                      "counter/draw/png.go writes the paletted PNGs, without image/png's tables",
 	"image/gif":                      "links the GIF decoder too; counter/draw/gif.go writes the GIFs",
+	"image/jpeg":                     "JPEG digits are decoded in cgi/themedecode; a hit draws from the stored set",
+	"golang.org/x/image/webp":        "WebP digits are decoded in cgi/themedecode; a hit draws from the stored set",
 	"compress/lzw":                   "a 64 KiB table zeroed at every frame of a set's GIF; counter/draw/lzw.go writes the same bytes",
 	"net/http/fcgi":                  "hides SCRIPT_NAME and PATH_INFO, which the router needs; fastcgi.go is the responder",
 	"github.com/x-way/crawlerdetect": "compiles a large regexp at start-up; counter/crawler runs its generated patterns",
@@ -76,6 +78,8 @@ var deniedInTool = map[string]string{
 	"compress/lzw":                   "a 64 KiB table zeroed at every frame of a set's GIF; counter/draw/lzw.go writes the same bytes",
 	"image/png":                      "the decoders run in a confined process of their own (cgi/themedecode); counter/draw/png.go writes the PNGs",
 	"image/gif":                      "the decoders run in a confined process of their own (cgi/themedecode); counter/draw/gif.go writes the GIFs",
+	"image/jpeg":                     "JPEG digits are decoded in a confined process of their own (cgi/themedecode); nothing writes a JPEG",
+	"golang.org/x/image/webp":        "WebP digits are decoded in a confined process of their own (cgi/themedecode); nothing writes a WebP",
 }
 
 // acceptedImports are packages the binary links that one would not

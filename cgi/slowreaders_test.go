@@ -23,8 +23,11 @@ import (
 // bigSetFolder writes a folder of ten animated GIFs of noise, whose files
 // together come near the bound of a set's files (digitset.MaxPieceBytes):
 // the set whose SVG, which embeds each digit's file, is the largest a
-// stranger can ask for. Each digit is 96 px wide, so that ten of them
-// stay within the widest drawing.
+// stranger can ask for. Each digit is 300 px high, as the tallest digits
+// real counters ship (Moe-Counter's yousa-ling at 8abee4d,
+// deploy/bench/realsets), and 170 wide, so that ten of them stay within
+// the largest drawing (digitset.MaxDrawPixels) and the SVG of a count of
+// ten different digits embeds every file.
 func bigSetFolder(t *testing.T) (dir string, pieces int) {
 	t.Helper()
 	dir = t.TempDir()
@@ -37,8 +40,8 @@ func bigSetFolder(t *testing.T) (dir string, pieces int) {
 	// each digit can fill what is left of the digit's share to the byte
 	// or so.
 	frame := func(rows int) *image.Paletted {
-		m := image.NewPaletted(image.Rect(0, 0, 96, 128), pal)
-		for i := range m.Pix[:rows*96] {
+		m := image.NewPaletted(image.Rect(0, 0, 170, 300), pal)
+		for i := range m.Pix[:rows*170] {
 			m.Pix[i] = uint8(rng.Uint32())
 		}
 		return m
@@ -54,12 +57,12 @@ func bigSetFolder(t *testing.T) (dir string, pieces int) {
 	for i := range 10 {
 		g := &gif.GIF{}
 		for {
-			g.Image, g.Delay = append(g.Image, frame(128)), append(g.Delay, 10)
+			g.Image, g.Delay = append(g.Image, frame(300)), append(g.Delay, 10)
 			if len(encode(g)) > share {
 				break
 			}
 		}
-		lo, hi := 0, 128 // the last frame's rows of noise: lo fits, hi does not
+		lo, hi := 0, 300 // the last frame's rows of noise: lo fits, hi does not
 		for hi-lo > 1 {
 			g.Image[len(g.Image)-1] = frame((lo + hi) / 2)
 			if len(encode(g)) <= share {

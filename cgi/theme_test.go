@@ -416,10 +416,16 @@ func TestThemeAddRefuses(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "3.png"), encodePNG(t, filled(setWidth(3), setHeight+1, setColour(3, 0))))
 			return dir
 		}, 1, "digit 3: height 13 px, the others 12 px"},
-		{"too big a digit", func(t *testing.T, dir string) string {
-			writeFile(t, filepath.Join(dir, "7.png"), encodePNG(t, filled(201, setHeight, setColour(7, 0))))
+		{"too wide a digit", func(t *testing.T, dir string) string {
+			writeFile(t, filepath.Join(dir, "7.png"), encodePNG(t, filled(1025, setHeight, setColour(7, 0))))
 			return dir
-		}, 1, "digit 7: 7.png: 201x12 px, too big: at most 200x200"},
+		}, 1, "digit 7: 7.png: 1025x12 px, too big: at most 1024x1024"},
+		// Bounded by its work: eight of these would pass the pixels an
+		// image may have, though each side is well within bounds.
+		{"too many pixels a digit", func(t *testing.T, dir string) string {
+			writeFile(t, filepath.Join(dir, "7.png"), encodePNG(t, filled(400, 400, setColour(7, 0))))
+			return dir
+		}, 1, "digit 7: 7.png: 400x400 px, too big: 160000 pixels, at most 65536"},
 		{"too big a set", func(t *testing.T, dir string) string {
 			f, err := os.OpenFile(filepath.Join(dir, "5.png"), os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,34 +40,55 @@ const (
 	viewEvery  = 100 * time.Millisecond
 	viewWait   = time.Second
 	viewWithin = 2 * viewWait
-	// The flood's set: ten digits of floodFrames frames of floodWidth x
-	// MaxSide pixels, as many pixels as digitset.MaxPixels lets a set of
-	// digits this wide have in whole frames, and a count of ten digits,
-	// each a different one, as wide as a drawing may be: the most a
-	// request can make the server read and draw.
-	floodWidth  = 100
-	floodFrames = digitset.MaxPixels / (10 * floodWidth * digitset.MaxSide)
-	floodQuery  = "theme=big&count=0&digits=10&smooth=1"
-	floodStart  = "1234567890"
 )
+
+// floodSet is a set the flood asks for: ten digits of frames frames of
+// width x height pixels, drawn at the count start, each digit a
+// different one.
+type floodSet struct {
+	name                  string
+	width, height, frames int
+	start                 string
+}
+
+// query is the flood's request: the whole count without counting.
+func (fs floodSet) query() string {
+	return "theme=big&count=0&smooth=1&digits=" + strconv.Itoa(len(fs.start))
+}
+
+// floodSets are the flood's sets:
+//   - real: the shape of the largest set real counters ship (Moe-Counter's
+//     yousa-ling at 8abee4d, deploy/bench/realsets: ten still digits of
+//     200x300, 1600x300 at 8 digits), drawn at 8 digits, as many as fit;
+//   - bounds: the most a request can make the server read and draw: ten
+//     digits MaxSide px high and as wide as lets ten of them fit in the
+//     largest drawing (digitset.MaxDrawPixels), each with as many frames
+//     as digitset.MaxPixels lets them have, and a count of ten digits,
+//     each a different one.
+const boundsWidth = digitset.MaxDrawPixels / (10 * digitset.MaxSide)
+
+var floodSets = []floodSet{
+	{"real", 200, 300, 1, "12345678"},
+	{"bounds", boundsWidth, digitset.MaxSide, digitset.MaxPixels / (10 * boundsWidth * digitset.MaxSide), "1234567890"},
+}
 
 // bigGIFFolder writes the flood's set as a folder of 0.gif..9.gif, each
 // frame of each digit a colour of its own, and returns it.
-func bigGIFFolder(t *testing.T) string {
-	return gifFolderOf(t, func(int) int { return floodFrames }, func(i, k int) *image.Paletted {
-		return filled(floodWidth, digitset.MaxSide, setColour(i, k))
+func bigGIFFolder(t *testing.T, fs floodSet) string {
+	return gifFolderOf(t, func(int) int { return fs.frames }, func(i, k int) *image.Paletted {
+		return filled(fs.width, fs.height, setColour(i, k))
 	})
 }
 
 // themedFloodWorld makes a database with counter demo, where every view
 // counts, counter flood, whose count has every digit once, and the
-// flood's set, big.
-func themedFloodWorld(t *testing.T) string {
+// flood's set fs, named big.
+func themedFloodWorld(t *testing.T, fs floodSet) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "demo", "reload=off")
-	mustAdmin(t, db, "create", "flood", floodStart)
-	out := mustAdmin(t, db, "theme", "add", "big", bigGIFFolder(t))
+	mustAdmin(t, db, "create", "flood", fs.start)
+	out := mustAdmin(t, db, "theme", "add", "big", bigGIFFolder(t, fs))
 	t.Logf("theme add: %s", bytes.TrimSpace([]byte(out)))
 	return db
 }
@@ -138,11 +160,17 @@ func (v viewTimes) check(t *testing.T, db string, floods int64, loops int) {
 // the file's lock at all times: every counted view waited the whole wait
 // and got 503.
 func TestThemedFloodCGI(t *testing.T) {
-	db := themedFloodWorld(t)
+	for _, fs := range floodSets {
+		t.Run(fs.name, func(t *testing.T) { themedFloodCGI(t, fs) })
+	}
+}
+
+func themedFloodCGI(t *testing.T, fs floodSet) {
+	db := themedFloodWorld(t, fs)
 	bin := hitBinary(t)
 	base := append(hitEnv(t, db), "HTTP_USER_AGENT="+fcgitest.BrowserUA)
-	floodEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "PATH_INFO=/flood.gif", "QUERY_STRING="+floodQuery,
-		"REQUEST_URI=/cgi-bin/counter.cgi/flood.gif?"+floodQuery))
+	floodEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "PATH_INFO=/flood.gif", "QUERY_STRING="+fs.query(),
+		"REQUEST_URI=/cgi-bin/counter.cgi/flood.gif?"+fs.query()))
 	viewEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "QUERY_STRING=", "REQUEST_URI=/cgi-bin/counter.cgi/demo.png",
 		"COUNTER_WAIT="+viewWait.String()))
 
@@ -193,7 +221,13 @@ func TestThemedFloodCGI(t *testing.T) {
 // FastCGI: 8 clients, a connection each, ask for the largest set's GIF
 // with count=0 while another counts a visitor every 100 ms.
 func TestThemedFloodFastCGI(t *testing.T) {
-	db := themedFloodWorld(t)
+	for _, fs := range floodSets {
+		t.Run(fs.name, func(t *testing.T) { themedFloodFastCGI(t, fs) })
+	}
+}
+
+func themedFloodFastCGI(t *testing.T, fs floodSet) {
+	db := themedFloodWorld(t, fs)
 	sock, _, _ := startFastCGIBinary(t, db, "COUNTER_WAIT="+viewWait.String())
 	stop := make(chan struct{})
 	var flooded atomic.Int64
@@ -209,7 +243,7 @@ func TestThemedFloodFastCGI(t *testing.T) {
 				default:
 				}
 				c.Conn.SetDeadline(time.Now().Add(20 * time.Second))
-				out, _, err := c.Request(1, true, fcgitest.Env("GET", "/flood.gif", floodQuery), nil, 0)
+				out, _, err := c.Request(1, true, fcgitest.Env("GET", "/flood.gif", fs.query()), nil, 0)
 				var ans cgiAnswer
 				if err == nil {
 					ans, err = parseAnswer(out)

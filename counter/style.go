@@ -57,9 +57,9 @@ type Style struct {
 	Abbreviated bool
 }
 
-// MaxSetSize bounds size= for a digit set: its output is at most 256
-// pixels high (and 1,024 wide, which the drawing checks).
-const MaxSetSize = 256
+// MaxSetSize bounds size= for a digit set: the height of its output, whose
+// pixels the drawing bounds (draw.MaxSetHeight, digitset.MaxDrawPixels).
+const MaxSetSize = 1024
 
 // ColourScheme is which colours a drawing takes: theme=light, dark or auto.
 type ColourScheme uint8
@@ -328,7 +328,7 @@ func (s Style) CountText(n uint64, can func(text string) bool) string {
 
 // sizeReason is why a size is refused: a font's bound, which is what
 // most tags ask for.
-const sizeReason = "must be a whole number from 8 to 128 (256 with a digit set)"
+const sizeReason = "must be a whole number from 8 to 128 (1024 with a digit set)"
 
 // colour returns the colour that parameter key sets.
 func (s *Style) colour(key string) *color.NRGBA {
@@ -370,9 +370,9 @@ func CheckLabel(label string) error {
 const colourReason = "must be a CSS colour name (red, rebeccapurple, transparent) or hex RGB, RGBA, RRGGBB or RRGGBBAA"
 
 // parseBounded accepts only plain decimal digits (no sign, exponent, base
-// prefix or underscore), at most three of them, within [min, max].
+// prefix or underscore), at most four of them, within [min, max].
 func parseBounded(v string, min, max int) (int, bool) {
-	if len(v) == 0 || len(v) > 3 {
+	if len(v) == 0 || len(v) > 4 {
 		return 0, false
 	}
 	n := 0

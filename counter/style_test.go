@@ -62,7 +62,7 @@ func TestParseStyle(t *testing.T) {
 		{"a digit set", "theme=moe", with(func(s *Style) { s.Set = "moe" }), ""},
 		{"a digit set at 200", "size=200&theme=moe&smooth=1", with(func(s *Style) { s.Set, s.Size, s.SetHeight, s.Smooth = "moe", 200, 200, true }), ""},
 		{"a font at 200", "size=200", def, "size"},
-		{"a set at 257", "theme=moe&size=257", def, "size"},
+		{"a set at 1025", "theme=moe&size=1025", def, "size"},
 		{"a set as a badge", "theme=moe&style=badge", def, "theme"},
 		{"smooth not 0 or 1", "smooth=yes", def, "smooth"},
 		{"look as a badge", "theme=nixie&style=badge", def, "theme"},

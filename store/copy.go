@@ -289,3 +289,17 @@ func digest(tx kv.Tx) [sha256.Size]byte {
 	h.Sum(out[:0])
 	return out
 }
+
+// sizeOf is the bytes a store takes: a file's, up to its last page in
+// use; a cluster's, what its member's file holds in use (the whole
+// cluster's, other prefixes' keys and kept revisions with them), as
+// the engine says (kv's optional Size).
+func sizeOf(tx kv.Tx) int64 {
+	if b, ok := boltkv.Unwrap(tx); ok {
+		return b.Size()
+	}
+	if s, ok := tx.(interface{ Size() int64 }); ok {
+		return s.Size()
+	}
+	return 0
+}

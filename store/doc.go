@@ -37,6 +37,8 @@
 //	  tallied-since -> int64   v2: when visitors and the hits not counted
 //	                           began to be kept (the file's creation, or
 //	                           its migration from version 1), Unix seconds
+//	  last-backup -> int64     v8: when the backup command last wrote a
+//	                           checked copy, Unix seconds; absent: never
 //	counters/                  bucket, one nested bucket per counter
 //	  NAME/                    bucket, NAME as in counter.CheckName
 //	    total   -> uint64      views so far (hits counted), big-endian

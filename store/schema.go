@@ -40,6 +40,7 @@ var (
 	// The owner's login, which opens every counter's statistics.
 	keyOwnerPassword   = []byte("owner-password")    // v8, in meta
 	keyOwnerSessionKey = []byte("owner-session-key") // v8, in meta
+	keyLastBackup      = []byte("last-backup")       // v8, in meta: absent, never
 	bucketCounters     = []byte("counters")
 	keyTotal           = []byte("total")
 	keyVisitors        = []byte("visitors") // v2

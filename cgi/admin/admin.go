@@ -48,6 +48,7 @@ type cmdEnv struct {
 	imp               importFlags
 	json              bool // costs -json
 	costDays          int  // costs -days
+	reportDays        int  // report -days
 	replaceSet        bool // digitset add -replace
 	replaceTitles     bool // titles -replace
 }
@@ -127,6 +128,10 @@ func lookupCommand(name string) (command, bool) {
 			fs.BoolVar(&e.json, "json", false, "print JSON, for scripts and monitoring")
 			fs.IntVar(&e.costDays, "days", 30, "the last `N` days (the history keeps a year)")
 		}, runCosts}, true
+	case "report":
+		return command{"[-days N]", 0, 0, func(fs *flag.FlagSet, e *cmdEnv) {
+			fs.IntVar(&e.reportDays, "days", 7, "the last `N` days (today included) against the N before")
+		}, runReport}, true
 	case "version", "-version", "--version":
 		return command{"", 0, 0, noFlags, runVersion}, true
 	case "check":

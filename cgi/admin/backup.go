@@ -36,6 +36,12 @@ func runBackup(e *cmdEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("backup written, but its check failed: %w", err)
 	}
+	// Noted in the live file for the overview and the report, which warn
+	// when backups stop; a file that cannot take the note (full, say)
+	// keeps the backup all the same.
+	if err := e.update(false, func(db *store.DB) error { return db.RecordBackup(e.cfg.Now()) }); err != nil {
+		fmt.Fprintf(e.stderr, "counter: backup written and checked, but its time not noted: %v\n", err)
+	}
 	fmt.Fprintf(e.stdout, "backup of %s written to %s and checked: %d counter(s), %d view(s) in all, %d bytes\n",
 		e.cfg.DB, filepath.Clean(dst), r.Counters, r.Hits, r.Size)
 	return nil

@@ -15,7 +15,8 @@ import (
 )
 
 // readDigitSetFiles reads the files of a digit set at path: a folder of
-// 0.png..9.png or 0.gif..9.gif, or one strip image. path itself is the
+// 0.png..9.png, 0.gif..9.gif, 0.jpg..9.jpg (or .jpeg) or 0.webp..9.webp,
+// or one strip image. path itself is the
 // owner's word and may be a link he made; the digits' files are opened
 // in the folder it names without following a link (a link there may be
 // anyone's), and each must be a plain file that the person who ran the
@@ -47,15 +48,18 @@ func (e *cmdEnv) readDigitSetFiles(path string) (digitsetfile.Bundle, error) {
 		}
 		return digitsetfile.Bundle{Layout: digitsetfile.Strip, Names: []string{name}, Data: [][]byte{data}}, nil
 	}
-	pngs, pngMissing := openDigits(f, ".png")
-	defer closeAll(pngs)
-	gifs, gifMissing := openDigits(f, ".gif")
-	defer closeAll(gifs)
-	layout, files, missing := digitsetfile.PNGFolder, pngs, pngMissing
-	if len(gifMissing) < len(pngMissing) {
-		layout, files, missing = digitsetfile.GIFFolder, gifs, gifMissing
+	// The folder's layout is the extension most digits have, the first
+	// on a tie.
+	var layout, ext string
+	var files [10]*os.File
+	var missing []int
+	for _, fe := range folderExts {
+		fs, m := openDigits(f, fe.ext)
+		defer closeAll(fs)
+		if layout == "" || len(m) < len(missing) {
+			layout, ext, files, missing = fe.layout, fe.ext, fs, m
+		}
 	}
-	ext := digitsetfile.Ext(layout)
 	if len(missing) == 10 {
 		return digitsetfile.Bundle{}, noDigits(f)
 	}
@@ -73,6 +77,16 @@ func (e *cmdEnv) readDigitSetFiles(path string) (digitsetfile.Bundle, error) {
 		b.Names, b.Data = append(b.Names, name), append(b.Data, data)
 	}
 	return b, nil
+}
+
+// folderExts are the file name endings of a folder's digits, with the
+// layout each makes: those Moe-Counter's themify.js takes.
+var folderExts = []struct{ ext, layout string }{
+	{".png", digitsetfile.PNGFolder},
+	{".gif", digitsetfile.GIFFolder},
+	{".jpg", digitsetfile.JPEGFolder},
+	{".jpeg", digitsetfile.JPEGFolder},
+	{".webp", digitsetfile.WebPFolder},
 }
 
 // openDigits opens 0EXT..9EXT in the folder dir without following links,
@@ -114,10 +128,12 @@ func errMissingFile(dir *os.File, name string) error {
 	return errors.New("missing")
 }
 
-// noDigits says why the folder dir has none of 0.png..9.png or
-// 0.gif..9.gif to open: the links among them, if any, named.
+// noDigits says why the folder dir has none of 0.png..9.png,
+// 0.gif..9.gif and the others to open: the links among them, if any,
+// named.
 func noDigits(dir *os.File) error {
-	for _, ext := range []string{".png", ".gif"} {
+	for _, fe := range folderExts {
+		ext := fe.ext
 		var links []string
 		for i := range 10 {
 			name := strconv.Itoa(i) + ext
@@ -132,7 +148,7 @@ func noDigits(dir *os.File) error {
 			return fmt.Errorf("%s are symbolic links: copy the images themselves into the folder", strings.Join(links, ", "))
 		}
 	}
-	return errors.New("no digits: a set's folder holds 0.png to 9.png, or 0.gif to 9.gif")
+	return errors.New("no digits: a set's folder holds 0.png to 9.png, or 0.gif to 9.gif, 0.jpg to 9.jpg, 0.webp to 9.webp")
 }
 
 func closeAll(files [10]*os.File) {

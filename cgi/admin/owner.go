@@ -3,11 +3,10 @@ package admin
 import (
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
+	"hitcounter/cgi/health"
 	"hitcounter/store"
 )
 
@@ -44,23 +43,8 @@ func ownerWarning(path string, euid int) string {
 	return ""
 }
 
-// ownerUID returns the user id that owns fi.
-func ownerUID(fi os.FileInfo) (uint32, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return st.Uid, true
-}
-
 // userName returns the name of user uid, or its number.
-func userName(uid uint32) string {
-	id := strconv.FormatUint(uint64(uid), 10)
-	if u, err := user.LookupId(id); err == nil {
-		return u.Username
-	}
-	return id
-}
+func userName(uid uint32) string { return health.UserName(uid) }
 
 // sudoUser is how sudo -u names user uid: by name, or as #uid.
 func sudoUser(uid uint32, name string) string {

@@ -175,12 +175,18 @@ From a shell it manages the counters:
   counter costs [-json] [-days N]  what the counter cost on this machine,
                                    a line a day and kind (p50, p90, p99),
                                    and its warnings; -json for scripts
+  counter report [-days N]         every counter's views and visitors
+                                   over the last N days (default 7)
+                                   against the N before, its top pages
+                                   and sources, and what to act on: for
+                                   cron, which mails it (MAILTO)
   counter version                  the version, commit and Go version
                                    (also -version)
   counter check [FILE]             check the database (or FILE) for
                                    damage, changing nothing
   counter backup FILE              write a checked copy of the database
-                                   to FILE, while hits go on
+                                   to FILE, while hits go on, and note
+                                   its time (the overview, the report)
   counter copy FROM TO             copy a whole store into a new file or
                                    an empty cluster prefix
                                    (etcd://HOST:2379/PREFIX), and check

@@ -40,7 +40,8 @@ func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.I
 	}
 	if errors.Is(err, draw.ErrSetTooLarge) {
 		return &counter.ParamError{Param: "size", Reason: "the digit set's image would pass " +
-			strconv.Itoa(draw.MaxSetWidth) + "x" + strconv.Itoa(draw.MaxSetHeight) + " px: ask a smaller size or fewer digits"}
+			strconv.Itoa(digitset.MaxDrawPixels) + " pixels (" + strconv.Itoa(draw.MaxSmoothPixels) + " with smooth=1, " +
+			strconv.Itoa(draw.MaxSetWidth) + "x" + strconv.Itoa(draw.MaxSetHeight) + " px): ask a smaller size or fewer digits"}
 	}
 	return err
 }

@@ -64,7 +64,7 @@ func TestFastCGIDrawsDigitSets(t *testing.T) {
 		{"/demo.gif", "theme=nope", 400, 0, "no such theme"},
 		{"/own.png", "digits=2", 200, 3 + 4, ""},       // 01: the counter's own
 		{"/own.png", "digits=2&theme=led", 200, 0, ""}, // a look the tag names
-		{"/demo.png", "theme=pix&digits=12&size=256", 400, 0, "size: the digit set's image would pass 1024x256 px: ask a smaller size or fewer digits"},
+		{"/demo.png", "theme=pix&digits=12&size=1024", 400, 0, "size: the digit set's image would pass 524288 pixels (262144 with smooth=1, 8192x1024 px): ask a smaller size or fewer digits"},
 	} {
 		out, status, err := c.Request(uint16(i+1), true, fcgitest.Env("GET", tc.path, tc.query), nil, 0)
 		if err != nil || status != fcgitest.RequestComplete {

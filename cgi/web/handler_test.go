@@ -178,7 +178,7 @@ func TestRequestsThatCountNothing(t *testing.T) {
 		{"unknown png", "GET", "/nope.png", 404, "image/png", "no such counter", ""},
 		{"unknown svg", "GET", "/nope.svg", 404, "image/svg+xml", "no such counter", ""},
 		{"unknown json", "GET", "/nope.json", 404, "application/json", "", `{"error":"no such counter"}` + "\n"},
-		{"bad size", "GET", "/page.png?size=1e309", 400, "image/png", "size: must be a whole number from 8 to 128 (256 with a digit set)", ""},
+		{"bad size", "GET", "/page.png?size=1e309", 400, "image/png", "size: must be a whole number from 8 to 128 (1024 with a digit set)", ""},
 		{"bad colour gif", "GET", "/page.gif?fg=12345", 400, "image/gif", "fg: must be a CSS colour name (red, rebeccapurple, transparent) or hex RGB, RGBA, RRGGBB or RRGGBBAA", ""},
 		{"semicolon", "GET", "/page.png?digits=3;size=9", 400, "image/png", "query: ';' is not a separator, use '&'", ""},
 		{"bad name", "GET", "/-page.png", 400, "image/png", "invalid counter name", ""},

@@ -30,7 +30,11 @@ func (p *htmlPage) raw(s ...string) {
 func (p *htmlPage) text(s string) { p.b.WriteString(html.EscapeString(s)) }
 
 // begin opens a page with its title and the one style sheet.
-func (p *htmlPage) begin(title string) {
+func (p *htmlPage) begin(title string) { p.beginStyled(title, "") }
+
+// beginStyled is begin with more rules (a constant of this program) at
+// the end of the style sheet.
+func (p *htmlPage) beginStyled(title, more string) {
 	p.raw(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -76,7 +80,7 @@ svg.spark{width:100%;height:1.6rem;display:block}
 svg.spark polyline{fill:none;stroke:var(--bar);stroke-width:1.5;vector-effect:non-scaling-stroke;stroke-linejoin:round}
 svg.spark polyline.dot{stroke:var(--vis);stroke-width:5;stroke-linecap:round}
 .msg.warn{background:#fff8e1;border-color:#f1dfa0;font-size:.9rem}
-</style></head><body>
+`, more, `</style></head><body>
 `)
 }
 

@@ -82,8 +82,8 @@ func TestPagesAsTheirTemplate(t *testing.T) {
 	}
 }
 
-// TestDemoPageAsItsTemplate: the demo page, served, is what html/template
-// makes of it.
+// TestDemoPageAsItsTemplate: the demo part of the local server's root,
+// served, is what html/template makes of it.
 func TestDemoPageAsItsTemplate(t *testing.T) {
 	a, _ := testApp(t, "demo", "other")
 	a.demo = true
@@ -106,11 +106,17 @@ func TestDemoPageAsItsTemplate(t *testing.T) {
 	for _, c := range list {
 		d.Counters = append(d.Counters, struct{ Name, Counts string }{c.Name, whatCounts(c.Settings, "example.org", len(sets))})
 	}
-	want, err := oracle{"index", d}.render()
+	want, err := oracle{"demo", d}.render()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want = strings.ReplaceAll(want, "&#39;", "'"); got != want {
+	want = strings.ReplaceAll(want, "&#39;", "'")
+	start := strings.Index(got, demoIntro)
+	end := strings.LastIndex(got, "</body></html>")
+	if start < 0 || end < start {
+		t.Fatalf("no demo on the page:\n%s", got)
+	}
+	if got = got[start:end]; got != want {
 		t.Errorf("the demo page and its template differ:\n%s", firstDifference(got, want))
 	}
 }

@@ -2,73 +2,41 @@ package web
 
 import (
 	"html"
-	"net/http"
 	"strconv"
 	"strings"
 
 	"hitcounter/counter"
 )
 
-// serveIndex shows the local server's counters in use and what to paste
-// into a page. The page is put together with html.EscapeString, as
-// html.go's are, and checked against html/template likewise
+// writeDemo writes the local server's part of its root page, below the
+// overview: each counter in use and what to paste into a page, in every
+// look and set (themes). Its markup is checked against html/template's
 // (TestDemoPageAsItsTemplate).
-func (a *App) serveIndex(w http.ResponseWriter, r *http.Request) {
-	db, err := a.open(true)
-	var list []counter.Info
-	var themes []string
-	if err == nil {
-		list, err = db.List()
-		if err == nil {
-			themes, err = db.DigitSetNames()
-		}
-		db.Close()
-	}
-	if err != nil {
-		a.log.Printf("index: %v", err)
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
-	}
-	var b strings.Builder
-	b.WriteString(indexHead)
-	here := counter.ReferrerHost("http://" + r.Host + "/")
+func writeDemo(p *htmlPage, list []counter.Info, themes []string, here string) {
+	p.raw(demoIntro)
 	for _, c := range list {
 		n := html.EscapeString(c.Name) // names are plain already; escape all the same
-		b.WriteString(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here, len(themes))).Replace(indexCounter))
-		b.WriteString("<p>Built-in looks: <code>theme=</code> one of them, <code>fg</code> and <code>bg</code> recolour it.</p>\n<div class=\"row\">\n")
+		p.raw(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here, len(themes))).Replace(indexCounter))
+		p.raw("<p>Built-in looks: <code>theme=</code> one of them, <code>fg</code> and <code>bg</code> recolour it.</p>\n<div class=\"row\">\n")
 		for _, look := range counter.LookNames() {
-			b.WriteString(strings.NewReplacer("NAME", n, "LOOK", look, "EXT", "png").Replace(indexLook))
+			p.raw(strings.NewReplacer("NAME", n, "LOOK", look, "EXT", "png").Replace(indexLook))
 		}
-		b.WriteString("</div>\n")
+		p.raw("</div>\n")
 		if len(themes) > 0 {
 			// A GIF, which animates an animated set.
-			b.WriteString("<p>Your digit sets (<code>counter digitset add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
+			p.raw("<p>Your digit sets (<code>counter digitset add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
 			for _, set := range themes {
-				b.WriteString(strings.NewReplacer("NAME", n, "LOOK", html.EscapeString(set), "EXT", "gif").Replace(indexLook))
+				p.raw(strings.NewReplacer("NAME", n, "LOOK", html.EscapeString(set), "EXT", "gif").Replace(indexLook))
 			}
-			b.WriteString("</div>\n")
+			p.raw("</div>\n")
 		}
 	}
 	if len(list) == 0 {
-		b.WriteString("<p>No counters yet: make one with <code>counter create NAME</code>.</p>\n")
+		p.raw("<p>No counters yet: make one with <code>counter create NAME</code>.</p>\n")
 	}
-	b.WriteString("</body></html>\n")
-	w.Header().Set("Cache-Control", "no-store")
-	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
 }
 
-const indexHead = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Hit counter</title>
-<style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;color:#222}
-code,pre{background:#f3f3f3;border-radius:4px}pre{padding:.6rem;overflow-x:auto}
-.row{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;margin:.5rem 0}
-figure{margin:0}figcaption{font-size:.8rem}
-</style></head><body>
-<h1>Hit counter</h1>
-<p>The counters below count as they will on your pages: a <b>view</b> when a
+const demoIntro = `<p>The counters below count as they will on your pages: a <b>view</b> when a
 browser loads the image, and a <b>visitor</b> the first time that browser
 comes that day (UTC). Not counted: the same browser again within the
 counter's reload window (30 minutes unless set otherwise), bots and scripts

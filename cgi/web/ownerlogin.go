@@ -77,32 +77,6 @@ func (a *App) serveOwnerLogin(w http.ResponseWriter, r *http.Request) { a.login(
 // owner (and no counter's), as a counter's logout does for its own.
 func (a *App) serveOwnerLogout(w http.ResponseWriter, r *http.Request) { a.logout(w, r, ownerDoor) }
 
-// serveRoot answers GET / under a web server: the owner's form, or, once
-// logged in, the owner's page (for now, a way to log out; the overview of
-// every counter goes here). The local server shows its demo page instead.
-func (a *App) serveRoot(w http.ResponseWriter, r *http.Request) {
-	if a.demo {
-		a.serveIndex(w, r)
-		return
-	}
-	in, err := a.ownerSession(r)
-	if err != nil {
-		a.Refuse(w, r, err)
-		return
-	}
-	if !in {
-		a.writeOwnerForm(w, r)
-		return
-	}
-	tag(w, meter.Stats)
-	p := &htmlPage{}
-	p.begin("counter · owner")
-	p.raw("<h1>Owner</h1><p class=\"sub\">You are logged in as the owner: every counter's statistics page opens to this browser, at NAME/stats.</p>\n")
-	p.raw(`<div class="foot"><span></span><form method="post" action="logout"><button type="submit">Log out</button></form></div>`, "\n")
-	p.end()
-	writeHTML(w, r, http.StatusOK, p)
-}
-
 // ownerLoginPage is the owner's login form, with message above it; or,
 // when set is false, the command that sets the owner's password.
 func ownerLoginPage(message string, set bool) *htmlPage {

@@ -39,6 +39,8 @@ func publicError(err error) (int, string) {
 		return http.StatusUnauthorized, "log in first"
 	case errors.Is(err, counter.ErrPagesPrivate):
 		return http.StatusForbidden, "the owner has not made the page list public"
+	case errors.Is(err, errBadSort):
+		return http.StatusBadRequest, "bad sort: a column of the table, order asc or desc"
 	case errors.Is(err, counter.ErrNotSite):
 		return http.StatusBadRequest, "not a site: a plain counter has no pages"
 	}

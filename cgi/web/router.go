@@ -31,6 +31,7 @@ var routes = [...]route{
 	{"POST", "/{name}/login", (*App).serveLogin},
 	{"POST", "/{name}/logout", (*App).serveLogout},
 	{"POST", "/{name}/owner", (*App).serveOwner},
+	{"POST", "/owner", (*App).serveOwnerAll},
 	{"GET", "/", (*App).serveRoot}, // the owner's; the local server's demo
 }
 

@@ -12,7 +12,8 @@ import (
 //	"DSH\x01"  magic and version
 //	u16        height
 //	i32        loop count (-1 to 65535)
-//	u8         layout: 1 png-folder, 2 gif-folder, 3 strip
+//	u8         layout: 1 png-folder, 2 gif-folder, 3 strip, 4 jpeg-folder,
+//	           5 webp-folder
 //	u16        palette length n (1 to 256)
 //	n × 4      palette, non-premultiplied R, G, B, A
 //	10 × u16   each digit's width
@@ -23,7 +24,8 @@ import (
 //	u8         which digit (0 to 9)
 //	u16        width (as in the header)
 //	u16        frame count f (1 to MaxFrames)
-//	u8         piece type: 0 none (p is 0), 1 image/png, 2 image/gif
+//	u8         piece type: 0 none (p is 0), 1 image/png, 2 image/gif,
+//	           3 image/jpeg, 4 image/webp
 //	u32        piece length p
 //	f × (u16 delay, width×height palette indices)
 //	p bytes    the piece
@@ -36,8 +38,10 @@ const (
 	digitFixed  = 4 + 1 + 2 + 2 + 1 + 4
 )
 
-var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip}
-var pieceCodes = []string{1: TypePNG, 2: TypeGIF}
+// The codes of layouts and piece types: new ones are added at the end,
+// so that a record written before them reads as it did.
+var layoutCodes = []string{1: LayoutPNGFolder, 2: LayoutGIFFolder, 3: LayoutStrip, 4: LayoutJPEGFolder, 5: LayoutWebPFolder}
+var pieceCodes = []string{1: TypePNG, 2: TypeGIF, 3: TypeJPEG, 4: TypeWebP}
 
 func code(names []string, name string) byte {
 	for i, n := range names {
@@ -183,7 +187,7 @@ func ParseHeader(b []byte) (*Set, error) {
 	w := p[4*n:]
 	for i := range s.Digits {
 		s.Digits[i].Width = int(binary.BigEndian.Uint16(w[2*i:]))
-		if s.Digits[i].Width < 1 || s.Digits[i].Width > MaxSide {
+		if w := s.Digits[i].Width; w < 1 || w > MaxSide || w*s.Height > MaxPiecePixels {
 			return nil, damaged("digit %d: width %d", i, s.Digits[i].Width)
 		}
 	}

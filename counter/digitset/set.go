@@ -8,10 +8,30 @@ import (
 	"slices"
 )
 
-// Bounds of a set, checked by New and by Parse.
+// Bounds of a set, checked by New and by Parse. They bound what a set
+// costs, not its shape: the pixels of a piece, of a set and of the image
+// a count makes, frames and bytes, chosen from the sets real counters
+// ship (deploy/bench/realsets measures them; the figures are in
+// deploy/bench/RESULTS.md) with room to spare, so that every one of
+// them fits at FitDigits digits.
 const (
-	// MaxSide is the largest width and height of a digit, in pixels.
-	MaxSide = 200
+	// MaxDrawPixels bounds the image a count makes in a set, one frame's
+	// pixels: the drawing (package draw) refuses a larger one, and a set
+	// whose FitDigits widest digits at its own height would pass it is
+	// refused when it is added. It is the font's bound (counter.MaxPixels):
+	// the largest real set fits it at FitDigits digits, and twice as much
+	// made a themed flood under CGI half as slow again.
+	MaxDrawPixels = 1 << 19
+	// FitDigits is how many digits of a set must fit in MaxDrawPixels at
+	// the set's own size: a count of eight digits is a busy site's.
+	FitDigits = 8
+	// MaxPiecePixels bounds one frame of one digit: FitDigits of them
+	// make MaxDrawPixels.
+	MaxPiecePixels = MaxDrawPixels / FitDigits
+	// MaxSide is the largest width and height of a digit, in pixels: a
+	// sanity bound on its shape (a digit 1 px wide and MaxPiecePixels
+	// high is no digit), well past any real one.
+	MaxSide = 1024
 	// MaxFrames is the most frames a digit may have.
 	MaxFrames = 64
 	// MaxPixels bounds the pixels of a set, every frame of every digit
@@ -26,15 +46,19 @@ const (
 
 // The layouts a set is made from.
 const (
-	LayoutPNGFolder = "png-folder" // 0.png..9.png
-	LayoutGIFFolder = "gif-folder" // 0.gif..9.gif
-	LayoutStrip     = "strip"      // one image of ten digits of equal width
+	LayoutPNGFolder  = "png-folder"  // 0.png..9.png
+	LayoutGIFFolder  = "gif-folder"  // 0.gif..9.gif
+	LayoutJPEGFolder = "jpeg-folder" // 0.jpg..9.jpg or 0.jpeg..9.jpeg
+	LayoutWebPFolder = "webp-folder" // 0.webp..9.webp, still
+	LayoutStrip      = "strip"       // one image of ten digits of equal width
 )
 
 // The media types of a digit's Piece.
 const (
-	TypePNG = "image/png"
-	TypeGIF = "image/gif"
+	TypePNG  = "image/png"
+	TypeGIF  = "image/gif"
+	TypeJPEG = "image/jpeg"
+	TypeWebP = "image/webp"
 )
 
 // Frame is one full frame of one digit: palette indices, Width*Height of
@@ -89,7 +113,8 @@ func digitErr(i int, format string, args ...any) error {
 }
 
 // New checks ten digits and converts them into a set: each digit has 1 to
-// MaxFrames frames of one size, at most MaxSide pixels a side; all digits
+// MaxFrames frames of one size, at most MaxSide pixels a side and
+// MaxPiecePixels in all; all digits
 // have the same height (widths may differ); the set holds at most
 // MaxPixels pixels and MaxPieceBytes of files. A digit that fails is named
 // in a *DigitError.
@@ -135,7 +160,7 @@ func New(digits [10]Source, layout string) (*Set, error) {
 }
 
 func knownLayout(l string) bool {
-	return l == LayoutPNGFolder || l == LayoutGIFFolder || l == LayoutStrip
+	return code(layoutCodes, l) != 0
 }
 
 // commonHeight is the height most digits have (digit 0's on a tie), so
@@ -176,8 +201,8 @@ func checkSource(i int, d Source, height int, layout string) error {
 		return digitErr(i, "no file")
 	case len(d.Piece) == 0 && d.PieceType != "":
 		return digitErr(i, "file type %q of no file", d.PieceType)
-	case len(d.Piece) > 0 && d.PieceType != TypePNG && d.PieceType != TypeGIF:
-		return digitErr(i, "file type %q, want %s or %s", d.PieceType, TypePNG, TypeGIF)
+	case len(d.Piece) > 0 && code(pieceCodes, d.PieceType) == 0:
+		return digitErr(i, "file type %q, want %s, %s, %s or %s", d.PieceType, TypePNG, TypeGIF, TypeJPEG, TypeWebP)
 	}
 	if d.Frames[0] == nil {
 		return digitErr(i, "frame 0 is missing")
@@ -188,7 +213,9 @@ func checkSource(i int, d Source, height int, layout string) error {
 	case w < 1 || h < 1:
 		return digitErr(i, "empty image")
 	case w > MaxSide || h > MaxSide:
-		return digitErr(i, "%dx%d px, at most %dx%d", w, h, MaxSide, MaxSide)
+		return digitErr(i, "%dx%d px, at most %d px a side", w, h, MaxSide)
+	case w*h > MaxPiecePixels:
+		return digitErr(i, "%dx%d px is %d pixels, at most %d a digit, so that %d digits make an image of at most %d pixels", w, h, w*h, MaxPiecePixels, FitDigits, MaxDrawPixels)
 	case h != height:
 		return digitErr(i, "height %d px, the others %d px", h, height)
 	}

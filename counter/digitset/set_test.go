@@ -113,7 +113,9 @@ func TestNewRefuses(t *testing.T) {
 	}{
 		{"missing digit", func() [10]Source { ds := stills(6, 38); ds[7] = Source{}; return ds }(), LayoutPNGFolder, 7, "no image"},
 		{"unequal height", tall(stills(6, 38)), LayoutPNGFolder, 3, "height 40 px, the others 38 px"},
-		{"too wide", wide(stills(6, 10)), LayoutStrip, 0, "201x10 px, at most 200x200"},
+		{"too wide", wide(stills(6, 10)), LayoutStrip, 0, "1025x10 px, at most 1024 px a side"},
+		// Work, not shape: eight of a digit this big pass MaxDrawPixels.
+		{"too many pixels a digit", stills(257, 256), LayoutPNGFolder, 0, "257x256 px is 65792 pixels, at most 65536 a digit, so that 8 digits make an image of at most 524288 pixels"},
 		{"frame of another size", func() [10]Source {
 			ds := animated(6, 20)
 			ds[2].Frames[1] = digitImage(2, 7, 20, white, black)
@@ -129,7 +131,7 @@ func TestNewRefuses(t *testing.T) {
 		{"delays and frames", func() [10]Source { ds := animated(6, 20); ds[1].Delays = ds[1].Delays[:1]; return ds }(), LayoutGIFFolder, 1, "1 delays for 2 frames"},
 		{"negative delay", func() [10]Source { ds := animated(6, 20); ds[4].Delays[1] = -1; return ds }(), LayoutGIFFolder, 4, "frame 1: delay -1"},
 		{"no file", func() [10]Source { ds := stills(6, 20); ds[9].Piece = nil; return ds }(), LayoutPNGFolder, 9, "no file"},
-		{"file type", func() [10]Source { ds := stills(6, 20); ds[0].PieceType = "image/jpeg"; return ds }(), LayoutPNGFolder, 0, `file type "image/jpeg"`},
+		{"file type", func() [10]Source { ds := stills(6, 20); ds[0].PieceType = "image/tiff"; return ds }(), LayoutPNGFolder, 0, `file type "image/tiff"`},
 		{"file type of no file", func() [10]Source { ds := stills(6, 20); ds[6].Piece = nil; return ds }(), LayoutStrip, 6, `file type "image/png" of no file`},
 		{"too many pixels", func() [10]Source {
 			ds := stills(200, 200)
@@ -374,6 +376,61 @@ func TestDetach(t *testing.T) {
 				} else if !tc.pieces && d.Piece != nil {
 					t.Errorf("digit %d: piece %q, want none", i, d.Piece)
 				}
+			}
+		})
+	}
+}
+
+// TestRealShapesFit takes sets shaped as the largest that real counters
+// ship (deploy/bench/realsets measured them: Moe-Counter's assets/theme
+// at 8abee4d): the tallest digits, 200x300 (yousa-ling); the widest,
+// 189x109 (booru-yuyuyui); 12 frames of 45x100 (booru-lewd); and JPEG and
+// WebP digits, which are stored as any other and read back.
+func TestRealShapesFit(t *testing.T) {
+	frames := func(ds [10]Source, n int) [10]Source {
+		for i := range ds {
+			for len(ds[i].Frames) < n {
+				ds[i].Frames = append(ds[i].Frames, ds[i].Frames[0])
+				ds[i].Delays = append(ds[i].Delays, 10)
+			}
+			if len(ds[i].Delays) < n {
+				ds[i].Delays = append(ds[i].Delays, 10)
+			}
+		}
+		return ds
+	}
+	typed := func(ds [10]Source, typ string) [10]Source {
+		for i := range ds {
+			ds[i].PieceType = typ
+		}
+		return ds
+	}
+	for _, tc := range []struct {
+		name   string
+		digits [10]Source
+		layout string
+	}{
+		{"tallest", stills(200, 300), LayoutPNGFolder},
+		{"widest", stills(189, 109), LayoutPNGFolder},
+		{"animated", frames(stills(45, 100), 12), LayoutGIFFolder},
+		{"jpeg", typed(stills(65, 140), TypeJPEG), LayoutJPEGFolder},
+		{"webp", typed(stills(65, 140), TypeWebP), LayoutWebPFolder},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(tc.digits, tc.layout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Parse(s.Marshal())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Layout != tc.layout || p.Digits[3].PieceType != tc.digits[3].PieceType || len(p.Digits[3].Frames) != len(tc.digits[3].Frames) {
+				t.Errorf("got %s, %s, %d frames; want %s, %s, %d", p.Layout, p.Digits[3].PieceType, len(p.Digits[3].Frames),
+					tc.layout, tc.digits[3].PieceType, len(tc.digits[3].Frames))
+			}
+			if w := FitDigits * p.Digits[0].Width * p.Height; w > MaxDrawPixels {
+				t.Errorf("%d digits are %d pixels, over %d", FitDigits, w, MaxDrawPixels)
 			}
 		})
 	}

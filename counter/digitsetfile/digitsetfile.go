@@ -1,6 +1,7 @@
 // Package digitsetfile is an owner's digit set as its files hold it,
-// before it is decoded: a folder of 0.png..9.png or 0.gif..9.gif
-// (Moe-Counter's theme layout), or one strip image of ten digits of equal
+// before it is decoded: a folder of 0.png..9.png, 0.gif..9.gif,
+// 0.jpg..9.jpg (or .jpeg) or 0.webp..9.webp (Moe-Counter's theme layout,
+// with the extensions its themify.js takes), or one strip image of ten digits of equal
 // width, left to right (Count.cgi's). digitset add reads the files into a
 // Bundle and hands its bytes to counter-themedecode, a process of its own
 // (package digitsetfile/decode does the decoding there), so that the
@@ -23,7 +24,11 @@ const MaxSetBytes = 1 << 20
 const (
 	PNGFolder = "png-folder" // 0.png..9.png
 	GIFFolder = "gif-folder" // 0.gif..9.gif
-	Strip     = "strip"      // one image, ten digits of equal width
+	// JPEGFolder is 0.jpg..9.jpg, or 0.jpeg..9.jpeg (Ext gives the
+	// first; digitset add reads either).
+	JPEGFolder = "jpeg-folder"
+	WebPFolder = "webp-folder" // 0.webp..9.webp, still images
+	Strip      = "strip"       // one image, ten digits of equal width
 )
 
 // Bundle is a set's files: ten, digit 0's first, for a folder; one for a
@@ -41,6 +46,10 @@ func Ext(layout string) string {
 		return ".png"
 	case GIFFolder:
 		return ".gif"
+	case JPEGFolder:
+		return ".jpg"
+	case WebPFolder:
+		return ".webp"
 	}
 	return ""
 }

@@ -11,10 +11,13 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// Bounds of a count drawn in a digit set, whatever the set and the query.
+// Bounds of a count drawn in a digit set, whatever the set and the query:
+// its pixels (digitset.MaxDrawPixels a frame, so that eight digits of
+// every set fit at its own size), and its sides, which only keep the
+// shape sane.
 const (
-	MaxSetWidth  = 1024 // pixels
-	MaxSetHeight = 256  // pixels
+	MaxSetWidth  = 8192 // pixels
+	MaxSetHeight = 1024 // pixels
 	// MaxSetFrames bounds an animated GIF's frames.
 	MaxSetFrames = 128
 	// maxSetWork bounds the pixels an animated GIF's composition writes,
@@ -25,9 +28,16 @@ const (
 	smoothCost = 16
 )
 
-// ErrSetTooLarge reports a count that a digit set would draw wider than
+// MaxSmoothPixels bounds a drawing scaled with the smooth filter: a pixel
+// it mixes costs about twice one copied and compressed (bench-worst.sh),
+// so that the costliest smoothed image costs what the costliest plain one
+// does.
+const MaxSmoothPixels = digitset.MaxDrawPixels / 2
+
+// ErrSetTooLarge reports a count that a digit set would draw in more than
+// digitset.MaxDrawPixels (MaxSmoothPixels scaled smooth), or wider than
 // MaxSetWidth or higher than MaxSetHeight: a bad request, not a fault.
-var ErrSetTooLarge = errors.New("digit set image over 1024x256 px")
+var ErrSetTooLarge = errors.New("digit set image too large")
 
 // SetOptions are how a digit set is drawn.
 type SetOptions struct {
@@ -144,8 +154,11 @@ func layoutSet(s *digitset.Set, text string, opt SetOptions) (*setDrawing, error
 		}
 		d.width += d.widths[c-'0']
 	}
-	if d.width > MaxSetWidth {
-		return nil, fmt.Errorf("draw: %d px wide: %w", d.width, ErrSetTooLarge)
+	if d.width > MaxSetWidth || d.width*d.height > digitset.MaxDrawPixels {
+		return nil, fmt.Errorf("draw: %dx%d px: %w", d.width, d.height, ErrSetTooLarge)
+	}
+	if opt.Smooth && d.height != s.Height && d.width*d.height > MaxSmoothPixels {
+		return nil, fmt.Errorf("draw: %dx%d px smoothed: %w", d.width, d.height, ErrSetTooLarge)
 	}
 	return d, nil
 }

@@ -147,7 +147,9 @@ func TestDigitSetRefuses(t *testing.T) {
 	}{
 		{"placeholder", s, "---", SetOptions{}, false},
 		{"empty", s, "", SetOptions{}, false},
-		{"too wide", s, strings.Repeat("8", 20), SetOptions{Height: 100}, true},
+		{"too wide", s, strings.Repeat("8", 20), SetOptions{Height: MaxSetHeight}, true},
+		{"too many pixels", s, strings.Repeat("8", 20), SetOptions{Height: 400}, true},
+		{"too many pixels smoothed", s, strings.Repeat("8", 20), SetOptions{Height: 130, Smooth: true}, true},
 		{"too high", s, "1", SetOptions{Height: MaxSetHeight + 1}, true},
 		{"negative height", s, "1", SetOptions{Height: -1}, true},
 		{"digit not read", partial, "45", SetOptions{}, false},
@@ -170,6 +172,10 @@ func TestDigitSetRefuses(t *testing.T) {
 				}
 			}
 		})
+	}
+	// As many pixels unsmoothed draw: smoothing costs more a pixel.
+	if err := WriteDigitSet(new(bytes.Buffer), s, strings.Repeat("8", 20), counter.PNG, SetOptions{Height: 130}); err != nil {
+		t.Errorf("20 digits at 130 px, not smoothed: %v", err)
 	}
 	// A digit that was read draws.
 	if err := WriteDigitSet(new(bytes.Buffer), partial, "44", counter.GIF, SetOptions{}); err != nil {

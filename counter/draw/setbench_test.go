@@ -109,3 +109,88 @@ func BenchmarkDigitSet(b *testing.B) {
 		}
 	}
 }
+
+// moeDelays are the frame delays, in hundredths, of each digit of the
+// largest animated sets Moe-Counter ships (assets/theme/booru-lewd and
+// rule34 at 8abee4d, as deploy/bench/realsets reads them): 6 to 12
+// frames a digit, of mixed timings, cycles of 1 to 6.5 s.
+var moeDelays = [10][]int{
+	{50, 20, 10, 10, 20, 50, 20, 10, 10, 20},
+	{50, 20, 10, 20, 10, 20, 10, 20, 10},
+	{50, 20, 10, 20, 10, 10, 10, 10, 20},
+	{50, 10, 20, 50, 10, 20, 50, 10, 20, 50, 10, 20},
+	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10},
+	{50, 20, 20, 10, 50, 20, 50, 10},
+	{10, 10, 20, 10, 10, 10, 10, 20, 10},
+	{100, 20, 20, 100, 20, 100, 20, 100, 20},
+	{200, 10, 20, 20, 10, 50},
+	{200, 10, 100, 10, 200, 20, 100, 10},
+}
+
+// moeSet is a set of the shape of those: 45x100 px digits in 16 colours
+// with moeDelays' frames, or, inStep, 10 frames of 10 hundredths each,
+// each frame a figure that moves and changes its shading.
+func moeSet(tb testing.TB, inStep bool) *digitset.Set {
+	tb.Helper()
+	var src [10]digitset.Source
+	for k := range src {
+		delays := moeDelays[k]
+		if inStep {
+			delays = []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}
+		}
+		d := digitset.Source{Piece: make([]byte, 7000), PieceType: digitset.TypeGIF, Delays: delays}
+		for f := range delays {
+			d.Frames = append(d.Frames, moeFrame(k, f))
+		}
+		src[k] = d
+	}
+	s, err := digitset.New(src, digitset.LayoutGIFFolder)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// moeFrame is frame f of digit k: a clear ground, a body that sways by
+// frame and a shaded face, in 16 colours.
+func moeFrame(k, f int) image.Image {
+	w, h := 45, 100
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			dx, dy := 2*x-w+(f%4)*3, 2*(y-60)
+			if dx*dx+dy*dy < 30*30 || y > 20 && y < 40 && x > 10+f%3 && x < 35 {
+				shade := (x/4 + y/8 + f + k) % 16
+				img.SetNRGBA(x, y, color.NRGBA{uint8(16 * shade), uint8(200 - 8*shade), uint8(0x40 + 12*k), 0xff})
+			}
+		}
+	}
+	return img
+}
+
+// BenchmarkMoeSetGIF draws counts in sets of the largest real animated
+// shape as a GIF, mixed and in step, beside the default digits' GIF.
+func BenchmarkMoeSetGIF(b *testing.B) {
+	for _, set := range []struct {
+		name   string
+		inStep bool
+	}{{"mixed", false}, {"step", true}} {
+		s := moeSet(b, set.inStep)
+		header := s.MarshalHeader()
+		var digits [10][]byte
+		for k := range digits {
+			digits[k] = s.MarshalDigit(k)
+		}
+		for _, text := range []string{"003200", "12345678"} {
+			b.Run(set.name+"/"+text, func(b *testing.B) {
+				var buf bytes.Buffer
+				for b.Loop() {
+					if err := drawStored(header, &digits, text, counter.GIF, SetOptions{}, &buf); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(buf.Len()), "bytes/image")
+			})
+		}
+	}
+}

@@ -273,20 +273,23 @@ func opaqueBox(canvas []uint8, width int, r image.Rectangle, clearIdx int) image
 		return r
 	}
 	var box image.Rectangle
+	clr := byte(clearIdx)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := canvas[y*width+r.Min.X : y*width+r.Max.X]
-		lo, hi := -1, -1
-		for x, v := range row {
-			if int(v) != clearIdx {
-				if lo < 0 {
-					lo = x
-				}
-				hi = x
-			}
+		// From each end to the first pixel not clear: a row with any
+		// is read no further than its edges.
+		lo := 0
+		for lo < len(row) && row[lo] == clr {
+			lo++
 		}
-		if lo >= 0 {
-			box = box.Union(image.Rect(r.Min.X+lo, y, r.Min.X+hi+1, y+1))
+		if lo == len(row) {
+			continue
 		}
+		hi := len(row) - 1
+		for row[hi] == clr {
+			hi--
+		}
+		box = box.Union(image.Rect(r.Min.X+lo, y, r.Min.X+hi+1, y+1))
 	}
 	return box
 }

@@ -229,7 +229,7 @@ func TestDigitSetGIFBudget(t *testing.T) {
 	}
 	s := newSet(t, src, digitset.LayoutGIFFolder)
 	var b bytes.Buffer
-	if err := WriteDigitSet(&b, s, "0123", counter.GIF, SetOptions{Height: MaxSetHeight}); err != nil {
+	if err := WriteDigitSet(&b, s, "0123", counter.GIF, SetOptions{Height: 512}); err != nil {
 		t.Fatal(err)
 	}
 	size := b.Len()
@@ -241,8 +241,8 @@ func TestDigitSetGIFBudget(t *testing.T) {
 	if n := len(g.Image); n < 2 || n >= MaxSetFrames {
 		t.Errorf("got %d frames, want the budget to cut under %d", n, MaxSetFrames)
 	}
-	if g.Config.Width != 512 || g.Config.Height != MaxSetHeight {
-		t.Errorf("got %dx%d, want 512x%d", g.Config.Width, g.Config.Height, MaxSetHeight)
+	if g.Config.Width != 1024 || g.Config.Height != 512 {
+		t.Errorf("got %dx%d, want 1024x512", g.Config.Width, g.Config.Height)
 	}
 	t.Logf("%d frames, %d bytes", len(g.Image), size)
 }

@@ -102,11 +102,19 @@ func newSmoother(p color.Palette) *smoother {
 	return s
 }
 
+// maxNearestTries bounds the colours nearest compares for one mixed
+// colour: a set's palette of many colours scattered at random (noise,
+// which anyone may add and then ask to see smoothed) would otherwise cost
+// the whole palette at every pixel. Real sets' palettes are shades, where
+// the search stops after a few.
+const maxNearestTries = 16
+
 // nearest returns the palette index nearest to premultiplied colour c by
 // squared distance, the lowest index on a tie. It searches outward from
 // c's sum of channels and stops where the sums alone put a colour farther
-// than the best found: a distance d between sums means a squared distance
-// of at least d*d/4.
+// than the best found (a distance d between sums means a squared distance
+// of at least d*d/4), or after maxNearestTries colours, with the nearest
+// of those.
 func (s *smoother) nearest(c [4]int32) uint8 {
 	key := uint32(c[0])<<24 | uint32(c[1])<<16 | uint32(c[2])<<8 | uint32(c[3])
 	slot := key * 2654435761 >> 20
@@ -128,7 +136,7 @@ func (s *smoother) nearest(c [4]int32) uint8 {
 		}
 		return true
 	}
-	for up, down, goUp, goDown := start, start-1, true, true; goUp || goDown; {
+	for up, down, goUp, goDown := start, start-1, true, true; (goUp || goDown) && up-down <= maxNearestTries; {
 		if goUp = goUp && up < s.n; goUp {
 			goUp = try(up)
 			up++

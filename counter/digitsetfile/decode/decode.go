@@ -1,10 +1,12 @@
 // Package decode makes an owner's digit set out of its files with the
-// standard library's decoders (image/png, image/gif). It runs in
+// standard library's decoders (image/png, image/gif, image/jpeg) and
+// golang.org/x/image/webp. It runs in
 // counter-themedecode, a process of its own (cgi/themedecode), never in
 // the binary every hit starts: that one links no image decoder.
 //
 // Every file is sized up from its header before it is decoded (a digit at
-// most digitset.MaxSide pixels a side, a strip ten of them wide; a GIF's
+// most digitset.MaxSide pixels a side and digitset.MaxPiecePixels in all,
+// a strip ten of them wide; a GIF's
 // frames counted from its block structure, at most digitset.MaxFrames), so
 // that a small file cannot make a large decode. A GIF's blocks are walked
 // as image/gif reads them, and image/gif gets only the blocks that walk
@@ -16,13 +18,17 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/gif"
+	"image/jpeg"
 	"image/png"
+
+	"golang.org/x/image/webp"
 
 	"hitcounter/counter/digitset"
 	"hitcounter/counter/digitsetfile"
@@ -35,12 +41,12 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 	var src [10]digitset.Source
 	budget := digitset.MaxPixels
 	switch b.Layout {
-	case digitsetfile.PNGFolder, digitsetfile.GIFFolder:
+	case digitsetfile.PNGFolder, digitsetfile.GIFFolder, digitsetfile.JPEGFolder, digitsetfile.WebPFolder:
 		if len(b.Data) != 10 {
 			return nil, fmt.Errorf("decode: %d files, want ten", len(b.Data))
 		}
 		for i := range src {
-			d, err := digit(b.Layout, b.Data[i], digitset.MaxSide, &budget)
+			d, err := digit(b.Layout, b.Data[i], &budget)
 			if err != nil {
 				return nil, &digitset.DigitError{Digit: i, Reason: b.Names[i] + ": " + err.Error()}
 			}
@@ -60,40 +66,98 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 	return digitset.New(src, b.Layout)
 }
 
-// digit decodes one digit's file of a folder, at most maxSide a side.
-func digit(layout string, data []byte, maxSide int, budget *int) (digitset.Source, error) {
-	if layout == digitsetfile.PNGFolder {
-		img, err := decodePNG(data, maxSide, maxSide, budget)
+// digit decodes one digit's file of a folder.
+func digit(layout string, data []byte, budget *int) (digitset.Source, error) {
+	lim := size{digitset.MaxSide, digitset.MaxSide, digitset.MaxPiecePixels}
+	if layout == digitsetfile.GIFFolder {
+		a, err := decodeGIF(data, lim, budget)
 		if err != nil {
 			return digitset.Source{}, err
 		}
-		return digitset.Source{Frames: []image.Image{img}, Piece: data, PieceType: digitset.TypePNG}, nil
+		return digitset.Source{Frames: a.frames, Delays: a.delays, Loop: a.loop, Piece: data, PieceType: digitset.TypeGIF}, nil
 	}
-	a, err := decodeGIF(data, maxSide, maxSide, budget)
+	f := stillFormats[layout]
+	img, err := decodeStill(f, data, lim, budget)
 	if err != nil {
 		return digitset.Source{}, err
 	}
-	return digitset.Source{Frames: a.frames, Delays: a.delays, Loop: a.loop, Piece: data, PieceType: digitset.TypeGIF}, nil
+	return digitset.Source{Frames: []image.Image{img}, Piece: data, PieceType: f.mediaType}, nil
 }
 
-// decodePNG decodes a PNG of at most maxW x maxH pixels, taken from
-// budget.
-func decodePNG(data []byte, maxW, maxH int, budget *int) (image.Image, error) {
-	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+// size is the most a file may hold: its width, its height and its
+// pixels.
+type size struct{ w, h, pixels int }
+
+// stillFormat is a still image's format: how to size it up from its
+// header and how to decode it.
+type stillFormat struct {
+	name      string
+	mediaType string
+	config    func([]byte) (image.Config, error)
+	decode    func([]byte) (image.Image, error)
+}
+
+// stillFormats are the formats of still digits, by their folder's layout.
+var stillFormats = map[string]stillFormat{
+	digitsetfile.PNGFolder: {"PNG", digitset.TypePNG,
+		func(b []byte) (image.Config, error) { return png.DecodeConfig(bytes.NewReader(b)) },
+		func(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }},
+	digitsetfile.JPEGFolder: {"JPEG", digitset.TypeJPEG,
+		func(b []byte) (image.Config, error) { return jpeg.DecodeConfig(bytes.NewReader(b)) },
+		func(b []byte) (image.Image, error) { return jpeg.Decode(bytes.NewReader(b)) }},
+	digitsetfile.WebPFolder: {"WebP", digitset.TypeWebP, webpConfig,
+		func(b []byte) (image.Image, error) { return webp.Decode(bytes.NewReader(b)) }},
+}
+
+// decodeStill decodes a still image in format f of at most lim, taken
+// from budget.
+func decodeStill(f stillFormat, data []byte, lim size, budget *int) (image.Image, error) {
+	cfg, err := f.config(data)
 	if err != nil {
-		return nil, fmt.Errorf("not a PNG image (%v)", err)
+		if errors.Is(err, errAnimatedWebP) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("not a %s image (%v)", f.name, err)
 	}
-	if err := fits(cfg.Width, cfg.Height, maxW, maxH); err != nil {
+	if err := fits(cfg.Width, cfg.Height, lim); err != nil {
 		return nil, err
 	}
 	if err := spend(budget, cfg.Width*cfg.Height); err != nil {
 		return nil, err
 	}
-	img, err := png.Decode(bytes.NewReader(data))
+	img, err := f.decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("a damaged PNG image (%v)", err)
+		return nil, fmt.Errorf("a damaged %s image (%v)", f.name, err)
+	}
+	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
+		return nil, fmt.Errorf("a damaged %s image (%dx%d px, its header says %dx%d)", f.name, b.Dx(), b.Dy(), cfg.Width, cfg.Height)
 	}
 	return img, nil
+}
+
+// errAnimatedWebP reports an animated WebP, which golang.org/x/image/webp
+// does not decode.
+var errAnimatedWebP = errors.New("an animated WebP image, which is not read here (golang.org/x/image/webp decodes no animation): make the digit an animated GIF, or a still WebP")
+
+// webpConfig sizes up a WebP from its header, refusing an animated one:
+// one whose VP8X chunk says it is animated, or that holds an ANIM or
+// ANMF chunk among its first chunks (walked by their lengths).
+func webpConfig(b []byte) (image.Config, error) {
+	if len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP" {
+		const animationBit = 1 << 1
+		p := 12
+		for n := 0; n < 64 && p+8 <= len(b); n++ {
+			id, l := string(b[p:p+4]), int(binary.LittleEndian.Uint32(b[p+4:]))
+			if id == "ANIM" || id == "ANMF" || id == "VP8X" && p+8 < len(b) && b[p+8]&animationBit != 0 {
+				return image.Config{}, errAnimatedWebP
+			}
+			if l < 0 || l > len(b)-p-8 {
+				break
+			}
+			p += 8 + l + l&1
+		}
+	}
+	return webp.DecodeConfig(bytes.NewReader(b))
 }
 
 // spend takes n pixels from budget, or fails.
@@ -105,10 +169,15 @@ func spend(budget *int, n int) error {
 	return nil
 }
 
-// fits fails unless w x h is within maxW x maxH.
-func fits(w, h, maxW, maxH int) error {
-	if w < 1 || h < 1 || w > maxW || h > maxH {
-		return fmt.Errorf("%dx%d px, too big: at most %dx%d", w, h, maxW, maxH)
+// fits fails unless w x h is within lim.
+func fits(w, h int, lim size) error {
+	switch {
+	case w < 1 || h < 1:
+		return fmt.Errorf("%dx%d px, an empty image", w, h)
+	case w > lim.w || h > lim.h:
+		return fmt.Errorf("%dx%d px, too big: at most %dx%d", w, h, lim.w, lim.h)
+	case w*h > lim.pixels:
+		return fmt.Errorf("%dx%d px, too big: %d pixels, at most %d", w, h, w*h, lim.pixels)
 	}
 	return nil
 }
@@ -123,12 +192,12 @@ type animation struct {
 
 // decodeGIF decodes a GIF of at most maxW x maxH pixels and
 // digitset.MaxFrames frames, composed, its pixels taken from budget.
-func decodeGIF(data []byte, maxW, maxH int, budget *int) (animation, error) {
+func decodeGIF(data []byte, lim size, budget *int) (animation, error) {
 	cfg, err := gif.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return animation{}, fmt.Errorf("not a GIF image (%v)", err)
 	}
-	if err := fits(cfg.Width, cfg.Height, maxW, maxH); err != nil {
+	if err := fits(cfg.Width, cfg.Height, lim); err != nil {
 		return animation{}, err
 	}
 	w, err := walkGIF(data, digitset.MaxFrames)
@@ -370,18 +439,21 @@ func walkGIF(data []byte, maxFrames int) (gifStream, error) {
 // others. A strip that is a GIF keeps its frames, each cut the same way.
 func strip(data []byte, budget *int) ([10]digitset.Source, error) {
 	var src [10]digitset.Source
-	maxW, maxH := 10*digitset.MaxSide, digitset.MaxSide
+	lim := size{10 * digitset.MaxSide, digitset.MaxSide, 10 * digitset.MaxPiecePixels}
 	var a animation
-	isGIF := bytes.HasPrefix(data, []byte("GIF8"))
-	if isGIF {
+	if bytes.HasPrefix(data, []byte("GIF8")) {
 		var err error
-		if a, err = decodeGIF(data, maxW, maxH, budget); err != nil {
+		if a, err = decodeGIF(data, lim, budget); err != nil {
 			return src, err
 		}
 	} else {
-		img, err := decodePNG(data, maxW, maxH, budget)
+		f, ok := stillFormats[stripFormat(data)]
+		if !ok {
+			return src, errors.New("not an image: a strip is a PNG, GIF, JPEG or WebP")
+		}
+		img, err := decodeStill(f, data, lim, budget)
 		if err != nil {
-			return src, fmt.Errorf("%w (a strip is a PNG or a GIF)", err)
+			return src, err
 		}
 		a.frames = []image.Image{img}
 	}
@@ -405,6 +477,20 @@ func strip(data []byte, budget *int) ([10]digitset.Source, error) {
 		src[i] = digitset.Source{Frames: frames, Delays: a.delays, Loop: a.loop, Piece: piece, PieceType: typ}
 	}
 	return src, nil
+}
+
+// stripFormat is the folder layout whose files are in data's format, by
+// its first bytes, or "".
+func stripFormat(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return digitsetfile.PNGFolder
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return digitsetfile.JPEGFolder
+	case len(data) >= 12 && string(data[:4]) == "RIFF" && string(data[8:12]) == "WEBP":
+		return digitsetfile.WebPFolder
+	}
+	return ""
 }
 
 // pieceOf makes the file an SVG embeds for a digit cut from a strip: a

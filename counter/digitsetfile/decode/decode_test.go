@@ -3,14 +3,18 @@ package decode
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/gif"
+	"image/jpeg"
 	"strings"
 	"testing"
 
 	"hitcounter/cgi/testfiles"
 	"hitcounter/counter/digitset"
+	"hitcounter/counter/digitsetfile"
 )
 
 var (
@@ -46,7 +50,7 @@ func TestComposeDisposal(t *testing.T) {
 	if err := gif.EncodeAll(&b, g); err != nil {
 		t.Fatal(err)
 	}
-	a, err := decodeGIF(b.Bytes(), 4, 2, ptr(100))
+	a, err := decodeGIF(b.Bytes(), size{4, 2, 8}, ptr(100))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +87,7 @@ func TestTooManyFrames(t *testing.T) {
 	if w, err := walkGIF(b.Bytes(), digitset.MaxFrames); w.frames != digitset.MaxFrames+1 || err != nil {
 		t.Errorf("walkGIF: %d frames, %v; want %d", w.frames, err, digitset.MaxFrames+1)
 	}
-	if _, err := decodeGIF(b.Bytes(), 200, 200, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
+	if _, err := decodeGIF(b.Bytes(), size{200, 200, 40000}, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
 		t.Errorf("decodeGIF: %v, want too many frames", err)
 	}
 }
@@ -134,11 +138,11 @@ func TestPixelBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	budget := 299
-	if _, err := decodeGIF(b.Bytes(), 200, 200, &budget); err == nil || !strings.Contains(err.Error(), "pixels, every frame counted") {
+	if _, err := decodeGIF(b.Bytes(), size{200, 200, 40000}, &budget); err == nil || !strings.Contains(err.Error(), "pixels, every frame counted") {
 		t.Errorf("3 frames of 100 px in a budget of 299: %v, want too big", err)
 	}
 	budget = 300
-	if _, err := decodeGIF(b.Bytes(), 200, 200, &budget); err != nil || budget != 0 {
+	if _, err := decodeGIF(b.Bytes(), size{200, 200, 40000}, &budget); err != nil || budget != 0 {
 		t.Errorf("in a budget of 300: %v, %d left", err, budget)
 	}
 }
@@ -155,13 +159,13 @@ func TestDesyncedGIF(t *testing.T) {
 	if err != nil || w.frames != digitset.MaxFrames+1 {
 		t.Errorf("walkGIF: %d frames, %v; want %d", w.frames, err, digitset.MaxFrames+1)
 	}
-	if _, err := decodeGIF(data, 200, 200, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
+	if _, err := decodeGIF(data, size{200, 200, 40000}, ptr(digitset.MaxPixels)); err == nil || !strings.Contains(err.Error(), "65 frames, too many") {
 		t.Errorf("decodeGIF: %v, want too many frames", err)
 	}
 	// Within the bounds, the frames decoded are those counted, composed on
 	// the whole screen.
 	budget := 3 * 4 * 4
-	a, err := decodeGIF(testfiles.DesyncedGIF(t, 4, 4, 3), 4, 4, &budget)
+	a, err := decodeGIF(testfiles.DesyncedGIF(t, 4, 4, 3), size{4, 4, 16}, &budget)
 	if err != nil || len(a.frames) != 3 || budget != 0 {
 		t.Errorf("3 frames: %d frames, %v, %d pixels left; want 3, 0", len(a.frames), err, budget)
 	}
@@ -191,4 +195,118 @@ func FuzzWalkGIF(f *testing.F) {
 			t.Fatalf("the file: %d frames, loop %d; the copy: %d, loop %d", len(whole.Image), whole.LoopCount, len(g.Image), g.LoopCount)
 		}
 	})
+}
+
+// folderOf bundles ten digits, digit i a w x h image of colour c(i), as
+// encode writes it, in layout.
+func folderOf(t *testing.T, layout string, w, h int, c func(i int) color.NRGBA, encode func(image.Image) []byte) digitsetfile.Bundle {
+	t.Helper()
+	b := digitsetfile.Bundle{Layout: layout}
+	for i := range 10 {
+		m := image.NewNRGBA(image.Rect(0, 0, w, h))
+		draw.Draw(m, m.Rect, image.NewUniform(c(i)), image.Point{}, draw.Src)
+		b.Names = append(b.Names, fmt.Sprintf("%d%s", i, digitsetfile.Ext(layout)))
+		b.Data = append(b.Data, encode(m))
+	}
+	return b
+}
+
+func greyOf(i int) color.NRGBA { return color.NRGBA{uint8(20 * i), uint8(20 * i), uint8(20 * i), 0xff} }
+
+func encodeJPEG(m image.Image) []byte {
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, m, &jpeg.Options{Quality: 95}); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
+
+// TestJPEGAndWebP decodes folders of JPEG and WebP digits and a WebP
+// strip: each digit's colour (within JPEG's loss), its file kept as the
+// piece an SVG embeds, with its media type.
+func TestJPEGAndWebP(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		b      digitsetfile.Bundle
+		piece  string
+		within int
+	}{
+		{"jpeg folder", folderOf(t, digitsetfile.JPEGFolder, 16, 24, greyOf, encodeJPEG), digitset.TypeJPEG, 3},
+		{"webp folder", folderOf(t, digitsetfile.WebPFolder, 16, 24, greyOf, testfiles.WebP), digitset.TypeWebP, 0},
+		{"webp strip", func() digitsetfile.Bundle {
+			m := image.NewNRGBA(image.Rect(0, 0, 160, 24))
+			for i := range 10 {
+				draw.Draw(m, image.Rect(16*i, 0, 16*i+16, 24), image.NewUniform(greyOf(i)), image.Point{}, draw.Src)
+			}
+			return digitsetfile.Bundle{Layout: digitsetfile.Strip, Names: []string{"strip.webp"}, Data: [][]byte{testfiles.WebP(m)}}
+		}(), digitset.TypePNG, 0},
+		{"jpeg strip", func() digitsetfile.Bundle {
+			m := image.NewNRGBA(image.Rect(0, 0, 160, 24))
+			for i := range 10 {
+				draw.Draw(m, image.Rect(16*i, 0, 16*i+16, 24), image.NewUniform(greyOf(i)), image.Point{}, draw.Src)
+			}
+			return digitsetfile.Bundle{Layout: digitsetfile.Strip, Names: []string{"strip.jpg"}, Data: [][]byte{encodeJPEG(m)}}
+		}(), digitset.TypePNG, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Set(tc.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Height != 24 || s.Digits[9].Width != 16 {
+				t.Errorf("got %dx%d, want 16x24", s.Digits[9].Width, s.Height)
+			}
+			for i, d := range s.Digits {
+				if d.PieceType != tc.piece || len(d.Piece) == 0 {
+					t.Errorf("digit %d: a piece of %q, %d bytes; want %s", i, d.PieceType, len(d.Piece), tc.piece)
+				}
+				// The middle of the digit: JPEG's blocks blur edges only.
+				c := s.Palette[d.Frames[0].Pix[12*16+8]].(color.NRGBA)
+				if w := greyOf(i); absDiff(c.R, w.R) > tc.within || c.A != 0xff {
+					t.Errorf("digit %d: got %v, want %v within %d", i, c, w, tc.within)
+				}
+			}
+		})
+	}
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+// TestWebPRefusals: an animated WebP is refused as such, as is a WebP or
+// JPEG past the bounds, before it is decoded, and a file that is not
+// what its name says.
+func TestWebPRefusals(t *testing.T) {
+	frames := []image.Image{image.NewNRGBA(image.Rect(0, 0, 8, 8)), image.NewNRGBA(image.Rect(0, 0, 8, 8))}
+	animated := folderOf(t, digitsetfile.WebPFolder, 8, 8, greyOf, testfiles.WebP)
+	animated.Data[4] = testfiles.AnimatedWebP(frames, 100)
+	big := folderOf(t, digitsetfile.WebPFolder, 8, 8, greyOf, testfiles.WebP)
+	big.Data[2] = testfiles.WebP(image.NewNRGBA(image.Rect(0, 0, 400, 400)))
+	bigJPEG := folderOf(t, digitsetfile.JPEGFolder, 8, 8, greyOf, encodeJPEG)
+	bigJPEG.Data[6] = encodeJPEG(image.NewNRGBA(image.Rect(0, 0, 1025, 8)))
+	wrong := folderOf(t, digitsetfile.WebPFolder, 8, 8, greyOf, testfiles.WebP)
+	wrong.Data[1] = encodeJPEG(image.NewNRGBA(image.Rect(0, 0, 8, 8)))
+	for _, tc := range []struct {
+		name  string
+		b     digitsetfile.Bundle
+		digit int
+		want  string
+	}{
+		{"animated webp", animated, 4, "4.webp: an animated WebP image, which is not read here"},
+		{"webp too many pixels", big, 2, "2.webp: 400x400 px, too big: 160000 pixels, at most 65536"},
+		{"jpeg too wide", bigJPEG, 6, "6.jpg: 1025x8 px, too big: at most 1024x1024"},
+		{"not a webp", wrong, 1, "1.webp: not a WebP image"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Set(tc.b)
+			var de *digitset.DigitError
+			if !errors.As(err, &de) || de.Digit != tc.digit || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want digit %d: ...%s...", err, tc.digit, tc.want)
+			}
+		})
+	}
 }

@@ -8,7 +8,29 @@
 // digit is 28 to 32 px wide and 48 high, a coloured block with a light
 // bar that moves down frame by frame.
 //
-//	go run ./deploy/bench/makeset DIR
+// Named after DIR, it writes those instead, among them sets of the shapes
+// of the largest real ones (deploy/bench/realsets measured Moe-Counter's
+// assets/theme at 8abee4d) and the worst the bounds allow:
+//
+//   - moe: 0.gif..9.gif of 45x100 px in 16 colours on a clear ground,
+//     each digit with the frames and delays of Moe-Counter's booru-lewd
+//     (and rule34): 6 to 12 frames of mixed timings, cycles of 1 to 6.5 s;
+//
+//   - moestep: the same digits, 10 frames of 10 hundredths each, in step;
+//
+//   - tall: 0.png..9.png of 200x300 px, yousa-ling's shape, the tallest;
+//
+//   - noise: 0.png..9.png of 240x270 px of noise in 256 colours, near
+//     the most pixels a digit may have, so that eight of them (1920x270)
+//     come near the largest drawing;
+//
+//   - frames: 0.gif..9.gif of 6 frames of 256x256 px (the most pixels a
+//     digit may have, and near the set's pixels with them), each
+//     frame a new pattern over the whole digit, with delays of a prime
+//     number of hundredths, 2 to 29, so that every digit changes at a
+//     different time: the composed GIF's worst case.
+//
+//     go run ./deploy/bench/makeset DIR [KIND...]
 package main
 
 import (
@@ -24,18 +46,31 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: makeset DIR")
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: makeset DIR [still|anim|step|moe|moestep|tall|noise|frames...]")
 		os.Exit(2)
 	}
-	if err := write(os.Args[1]); err != nil {
+	kinds := os.Args[2:]
+	if len(kinds) == 0 {
+		kinds = []string{"still", "anim", "step"}
+	}
+	if err := write(os.Args[1], kinds); err != nil {
 		fmt.Fprintln(os.Stderr, "makeset:", err)
 		os.Exit(1)
 	}
 }
 
-func write(dir string) error {
-	for _, kind := range []string{"still", "anim", "step"} {
+func write(dir string, kinds []string) error {
+	for _, kind := range kinds {
+		if w, ok := shaped[kind]; ok {
+			if err := writeShaped(filepath.Join(dir, kind), w); err != nil {
+				return err
+			}
+			continue
+		}
+		if kind != "still" && kind != "anim" && kind != "step" {
+			return fmt.Errorf("no set kind %q", kind)
+		}
 		set := filepath.Join(dir, kind)
 		animated := kind != "still"
 		if err := os.MkdirAll(set, 0o755); err != nil {

@@ -372,3 +372,23 @@ func (b *bucket) KeyN() int {
 	}
 	return int(resp.Count)
 }
+
+// Size is what the member first reached holds in use in its file, the
+// whole cluster's keyspace with the revisions kept: what the overview
+// shows as the store's size.
+func (t *tx) Size() int64 {
+	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
+	defer cancel()
+	eps := t.db.cli.Endpoints()
+	if len(eps) == 0 {
+		return 0
+	}
+	resp, err := t.db.cli.Status(ctx, eps[0])
+	if err != nil {
+		return 0
+	}
+	if resp.DbSizeInUse > 0 {
+		return resp.DbSizeInUse
+	}
+	return resp.DbSize
+}

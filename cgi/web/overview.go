@@ -1,0 +1,109 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"hitcounter/cgi/health"
+	"hitcounter/cgi/meter"
+	"hitcounter/counter"
+	"hitcounter/store"
+)
+
+// The script's root is the owner's overview: every counter on the machine,
+// one row each, and the machine's health. Under a web server only the
+// owner, logged in, sees it; the local server (serve) shows it to anyone
+// who can reach it, on the owner's own machine, above the demo.
+
+// overviewTop is how many pages and sources the overview lists across
+// counters. Every counter has its row, however many there are: the page
+// grows with them (about a kilobyte a row), the lists do not.
+const overviewTop = 10
+
+// ownerAccess reports whether r may see the owner's pages at the script's
+// root: under a web server, with a session of the owner's login
+// (ownerSession, which never runs bcrypt); on the local server, always.
+func (a *App) ownerAccess(r *http.Request) (bool, error) {
+	if a.demo {
+		return true, nil
+	}
+	return a.ownerSession(r)
+}
+
+// overviewView is what the overview shows.
+type overviewView struct {
+	store.Overview
+	now     time.Time
+	maxSize int64
+	health  []string // the doctor's problems a web request can see
+	sort    overviewSort
+	demo    *demoView // the local server's demo, below the overview; nil under a web server, whose page has a logout
+}
+
+// demoView is what the local server's demo shows.
+type demoView struct {
+	themes []string
+	here   string
+}
+
+// serveRoot answers GET /, the script's root: the overview; without the
+// owner's session, the owner's login form, or how to set the owner's
+// password when none is set.
+func (a *App) serveRoot(w http.ResponseWriter, r *http.Request) {
+	in, err := a.ownerAccess(r)
+	if err != nil {
+		a.Refuse(w, r, err)
+		return
+	}
+	if !in {
+		a.writeOwnerForm(w, r) // how to set the owner's password, when none is
+		return
+	}
+	tag(w, meter.Stats)
+	sort, err := parseOverviewSort(r.URL.Query())
+	if err != nil {
+		a.Refuse(w, r, err)
+		return
+	}
+	v, err := a.loadOverview(r)
+	if err != nil {
+		a.Refuse(w, r, err)
+		return
+	}
+	v.sort = sort
+	writeHTML(w, r, http.StatusOK, overviewPage(v))
+}
+
+// loadOverview reads the overview in one short read-only open, then
+// checks the files as the web server's user sees them, the file closed.
+func (a *App) loadOverview(r *http.Request) (*overviewView, error) {
+	v := &overviewView{now: a.now(), maxSize: int64(a.cfg.MaxDBSize)}
+	db, err := a.open(true)
+	if errors.Is(err, store.ErrMissing) && a.demo {
+		err = nil // the demo before its first counter
+	}
+	if err != nil {
+		return nil, err
+	}
+	if db != nil {
+		v.Overview, err = db.Overview(v.now, counter.SeriesDays, overviewTop)
+		if err == nil && a.demo {
+			v.demo = &demoView{here: counter.ReferrerHost("http://" + r.Host + "/")}
+			v.demo.themes, err = db.DigitSetNames()
+		}
+		db.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	var h health.Report
+	if h.Database(a.cfg.DB) {
+		h.RunDir(a.cfg.RunDir, a.cfg.DB, false)
+	}
+	v.health = h.Problems()
+	if a.cfg.NoCosts {
+		v.CostWarnings = nil
+	}
+	return v, nil
+}
