@@ -32,7 +32,7 @@ type Overview struct {
 	Pages        []SitePage
 	Sources      []counter.Referrer
 	OtherSources uint64
-	// Size is the file's size in bytes.
+	// Size is the file's size in bytes, or a cluster member's (sizeOf).
 	Size int64
 	// LastBackup is when the backup command last wrote a checked copy;
 	// zero for never.
