@@ -104,6 +104,7 @@ func launch(bin, dir string, args []string) (*Server, error) {
 	// Not the machine's own etcd settings (/etc/default/etcd's ETCD_*).
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("etcdtest: start %s: %w", bin, err)
 	}
@@ -170,6 +171,7 @@ func (s *Server) Restart() error {
 	defer log.Close()
 	cmd := exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = s.cmd.Env, log, log
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
