@@ -119,7 +119,7 @@ var floors = []floor{
 	{name: "image server", pkgs: []string{"cgi/imagehit"}},
 	// x/sys/unix, which bbolt links anyway, for setfsuid: a socket that
 	// root makes is born its directory owner's, never chowned by name.
-	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/cgiwire", "cgi/guard", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
+	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/cgiwire", "cgi/guard", "cgi/health", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,
 		modules: []string{"golang.org/x/sys/unix"},
 		// The gateway serves any http.Handler: it knows no counters.
 		only: map[string][]string{"cgi/gateway": {"cgi/internal/logline", "cgi/gateway/cgiwire"}, "cgi/gateway/cgiwire": {}}},

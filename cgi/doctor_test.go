@@ -44,6 +44,19 @@ func TestDoctor(t *testing.T) {
 			adminStdin(t, db, string(php13)+"\n", "passwd", "-hash", "blog") // refused: plant it directly
 			setHashIn(t, db, "blog", []byte(strings.TrimSpace(string(php13))))
 		}, []string{"-max", "10s"}, 1, []string{"blog: hash at cost 13 is never checked", "counter passwd blog"}},
+		{"the owner's PHP hash at cost 12", func(t *testing.T, db, run string) {
+			adminStdin(t, db, string(php12), "passwd", "-owner", "-hash")
+		}, []string{"-max", "10s"}, 0, []string{"the owner's login: hash at cost 12 takes", "makes it cost 10"}},
+		{"the owner's hash at cost 13", func(t *testing.T, db, run string) {
+			d, err := store.Open(db, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if err := d.SetOwnerPasswordHash([]byte(strings.TrimSpace(string(php13)))); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"-max", "10s"}, 1, []string{"the owner's login: hash at cost 13 is never checked", "counter passwd -owner"}},
 		{"no database", func(t *testing.T, db, run string) { os.Remove(db) }, []string{"-max", "10s"}, 1,
 			[]string{"PROBLEM: database"}},
 		{"a lock file of another user", func(t *testing.T, db, run string) {

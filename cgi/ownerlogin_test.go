@@ -396,3 +396,20 @@ func TestMigrateV7LoginCGI(t *testing.T) {
 		t.Errorf("passwd -owner ended blog's v7 session")
 	}
 }
+
+// TestBareScriptGoesToItsRootCGI: the script asked for without the
+// slash (/cgi-bin/counter.cgi, as one types it) sends the browser on to
+// its root: from there the owner's form, whose action is "login", would
+// post to /cgi-bin/login, outside the script.
+func TestBareScriptGoesToItsRootCGI(t *testing.T) {
+	db := ownerWorld(t)
+	for _, method := range []string{"GET", "HEAD"} {
+		p := cgiCall(t, db, method, "", "192.0.2.50", "", "")
+		if p.status != http.StatusMovedPermanently || p.header.Get("Location") != "/cgi-bin/counter.cgi/" {
+			t.Errorf("%s /cgi-bin/counter.cgi: %d to %q, want 301 to /cgi-bin/counter.cgi/; body %.200q", method, p.status, p.header.Get("Location"), p.body)
+		}
+	}
+	if p := cgiCall(t, db, "GET", "/", "192.0.2.50", "", ""); p.status != http.StatusOK || !strings.Contains(p.body, `action="login"`) {
+		t.Errorf("GET /cgi-bin/counter.cgi/: %d %.200q, want the owner's form", p.status, p.body)
+	}
+}

@@ -430,7 +430,12 @@ func addTally(parent kv.Bucket, day []byte, o counter.Outcome) error {
 		}
 	}
 	t.Add(o)
-	return b.Put(day, encodeTally(t))
+	if err := b.Put(day, encodeTally(t)); err != nil {
+		return err
+	}
+	var added counter.Tally
+	added.Add(o)
+	return addNotCounted(parent, added)
 }
 
 // addTo adds n to the count under key in b, stopping at the largest count

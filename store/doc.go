@@ -39,11 +39,27 @@
 //	                           its migration from version 1), Unix seconds
 //	  last-backup -> int64     v8: when the backup command last wrote a
 //	                           checked copy, Unix seconds; absent: never
+//	  metrics-token -> [32]byte  v8: the SHA-256 of the token that opens
+//	                           the metrics (token metrics, made by
+//	                           crypto/rand, 32 bytes, printed once);
+//	                           absent, the metrics open to nobody
 //	counters/                  bucket, one nested bucket per counter
 //	  NAME/                    bucket, NAME as in counter.CheckName
 //	    total   -> uint64      views so far (hits counted), big-endian
 //	    visitors -> uint64     v2: unique visitors, each day's added up
 //	    created -> int64       creation time, Unix seconds, big-endian
+//	    not-counted -> record  v8: the hits not counted of all the tally's
+//	                           rows added up, 8-byte big-endian columns in
+//	                           the order of counter.NotCountedKinds
+//	                           (reloads, bots, prefetches, owner, foreign,
+//	                           ignored), so that the metrics' totals of
+//	                           all time read one key, not the history.
+//	                           A write of a tally row (the fold of today's
+//	                           rows, a hit dated in the past) adds to it,
+//	                           or makes it from the rows when absent; an
+//	                           import removes it; token metrics makes it
+//	                           for every counter without one. Absent, a
+//	                           reader adds the rows up
 //	    password -> bytes      bcrypt hash of the statistics password;
 //	                           absent when the statistics are public
 //	    session-key -> [32]byte  v8: signs the counter's session cookies;

@@ -364,6 +364,9 @@ func putDay(b, days kv.Bucket, key []byte, t counter.Tally) error {
 	if err != nil {
 		return err
 	}
+	if err := dropNotCounted(b); err != nil {
+		return err
+	}
 	return tally.Put(key, encodeTally(t))
 }
 

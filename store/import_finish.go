@@ -42,6 +42,10 @@ func (im *stepImport) finish(tx kv.Tx, _ time.Time) error {
 		default:
 			err = im.mergeStaged(live, b, staged.Bucket(name), trash, name)
 		}
+		if err == nil {
+			// The import rewrote days of the tally.
+			err = dropNotCounted(all.Bucket(name))
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", imp.Name, err)
 		}

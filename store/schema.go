@@ -41,9 +41,11 @@ var (
 	keyOwnerPassword   = []byte("owner-password")    // v8, in meta
 	keyOwnerSessionKey = []byte("owner-session-key") // v8, in meta
 	keyLastBackup      = []byte("last-backup")       // v8, in meta: absent, never
+	keyMetricsToken    = []byte("metrics-token")     // v8, in meta: the SHA-256 of the metrics token
 	bucketCounters     = []byte("counters")
 	keyTotal           = []byte("total")
-	keyVisitors        = []byte("visitors") // v2
+	keyVisitors        = []byte("visitors")    // v2
+	keyNotCounted      = []byte("not-counted") // v8, in a counter: its tally rows' hits not counted added up (notcounted.go)
 	keyCreated         = []byte("created")
 	keyPassword        = []byte("password")
 	keyShow            = []byte("show")            // v2

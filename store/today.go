@@ -253,7 +253,10 @@ func foldCounts(b kv.Bucket, day, v []byte) error {
 			return err
 		}
 	}
-	return tally.Put(day, encodeTally(old.Plus(t)))
+	if err := tally.Put(day, encodeTally(old.Plus(t))); err != nil {
+		return err
+	}
+	return addNotCounted(b, t)
 }
 
 // foldPageDay adds a page's row of day into the site's page-days (and into

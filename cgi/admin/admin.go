@@ -140,6 +140,8 @@ func lookupCommand(name string) (command, bool) {
 		return command{"FILE", 1, 1, noFlags, runBackup}, true
 	case "copy":
 		return command{"FROM TO", 2, 2, noFlags, runCopy}, true
+	case "token":
+		return command{"metrics", 1, 1, noFlags, runToken}, true
 	case "fix-owner":
 		return fixOwnerCommand(), true
 	case "help", "-h", "-help", "--help":

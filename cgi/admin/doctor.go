@@ -41,8 +41,8 @@ func runDoctor(e *cmdEnv, _ []string) error {
 		d.problem("a check takes %s, over the limit of %s: this machine is too slow for cost %d", ms(median), ms(e.maxHash), counter.PasswordCost)
 	}
 	d.costTable(median)
-	list := d.database(e.cfg.DB)
-	d.hashes(list, median)
+	list, owner := d.database(e.cfg.DB)
+	d.hashes(list, owner, median)
 	d.runDir(e.cfg.RunDir, e.cfg.DB)
 	d.fastCGISocket(e.socket)
 	d.decoder()
@@ -67,17 +67,19 @@ func (d *doctor) problem(format string, args ...any) {
 	fmt.Fprintf(d.w, "PROBLEM: "+format+"\n", args...)
 }
 
-func (d *doctor) database(path string) []counter.Info {
+// database checks the database file and lists its counters, with the
+// owner's password hash (nil when none is set).
+func (d *doctor) database(path string) ([]counter.Info, []byte) {
 	var r health.Report
 	there := r.Database(path)
 	d.print(r)
 	if !there {
-		return nil
+		return nil, nil
 	}
 	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: time.Second})
 	if err != nil {
 		d.problem("%v", err)
-		return nil
+		return nil, nil
 	}
 	defer db.Close()
 	list, err := db.List()
@@ -85,7 +87,11 @@ func (d *doctor) database(path string) []counter.Info {
 		d.problem("%v", err)
 	}
 	fmt.Fprintf(d.w, "  %d counter(s)\n", len(list))
-	return list
+	o, err := db.OwnerLogin()
+	if err != nil {
+		d.problem("%v", err)
+	}
+	return list, o.PasswordHash
 }
 
 // print prints the findings of package health's checks.
@@ -100,28 +106,36 @@ func (d *doctor) print(r health.Report) {
 }
 
 // hashes lists stored hashes whose cost is not the pinned one, with what
-// checking each costs here.
-func (d *doctor) hashes(list []counter.Info, pinned time.Duration) {
+// checking each costs here: the counters' and the owner's.
+func (d *doctor) hashes(list []counter.Info, owner []byte, pinned time.Duration) {
 	for _, c := range list {
-		if !c.Protected() {
-			continue
+		if c.Protected() {
+			d.hash(c.Name, c.Name, c.PasswordHash, pinned)
 		}
-		cost, err := counter.HashCost(c.PasswordHash)
-		switch {
-		case errors.Is(err, counter.ErrHashTooCostly):
-			d.problem("%s: hash at cost %d is never checked (about %s a try here): counter passwd %s",
-				c.Name, cost, ms(pinned<<(cost-counter.PasswordCost)), c.Name)
-		case err != nil:
-			d.problem("%s: the stored hash is not a bcrypt hash: counter passwd %s", c.Name, c.Name)
-		case cost != counter.PasswordCost:
-			t, err := counter.TimeHash(cost, 1)
-			if err != nil {
-				d.problem("%s: %v", c.Name, err)
-				continue
-			}
-			fmt.Fprintf(d.w, "%s: hash at cost %d takes %s a check here; the next good login makes it cost %d\n",
-				c.Name, cost, ms(t[0]), counter.PasswordCost)
+	}
+	if owner != nil {
+		d.hash("the owner's login", "-owner", owner, pinned)
+	}
+}
+
+// hash reports the stored hash of what, which counter passwd args sets
+// anew, if its cost is not the pinned one.
+func (d *doctor) hash(what, args string, hash []byte, pinned time.Duration) {
+	cost, err := counter.HashCost(hash)
+	switch {
+	case errors.Is(err, counter.ErrHashTooCostly):
+		d.problem("%s: hash at cost %d is never checked (about %s a try here): counter passwd %s",
+			what, cost, ms(pinned<<(cost-counter.PasswordCost)), args)
+	case err != nil:
+		d.problem("%s: the stored hash is not a bcrypt hash: counter passwd %s", what, args)
+	case cost != counter.PasswordCost:
+		t, err := counter.TimeHash(cost, 1)
+		if err != nil {
+			d.problem("%s: %v", what, err)
+			return
 		}
+		fmt.Fprintf(d.w, "%s: hash at cost %d takes %s a check here; the next good login makes it cost %d\n",
+			what, cost, ms(t[0]), counter.PasswordCost)
 	}
 }
 

@@ -191,6 +191,9 @@ From a shell it manages the counters:
                                    an empty cluster prefix
                                    (etcd://HOST:2379/PREFIX), and check
                                    the copy against FROM
+  counter token metrics            make the token that opens /metrics
+                                   to Prometheus (printed once, stored
+                                   hashed; a new one replaces the old)
   counter serve [-addr HOST:PORT]  try it out on a local web server
   counter fastcgi [-listen unix:PATH]
                                    serve FastCGI for Apache, nginx or

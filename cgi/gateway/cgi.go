@@ -84,8 +84,12 @@ func serveEnv(rw *response, h http.Handler, env map[string]string, body io.Reade
 		refuseBadCGI(rw, env, err, o)
 		return nil
 	}
+	// An empty PATH_INFO is the script itself, asked for without the
+	// slash: the path stays empty, so that the handler can send the
+	// browser on to the slash, under which its pages' relative links
+	// resolve.
 	path := env["PATH_INFO"]
-	if !strings.HasPrefix(path, "/") {
+	if path != "" && !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
 	req.URL.Path, req.URL.RawPath = path, ""

@@ -233,3 +233,20 @@ func release(c *counts) {
 		*c = nil
 	}
 }
+
+// ReadWall returns the wall-time histograms of each kind in the day file
+// of date (YYYY-MM-DD), and whether that file could be read: the day's
+// requests so far, as the metrics show them.
+func ReadWall(dir Dir, date string) (wall [NumKinds]Histogram, ok bool) {
+	b, err := dir.ReadFile(dayPrefix+date, fileSize)
+	if err != nil || !validHeader(b) {
+		return wall, false
+	}
+	for k := range NumKinds {
+		base := headerSize + int(k)*2*histBytes
+		for i := range Buckets {
+			wall[k][i] = fileBytes(b).load(base + 4*i)
+		}
+	}
+	return wall, true
+}

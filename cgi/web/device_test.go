@@ -75,17 +75,19 @@ func TestKnownDeviceGetsInDuringFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
+	// As many logins as a door's known devices have in a minute, right
+	// or wrong (TestKnownDevicesRightPasswordsCountToo).
 	owner := map[int]int{}
-	for range 20 {
-		flood(10)
+	for range knownPerMinute {
+		flood(20)
 		owner[loginFrom(a, "page", testPassword, "198.51.100.9", device).Code]++
 	}
 	t.Logf("strangers: %v; the owner: %v; bcrypt runs for strangers: %d", strangers, owner, int(runs.Load())-owner[http.StatusSeeOther])
-	if owner[http.StatusSeeOther] != 20 {
-		t.Errorf("got the owner's logins %v, want 20 × 303", owner)
+	if owner[http.StatusSeeOther] != knownPerMinute {
+		t.Errorf("got the owner's logins %v, want %d × 303", owner, knownPerMinute)
 	}
 	// Each network: at most 15 tries a minute.
-	if n := int(runs.Load()) - 20; n > 2*15 {
+	if n := int(runs.Load()) - knownPerMinute; n > 2*15 {
 		t.Errorf("got %d bcrypt runs for strangers from 2 networks, want at most %d", n, 2*15)
 	}
 	for _, want := range []string{`network=198.51.100.0/24`, `network=2001:db8:77::/56`} {
@@ -281,5 +283,45 @@ func TestKnownDevicesOfACounterAreThrottledTogether(t *testing.T) {
 	}
 	if w := loginFrom(a, "other", testPassword, "192.0.2.1", owner); w.Code != http.StatusSeeOther {
 		t.Errorf("another counter's known device: got %d, want 303", w.Code)
+	}
+}
+
+// TestKnownDevicesRightPasswordsCountToo: whoever knows a counter's
+// password (a friend's, on the owner's Pi) gets no more checks from its
+// known devices by sending the right one: a good login does not take its
+// try back from the counter's devices' limit. Were it taken back, he
+// could run bcrypt back to back at normal priority in the known devices'
+// slot, which the owner's known browser needs during a flood. The owner's
+// known device still gets in at once.
+func TestKnownDevicesRightPasswordsCountToo(t *testing.T) {
+	a, _ := testApp(t, "page")
+	protect(t, a, "page", bcrypt.MinCost)
+	setOwner(t, a)
+	a.cfg.TrustedProxies = []netip.Addr{netip.MustParseAddr("10.0.0.1")}
+	var devices []*http.Cookie
+	for i := range 3 {
+		devices = append(devices, deviceOf(t, loginFrom(a, "page", testPassword, fmt.Sprintf("198.51.100.%d", i+1))))
+	}
+	owner := cookieOf(t, ownerLoginAt(a, testPassword), ownerDeviceCookie)
+	runs := countVerify(a)
+	got := map[int]int{}
+	const each = knownPerMinute/2 + 2 // 21 tries together, above the limit
+	for range each {
+		for i, d := range devices {
+			got[loginFrom(a, "page", testPassword, fmt.Sprintf("203.0.113.%d", i+1), d).Code]++
+		}
+	}
+	if n := int(runs.Load()); n > knownPerMinute {
+		t.Errorf("3 known devices, %d right passwords each: got %v, %d checked; want at most %d checked, the rest 429",
+			each, got, n, knownPerMinute)
+	}
+	r := httptest.NewRequest("POST", "/login", strings.NewReader("password="+strings.ReplaceAll(testPassword, " ", "+")))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.AddCookie(owner)
+	w := httptest.NewRecorder()
+	a.Handler().ServeHTTP(w, r)
+	if w.Code != http.StatusSeeOther {
+		t.Errorf("the owner's known device: got %d, want 303", w.Code)
 	}
 }

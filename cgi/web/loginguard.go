@@ -17,7 +17,8 @@ import (
 // Limits of login tries, and how many keys each throttle remembers. Every
 // try counts from the moment it is let in, right or wrong, and a good login
 // forgets its client's (or device's) tries: so these are the limits on
-// wrong passwords, and a try refused as busy counts too.
+// wrong passwords, and a try refused as busy counts too. The known
+// devices' limit of a door is the one that counts good logins too.
 const (
 	// A client: an IPv4 address or an IPv6 /64.
 	failuresPerMinute = 5
@@ -30,7 +31,8 @@ const (
 	// All the known devices of one counter together: an owner's two or
 	// three browsers never reach it, and whoever has devices of a counter
 	// whose password he knows, however many, cannot keep the known
-	// devices' slot busy, nor a core at normal priority (login.go).
+	// devices' slot busy, nor a core at normal priority (login.go), with
+	// wrong passwords or right ones (forget).
 	knownPerMinute   = 10
 	knownPerHour     = 40
 	throttledClients = 4096
@@ -123,16 +125,18 @@ func (a *App) admitTry(w http.ResponseWriter, r *http.Request, d door, who *logi
 	return a.takeSlot(w, r, d)
 }
 
-// forget drops the tries of who after a good login to counter name: its
-// device's if it is known, its client's if not. Of its network's tries,
-// or its counter's devices', only this one is taken back: a good login
-// from one address or device does not vouch for the others.
+// forget drops the tries of who after a good login at door d: its
+// device's if it is known, its client's if not. Of its network's tries
+// only this one is taken back: a good login from one address does not
+// vouch for the others. Its door's devices' try is kept, right or wrong:
+// whoever knows a counter's password (a friend's, on the owner's Pi)
+// could otherwise check it back to back from known devices, at normal
+// priority and in the known devices' slot, which the owner's browser
+// needs during a flood; knownPerMinute good logins a minute is more than
+// the browsers of one door ever make, a session lasting a day.
 func (a *App) forget(d door, who loginTry) error {
 	if who.known {
-		if err := a.deviceThrottle().Forget(who.device); err != nil {
-			return err
-		}
-		return a.knownThrottle().TakeBack(countersDevices(d.name))
+		return a.deviceThrottle().Forget(who.device)
 	}
 	if err := a.clientThrottle().Forget(who.client); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"hitcounter/cgi/gateway"
 )
 
 // route is one line of the route table: a method, a pattern of one or two
@@ -24,6 +26,7 @@ var routes = [...]route{
 	{"GET", "/login", (*App).serveOwnerForm},
 	{"POST", "/login", (*App).serveOwnerLogin},
 	{"POST", "/logout", (*App).serveOwnerLogout},
+	{"GET", "/metrics", (*App).serveMetrics}, // likewise: no counter's image
 	{"GET", "/{file}", (*App).serveCounter},
 	{"GET", "/{name}/stats", (*App).serveStats},
 	{"GET", "/{name}/stats.csv", (*App).serveExport},
@@ -43,6 +46,18 @@ type router struct{ a *App }
 
 func (rt router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
+	if p == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		// The script itself, without the slash (gateway): its root's
+		// forms post to "login" and "logout", which from there would
+		// leave the script. Mount is the web server's SCRIPT_NAME here,
+		// never a path the visitor wrote.
+		w.Header().Set("Location", gateway.Mount(r)+"/")
+		w.WriteHeader(http.StatusMovedPermanently)
+		return
+	}
+	if p == "" {
+		p = "/"
+	}
 	if !strings.HasPrefix(p, "/") || (p != "/" && path.Clean(p) != p) {
 		rt.a.Refuse(w, r, errUncleanPath)
 		return

@@ -232,6 +232,9 @@ func manualAddresses(t *testing.T, bin string, files map[string]string) {
 	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "counter.db")
+	// /metrics is no counter: it opens to the token of token metrics.
+	metricsShown := names["metrics"]
+	delete(names, "metrics")
 	for name := range names {
 		if out, err := exec.Command(bin, "create", name, "-db", db).CombinedOutput(); err != nil {
 			t.Fatalf("create %s: %v\n%s", name, err, out)
@@ -253,6 +256,14 @@ func manualAddresses(t *testing.T, bin string, files map[string]string) {
 			t.Fatalf("theme add %s: %v\n%s", set, err, out)
 		}
 	}
+	token := ""
+	if metricsShown {
+		out, err := exec.Command(bin, "token", "metrics", "-db", db).Output()
+		if err != nil {
+			t.Fatalf("token metrics: %v", err)
+		}
+		token = strings.TrimSpace(string(out))
+	}
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, "serve", "-db", db, "-addr", fmt.Sprintf("127.0.0.1:%d", port))
@@ -272,7 +283,14 @@ func manualAddresses(t *testing.T, bin string, files map[string]string) {
 		}
 	}
 	for _, u := range urls {
-		resp, err := client.Get(base + u)
+		req, err := http.NewRequest(http.MethodGet, base+u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u == "/metrics" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Errorf("GET %s: %v", u, err)
 			continue

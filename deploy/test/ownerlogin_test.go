@@ -56,6 +56,10 @@ func TestServerOwnerLogin(t *testing.T) {
 		if resp, body := c.do(t, "GET", mount+"/", nil, nil); resp.StatusCode != http.StatusOK || !strings.Contains(body, `action="login"`) {
 			t.Errorf("GET %s/ without a login: %d %.200q; want the owner's form", mount, resp.StatusCode, body)
 		}
+		// Without the slash, the form's "login" would leave the script.
+		if resp, body := c.do(t, "GET", mount, nil, nil); resp.StatusCode != http.StatusMovedPermanently || resp.Header.Get("Location") != mount+"/" {
+			t.Errorf("GET %s: %d to %q %.200q; want a 301 to %s/", mount, resp.StatusCode, resp.Header.Get("Location"), body, mount)
+		}
 		resp, _ = c.do(t, "POST", mount+"/one/login", url.Values{"password": {statsPassword}}, nil)
 		session, err := checkLoginRedirect(resp, mount+"/one/")
 		if err != nil {
