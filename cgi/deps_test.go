@@ -127,6 +127,11 @@ var floors = []floor{
 	// open a file under root without following another user's link
 	// (O_PATH, readlinkat).
 	{name: "store", pkgs: []string{"store", "store/flock"}, modules: []string{"go.etcd.io/bbolt", "golang.org/x/sys/unix"}},
+	// The engines the store reaches its bytes through (kv): bbolt's
+	// wrapper and etcd's client, which only the full tool's composition
+	// root built -tags etcd links.
+	{name: "engines", pkgs: []string{"store/kv", "store/kv/boltkv", "store/kv/etcdkv"},
+		modules: []string{"go.etcd.io/bbolt", "go.etcd.io/etcd/", "go.uber.org/zap"}},
 	// The cost meter measures the program, not the domain, yet sits
 	// below the store: the store keeps its records in the history and
 	// judges them by its rules inside the fold's transaction. It imports
@@ -135,8 +140,9 @@ var floors = []floor{
 	{name: "domain", pkgs: []string{"counter", "counter/..."}, modules: []string{"golang.org/x/crypto/bcrypt", "golang.org/x/image/"}},
 	// What tests need of the machine, for the tests of every floor: it
 	// imports nothing of the house, and no binary links it.
-	{name: "test support", pkgs: []string{"cgi/testenv", "cgi/fcgitest", "cgi/testfiles"}, http: true,
-		only: map[string][]string{"cgi/testenv": {}, "cgi/fcgitest": {}, "cgi/testfiles": {}}},
+	{name: "test support", pkgs: []string{"cgi/testenv", "cgi/fcgitest", "cgi/testfiles", "store/kv/etcdkv/etcdtest"}, http: true,
+		modules: []string{"go.etcd.io/etcd/", "go.uber.org/zap"},
+		only:    map[string][]string{"cgi/testenv": {}, "cgi/fcgitest": {}, "cgi/testfiles": {}, "store/kv/etcdkv/etcdtest": {}}},
 }
 
 // floorOf returns the index in floors of package p (its path below

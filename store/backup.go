@@ -1,13 +1,15 @@
 package store
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // ErrBackupOverLive reports a backup that would overwrite the live database
@@ -21,6 +23,14 @@ var ErrBackupOverLive = errors.New("the backup would overwrite the live database
 // either the old file or the whole new copy, never half of one. It returns
 // the number of bytes written.
 func Backup(path, dst string, wait time.Duration) (int64, error) {
+	return BackupWith(path, dst, Options{Wait: wait})
+}
+
+// BackupWith is Backup with the options of the open: its wait, and the
+// Remote that opens a cluster's store. A cluster's backup is a file, the
+// same as one Pi's: what copy back would write, read in one read
+// transaction of the cluster.
+func BackupWith(path, dst string, opts Options) (int64, error) {
 	if err := notLive(path, dst); err != nil {
 		return 0, fmt.Errorf("store: backup to %s: %w", dst, err)
 	}
@@ -35,7 +45,7 @@ func Backup(path, dst string, wait time.Duration) (int64, error) {
 		os.Remove(tmp.Name())
 		return 0, fmt.Errorf("store: backup: %w", err)
 	}
-	n, err := copyTo(path, tmp, wait)
+	n, err := copyTo(path, tmp, opts)
 	// The slow part, the sync, runs after the database is closed, so the
 	// hits wait only for the copy into memory.
 	if err == nil {
@@ -55,18 +65,28 @@ func Backup(path, dst string, wait time.Duration) (int64, error) {
 	return n, nil
 }
 
-func copyTo(path string, f *os.File, wait time.Duration) (int64, error) {
-	db, err := Open(path, Options{ReadOnly: true, Wait: wait})
+func copyTo(path string, f *os.File, opts Options) (int64, error) {
+	db, err := Open(path, Options{ReadOnly: true, Wait: opts.Wait, Remote: opts.Remote})
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
 	var n int64
-	err = db.view(func(tx *bolt.Tx) error {
+	err = db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		n, err = tx.WriteTo(f)
+		b, ok := boltkv.Unwrap(tx)
+		if !ok {
+			var sum [sha256.Size]byte
+			if err := writeFile(tx, f.Name(), &sum); err != nil {
+				return err
+			}
+			fi, err := f.Stat()
+			n = fi.Size()
+			return err
+		}
+		n, err = b.WriteTo(f)
 		return err
 	})
 	return n, err

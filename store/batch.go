@@ -8,9 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // maxBatch bounds the hits that share one transaction.
@@ -263,8 +262,17 @@ func (b *Batcher) commit(batch []*pendingHit) {
 		return
 	}
 	defer db.Close()
+	b.commitIn(db, batch)
+}
+
+// commitIn is commit's transaction on db. A batch too large for the
+// engine to commit at once (etcd's --max-txn-ops) goes in halves, each
+// answered once its own half is committed; a batch whose commit may or
+// may not have applied is answered with the error, never tried again,
+// so that no hit is counted twice.
+func (b *Batcher) commitIn(db *DB, batch []*pendingHit) {
 	var ownerKey []byte
-	err = db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			if k := meta.Get(keyOwnerKey); k != nil {
 				ownerKey = slices.Clone(k)
@@ -295,6 +303,13 @@ func (b *Batcher) commit(batch []*pendingHit) {
 			}
 			// Committed: what it read is as fresh as a read of its own.
 			b.remember(h.visit.Name, h.counted.settings, ownerKey)
+		}
+	case errors.Is(err, kv.ErrTxTooLarge) && len(batch) > 1:
+		b.commitIn(db, batch[:len(batch)/2])
+		b.commitIn(db, batch[len(batch)/2:])
+	case errors.Is(err, kv.ErrUnknownOutcome):
+		for _, h := range batch {
+			h.counted, h.err = Counted{}, fmt.Errorf("store: hit %q: %w", h.visit.Name, err)
 		}
 	case len(batch) == 1:
 		batch[0].counted, batch[0].err = Counted{}, fmt.Errorf("store: hit %q: %w", batch[0].visit.Name, err)

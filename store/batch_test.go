@@ -17,7 +17,7 @@ import (
 // took fewer transactions than hits.
 func TestBatcherCountsEveryHitOnce(t *testing.T) {
 	path := newDB(t, "demo", "other")
-	b := NewBatcher(path, Options{})
+	b := testBatcher(path, Options{})
 	const workers, each = 32, 20
 	totals := make(chan uint64, workers*each)
 	var wg sync.WaitGroup
@@ -66,7 +66,7 @@ func TestBatcherCountsEveryHitOnce(t *testing.T) {
 // not exist into the same batches as good hits.
 func TestBatcherFailsAMissingCounterAlone(t *testing.T) {
 	path := newDB(t, "demo")
-	b := NewBatcher(path, Options{})
+	b := testBatcher(path, Options{})
 	var wg sync.WaitGroup
 	for i := range 40 {
 		wg.Add(1)
@@ -96,12 +96,13 @@ func TestBatcherFailsAMissingCounterAlone(t *testing.T) {
 // byte for byte, rather than commit an empty transaction (a write and two
 // fsyncs for each batch of names a visitor makes up).
 func TestBatcherWritesNothingForMissingCounters(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "demo")
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewBatcher(path, Options{})
+	b := testBatcher(path, Options{})
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)
@@ -123,8 +124,9 @@ func TestBatcherWritesNothingForMissingCounters(t *testing.T) {
 // does, again and again while hits stream in: each open gets the lock
 // within its wait, because the batcher holds it per batch only.
 func TestBatcherLetsOthersIn(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "demo")
-	b := NewBatcher(path, Options{})
+	b := testBatcher(path, Options{})
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 8 {
@@ -146,7 +148,7 @@ func TestBatcherLetsOthersIn(t *testing.T) {
 	}
 	for range 10 {
 		start := time.Now()
-		db, err := Open(path, Options{Wait: time.Second})
+		db, err := testOpen(path, Options{Wait: time.Second})
 		if err != nil {
 			t.Fatalf("admin open while hits stream in: %v after %v", err, time.Since(start))
 		}
@@ -164,12 +166,13 @@ func TestBatcherLetsOthersIn(t *testing.T) {
 // stuck process would: a hit fails with ErrTimeout after the wait, and
 // counts again once the lock is free.
 func TestBatcherAnswersWithinTheWait(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "demo")
-	holder, err := Open(path, Options{})
+	holder, err := testOpen(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewBatcher(path, Options{Wait: 100 * time.Millisecond})
+	b := testBatcher(path, Options{Wait: 100 * time.Millisecond})
 	defer b.Close()
 	start := time.Now()
 	_, err = b.Hit("demo", day1, "")
@@ -191,7 +194,7 @@ func TestBatcherHitFacts(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	b := NewBatcher(path, Options{})
+	b := testBatcher(path, Options{})
 	defer b.Close()
 	var wg sync.WaitGroup
 	for i := range 64 {
@@ -219,7 +222,7 @@ func TestBatcherHitFacts(t *testing.T) {
 // committed batch give way to a change within judgedFor.
 func TestBatcherHitFactsSeesAChange(t *testing.T) {
 	path := newDB(t, "a")
-	b := NewBatcher(path, Options{})
+	b := testBatcher(path, Options{})
 	defer b.Close()
 	if _, err := b.Visit(Visit{Name: "a", Now: day1}); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"hitcounter/counter"
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // Report is the state of a database file as Check found it.
@@ -32,20 +34,31 @@ const maxCheckErrors = 5
 // wraps ErrDamaged (pages) or ErrCorrupt (records); a missing or empty one,
 // ErrMissing. Nothing is repaired.
 func Check(path string, wait time.Duration) (Report, error) {
+	return CheckWith(path, Options{Wait: wait})
+}
+
+// CheckWith is Check with the options of the open: its wait, and the
+// Remote that opens a cluster's store. A store in a cluster has no pages
+// of its own to check (each member keeps its own file, and etcd checks
+// it): its records are checked as a file's are.
+func CheckWith(path string, opts Options) (Report, error) {
 	var r Report
-	db, err := Open(path, Options{ReadOnly: true, Wait: wait})
+	opts.ReadOnly, opts.Create = true, false
+	db, err := Open(path, opts)
 	if err != nil {
 		return r, err
 	}
 	defer db.Close()
-	err = db.view(func(tx *bolt.Tx) error {
-		fi, err := db.file.Stat()
-		if err != nil {
-			return err
-		}
-		r.Size, r.InUse = fi.Size(), tx.Size()
-		if err := checkPages(tx); err != nil {
-			return err
+	err = db.view(func(tx kv.Tx) error {
+		if b, ok := boltkv.Unwrap(tx); ok {
+			fi, err := db.file.Stat()
+			if err != nil {
+				return err
+			}
+			r.Size, r.InUse = fi.Size(), b.Size()
+			if err := checkPages(b); err != nil {
+				return err
+			}
 		}
 		return checkRecords(tx, &r)
 	})
@@ -75,7 +88,7 @@ func checkPages(tx *bolt.Tx) error {
 }
 
 // checkRecords reads every key the schema defines and checks its encoding.
-func checkRecords(tx *bolt.Tx, r *Report) error {
+func checkRecords(tx kv.Tx, r *Report) error {
 	if err := checkSchema(tx); err != nil {
 		return err
 	}
@@ -127,7 +140,7 @@ func checkRecords(tx *bolt.Tx, r *Report) error {
 
 // checkDigitSets checks every stored digit set: its name, when it was added,
 // and its records as digitset reads them on a hit.
-func checkDigitSets(tx *bolt.Tx, r *Report) error {
+func checkDigitSets(tx kv.Tx, r *Report) error {
 	all := tx.Bucket(bucketDigitSets)
 	if all == nil {
 		return nil
@@ -158,7 +171,7 @@ func checkDigitSets(tx *bolt.Tx, r *Report) error {
 // checkToday checks the today buckets: each one's day, and each row's
 // counter (whose name hashes to the bucket), kind and record; a page's row
 // needs the page's record.
-func checkToday(tx *bolt.Tx, all *bolt.Bucket) error {
+func checkToday(tx kv.Tx, all kv.Bucket) error {
 	for i := range todayShards {
 		shard := todayShard(i)
 		tb := tx.Bucket(shard)
@@ -175,7 +188,7 @@ func checkToday(tx *bolt.Tx, all *bolt.Bucket) error {
 	return nil
 }
 
-func checkShard(tb *bolt.Bucket, shard []byte, all *bolt.Bucket) error {
+func checkShard(tb kv.Bucket, shard []byte, all kv.Bucket) error {
 	return tb.ForEach(func(k, v []byte) error {
 		if bytes.Equal(k, keyTodayDay) || bytes.Equal(k, keyTodayPinned) {
 			return nil
@@ -206,7 +219,7 @@ func checkShard(tb *bolt.Bucket, shard []byte, all *bolt.Bucket) error {
 	})
 }
 
-func checkCounter(name string, b *bolt.Bucket, r *Report) error {
+func checkCounter(name string, b kv.Bucket, r *Report) error {
 	if counter.CheckName(name) != nil {
 		return fmt.Errorf("%w: not a valid counter name", ErrCorrupt)
 	}
@@ -272,7 +285,7 @@ func checkCounter(name string, b *bolt.Bucket, r *Report) error {
 
 // checkSite checks a site's pages and page days, and that a plain counter
 // has neither.
-func checkSite(info counter.Info, b *bolt.Bucket) error {
+func checkSite(info counter.Info, b kv.Bucket) error {
 	pages, days := b.Bucket(bucketPages), b.Bucket(bucketPageDays)
 	if !info.Settings.IsSite() {
 		if pages != nil || days != nil || info.Pages != 0 {

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/cgi/meter"
+	"hitcounter/store/kv"
 )
 
 // The costs' bucket keeps the cost meter's records (package cgi/meter):
@@ -15,7 +14,7 @@ import (
 
 // costsBucket is the costs' bucket of a file of this schema, made if need
 // be, for a write transaction.
-func costsBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
+func costsBucket(tx kv.Tx) (kv.Bucket, error) {
 	if err := checkSchema(tx); err != nil {
 		return nil, err
 	}
@@ -29,7 +28,8 @@ func costsBucket(tx *bolt.Tx) (*bolt.Bucket, error) {
 // only as meter.Day.Replaces says.
 func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 	var found []string
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
+		found = found[:0] // an engine may run it again (kv.DB.Update)
 		c, err := costsBucket(tx)
 		if err != nil {
 			return err
@@ -67,7 +67,7 @@ func (db *DB) FoldCosts(days []meter.Day, now time.Time) ([]string, error) {
 }
 
 // costDays returns the n days of b before date, oldest first.
-func costDays(b *bolt.Bucket, date string, n int) ([]meter.Day, error) {
+func costDays(b kv.Bucket, date string, n int) ([]meter.Day, error) {
 	var out []meter.Day
 	cur := b.Cursor()
 	k, v := cur.Seek([]byte(date))
@@ -92,7 +92,8 @@ func costDays(b *bolt.Bucket, date string, n int) ([]meter.Day, error) {
 // the others. A record of another build becomes the build before.
 func (db *DB) BuildCosts(id string, k meter.Kind, f meter.Figures, now time.Time) (string, error) {
 	var warning string
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
+		warning = "" // an engine may run it again (kv.DB.Update)
 		c, err := costsBucket(tx)
 		if err != nil {
 			return err
@@ -150,7 +151,7 @@ type CostHistory struct {
 // Costs returns the history from since on.
 func (db *DB) Costs(since time.Time) (CostHistory, error) {
 	var h CostHistory
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}

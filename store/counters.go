@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // Visit is one hit to count: on counter Name at Now, from a page on
@@ -90,7 +89,7 @@ func (db *DB) Hit(name string, now time.Time, refHost string) (uint64, error) {
 // referrer change together in one transaction or not at all.
 func (db *DB) Visit(v Visit) (Counted, error) {
 	var c Counted
-	err := db.write(func(tx *bolt.Tx) (err error) {
+	err := db.write(func(tx kv.Tx) (err error) {
 		c, err = visitTx(tx, v)
 		return err
 	})
@@ -105,7 +104,7 @@ func (db *DB) Visit(v Visit) (Counted, error) {
 // hits that are answered one by one.
 func (db *DB) VisitAll(visits []Visit) ([]Counted, error) {
 	out := make([]Counted, 0, len(visits))
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		out = out[:0]
 		for _, v := range visits {
 			c, err := visitTx(tx, v)
@@ -139,7 +138,7 @@ type HitFacts struct {
 // that does not exist fails with counter.ErrNotFound.
 func (db *DB) HitFacts(v Visit) (HitFacts, error) {
 	var j HitFacts
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, v.Name)
 		if err != nil {
 			return err
@@ -177,7 +176,7 @@ func pageOf(s counter.Settings, v Visit) (string, error) {
 // the today bucket's rows (or of a later day, which folds them first) goes
 // into that bucket; a hit of an earlier day, or on a site whose pages are
 // folded up to its day, goes into the history itself.
-func visitTx(tx *bolt.Tx, v Visit) (Counted, error) {
+func visitTx(tx kv.Tx, v Visit) (Counted, error) {
 	var c Counted
 	b, err := counterBucket(tx, v.Name)
 	if err != nil {
@@ -248,7 +247,7 @@ func figures(s counter.Settings, row *counter.Page, views, visitors uint64) Figu
 }
 
 // visitToday counts a hit of the today bucket's day in that bucket.
-func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c Counted) (Counted, error) {
+func visitToday(tb, b kv.Bucket, s counter.Settings, page string, v Visit, c Counted) (Counted, error) {
 	t := todayRows{day: tb.Get(keyTodayDay), bucket: tb, prefix: todayPrefix(v.Name)}
 	if old := tb.Get(t.prefix); old != nil {
 		if err := decodeToday(old, &t.counts); err != nil {
@@ -311,7 +310,7 @@ func visitToday(tb, b *bolt.Bucket, s counter.Settings, page string, v Visit, c 
 // visitPast counts a hit in the counter's history, as every hit was
 // counted before version 6. What it shows adds the today bucket's rows,
 // of a later day.
-func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v Visit, c Counted) (Counted, error) {
+func visitPast(tx kv.Tx, b kv.Bucket, s counter.Settings, page string, v Visit, c Counted) (Counted, error) {
 	t, err := loadToday(tx, v.Name)
 	if err != nil {
 		return c, err
@@ -368,7 +367,7 @@ func visitPast(tx *bolt.Tx, b *bolt.Bucket, s counter.Settings, page string, v V
 // sitePage counts a site's hit on its page, when it counted and has one,
 // and sets what the image shows: the page's figure, or the site's when
 // the image is the site's or the hit has no row.
-func sitePage(b *bolt.Bucket, t todayRows, s counter.Settings, page string, v Visit, c *Counted, views, visitors uint64) error {
+func sitePage(b kv.Bucket, t todayRows, s counter.Settings, page string, v Visit, c *Counted, views, visitors uint64) error {
 	var row *counter.Page
 	var err error
 	switch {
@@ -419,7 +418,7 @@ func shown(s counter.Settings, image *counter.Image, row *counter.Page, views, v
 }
 
 // addTally adds outcome o to the tally record of day.
-func addTally(parent *bolt.Bucket, day []byte, o counter.Outcome) error {
+func addTally(parent kv.Bucket, day []byte, o counter.Outcome) error {
 	b, err := parent.CreateBucketIfNotExists(bucketTally)
 	if err != nil {
 		return err
@@ -441,7 +440,7 @@ func addTally(parent *bolt.Bucket, day []byte, o counter.Outcome) error {
 
 // addTo adds n to the count under key in b, stopping at the largest count
 // rather than wrapping to zero, and returns the new count.
-func addTo(b *bolt.Bucket, key []byte, n uint64) (uint64, error) {
+func addTo(b kv.Bucket, key []byte, n uint64) (uint64, error) {
 	old, err := decodeUint64(b.Get(key))
 	if err != nil {
 		return 0, err
@@ -455,7 +454,7 @@ func addTo(b *bolt.Bucket, key []byte, n uint64) (uint64, error) {
 
 // addToBucket adds one to the count under key in the bucket of that name
 // in parent, and returns the new count.
-func addToBucket(parent *bolt.Bucket, bucket, key []byte) (uint64, error) {
+func addToBucket(parent kv.Bucket, bucket, key []byte) (uint64, error) {
 	b, err := parent.CreateBucketIfNotExists(bucket)
 	if err != nil {
 		return 0, err
@@ -467,7 +466,7 @@ func addToBucket(parent *bolt.Bucket, bucket, key []byte) (uint64, error) {
 // (bucket), or under counter.OtherReferrers once counter.MaxReferrers
 // hosts are known (counter.MaxSources and counter.OtherSources are the
 // same).
-func addHost(parent *bolt.Bucket, bucket []byte, host string, n uint64) error {
+func addHost(parent kv.Bucket, bucket []byte, host string, n uint64) error {
 	b, err := parent.CreateBucketIfNotExists(bucket)
 	if err != nil {
 		return err
@@ -486,7 +485,7 @@ func addHost(parent *bolt.Bucket, bucket []byte, host string, n uint64) error {
 // keeps the hosts a hit at a time kept. Unlike b.Stats(), which reads the
 // pages as last committed, it sees what this transaction wrote: the hosts
 // a batch or a fold added before.
-func countHosts(b *bolt.Bucket, limit int) int {
+func countHosts(b kv.Bucket, limit int) int {
 	n := 0
 	c := b.Cursor()
 	for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
@@ -502,7 +501,7 @@ func countHosts(b *bolt.Bucket, limit int) int {
 // counter.OtherReferrers once the history's hosts and the day's new ones
 // are counter.MaxReferrers, as addHost will count it when the day is
 // folded.
-func addTodayHost(b *bolt.Bucket, t todayRows, kind byte, bucket []byte, host string) error {
+func addTodayHost(b kv.Bucket, t todayRows, kind byte, bucket []byte, host string) error {
 	key := todayKey(t.prefix, kind, host)
 	if t.bucket.Get(key) == nil {
 		past := b.Bucket(bucket)
@@ -532,7 +531,7 @@ func addTodayHost(b *bolt.Bucket, t todayRows, kind byte, bucket []byte, host st
 // Counter returns what is known about counter name.
 func (db *DB) Counter(name string) (counter.Info, error) {
 	var info counter.Info
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -548,7 +547,7 @@ func (db *DB) Counter(name string) (counter.Info, error) {
 
 // readTotals reads the views and visitors of a counter's history from its
 // bucket b, without its rows in the today bucket.
-func readTotals(b *bolt.Bucket) (views, visitors uint64, err error) {
+func readTotals(b kv.Bucket) (views, visitors uint64, err error) {
 	if views, err = decodeUint64(b.Get(keyTotal)); err != nil {
 		return 0, 0, err
 	}
@@ -558,7 +557,7 @@ func readTotals(b *bolt.Bucket) (views, visitors uint64, err error) {
 
 // readInfo reads counter name from its bucket b; its views and visitors
 // add its rows in the today bucket to its history's.
-func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
+func readInfo(name string, b kv.Bucket) (counter.Info, error) {
 	info := counter.Info{Name: name}
 	t, err := loadToday(b.Tx(), name)
 	if err != nil {
@@ -582,7 +581,7 @@ func readInfo(name string, b *bolt.Bucket) (counter.Info, error) {
 }
 
 // readSettings reads a counter's settings; a key not set keeps its default.
-func readSettings(b *bolt.Bucket) (counter.Settings, error) {
+func readSettings(b kv.Bucket) (counter.Settings, error) {
 	s := counter.DefaultSettings()
 	switch v := b.Get(keyShow); {
 	case v == nil || bytes.Equal(v, showViews):
@@ -622,7 +621,7 @@ func readSettings(b *bolt.Bucket) (counter.Settings, error) {
 // putSettings stores s in a counter's bucket; a setting at its default is
 // stored all the same, so that the file says what the counter does. A
 // default theme must be a look or a set the file holds.
-func putSettings(b *bolt.Bucket, s counter.Settings) error {
+func putSettings(b kv.Bucket, s counter.Settings) error {
 	if s.Theme != "" && !counter.IsLook(s.Theme) && digitSetBucket(b.Tx(), s.Theme) == nil {
 		return fmt.Errorf("%w theme=%s: %w (digitset list shows them)", counter.ErrSetting, s.Theme, counter.ErrNoDigitSet)
 	}
@@ -651,7 +650,7 @@ func putSettings(b *bolt.Bucket, s counter.Settings) error {
 // settings as they stand, and returns them as stored.
 func (db *DB) Configure(name string, edit func(*counter.Settings) error) (counter.Settings, error) {
 	var s counter.Settings
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -673,7 +672,7 @@ func (db *DB) Configure(name string, edit func(*counter.Settings) error) (counte
 // List returns every counter, sorted by name.
 func (db *DB) List() ([]counter.Info, error) {
 	var list []counter.Info
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -707,12 +706,12 @@ func (db *DB) CreateWith(name string, start uint64, now time.Time, s counter.Set
 	if err := counter.CheckName(name); err != nil {
 		return err
 	}
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
 		b, err := tx.Bucket(bucketCounters).CreateBucket([]byte(name))
-		if err == bolt.ErrBucketExists {
+		if err == kv.ErrBucketExists {
 			return counter.ErrExists
 		}
 		if err != nil {
@@ -734,7 +733,7 @@ func (db *DB) CreateWith(name string, start uint64, now time.Time, s counter.Set
 
 // Set sets the total of counter name to n, leaving its history alone.
 func (db *DB) Set(name string, n uint64) error {
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -749,7 +748,7 @@ func (db *DB) Set(name string, n uint64) error {
 
 // Delete removes counter name and its history.
 func (db *DB) Delete(name string) error {
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		if _, err := counterBucket(tx, name); err != nil {
 			return err
 		}
@@ -780,7 +779,7 @@ func (db *DB) Referrers(name string) ([]counter.Referrer, error) {
 // transaction.
 func (db *DB) History(name string, since time.Time) (counter.History, error) {
 	var h counter.History
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -813,7 +812,7 @@ func (db *DB) History(name string, since time.Time) (counter.History, error) {
 }
 
 // readDays reads a counter's days from since on, with today's rows t.
-func readDays(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Day, error) {
+func readDays(b kv.Bucket, since time.Time, t todayRows) ([]counter.Day, error) {
 	var days []counter.Day
 	from := dayKey(since)
 	if d := b.Bucket(bucketDays); d != nil {
@@ -851,7 +850,7 @@ func readDays(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Day, erro
 
 // readHosts reads a counter's referring hosts or its sources (bucket, and
 // today's rows t of kind), sorted by host.
-func readHosts(b *bolt.Bucket, t todayRows, bucket []byte, kind byte) ([]counter.Referrer, error) {
+func readHosts(b kv.Bucket, t todayRows, bucket []byte, kind byte) ([]counter.Referrer, error) {
 	var refs []counter.Referrer
 	if r := b.Bucket(bucket); r != nil {
 		err := r.ForEach(func(k, v []byte) error {

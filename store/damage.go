@@ -10,6 +10,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/store/kv"
 )
 
 // ErrDamaged reports a file that bbolt cannot read as a database: not a
@@ -70,8 +72,8 @@ func isDamage(v any) bool {
 // the today bucket's rows into the counters' history (foldToday): what
 // changes or replaces the history (settings, imports, merges, deletions)
 // finds it whole.
-func (db *DB) update(fn func(*bolt.Tx) error) error {
-	return db.write(func(tx *bolt.Tx) error {
+func (db *DB) update(fn func(kv.Tx) error) error {
+	return db.write(func(tx kv.Tx) error {
 		if err := foldToday(tx); err != nil {
 			return err
 		}
@@ -82,17 +84,20 @@ func (db *DB) update(fn func(*bolt.Tx) error) error {
 // write runs fn in one write transaction, with damage caught, and tells
 // db.committed how long the commit took, once bbolt is done. Hits, and
 // writes that leave the counters alone, use it and fold nothing.
-func (db *DB) write(fn func(*bolt.Tx) error) error {
+func (db *DB) write(fn func(kv.Tx) error) error {
+	if db.readOnly {
+		return fmt.Errorf("store: %w", kv.ErrTxNotWritable)
+	}
 	if db.committed == nil {
-		return db.named(catchDamage(func() error { return db.bolt.Update(fn) }))
+		return db.named(catchDamage(func() error { return db.eng.Update(fn) }))
 	}
 	var commit time.Time
 	err := catchDamage(func() error {
-		return db.bolt.Update(func(tx *bolt.Tx) error {
+		return db.eng.Update(func(tx kv.Tx) error {
 			if err := fn(tx); err != nil {
 				return err
 			}
-			// bbolt commits as soon as fn returns nil.
+			// The engine commits as soon as fn returns nil.
 			commit = time.Now()
 			return nil
 		})
@@ -104,8 +109,8 @@ func (db *DB) write(fn func(*bolt.Tx) error) error {
 }
 
 // view runs fn in one read transaction, with damage caught.
-func (db *DB) view(fn func(*bolt.Tx) error) error {
-	return db.named(catchDamage(func() error { return db.bolt.View(fn) }))
+func (db *DB) view(fn func(kv.Tx) error) error {
+	return db.named(catchDamage(func() error { return db.eng.View(fn) }))
 }
 
 // named adds the file's path to an error that says it is damaged: a

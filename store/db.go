@@ -8,6 +8,9 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // DefaultWait is how long an open waits for the file by default.
@@ -42,6 +45,10 @@ type Options struct {
 	// Committed, if not nil, is told how long each commit took: the
 	// writing of its pages and the fsyncs, what an SD card's age moves.
 	Committed func(time.Duration)
+	// Remote, if not nil, opens the stores whose path is an address
+	// (IsRemote). The full tool's composition root sets it, so that the
+	// hit binary, which never does, links no cluster client.
+	Remote Remote
 }
 
 // LockWaits bounds, for a process that serves many requests, the flock
@@ -68,15 +75,20 @@ func NewLockWaits(n int) *LockWaits {
 // DB is an open counter database. Close it as soon as its work is done.
 type DB struct {
 	path      string // for the owner's log: which file is damaged
+	eng       kv.DB  // every transaction goes through it
 	bolt      *bolt.DB
 	file      *os.File // bbolt's, to look at through its descriptor
 	lock      *os.File
 	committed func(time.Duration)
+	readOnly  bool
 }
 
 // Open opens the database at path, waiting at most opts.Wait for other
 // processes to finish with it.
 func Open(path string, opts Options) (*DB, error) {
+	if IsRemote(path) {
+		return openRemote(path, opts)
+	}
 	wait := opts.Wait
 	if wait <= 0 {
 		wait = DefaultWait
@@ -124,13 +136,16 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db := &DB{path: path, bolt: bdb, file: file, lock: lock, committed: opts.Committed}
-	if err := db.view(func(tx *bolt.Tx) error { return checkLength(tx, file) }); err != nil {
+	db := &DB{path: path, eng: boltkv.New(bdb), bolt: bdb, file: file, lock: lock, committed: opts.Committed}
+	err = db.named(catchDamage(func() error {
+		return bdb.View(func(tx *bolt.Tx) error { return checkLength(tx, file) })
+	}))
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	if opts.Create {
-		if err := bdb.Update(initSchema); err != nil {
+		if err := db.eng.Update(initSchema); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("store: init %s: %w", path, err)
 		}
@@ -180,6 +195,12 @@ func openFileFunc(create bool, opened **os.File) func(string, int, os.FileMode) 
 
 // Close releases the file and its lock.
 func (db *DB) Close() error {
+	if db.bolt == nil {
+		if err := db.eng.Close(); err != nil {
+			return fmt.Errorf("store: close %s: %w", db.path, err)
+		}
+		return nil
+	}
 	err := db.bolt.Close()
 	unlockSide(db.lock)
 	if err != nil {

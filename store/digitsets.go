@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
+	"hitcounter/store/kv"
 )
 
 // DigitSetRecords are an owner's digit set as the file keeps it: package
@@ -50,7 +49,7 @@ var ErrDigitSetExists = errors.New("a digit set of that name exists")
 var ErrDigitSetInUse = errors.New("digit set is a counter's default")
 
 // digitSetBucket returns the bucket of set name, or nil.
-func digitSetBucket(tx *bolt.Tx, name string) *bolt.Bucket {
+func digitSetBucket(tx kv.Tx, name string) kv.Bucket {
 	all := tx.Bucket(bucketDigitSets)
 	if all == nil {
 		return nil
@@ -67,7 +66,7 @@ func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace
 	if len(r.Head) == 0 || slices.ContainsFunc(r.Digits[:10], func(d []byte) bool { return len(d) == 0 }) {
 		return fmt.Errorf("store: add digit set %q: a header and ten digit records wanted", name)
 	}
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -112,7 +111,7 @@ func (db *DB) AddDigitSet(name string, r DigitSetRecords, now time.Time, replace
 // is counter.ErrNoDigitSet.
 func (db *DB) DigitSetRecords(name, text string) (DigitSetRecords, error) {
 	var r DigitSetRecords
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -131,7 +130,7 @@ func (db *DB) DigitSetRecords(name, text string) (DigitSetRecords, error) {
 }
 
 // readDigitSetRecords copies the header and the digits of text out of b.
-func readDigitSetRecords(b *bolt.Bucket, text string) (DigitSetRecords, error) {
+func readDigitSetRecords(b kv.Bucket, text string) (DigitSetRecords, error) {
 	return digitSetRecordsIn(b, text, bytes.Clone)
 }
 
@@ -140,7 +139,7 @@ func readDigitSetRecords(b *bolt.Bucket, text string) (DigitSetRecords, error) {
 // the records as the file maps them, for use within it. A digit is
 // always there; another piece only when the set has it, which the
 // header, parsed later, says.
-func digitSetRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (DigitSetRecords, error) {
+func digitSetRecordsIn(b kv.Bucket, text string, keep func([]byte) []byte) (DigitSetRecords, error) {
 	var r DigitSetRecords
 	r.Head = keep(b.Get(keyDigitSetHead))
 	if len(r.Head) == 0 {
@@ -172,7 +171,7 @@ func digitSetRecordsIn(b *bolt.Bucket, text string, keep func([]byte) []byte) (D
 // show each by default.
 func (db *DB) DigitSets() ([]DigitSetInfo, error) {
 	var list []DigitSetInfo
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -200,7 +199,7 @@ func (db *DB) DigitSets() ([]DigitSetInfo, error) {
 	return list, nil
 }
 
-func readDigitSetInfo(name string, b *bolt.Bucket) (DigitSetInfo, error) {
+func readDigitSetInfo(name string, b kv.Bucket) (DigitSetInfo, error) {
 	t := DigitSetInfo{Name: name}
 	var err error
 	if t.Added, err = decodeTime(b.Get(keyDigitSetAdded)); err != nil {
@@ -218,7 +217,7 @@ func readDigitSetInfo(name string, b *bolt.Bucket) (DigitSetInfo, error) {
 
 // digitSetUsers maps each digit set to the counters that show it by
 // default.
-func digitSetUsers(tx *bolt.Tx) (map[string][]string, error) {
+func digitSetUsers(tx kv.Tx) (map[string][]string, error) {
 	users := map[string][]string{}
 	all := tx.Bucket(bucketCounters)
 	if all == nil {
@@ -237,7 +236,7 @@ func digitSetUsers(tx *bolt.Tx) (map[string][]string, error) {
 // kept, and the error (ErrDigitSetInUse) names the counters: a hit on them
 // would otherwise draw the font without a word to the owner.
 func (db *DB) RemoveDigitSet(name string) error {
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -300,7 +299,7 @@ func (r DigitSetRecords) Parse() (*digitset.Set, error) {
 // is counter.ErrNoDigitSet.
 func (db *DB) DigitSet(name, text string, frames int, pieces bool) (*digitset.Set, error) {
 	var s *digitset.Set
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -330,7 +329,7 @@ func (db *DB) DigitSet(name, text string, frames int, pieces bool) (*digitset.Se
 // set: for the pages that show every digit set.
 func (db *DB) DigitSetNames() ([]string, error) {
 	var names []string
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}

@@ -63,6 +63,7 @@ func TestThemes(t *testing.T) {
 // TestCheckFindsADamagedSet damages a stored digit record and a
 // counter's theme, and Check says which.
 func TestCheckFindsADamagedSet(t *testing.T) {
+	needFile(t)
 	for _, tc := range []struct {
 		name   string
 		damage func(tx *bolt.Tx) error
@@ -85,7 +86,7 @@ func TestCheckFindsADamagedSet(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			if _, err := Check(path, time.Second); err != nil {
+			if _, err := testCheck(path, time.Second); err != nil {
 				t.Fatalf("before the damage: %v", err)
 			}
 			b, err := bolt.Open(path, 0o600, nil)
@@ -96,7 +97,7 @@ func TestCheckFindsADamagedSet(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.Close()
-			if _, err := Check(path, time.Second); !errors.Is(err, ErrCorrupt) {
+			if _, err := testCheck(path, time.Second); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Check: %v, want ErrCorrupt", err)
 			}
 		})

@@ -29,7 +29,7 @@ func damagedFileAt(t *testing.T, fn func(b []byte, inUse int64) []byte) string {
 			}
 		}
 	})
-	r, err := Check(path, time.Second)
+	r, err := testCheck(path, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +61,7 @@ func garbage(i int, seed uint64) func([]byte) []byte {
 // for damage the hit does not touch, counts), nothing panics, and a failed
 // hit leaves the file byte for byte as it was. Check finds the damage.
 func TestDamagedFilesAreReportedNeverRepaired(t *testing.T) {
+	needFile(t)
 	tests := []struct {
 		name    string
 		damage  func([]byte) []byte
@@ -114,7 +115,7 @@ func TestDamagedFilesAreReportedNeverRepaired(t *testing.T) {
 					t.Errorf("error of more than one line: %q", err)
 				}
 			}
-			_, cerr := Check(path, time.Second)
+			_, cerr := testCheck(path, time.Second)
 			if errors.Is(cerr, ErrTimeout) {
 				t.Errorf("the failed hit kept the file locked: %v", cerr)
 			}
@@ -133,7 +134,7 @@ func TestDamagedFilesAreReportedNeverRepaired(t *testing.T) {
 }
 
 func hitOnce(path string) (uint64, error) {
-	db, err := Open(path, Options{Wait: time.Second})
+	db, err := testOpen(path, Options{Wait: time.Second})
 	if err != nil {
 		return 0, err
 	}
@@ -142,27 +143,29 @@ func hitOnce(path string) (uint64, error) {
 }
 
 func TestCheckReportsAGoodFile(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a", "b")
 	with(t, path, Options{}, func(db *DB) {
 		for range 3 {
 			db.Hit("a", day1, "example.org")
 		}
 	})
-	r, err := Check(path, time.Second)
+	r, err := testCheck(path, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Counters != 2 || r.Hits != 3 || r.Schema != schemaVersion || r.Size < r.InUse || r.InUse == 0 {
 		t.Errorf("report %+v, want 2 counters, 3 hits, schema %d", r, schemaVersion)
 	}
-	if _, err := Check(filepath.Join(t.TempDir(), "none.db"), time.Second); !errors.Is(err, ErrMissing) {
-		t.Errorf("Check(missing) = %v, want ErrMissing", err)
+	if _, err := testCheck(filepath.Join(t.TempDir(), "none.db"), time.Second); !errors.Is(err, ErrMissing) {
+		t.Errorf("testCheck(missing) = %v, want ErrMissing", err)
 	}
 }
 
 // TestBackupWhileHitting copies the file while goroutines keep hitting it;
 // the copy passes Check and holds a count from between start and end.
 func TestBackupWhileHitting(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	dst := filepath.Join(t.TempDir(), "backup.db")
 	stop := make(chan struct{})
@@ -189,7 +192,7 @@ func TestBackupWhileHitting(t *testing.T) {
 		if _, err := Backup(path, dst, 5*time.Second); err != nil {
 			t.Fatalf("backup %d: %v", i, err)
 		}
-		r, err := Check(dst, time.Second)
+		r, err := testCheck(dst, time.Second)
 		if err != nil {
 			t.Fatalf("check of backup %d: %v", i, err)
 		}
@@ -199,7 +202,7 @@ func TestBackupWhileHitting(t *testing.T) {
 	}
 	close(stop)
 	hits := <-done + <-done
-	r, _ := Check(dst, time.Second)
+	r, _ := testCheck(dst, time.Second)
 	if r.Hits == 0 || r.Hits > uint64(hits) {
 		t.Errorf("backup holds %d hits of %d", r.Hits, hits)
 	}
@@ -218,9 +221,10 @@ func TestBackupWhileHitting(t *testing.T) {
 // goroutine and the process with it, and it does not keep the file
 // locked: once the owner copies a good file over it, hits count again.
 func TestBatcherOnDamagedFile(t *testing.T) {
+	needFile(t)
 	path := damagedFileAt(t, func(b []byte, inUse int64) []byte { return b[:inUse/2] })
 	good := newDB(t, "a")
-	b := NewBatcher(path, Options{Wait: time.Second})
+	b := testBatcher(path, Options{Wait: time.Second})
 	defer b.Close()
 	for range 3 {
 		if _, err := b.Hit("a", day1, ""); !errors.Is(err, ErrDamaged) {

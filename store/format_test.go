@@ -248,7 +248,7 @@ func TestFormat(t *testing.T) {
 					t.Errorf("the v%d listing lacks %q", f.version, line)
 				}
 			}
-			db, err := Open(path, Options{ReadOnly: true})
+			db, err := testOpen(path, Options{ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/cgi/meter"
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
+	"hitcounter/store/kv"
 )
 
 // formatFileV6 is a database written by the code of schema version 6. Of
@@ -279,7 +278,7 @@ func TestMigrateV5(t *testing.T) {
 			t.Errorf("home's last days %+v, want 2026-12-06 of 1 view and visitor, and a view the day after", h.Days[max(0, n-2):])
 		}
 		var past uint64
-		err = db.view(func(tx *bolt.Tx) error {
+		err = db.view(func(tx kv.Tx) error {
 			past, err = decodeUint64(tx.Bucket(bucketCounters).Bucket([]byte("home")).Bucket(bucketDays).Get([]byte("2026-12-06")))
 			return err
 		})
@@ -290,7 +289,7 @@ func TestMigrateV5(t *testing.T) {
 			t.Errorf("the v5 file read as:\n%s", before)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }

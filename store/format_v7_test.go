@@ -140,7 +140,7 @@ func TestMigrateV6(t *testing.T) {
 			t.Errorf("List before:\n%s\nafter:\n%s", before, after)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }

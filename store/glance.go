@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // Glance is what a counter shows without counting: its totals, today's
@@ -60,7 +59,7 @@ func (db *DB) GlancePages(name, target string, image *counter.Image, pages []str
 		return g, nil, fmt.Errorf("store: counter %q: %d pages, more than %d", name, len(pages), MaxPagesRead)
 	}
 	var counts []PageCount
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -117,7 +116,7 @@ func (db *DB) GlancePages(name, target string, image *counter.Image, pages []str
 // listPages reads each of pages' views and visitors on a counter with
 // settings s, today's rows t added: zeros on a plain counter, or for a
 // page the site has no row of.
-func listPages(b *bolt.Bucket, s counter.Settings, t todayRows, pages []string) ([]PageCount, error) {
+func listPages(b kv.Bucket, s counter.Settings, t todayRows, pages []string) ([]PageCount, error) {
 	if len(pages) == 0 {
 		return nil, nil
 	}
@@ -151,7 +150,7 @@ func (g Glance) Figures() Figures {
 }
 
 // readDay reads one UTC day of a counter: its views and its tally.
-func readDay(b *bolt.Bucket, day []byte) (counter.Tally, error) {
+func readDay(b kv.Bucket, day []byte) (counter.Tally, error) {
 	var t counter.Tally
 	if d := b.Bucket(bucketDays); d != nil {
 		n, err := decodeUint64(d.Get(day))

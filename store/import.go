@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // ImportOptions say how an import merges with what the file holds.
@@ -76,7 +75,7 @@ func (db *DB) Import(imps []counter.Imported, o ImportOptions) ([]ImportChange, 
 		imps[i].PageDays, imps[i].PageRows = imps[i].AllPageDays(), nil
 	}
 	var changes []ImportChange
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		changes = changes[:0]
 		if err := initSchema(tx); err != nil {
 			return err
@@ -116,7 +115,7 @@ func (db *DB) Import(imps []counter.Imported, o ImportOptions) ([]ImportChange, 
 // then the file's tallied-since may move back to an imported history's,
 // which kept its visitors since then, without saying so of days that had
 // none.
-func talliedFromBirth(tx *bolt.Tx) (bool, error) {
+func talliedFromBirth(tx kv.Tx) (bool, error) {
 	since, err := decodeTime(tx.Bucket(bucketMeta).Get(keyTalliedSince))
 	if err != nil || since.IsZero() {
 		return false, err
@@ -132,7 +131,7 @@ func talliedFromBirth(tx *bolt.Tx) (bool, error) {
 	return ok, err
 }
 
-func lowerTalliedSince(tx *bolt.Tx, t time.Time) error {
+func lowerTalliedSince(tx kv.Tx, t time.Time) error {
 	meta := tx.Bucket(bucketMeta)
 	since, err := decodeTime(meta.Get(keyTalliedSince))
 	if err != nil || !t.Before(since) {
@@ -145,7 +144,7 @@ func lowerTalliedSince(tx *bolt.Tx, t time.Time) error {
 // the file's counters or an import's staged copies of them. carry is what
 // the pieces before of the same history brought to the date their page
 // days ended on, nil for a whole history.
-func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions, carry *pageCarry) (ImportChange, error) {
+func importCounter(all kv.Bucket, imp counter.Imported, o ImportOptions, carry *pageCarry) (ImportChange, error) {
 	c := ImportChange{Name: imp.Name}
 	if err := counter.CheckName(imp.Name); err != nil {
 		return c, err
@@ -272,7 +271,7 @@ func importCounter(all *bolt.Bucket, imp counter.Imported, o ImportOptions, carr
 
 // makeImported makes the counter of a history not in the file, with the
 // history's setting of what its image shows.
-func makeImported(all *bolt.Bucket, imp counter.Imported, now time.Time) (*bolt.Bucket, error) {
+func makeImported(all kv.Bucket, imp counter.Imported, now time.Time) (kv.Bucket, error) {
 	b, err := all.CreateBucket([]byte(imp.Name))
 	if err != nil {
 		return nil, err
@@ -349,7 +348,7 @@ func settle(n, in uint64, replace bool) uint64 {
 
 // putDay writes a day's views into days and the rest into its tally
 // record, leaving out what is zero and not there yet.
-func putDay(b, days *bolt.Bucket, key []byte, t counter.Tally) error {
+func putDay(b, days kv.Bucket, key []byte, t counter.Tally) error {
 	if t.Views > 0 || days.Get(key) != nil {
 		if err := days.Put(key, encodeUint64(t.Views)); err != nil {
 			return err
@@ -398,7 +397,7 @@ func sourcesOf(s counter.Settings, srcs []counter.Referrer) []counter.Referrer {
 // importHosts merges referring hosts, or sources (bucket): the higher of
 // each, or the file's with replace; hosts past the bound add up under
 // counter.OtherReferrers.
-func importHosts(b *bolt.Bucket, bucket []byte, refs []counter.Referrer, replace bool) (int, error) {
+func importHosts(b kv.Bucket, bucket []byte, refs []counter.Referrer, replace bool) (int, error) {
 	if len(refs) == 0 {
 		return 0, nil
 	}
@@ -410,7 +409,7 @@ func importHosts(b *bolt.Bucket, bucket []byte, refs []counter.Referrer, replace
 	var order []string
 	for _, ref := range refs {
 		host := ref.Host
-		if r.Get([]byte(host)) == nil && host != counter.OtherReferrers && r.Stats().KeyN+len(order) >= counter.MaxReferrers {
+		if r.Get([]byte(host)) == nil && host != counter.OtherReferrers && r.KeyN()+len(order) >= counter.MaxReferrers {
 			host = counter.OtherReferrers
 		}
 		if _, ok := merged[host]; !ok {

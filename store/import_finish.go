@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // The last step of an import in steps (import_steps.go): what the import
@@ -17,7 +16,7 @@ import (
 // finish makes the import visible: each counter the import made moves into
 // the file, and each it changed takes the staged big buckets and what the
 // import changed of the rest.
-func (im *stepImport) finish(tx *bolt.Tx, _ time.Time) error {
+func (im *stepImport) finish(tx kv.Tx, _ time.Time) error {
 	_, staged, base, trash, err := im.work(tx)
 	if err != nil {
 		return err
@@ -64,7 +63,7 @@ func (im *stepImport) finish(tx *bolt.Tx, _ time.Time) error {
 // mergeStaged brings into live, the counter as it is now, what the import
 // changed of it: base is the counter as the import found it, staged as
 // the import left it.
-func (im *stepImport) mergeStaged(live, base, staged, trash *bolt.Bucket, name []byte) error {
+func (im *stepImport) mergeStaged(live, base, staged, trash kv.Bucket, name []byte) error {
 	both, err := mergePages(live, base, staged)
 	if err != nil {
 		return err
@@ -111,7 +110,7 @@ func (im *stepImport) mergeStaged(live, base, staged, trash *bolt.Bucket, name [
 
 // moveKey moves the count under k in live by what the import changed of
 // it.
-func moveKey(live, base, staged *bolt.Bucket, k []byte) error {
+func moveKey(live, base, staged kv.Bucket, k []byte) error {
 	b, s := base.Get(k), staged.Get(k)
 	if bytes.Equal(b, s) {
 		return nil
@@ -138,7 +137,7 @@ func moveColumns(now, base, staged []byte) []byte {
 
 // mergePages brings into live's pages what the import changed of them,
 // and returns how many pages both the import and a hit made.
-func mergePages(live, base, staged *bolt.Bucket) (both uint64, err error) {
+func mergePages(live, base, staged kv.Bucket) (both uint64, err error) {
 	sp := staged.Bucket(bucketPages)
 	if sp == nil {
 		return 0, nil
@@ -190,7 +189,7 @@ func mergePages(live, base, staged *bolt.Bucket) (both uint64, err error) {
 // mergeHosts adds into live's referrers, or sources (bucket), what the
 // import changed of them; a host new to both past the bound goes under
 // counter.OtherReferrers.
-func mergeHosts(live, base, staged *bolt.Bucket, bucket []byte) error {
+func mergeHosts(live, base, staged kv.Bucket, bucket []byte) error {
 	sr := staged.Bucket(bucket)
 	if sr == nil {
 		return nil
@@ -200,7 +199,7 @@ func mergeHosts(live, base, staged *bolt.Bucket, bucket []byte) error {
 		return err
 	}
 	br := base.Bucket(bucket)
-	n := lr.Stats().KeyN
+	n := lr.KeyN()
 	return sr.ForEach(func(k, s []byte) error {
 		var b []byte
 		if br != nil {
@@ -224,7 +223,7 @@ func mergeHosts(live, base, staged *bolt.Bucket, bucket []byte) error {
 // recentFrom on made live's as they are now moved by what the import
 // changed; a site's page days that a hit folded meanwhile bring the
 // import's change to their pages' records.
-func (im *stepImport) moveBig(live, base, staged, trash *bolt.Bucket, name, big []byte) error {
+func (im *stepImport) moveBig(live, base, staged, trash kv.Bucket, name, big []byte) error {
 	sb := staged.Bucket(big)
 	if sb == nil {
 		return nil // the counter had none and the import made none
@@ -232,7 +231,7 @@ func (im *stepImport) moveBig(live, base, staged, trash *bolt.Bucket, name, big 
 	lb, bb := live.Bucket(big), base.Bucket(big)
 	var keys [][]byte
 	seen := map[string]bool{}
-	for _, b := range []*bolt.Bucket{lb, sb} {
+	for _, b := range []kv.Bucket{lb, sb} {
 		if b == nil {
 			continue
 		}
@@ -245,11 +244,11 @@ func (im *stepImport) moveBig(live, base, staged, trash *bolt.Bucket, name, big 
 		}
 	}
 	var foldedBefore, foldedNow []byte
-	var pages *bolt.Bucket
+	var pages kv.Bucket
 	if bytes.Equal(big, bucketPageDays) {
 		foldedBefore, foldedNow, pages = base.Get(keyPagesFolded), live.Get(keyPagesFolded), live.Bucket(bucketPages)
 	}
-	get := func(b *bolt.Bucket, k []byte) []byte {
+	get := func(b kv.Bucket, k []byte) []byte {
 		if b == nil {
 			return nil
 		}

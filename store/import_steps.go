@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // An import in steps holds the database for a short transaction at a
@@ -85,7 +84,7 @@ func importInSteps(open func() (*DB, error), imps []counter.Imported, o ImportOp
 	if err != nil {
 		if im.begun {
 			// Best effort: the next import removes what is left.
-			im.update(func(tx *bolt.Tx, _ time.Time) error { return im.discard(tx) })
+			im.update(func(tx kv.Tx, _ time.Time) error { return im.discard(tx) })
 		}
 		return nil, im.stats, fmt.Errorf("store: import: %w", err)
 	}
@@ -113,7 +112,7 @@ func (im *stepImport) run() error {
 	}
 	im.begun = true
 	for done := false; !done; {
-		if err := im.update(func(tx *bolt.Tx, until time.Time) (err error) {
+		if err := im.update(func(tx kv.Tx, until time.Time) (err error) {
 			done, err = im.copyOld(tx, until)
 			return err
 		}); err != nil {
@@ -121,21 +120,21 @@ func (im *stepImport) run() error {
 		}
 	}
 	for p := (piecer{imps: im.imps, rows: im.pieceRows}); !p.done(); {
-		if err := im.update(func(tx *bolt.Tx, until time.Time) error {
+		if err := im.update(func(tx kv.Tx, until time.Time) error {
 			return im.merge(tx, &p, until)
 		}); err != nil {
 			return err
 		}
 	}
 	if im.o.DryRun {
-		return im.update(func(tx *bolt.Tx, _ time.Time) error { return im.discard(tx) })
+		return im.update(func(tx kv.Tx, _ time.Time) error { return im.discard(tx) })
 	}
 	return im.update(im.finish)
 }
 
 // update runs fn in one write transaction on a database opened for it
 // and closed after, and keeps how long it held the database.
-func (im *stepImport) update(fn func(tx *bolt.Tx, until time.Time) error) error {
+func (im *stepImport) update(fn func(tx kv.Tx, until time.Time) error) error {
 	if im.stats.Steps > 0 {
 		// Let the hits that queued for the lock during the last step
 		// take it: the import, awake and ready, would win the race.
@@ -146,7 +145,7 @@ func (im *stepImport) update(fn func(tx *bolt.Tx, until time.Time) error) error 
 		return err
 	}
 	start := time.Now()
-	err = db.update(func(tx *bolt.Tx) error { return fn(tx, start.Add(im.step)) })
+	err = db.update(func(tx kv.Tx) error { return fn(tx, start.Add(im.step)) })
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -158,7 +157,7 @@ func (im *stepImport) update(fn func(tx *bolt.Tx, until time.Time) error) error 
 }
 
 // work is the import's staging bucket, nil when another import took it.
-func (im *stepImport) work(tx *bolt.Tx) (ib, staged, base, trash *bolt.Bucket, err error) {
+func (im *stepImport) work(tx kv.Tx) (ib, staged, base, trash kv.Bucket, err error) {
 	ib = tx.Bucket(bucketImporting)
 	if ib == nil || !bytes.Equal(ib.Get(keyImportID), im.id) {
 		return nil, nil, nil, nil, ErrImportInterrupted
@@ -172,7 +171,7 @@ func (im *stepImport) work(tx *bolt.Tx) (ib, staged, base, trash *bolt.Bucket, e
 // the last step compares it with. A site's days before today are folded
 // first, as its next hit would: the hits meanwhile then fold nothing the
 // import changes, unless a day ends.
-func (im *stepImport) begin(tx *bolt.Tx, _ time.Time) error {
+func (im *stepImport) begin(tx kv.Tx, _ time.Time) error {
 	if err := initSchema(tx); err != nil {
 		return err
 	}
@@ -188,7 +187,7 @@ func (im *stepImport) begin(tx *bolt.Tx, _ time.Time) error {
 	if err := ib.Put(keyImportID, im.id); err != nil {
 		return err
 	}
-	var parts [3]*bolt.Bucket
+	var parts [3]kv.Bucket
 	for i, name := range [][]byte{bucketStaged, bucketBase, bucketTrash} {
 		if parts[i], err = ib.CreateBucket(name); err != nil {
 			return err
@@ -223,7 +222,7 @@ func (im *stepImport) begin(tx *bolt.Tx, _ time.Time) error {
 }
 
 // foldBefore folds a site's page days before day into its pages' records.
-func foldBefore(b *bolt.Bucket, day []byte) error {
+func foldBefore(b kv.Bucket, day []byte) error {
 	s, err := readSettings(b)
 	if err != nil || s.Site == nil {
 		return err
@@ -239,7 +238,7 @@ func foldBefore(b *bolt.Bucket, day []byte) error {
 // copyRecent copies the counter src into a new bucket name in parent: its
 // keys and small buckets whole, and of its big buckets the rows from
 // recentFrom on.
-func (im *stepImport) copyRecent(parent, src *bolt.Bucket, name []byte) error {
+func (im *stepImport) copyRecent(parent, src kv.Bucket, name []byte) error {
 	dst, err := parent.CreateBucket(name)
 	if err != nil {
 		return err
@@ -271,7 +270,7 @@ func isBig(name []byte) bool {
 
 // copyRows copies the keys of src from from on (all for nil) into dst,
 // and its buckets whole.
-func copyRows(dst, src *bolt.Bucket, from []byte) error {
+func copyRows(dst, src kv.Bucket, from []byte) error {
 	c := src.Cursor()
 	for k, v := c.Seek(from); k != nil; k, v = c.Next() {
 		if v != nil {
@@ -295,7 +294,7 @@ func copyRows(dst, src *bolt.Bucket, from []byte) error {
 // the file's big buckets, which no hit writes, from where the last step
 // stopped until until; done says it has copied them all. Where it stopped
 // is what the staged bucket holds before recentFrom: its last key.
-func (im *stepImport) copyOld(tx *bolt.Tx, until time.Time) (done bool, err error) {
+func (im *stepImport) copyOld(tx kv.Tx, until time.Time) (done bool, err error) {
 	_, staged, _, _, err := im.work(tx)
 	if err != nil {
 		return false, err
@@ -403,7 +402,7 @@ func (p *piecer) next() (piece counter.Imported, i int, first bool, err error) {
 }
 
 // merge merges pieces into the staged counters until until.
-func (im *stepImport) merge(tx *bolt.Tx, p *piecer, until time.Time) error {
+func (im *stepImport) merge(tx kv.Tx, p *piecer, until time.Time) error {
 	_, staged, _, _, err := im.work(tx)
 	if err != nil {
 		return err
@@ -448,7 +447,7 @@ func (c *ImportChange) add(p ImportChange, first bool) {
 }
 
 // discard removes the import's work.
-func (im *stepImport) discard(tx *bolt.Tx) error {
+func (im *stepImport) discard(tx kv.Tx) error {
 	if _, _, _, _, err := im.work(tx); err != nil {
 		return nil // another import's, or none
 	}

@@ -3,7 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,6 +12,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"hitcounter/counter"
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // stepsNow is the time of the imports below: days of history before it.
@@ -69,7 +71,7 @@ func stateOf(tb testing.TB, path string) siteState {
 		if s.Info, err = db.Counter("blog"); err != nil {
 			tb.Fatal(err)
 		}
-		err = db.view(func(tx *bolt.Tx) error {
+		err = db.view(func(tx kv.Tx) error {
 			if tx.Bucket(bucketImporting) != nil {
 				return errors.New("the import's work is left in the file")
 			}
@@ -121,7 +123,7 @@ func TestImportInStepsKeepsHitsMeanwhile(t *testing.T) {
 			with(t, stepped, Options{}, func(db *DB) { visitAll(t, db, hits[len(done)]) })
 			done = append(done, hits[len(done)])
 		}
-		return Open(stepped, Options{})
+		return testOpen(stepped, Options{})
 	}
 	changes, stats, err := importInSteps(open, []counter.Imported{siteHistory()}, o, time.Nanosecond, 100)
 	if err != nil {
@@ -178,7 +180,7 @@ func TestImportInStepsAllOrNothing(t *testing.T) {
 				var stats ImportStats
 				var err error
 				twin := grownSite(t)
-				if _, stats, err = importInSteps(func() (*DB, error) { return Open(twin, Options{}) }, []counter.Imported{tc.imp}, o, time.Nanosecond, 100); err != nil {
+				if _, stats, err = importInSteps(func() (*DB, error) { return testOpen(twin, Options{}) }, []counter.Imported{tc.imp}, o, time.Nanosecond, 100); err != nil {
 					t.Fatal(err)
 				}
 				tc.failAt = stats.Steps
@@ -188,7 +190,7 @@ func TestImportInStepsAllOrNothing(t *testing.T) {
 				if opens++; tc.failAt > 0 && opens >= tc.failAt {
 					return nil, errors.New("stopped")
 				}
-				return Open(path, Options{})
+				return testOpen(path, Options{})
 			}
 			_, _, err := importInSteps(open, []counter.Imported{tc.imp}, o, time.Nanosecond, 100)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -202,7 +204,7 @@ func TestImportInStepsAllOrNothing(t *testing.T) {
 				return
 			}
 			// The next import takes over what was left, and does it all.
-			if _, _, err := ImportInSteps(func() (*DB, error) { return Open(path, Options{}) }, []counter.Imported{tc.imp}, o, 0); err != nil {
+			if _, _, err := ImportInSteps(func() (*DB, error) { return testOpen(path, Options{}) }, []counter.Imported{tc.imp}, o, 0); err != nil {
 				t.Fatal(err)
 			}
 			once := grownSite(t)
@@ -224,23 +226,22 @@ func stateOfLeft(tb testing.TB, path string, left bool) siteState {
 	if !left {
 		return stateOf(tb, path)
 	}
-	copyPath := path + ".copy"
+	copyPath := filepath.Join(tb.TempDir(), "copy.db")
 	with(tb, path, Options{ReadOnly: true}, func(db *DB) {
-		err := db.bolt.View(func(tx *bolt.Tx) error {
-			f, err := os.Create(copyPath)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			_, err = tx.WriteTo(f)
-			return err
+		b, err := bolt.Open(copyPath, 0o600, nil)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer b.Close()
+		err = db.view(func(tx kv.Tx) error {
+			return b.Update(func(to *bolt.Tx) error { return copyAll(tx, boltkv.Tx(to)) })
 		})
 		if err != nil {
 			tb.Fatal(err)
 		}
 	})
 	with(tb, copyPath, Options{}, func(db *DB) {
-		err := db.update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx kv.Tx) error {
 			if tx.Bucket(bucketImporting) == nil {
 				return nil
 			}
@@ -283,7 +284,7 @@ func TestImportInStepsRacedByMerge(t *testing.T) {
 		if opens++; opens == 3 {
 			merge(t, path)
 		}
-		return Open(path, Options{})
+		return testOpen(path, Options{})
 	}
 	_, _, err := importInSteps(open, []counter.Imported{siteHistory()}, o, time.Nanosecond, 100)
 	if !errors.Is(err, ErrImportRaced) {
@@ -322,7 +323,7 @@ func TestImportInStepsCutsADate(t *testing.T) {
 				return path
 			}
 			stepped, once := site(), site()
-			open := func() (*DB, error) { return Open(stepped, Options{}) }
+			open := func() (*DB, error) { return testOpen(stepped, Options{}) }
 			changes, stats, err := importInSteps(open, []counter.Imported{imp}, o, time.Nanosecond, 7)
 			if err != nil {
 				t.Fatal(err)

@@ -106,6 +106,7 @@ func TestImportTotals(t *testing.T) {
 }
 
 func TestImportIsAllOrNothing(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	before, err := os.ReadFile(path)
 	if err != nil {
@@ -213,7 +214,7 @@ func TestImportSitePages(t *testing.T) {
 			t.Errorf("page days out of order: %v", err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check after import: %v", err)
 	}
 }

@@ -3,9 +3,9 @@ package store
 import (
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/boltkv"
 )
 
 // importFill is how full the page-days bucket's pages are made as an
@@ -17,7 +17,7 @@ const importFill = 0.9
 
 // pageImport is an import of one site's page days within a transaction.
 type pageImport struct {
-	b, pages, days, siteDays *bolt.Bucket
+	b, pages, days, siteDays kv.Bucket
 	site                     *counter.Site
 	o                        ImportOptions
 	carry                    *pageCarry
@@ -34,7 +34,7 @@ type pageImport struct {
 // in memory beside the transaction is one day's pages. carry is what the
 // pieces before brought to the date in's first day may share with them;
 // nil is none.
-func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o ImportOptions, total uint64, c *ImportChange, carry *pageCarry) (uint64, error) {
+func importPages(b kv.Bucket, site *counter.Site, in []counter.PageDay, o ImportOptions, total uint64, c *ImportChange, carry *pageCarry) (uint64, error) {
 	if carry == nil {
 		carry = &pageCarry{}
 	}
@@ -46,7 +46,7 @@ func importPages(b *bolt.Bucket, site *counter.Site, in []counter.PageDay, o Imp
 	if im.days, err = b.CreateBucketIfNotExists(bucketPageDays); err != nil {
 		return total, err
 	}
-	im.days.FillPercent = importFill
+	boltkv.SetFillPercent(im.days, importFill)
 	if im.siteDays, err = b.CreateBucketIfNotExists(bucketDays); err != nil {
 		return total, err
 	}

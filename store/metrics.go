@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/cgi/meter"
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // MetricsTokenHashLen is the length of the stored hash of the metrics
@@ -30,7 +29,7 @@ func (db *DB) SetMetricsTokenHash(hash []byte) error {
 	if hash != nil && len(hash) != MetricsTokenHashLen {
 		return fmt.Errorf("store: metrics token hash of %d bytes", len(hash))
 	}
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -50,7 +49,7 @@ func (db *DB) SetMetricsTokenHash(hash []byte) error {
 // none was made.
 func (db *DB) MetricsTokenHash() ([]byte, error) {
 	var hash []byte
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -105,11 +104,11 @@ type Metrics struct {
 // the rows of a counter that has none (notcounted.go).
 func (db *DB) Metrics() (Metrics, error) {
 	var m Metrics
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		m.Size = tx.Size()
+		m.Size = sizeOf(tx)
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			var err error
 			if m.LastBackup, err = decodeTime(meta.Get(keyLastBackup)); err != nil {
@@ -141,7 +140,7 @@ func (db *DB) Metrics() (Metrics, error) {
 
 // readTotalsOfAllTime reads counter name's totals from its bucket b and
 // its rows in the today bucket.
-func readTotalsOfAllTime(tx *bolt.Tx, name string, b *bolt.Bucket) (CounterTotals, error) {
+func readTotalsOfAllTime(tx kv.Tx, name string, b kv.Bucket) (CounterTotals, error) {
 	c := CounterTotals{Name: name, Site: b.Get(keyHosts) != nil}
 	t, err := loadToday(tx, name)
 	if err != nil {
@@ -162,7 +161,7 @@ func readTotalsOfAllTime(tx *bolt.Tx, name string, b *bolt.Bucket) (CounterTotal
 
 // lastLogins returns the date and figures of the last day of the cost
 // history with password checks, or "" if none.
-func lastLogins(tx *bolt.Tx) (string, meter.Figures, error) {
+func lastLogins(tx kv.Tx) (string, meter.Figures, error) {
 	c := tx.Bucket(bucketCosts)
 	if c == nil {
 		return "", meter.Figures{}, nil

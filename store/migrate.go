@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"hitcounter/store/kv"
 )
 
 // migrate brings the file of tx from schema version from to the current
@@ -13,7 +13,7 @@ import (
 // transaction as its own change, under the same lock. A crash before the
 // commit leaves the old file as it was, for the next write to migrate; a
 // file already migrated is not touched again.
-func migrate(tx *bolt.Tx, from uint32) error {
+func migrate(tx kv.Tx, from uint32) error {
 	meta := tx.Bucket(bucketMeta)
 	switch from {
 	case 1:
@@ -66,14 +66,14 @@ func migrate(tx *bolt.Tx, from uint32) error {
 // bucket (made by the first digitset add) and a counter's theme key (absent:
 // the font, as before), and the today buckets (migrateToday): nothing to
 // rewrite, and nothing to make.
-func migrateTo6(tx *bolt.Tx) error { return migrateToday(tx) }
+func migrateTo6(tx kv.Tx) error { return migrateToday(tx) }
 
 // migrateToday is the step of version 6 that keeps the day's hits apart,
 // in the today buckets (today.go). A file of an earlier version has none:
 // its history holds every hit, as a version 6 file's does once its today
 // buckets are folded, and the first hit of a day makes its bucket. Nothing
 // is rewritten, so the migration takes the same time on any file.
-func migrateToday(tx *bolt.Tx) error {
+func migrateToday(tx kv.Tx) error {
 	for i := range todayShards {
 		if tx.Bucket(todayShard(i)) != nil {
 			return fmt.Errorf("%w: a today bucket in a file of version %d", ErrCorrupt, fileVersion(tx))

@@ -4,9 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // notCounted is the hits not counted, a column per kind, in the order of
@@ -40,7 +39,7 @@ func decodeNotCounted(rec []byte) (n notCounted, err error) {
 }
 
 // sumTally is the hits not counted of every tally row of counter b.
-func sumTally(b *bolt.Bucket) (notCounted, error) {
+func sumTally(b kv.Bucket) (notCounted, error) {
 	var n notCounted
 	d := b.Bucket(bucketTally)
 	if d == nil {
@@ -59,7 +58,7 @@ func sumTally(b *bolt.Bucket) (notCounted, error) {
 
 // tallyNotCounted is the hits not counted of every tally row of counter
 // b: its record, which keeps their sums, or else the rows added up.
-func tallyNotCounted(b *bolt.Bucket) (notCounted, error) {
+func tallyNotCounted(b kv.Bucket) (notCounted, error) {
 	if rec := b.Get(keyNotCounted); rec != nil {
 		return decodeNotCounted(rec)
 	}
@@ -70,7 +69,7 @@ func tallyNotCounted(b *bolt.Bucket) (notCounted, error) {
 // t's hits not counted: the record gains them too, or, with no record,
 // the rows' sums make one. A write of the tally that cannot say what it
 // added (an import) removes the record instead (dropNotCounted).
-func addNotCounted(b *bolt.Bucket, t counter.Tally) error {
+func addNotCounted(b kv.Bucket, t counter.Tally) error {
 	var n notCounted
 	var err error
 	if rec := b.Get(keyNotCounted); rec != nil {
@@ -87,7 +86,7 @@ func addNotCounted(b *bolt.Bucket, t counter.Tally) error {
 // dropNotCounted removes counter b's record, after a write of its tally
 // rows that cannot say what it added or took: the next fold makes it
 // anew, and until then a reader adds the rows up.
-func dropNotCounted(b *bolt.Bucket) error {
+func dropNotCounted(b kv.Bucket) error {
 	if b.Get(keyNotCounted) == nil {
 		return nil
 	}
@@ -98,7 +97,7 @@ func dropNotCounted(b *bolt.Bucket) error {
 // that the metrics read one key of each, not its history (token metrics
 // runs it: a counter with no hit since has no fold to make it).
 func (db *DB) SettleNotCounted() error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}

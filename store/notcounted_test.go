@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // scanNotCounted is the hits not counted of every tally row of counter
@@ -15,7 +14,7 @@ import (
 // not-counted record.
 func scanNotCounted(t *testing.T, db *DB, name string) (n notCounted, record bool) {
 	t.Helper()
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketCounters).Bucket([]byte(name))
 		record = b.Get(keyNotCounted) != nil
 		var err error
@@ -38,7 +37,7 @@ func scanNotCounted(t *testing.T, db *DB, name string) (n notCounted, record boo
 // every row, as a scan of the whole tally does, and a fold or a settle
 // leaves a record, so that it reads one key.
 func TestNotCountedRecord(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "c.db"), Options{Create: true})
+	db, err := testOpen(filepath.Join(t.TempDir(), "c.db"), Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

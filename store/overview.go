@@ -6,10 +6,9 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/cgi/meter"
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // The owner's overview and report read every counter at once. What one
@@ -33,7 +32,7 @@ type Overview struct {
 	Pages        []SitePage
 	Sources      []counter.Referrer
 	OtherSources uint64
-	// Size is the file's size in bytes.
+	// Size is the file's size in bytes, or a cluster member's (sizeOf).
 	Size int64
 	// LastBackup is when the backup command last wrote a checked copy;
 	// zero for never.
@@ -74,11 +73,11 @@ func (db *DB) Overview(now time.Time, days, n int) (Overview, error) {
 	cal := counter.NewCalendar(now, days)
 	topSince := dayKey(now.AddDate(0, 0, 1-days))
 	sources := map[string]uint64{}
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		o.Size = tx.Size()
+		o.Size = sizeOf(tx)
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			var err error
 			if o.TalliedSince, err = decodeTime(meta.Get(keyTalliedSince)); err != nil {
@@ -125,7 +124,7 @@ func (db *DB) Overview(now time.Time, days, n int) (Overview, error) {
 
 // overviewOf reads counter name, of bucket b, into its overview, and
 // returns its sources, all of them, for the sums across counters.
-func overviewOf(tx *bolt.Tx, b *bolt.Bucket, name string, cal counter.Calendar, topSince []byte, n int) (CounterOverview, []counter.Referrer, error) {
+func overviewOf(tx kv.Tx, b kv.Bucket, name string, cal counter.Calendar, topSince []byte, n int) (CounterOverview, []counter.Referrer, error) {
 	var c CounterOverview
 	var err error
 	if c.Info, err = readInfo(name, b); err != nil {
@@ -153,7 +152,7 @@ func overviewOf(tx *bolt.Tx, b *bolt.Bucket, name string, cal counter.Calendar, 
 
 // sumDays adds a counter's days, of bucket b and today's rows t, into its
 // periods, a record at a time: none of its days is held.
-func sumDays(b *bolt.Bucket, cal counter.Calendar, t todayRows) (counter.Periods, error) {
+func sumDays(b kv.Bucket, cal counter.Calendar, t todayRows) (counter.Periods, error) {
 	p := counter.Periods{N: cal.N()}
 	from := []byte(cal.Since())
 	if d := b.Bucket(bucketDays); d != nil {
@@ -199,7 +198,7 @@ func topSitePages(pages []SitePage, n int) []SitePage {
 
 // RecordBackup notes that a checked copy of the file was written at t.
 func (db *DB) RecordBackup(t time.Time) error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}

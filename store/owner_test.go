@@ -92,7 +92,7 @@ func TestLinksBesideTheDatabaseAreNotFollowed(t *testing.T) {
 	link := filepath.Join(dir, "linked.db")
 	os.Symlink(victim, link)
 	os.Lchown(link, uidWWWData, uidWWWData)
-	if _, err := Open(link, Options{Create: true, Wait: time.Second}); err == nil {
+	if _, err := testOpen(link, Options{Create: true, Wait: time.Second}); err == nil {
 		t.Errorf("root opened a database link made by www-data")
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
@@ -143,7 +143,7 @@ func TestRootOpensOnlyWhatItChecked(t *testing.T) {
 			db := filepath.Join(dir, "counter.db")
 			tc.plant(t, db, victim)
 			start := time.Now()
-			d, err := Open(db, Options{Create: true, Wait: time.Second}) // as create does
+			d, err := testOpen(db, Options{Create: true, Wait: time.Second}) // as create does
 			if err == nil {
 				d.Close()
 			}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"hitcounter/store/kv"
 )
 
 // OwnerLogin is what guards the owner's login, which opens every
@@ -24,7 +24,7 @@ func (o OwnerLogin) IsSet() bool { return len(o.PasswordHash) > 0 }
 // without one (of version 7, or with none set) reads as the zero value.
 func (db *DB) OwnerLogin() (OwnerLogin, error) {
 	var o OwnerLogin
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func (db *DB) OwnerLogin() (OwnerLogin, error) {
 }
 
 // readOwnerLogin reads the owner's login from meta.
-func readOwnerLogin(meta *bolt.Bucket) (OwnerLogin, error) {
+func readOwnerLogin(meta kv.Bucket) (OwnerLogin, error) {
 	var o OwnerLogin
 	if h := meta.Get(keyOwnerPassword); len(h) > 0 {
 		o.PasswordHash = bytes.Clone(h)
@@ -64,7 +64,7 @@ func readOwnerLogin(meta *bolt.Bucket) (OwnerLogin, error) {
 // the owner, which is bound to the hash, and none of a counter's. The
 // first hash set also makes the key that signs the owner's sessions.
 func (db *DB) SetOwnerPasswordHash(hash []byte) error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -90,7 +90,8 @@ func (db *DB) SetOwnerPasswordHash(hash []byte) error {
 // reports whether it swapped.
 func (db *DB) ReplaceOwnerPasswordHash(old, new []byte) (bool, error) {
 	swapped := false
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
+		swapped = false // an engine may run it again (kv.DB.Update)
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -110,7 +111,7 @@ func (db *DB) ReplaceOwnerPasswordHash(old, new []byte) (bool, error) {
 // RenewOwnerSessionKey gives the owner's sessions a new key, which ends
 // every one of them and no counter's: the owner's logout does this.
 func (db *DB) RenewOwnerSessionKey() error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}

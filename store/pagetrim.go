@@ -7,9 +7,8 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // KeptPagesADay is how many of a day's pages keep a row of their own in the
@@ -33,7 +32,7 @@ const trimBatch = 512
 // trimPages trims the days of a site after pages-trimmed up to
 // pages-folded, in order, until it has read budget rows (finishing the day
 // in hand), and moves pages-trimmed on.
-func trimPages(b, pages, days *bolt.Bucket, budget int) error {
+func trimPages(b, pages, days kv.Bucket, budget int) error {
 	folded := b.Get(keyPagesFolded)
 	if folded == nil {
 		return nil
@@ -105,7 +104,7 @@ func rank(a, b dayRow) int {
 // number of rows it read. Its memory is KeptPagesADay rows and a batch of
 // keys, whatever the day holds. The pages' records are not touched: they
 // hold the day already.
-func trimDay(pages, days *bolt.Bucket, date []byte) (int, error) {
+func trimDay(pages, days kv.Bucket, date []byte) (int, error) {
 	var keep []dayRow // ranked, at most KeptPagesADay
 	rows, ranked := 0, 0
 	c := days.Cursor()

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // TestSiteYearOfMadeUpPages replays a year, day by day with the clock of
@@ -23,6 +22,7 @@ import (
 // far from its maximum, and the real pages' counts, all time and by day,
 // are exact.
 func TestSiteYearOfMadeUpPages(t *testing.T) {
+	needFile(t)
 	const (
 		real    = 50
 		madeUp  = 10_000
@@ -42,7 +42,7 @@ func TestSiteYearOfMadeUpPages(t *testing.T) {
 		made[i] = fmt.Sprintf("/made/%05d/", i) + strings.Repeat("x", padding)
 	}
 	inUse := func() int64 {
-		r, err := Check(path, time.Minute)
+		r, err := testCheck(path, time.Minute)
 		if err != nil {
 			t.Fatalf("check: %v", err)
 		}
@@ -236,7 +236,7 @@ func TestSiteDayKeepsItsMostViewedPages(t *testing.T) {
 			t.Errorf("history of a trimmed page: count %d, %d days, %v; want 1 and none", h.Count, len(h.Days), err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -270,7 +270,7 @@ func TestMigrateV4TrimsOldDays(t *testing.T) {
 				t.Fatal(err)
 			}
 			var trimmed string
-			err := db.view(func(tx *bolt.Tx) error {
+			err := db.view(func(tx kv.Tx) error {
 				b, err := siteBucket(tx, "blog")
 				trimmed = string(b.Get(keyPagesTrimmed))
 				return err
@@ -292,7 +292,7 @@ func TestMigrateV4TrimsOldDays(t *testing.T) {
 				len(all), all["/p000"], all["/p201"], all["/p204"], formatV4Pages)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -316,7 +316,7 @@ func TestCheckTrimmedPages(t *testing.T) {
 			path := newSite(t)
 			with(t, path, Options{}, func(db *DB) {
 				visitAll(t, db, pageView("blog.example", "/a", day1, true), pageView("blog.example", "/a", day1.AddDate(0, 0, 1), true))
-				err := db.update(func(tx *bolt.Tx) error {
+				err := db.update(func(tx kv.Tx) error {
 					b, err := siteBucket(tx, "blog")
 					if err != nil {
 						return err
@@ -330,7 +330,7 @@ func TestCheckTrimmedPages(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			_, err := Check(path, time.Second)
+			_, err := testCheck(path, time.Second)
 			if tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrCorrupt) {
 				t.Errorf("check: %v; want ok %v, else ErrCorrupt", err, tc.ok)
 			}

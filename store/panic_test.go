@@ -15,6 +15,7 @@ import (
 // it was, never as ErrDamaged; bbolt rolls the transaction back, the
 // file is untouched, and its locks are let go.
 func TestPanicInATransactionIsABug(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	before, err := os.ReadFile(path)
 	if err != nil {

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
+	"hitcounter/store/kv"
 )
 
 // schemaVersion is the version of the layout described in doc.go.
@@ -343,7 +342,7 @@ var ErrNewerSchema = errors.New("database was written by a newer version of the 
 
 // checkSchema fails unless tx holds a schema this code can read. A file
 // without a meta bucket is new and empty; init makes it current.
-func checkSchema(tx *bolt.Tx) error {
+func checkSchema(tx kv.Tx) error {
 	meta := tx.Bucket(bucketMeta)
 	if meta == nil {
 		return nil
@@ -364,7 +363,7 @@ func checkSchema(tx *bolt.Tx) error {
 
 // fileVersion is the schema version of the file tx reads, 0 for a file
 // before its first counter; checkSchema has passed.
-func fileVersion(tx *bolt.Tx) uint32 {
+func fileVersion(tx kv.Tx) uint32 {
 	if meta := tx.Bucket(bucketMeta); meta != nil {
 		return binary.BigEndian.Uint32(meta.Get(keyVersion))
 	}
@@ -372,7 +371,7 @@ func fileVersion(tx *bolt.Tx) uint32 {
 }
 
 // initSchema creates the top-level buckets of an empty file.
-func initSchema(tx *bolt.Tx) error {
+func initSchema(tx kv.Tx) error {
 	if err := checkSchema(tx); err != nil {
 		return err
 	}
@@ -393,7 +392,7 @@ func initSchema(tx *bolt.Tx) error {
 }
 
 // counterBucket returns the bucket of counter name, or counter.ErrNotFound.
-func counterBucket(tx *bolt.Tx, name string) (*bolt.Bucket, error) {
+func counterBucket(tx kv.Tx, name string) (kv.Bucket, error) {
 	if err := checkSchema(tx); err != nil {
 		return nil, err
 	}

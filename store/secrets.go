@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	"hitcounter/store/kv"
 )
 
 // ErrNoSessionKey reports a counter (or an owner's login) whose password
@@ -18,7 +18,7 @@ var ErrNoSessionKey = errors.New("no session key: no password was ever set")
 // it ends every session of the counter, which is bound to the hash. The
 // first hash set also makes the key that signs the counter's sessions.
 func (db *DB) SetPasswordHash(name string, hash []byte) error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -44,7 +44,8 @@ func (db *DB) SetPasswordHash(name string, hash []byte) error {
 // made meanwhile. It reports whether it swapped.
 func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 	swapped := false
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
+		swapped = false // an engine may run it again (kv.DB.Update)
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -67,7 +68,7 @@ func (db *DB) ReplacePasswordHash(name string, old, new []byte) (bool, error) {
 // a login made before the upgrade lasts its day.
 func (db *DB) SessionKey(name string) ([]byte, error) {
 	var key []byte
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -101,7 +102,7 @@ func readSessionKey(k []byte) ([]byte, error) {
 // which ends every session of that counter, and of no other: a logout does
 // this, so that a copy of the cookie is refused as well.
 func (db *DB) RenewSessionKey(name string) error {
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -115,7 +116,7 @@ func (db *DB) RenewSessionKey(name string) error {
 }
 
 // putSessionKey stores a new random session key in b under key k.
-func putSessionKey(b *bolt.Bucket, k []byte) error {
+func putSessionKey(b kv.Bucket, k []byte) error {
 	key := make([]byte, sessionKeyLen)
 	if _, err := rand.Read(key); err != nil {
 		return fmt.Errorf("session key: %w", err)
@@ -128,7 +129,7 @@ func putSessionKey(b *bolt.Bucket, k []byte) error {
 // logout renews: an owner's browser stays uncounted across logouts.
 func (db *DB) OwnerKey() ([]byte, error) {
 	var key []byte
-	err := db.write(func(tx *bolt.Tx) error {
+	err := db.write(func(tx kv.Tx) error {
 		if err := initSchema(tx); err != nil {
 			return err
 		}
@@ -158,7 +159,7 @@ func (db *DB) OwnerKey() ([]byte, error) {
 // a cookie must not write the file.
 func (db *DB) OwnerKeyIfMade() ([]byte, error) {
 	var key []byte
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // keysOf is the session keys of counters a and b and the owner's, read
@@ -18,7 +17,7 @@ type keysOf struct{ a, b, owner, meta []byte }
 func readKeys(t *testing.T, db *DB) keysOf {
 	t.Helper()
 	var k keysOf
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		all, meta := tx.Bucket(bucketCounters), tx.Bucket(bucketMeta)
 		k.a = bytes.Clone(all.Bucket([]byte("a")).Get([]byte("session-key")))
 		k.b = bytes.Clone(all.Bucket([]byte("b")).Get([]byte("session-key")))
@@ -87,7 +86,7 @@ func TestSessionKeysApart(t *testing.T) {
 			t.Errorf("renewing an unknown counter's key: %v, want ErrNotFound", err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -111,7 +110,7 @@ func TestOwnerLogin(t *testing.T) {
 			t.Fatalf("after set: %+v, %v", o, err)
 		}
 		var stored []byte
-		db.view(func(tx *bolt.Tx) error {
+		db.view(func(tx kv.Tx) error {
 			stored = bytes.Clone(tx.Bucket([]byte("meta")).Get([]byte("owner-password")))
 			return nil
 		})
@@ -135,7 +134,7 @@ func TestOwnerLogin(t *testing.T) {
 			t.Errorf("after clear: %+v, %v; want none set", o, err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -145,12 +144,12 @@ func TestOwnerLogin(t *testing.T) {
 func TestCheckFindsBadSessionKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		put  func(tx *bolt.Tx) error
+		put  func(tx kv.Tx) error
 	}{
-		{"a counter's", func(tx *bolt.Tx) error {
+		{"a counter's", func(tx kv.Tx) error {
 			return tx.Bucket(bucketCounters).Bucket([]byte("a")).Put(keySessionKey, []byte("short"))
 		}},
-		{"the owner's", func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyOwnerSessionKey, []byte("short")) }},
+		{"the owner's", func(tx kv.Tx) error { return tx.Bucket(bucketMeta).Put(keyOwnerSessionKey, []byte("short")) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := newDB(t, "a")
@@ -159,7 +158,7 @@ func TestCheckFindsBadSessionKeys(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
-			if _, err := Check(path, time.Second); !errors.Is(err, ErrCorrupt) {
+			if _, err := testCheck(path, time.Second); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("check: %v, want ErrCorrupt", err)
 			}
 		})
@@ -212,7 +211,7 @@ func TestMigrateV7(t *testing.T) {
 			t.Errorf("friend's key after passwd: %x; want one of its own", friend)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }

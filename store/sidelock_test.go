@@ -21,6 +21,7 @@ import (
 // files they leave behind stay within the bound, and once the holder lets
 // go the file opens again and every file descriptor is given back.
 func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
+	needFile(t)
 	const (
 		bound   = 4
 		workers = 16
@@ -49,7 +50,7 @@ func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
 			defer wg.Done()
 			for i := range next {
 				start := time.Now()
-				_, err := Open(path, Options{ReadOnly: i%3 != 0, Wait: wait, Waits: waits})
+				_, err := testOpen(path, Options{ReadOnly: i%3 != 0, Wait: wait, Waits: waits})
 				took := time.Since(start)
 				th, f := threadsAndFiles(t)
 				mu.Lock()
@@ -81,7 +82,7 @@ func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
 		opens, threads0, peakT, files0, peakF, slowest.Round(time.Millisecond))
 
 	holder.Close()
-	db, err := Open(path, Options{Wait: 2 * time.Second, Waits: waits})
+	db, err := testOpen(path, Options{Wait: 2 * time.Second, Waits: waits})
 	if err != nil {
 		t.Fatalf("Open after the holder let go: %v", err)
 	}
@@ -104,15 +105,16 @@ func TestLockWaitsBoundBlockedFlocks(t *testing.T) {
 // on a stuck holder, an open still answers within its own wait, and
 // opens as soon as the holder lets go.
 func TestLockWaitsLetGoWithTheHolder(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	holder := holdSideLock(t, path)
 	waits := NewLockWaits(1)
-	if _, err := Open(path, Options{Wait: 10 * time.Millisecond, Waits: waits}); !errors.Is(err, ErrTimeout) {
+	if _, err := testOpen(path, Options{Wait: 10 * time.Millisecond, Waits: waits}); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Open while held = %v, want ErrTimeout", err)
 	}
 	got := make(chan error, 1)
 	go func() {
-		db, err := Open(path, Options{Wait: 5 * time.Second, Waits: waits})
+		db, err := testOpen(path, Options{Wait: 5 * time.Second, Waits: waits})
 		if err == nil {
 			db.Close()
 		}
@@ -171,6 +173,7 @@ func threadsAndFiles(t *testing.T) (threads, files int) {
 // reader in while any reader holds the lock, so that the writer waited its
 // whole wait and failed.
 func TestWriterNotStarvedByReaders(t *testing.T) {
+	needFile(t)
 	const (
 		readers = 4
 		hold    = 40 * time.Millisecond
@@ -193,7 +196,7 @@ func TestWriterNotStarvedByReaders(t *testing.T) {
 					return
 				default:
 				}
-				db, err := Open(path, Options{ReadOnly: true, Wait: 10 * wait})
+				db, err := testOpen(path, Options{ReadOnly: true, Wait: 10 * wait})
 				if err != nil {
 					t.Errorf("reader: %v", err)
 					return
@@ -208,7 +211,7 @@ func TestWriterNotStarvedByReaders(t *testing.T) {
 	time.Sleep(2 * hold)
 	for i := range writes {
 		start := time.Now()
-		db, err := Open(path, Options{Wait: wait})
+		db, err := testOpen(path, Options{Wait: wait})
 		took := time.Since(start)
 		if err != nil {
 			t.Fatalf("write %d: %v after %v, with readers coming all the time", i, err, took.Round(time.Millisecond))

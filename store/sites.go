@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // A site is a counter with a row per page (doc.go, "Sites"). Its own keys
@@ -17,7 +16,7 @@ import (
 // record per page and its page-days bucket a record per page and day.
 
 // readSite reads the settings that only a site has.
-func readSite(b *bolt.Bucket) (*counter.Site, error) {
+func readSite(b kv.Bucket) (*counter.Site, error) {
 	site := &counter.Site{MaxPages: counter.DefaultMaxPages}
 	var err error
 	if site.Hosts, err = counter.DecodeReferrers(b.Get(keyHosts)); err != nil || len(site.Hosts) == 0 {
@@ -54,7 +53,7 @@ func readSite(b *bolt.Bucket) (*counter.Site, error) {
 }
 
 // putSite stores the settings that only a site has.
-func putSite(b *bolt.Bucket, site counter.Site) error {
+func putSite(b kv.Bucket, site counter.Site) error {
 	image := imagePage
 	if site.Image == counter.SiteImage {
 		image = imageSite
@@ -96,7 +95,7 @@ type pageHit struct {
 // and the site has room, or counting it under counter.OtherPages when it
 // has none. A hit that may not make the row it needs counts on the site
 // alone.
-func countPage(b *bolt.Bucket, site *counter.Site, page string, v Visit, o counter.Outcome) (pageHit, error) {
+func countPage(b kv.Bucket, site *counter.Site, page string, v Visit, o counter.Outcome) (pageHit, error) {
 	var h pageHit
 	pages, err := b.CreateBucketIfNotExists(bucketPages)
 	if err != nil {
@@ -176,7 +175,7 @@ func countPage(b *bolt.Bucket, site *counter.Site, page string, v Visit, o count
 // hit that may not make the row it needs counts on the site alone (the
 // page is ""). It returns the row counted, with all its days, and whether
 // the hit was the day's first past the cap.
-func countPageToday(b *bolt.Bucket, t todayRows, site *counter.Site, page string, v Visit) (string, *counter.Page, bool, error) {
+func countPageToday(b kv.Bucket, t todayRows, site *counter.Site, page string, v Visit) (string, *counter.Page, bool, error) {
 	p, found, err := getPage(b.Bucket(bucketPages), page)
 	if err != nil {
 		return "", nil, false, err
@@ -239,7 +238,7 @@ func countPageToday(b *bolt.Bucket, t todayRows, site *counter.Site, page string
 // day; the other hits read one key. Its work is the rows of the days not
 // folded yet (a day's, as a rule) and at most twice a day's rows of a site
 // with maxPages more to trim.
-func foldPages(b, pages, days *bolt.Bucket, day []byte, maxPages int) ([]byte, error) {
+func foldPages(b, pages, days kv.Bucket, day []byte, maxPages int) ([]byte, error) {
 	folded := b.Get(keyPagesFolded)
 	today, err := parseDay(day)
 	if err != nil {
@@ -288,7 +287,7 @@ func parseDay(day []byte) (time.Time, error) {
 // pastFolded places c, on a site's page-days, on the first day not
 // folded into the pages' records yet, after folded ("" or nil for none),
 // and returns its entry.
-func pastFolded(c *bolt.Cursor, folded []byte) (k, v []byte) {
+func pastFolded(c kv.Cursor, folded []byte) (k, v []byte) {
 	if folded == nil {
 		return c.First()
 	}
@@ -304,7 +303,7 @@ func plus(p, q counter.Page) counter.Page {
 
 // withUnfolded adds to p, its record, the page's days after folded: a
 // look-up for each day the site has views on since, a day or two.
-func withUnfolded(b, days *bolt.Bucket, folded []byte, p counter.Page) (counter.Page, error) {
+func withUnfolded(b, days kv.Bucket, folded []byte, p counter.Page) (counter.Page, error) {
 	siteDays := b.Bucket(bucketDays)
 	if siteDays == nil || days == nil {
 		return p, nil
@@ -332,7 +331,7 @@ func withUnfolded(b, days *bolt.Bucket, folded []byte, p counter.Page) (counter.
 
 // pageRow reads the row of page with all its days, today's rows t
 // included, nil when the site has none.
-func pageRow(b *bolt.Bucket, page string, t todayRows) (*counter.Page, error) {
+func pageRow(b kv.Bucket, page string, t todayRows) (*counter.Page, error) {
 	pages := b.Bucket(bucketPages)
 	if pages == nil {
 		return nil, nil
@@ -350,7 +349,7 @@ func pageRow(b *bolt.Bucket, page string, t todayRows) (*counter.Page, error) {
 }
 
 // getPage reads the record of page from pages (nil for none).
-func getPage(pages *bolt.Bucket, page string) (counter.Page, bool, error) {
+func getPage(pages kv.Bucket, page string) (counter.Page, bool, error) {
 	if pages == nil {
 		return counter.Page{Page: page}, false, nil
 	}
@@ -375,7 +374,7 @@ func saturatingAdd(a, b uint64) uint64 {
 // The OtherPages row is among them when the site has one.
 func (db *DB) Pages(name string, since time.Time) ([]counter.Page, error) {
 	var list []counter.Page
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := siteBucket(tx, name)
 		if err != nil {
 			return err
@@ -395,7 +394,7 @@ func (db *DB) Pages(name string, since time.Time) ([]counter.Page, error) {
 
 // siteBucket returns the bucket of site name, or counter.ErrNotFound, or
 // counter.ErrNotSite for a plain counter.
-func siteBucket(tx *bolt.Tx, name string) (*bolt.Bucket, error) {
+func siteBucket(tx kv.Tx, name string) (kv.Bucket, error) {
 	b, err := counterBucket(tx, name)
 	if err == nil && b.Get(keyHosts) == nil {
 		err = counter.ErrNotSite
@@ -406,7 +405,7 @@ func siteBucket(tx *bolt.Tx, name string) (*bolt.Bucket, error) {
 // readPages reads the pages of the site in b since a day, or all of them,
 // with today's rows t. The days since are added up in a map of at most one
 // entry per row.
-func readPages(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Page, error) {
+func readPages(b kv.Bucket, since time.Time, t todayRows) ([]counter.Page, error) {
 	pages := b.Bucket(bucketPages)
 	if pages == nil {
 		return nil, nil
@@ -427,7 +426,7 @@ func readPages(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Page, er
 		return nil
 	}
 	days := b.Bucket(bucketPageDays)
-	var c *bolt.Cursor
+	var c kv.Cursor
 	var k, v []byte
 	if days != nil {
 		c = days.Cursor()
@@ -489,7 +488,7 @@ func readPages(b *bolt.Bucket, since time.Time, t todayRows) ([]counter.Page, er
 // site has no row for is counter.ErrNotFound.
 func (db *DB) PageHistory(name, page string, since time.Time) (counter.History, error) {
 	var h counter.History
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := siteBucket(tx, name)
 		if err != nil {
 			return err
@@ -526,7 +525,7 @@ func (db *DB) PageHistory(name, page string, since time.Time) (counter.History, 
 // readPageDays reads the days of one page, with today's rows t: a look-up
 // for each day the site has views on, since every day a page counts on,
 // its site counts on.
-func readPageDays(b *bolt.Bucket, page string, since time.Time, t todayRows) ([]counter.Day, error) {
+func readPageDays(b kv.Bucket, page string, since time.Time, t todayRows) ([]counter.Day, error) {
 	var days []counter.Day
 	siteDays, pageDays := b.Bucket(bucketDays), b.Bucket(bucketPageDays)
 	if siteDays != nil && pageDays != nil {
@@ -575,7 +574,7 @@ func addDay(days []counter.Day, d counter.Day) []counter.Day {
 // counted since.
 func (db *DB) PageDays(name string, after counter.PageDay, n int) ([]counter.PageDay, error) {
 	var list []counter.PageDay
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := siteBucket(tx, name)
 		if err != nil {
 			return err
@@ -657,7 +656,7 @@ func mergeDays(a, b []counter.PageDay, n int) []counter.PageDay {
 // twice in to's visitors of that day: the file never knew who he was.
 func (db *DB) MergePage(name, from, to string) (counter.Page, error) {
 	var merged counter.Page
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx kv.Tx) error {
 		b, err := siteBucket(tx, name)
 		if err != nil {
 			return err
@@ -726,7 +725,7 @@ func (db *DB) MergePage(name, from, to string) (counter.Page, error) {
 }
 
 // mergePageDays adds every day of page from to page to, and deletes from's.
-func mergePageDays(b *bolt.Bucket, from, to string) error {
+func mergePageDays(b kv.Bucket, from, to string) error {
 	siteDays, pageDays := b.Bucket(bucketDays), b.Bucket(bucketPageDays)
 	if siteDays == nil || pageDays == nil {
 		return nil

@@ -152,7 +152,7 @@ func TestSiteFloodStopsAtTheCap(t *testing.T) {
 	}
 	// The bytes in use, not the file's size, which bbolt doubles ahead.
 	size := func() int64 {
-		r, err := Check(path, time.Second)
+		r, err := testCheck(path, time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +295,7 @@ func TestSiteMergePages(t *testing.T) {
 					}
 				}
 			})
-			if _, err := Check(path, time.Second); err != nil {
+			if _, err := testCheck(path, time.Second); err != nil {
 				t.Errorf("check after the merge: %v", err)
 			}
 		})
@@ -429,7 +429,7 @@ func TestMigrateV2(t *testing.T) {
 			t.Errorf("after the migration: %+v, %v", list, err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check after migration: %v", err)
 	}
 }
@@ -478,7 +478,7 @@ func TestSitePagesFoldDayByDay(t *testing.T) {
 			t.Errorf("merged %+v, %v; want 8 views, 4 visitors", merged, err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 )
 
 func TestMaxSize(t *testing.T) {
+	needFile(t)
 	tests := []struct {
 		name    string
 		in, out int
@@ -44,7 +45,7 @@ func fillName(i int) string { return fmt.Sprintf("%05d%s", i, strings.Repeat("x"
 func fill(tb testing.TB, path string, max int) int {
 	tb.Helper()
 	for i := 0; i < 100000; i++ {
-		db, err := Open(path, Options{MaxSize: max})
+		db, err := testOpen(path, Options{MaxSize: max})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -66,6 +67,7 @@ func fill(tb testing.TB, path string, max int) int {
 // stays within the maximum and consistent, and counts can still be read.
 // deploy/test/arm_test.go runs it on 32-bit ARM too.
 func TestFullFileRefusesGrowthOnly(t *testing.T) {
+	needFile(t)
 	const max = SmallestMaxSize
 	path := newDB(t)
 	made := fill(t, path, max)

@@ -63,7 +63,7 @@ func TestSources(t *testing.T) {
 			t.Errorf("the statistics' sources %v", st.Sources)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }
@@ -153,7 +153,7 @@ func TestJoinedAddsItsSourceAlone(t *testing.T) {
 					t.Errorf("listed %+v, want /posts/a/ with its view", c.Listed)
 				}
 			})
-			if _, err := Check(path, time.Second); err != nil {
+			if _, err := testCheck(path, time.Second); err != nil {
 				t.Errorf("check: %v", err)
 			}
 		})

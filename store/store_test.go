@@ -25,8 +25,8 @@ var day1 = time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
 // newDB creates a database file with the given counters and returns its path.
 func newDB(tb testing.TB, names ...string) string {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "counter.db")
-	db, err := Open(path, Options{Create: true})
+	path := newPath(tb, "counter.db")
+	db, err := testOpen(path, Options{Create: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func newDB(tb testing.TB, names ...string) string {
 // with opens path, runs fn and closes it again.
 func with(tb testing.TB, path string, opts Options, fn func(*DB)) {
 	tb.Helper()
-	db, err := Open(path, opts)
+	db, err := testOpen(path, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -100,6 +100,7 @@ func TestHitCountsTotalDayAndReferrer(t *testing.T) {
 }
 
 func TestUnknownCounterWritesNothing(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	before, err := os.ReadFile(path)
 	if err != nil {
@@ -188,26 +189,27 @@ func TestCreateSetDelete(t *testing.T) {
 func TestOpenNeverCreatesBehindTheOwnersBack(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.db")
-	if _, err := Open(missing, Options{}); !errors.Is(err, ErrMissing) {
-		t.Errorf("Open(missing) = %v, want ErrMissing", err)
+	if _, err := testOpen(missing, Options{}); !errors.Is(err, ErrMissing) {
+		t.Errorf("testOpen(missing) = %v, want ErrMissing", err)
 	}
 	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Open made %s", missing)
 	}
 	empty := filepath.Join(dir, "empty.db")
 	os.WriteFile(empty, nil, 0o600)
-	if _, err := Open(empty, Options{}); !errors.Is(err, ErrMissing) {
-		t.Errorf("Open(empty) = %v, want ErrMissing", err)
+	if _, err := testOpen(empty, Options{}); !errors.Is(err, ErrMissing) {
+		t.Errorf("testOpen(empty) = %v, want ErrMissing", err)
 	}
 	if fi, _ := os.Stat(empty); fi.Size() != 0 {
 		t.Errorf("Open initialised an empty file")
 	}
-	if _, err := Open(filepath.Join(dir, "no-dir", "x.db"), Options{Create: true}); err == nil {
+	if _, err := testOpen(filepath.Join(dir, "no-dir", "x.db"), Options{Create: true}); err == nil {
 		t.Errorf("Open in a missing directory succeeded")
 	}
 }
 
 func TestNewerSchemaIsRefused(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
 	b, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -225,15 +227,16 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 }
 
 func TestOpenWaitsAtMostWait(t *testing.T) {
+	needFile(t)
 	path := newDB(t, "a")
-	holder, err := Open(path, Options{})
+	holder, err := testOpen(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer holder.Close()
 	for _, readOnly := range []bool{false, true} {
 		start := time.Now()
-		_, err := Open(path, Options{ReadOnly: readOnly, Wait: 100 * time.Millisecond})
+		_, err := testOpen(path, Options{ReadOnly: readOnly, Wait: 100 * time.Millisecond})
 		took := time.Since(start)
 		if !errors.Is(err, ErrTimeout) {
 			t.Errorf("read-only %v: Open while locked = %v, want ErrTimeout", readOnly, err)
@@ -249,6 +252,7 @@ func TestOpenWaitsAtMostWait(t *testing.T) {
 // against itself and time out as "busy". Open says what is wrong instead,
 // at once, and reading still works.
 func TestOpenSaysTheLockIsTheDatabase(t *testing.T) {
+	needFile(t)
 	tests := []struct {
 		name string
 		link func(oldname, newname string) error
@@ -264,7 +268,7 @@ func TestOpenSaysTheLockIsTheDatabase(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			db, err := Open(path, Options{Wait: time.Second})
+			db, err := testOpen(path, Options{Wait: time.Second})
 			if err == nil {
 				db.Close()
 			}
@@ -291,7 +295,7 @@ func TestConcurrentHitsAreAllCounted(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				db, err := Open(path, Options{Wait: 10 * time.Second})
+				db, err := testOpen(path, Options{Wait: 10 * time.Second})
 				if err != nil {
 					errs <- err
 					continue

@@ -3,9 +3,8 @@ package store
 import (
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // SetTitles stores the titles of site name's pages, as the owner's
@@ -19,7 +18,8 @@ func (db *DB) SetTitles(name string, titles []counter.Title, replace bool) (set,
 	if len(titles) > counter.MaxTitles {
 		return 0, 0, fmt.Errorf("store: titles of %q: %d titles, more than %d", name, len(titles), counter.MaxTitles)
 	}
-	err = db.write(func(tx *bolt.Tx) error {
+	err = db.write(func(tx kv.Tx) error {
+		set = 0 // an engine may run it again (kv.DB.Update)
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -36,7 +36,7 @@ func (db *DB) SetTitles(name string, titles []counter.Title, replace bool) (set,
 		if err != nil {
 			return err
 		}
-		total = tb.Stats().KeyN
+		total = tb.KeyN()
 		for _, t := range titles {
 			title := counter.CleanTitle(t.Title)
 			if title == "" || t.Page == "" || len(t.Page) > counter.MaxPageLen {
@@ -67,7 +67,7 @@ func (db *DB) SetTitles(name string, titles []counter.Title, replace bool) (set,
 // for, by page; a plain counter has none.
 func (db *DB) Titles(name string, pages []string) (map[string]string, error) {
 	var out map[string]string
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -84,7 +84,7 @@ func (db *DB) Titles(name string, pages []string) (map[string]string, error) {
 // readTitles reads the titles of pages from counter bucket b, within the
 // caller's transaction (a top list reads them with its pages): a map of
 // the pages that have one, nil when none.
-func readTitles(b *bolt.Bucket, pages []string) map[string]string {
+func readTitles(b kv.Bucket, pages []string) map[string]string {
 	tb := b.Bucket(bucketTitles)
 	if tb == nil {
 		return nil
@@ -103,7 +103,7 @@ func readTitles(b *bolt.Bucket, pages []string) map[string]string {
 
 // checkTitles checks a counter's titles: a site's alone, within the
 // bounds, each a clean title.
-func checkTitles(b *bolt.Bucket) error {
+func checkTitles(b kv.Bucket) error {
 	tb := b.Bucket(bucketTitles)
 	if tb == nil {
 		return nil

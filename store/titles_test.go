@@ -59,7 +59,7 @@ func TestTitles(t *testing.T) {
 			t.Errorf("after replace: %v", got)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check: %v", err)
 	}
 }

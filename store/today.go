@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // A hit of the current UTC day writes its counter's today bucket alone
@@ -22,13 +21,13 @@ import (
 // to its history.
 type todayRows struct {
 	day    []byte        // the day of the rows; nil when there are none
-	bucket *bolt.Bucket  // the today bucket; nil when there are no rows
+	bucket kv.Bucket     // the today bucket; nil when there are no rows
 	prefix []byte        // todayPrefix of the counter
 	counts counter.Tally // the counter's views and tally that day
 }
 
 // loadToday reads counter name's counts row and finds its other rows.
-func loadToday(tx *bolt.Tx, name string) (todayRows, error) {
+func loadToday(tx kv.Tx, name string) (todayRows, error) {
 	t := todayRows{prefix: todayPrefix(name)}
 	tb := tx.Bucket(todayBucket(name))
 	if tb == nil {
@@ -87,7 +86,7 @@ func (t todayRows) each(kind byte, fn func(rest, v []byte) error) error {
 // when the rows are of a later day than the hit's (a hit that waited past
 // midnight for its batch, a clock set back), which then goes into the
 // history itself.
-func todayFor(tx *bolt.Tx, day []byte, name string) (*bolt.Bucket, error) {
+func todayFor(tx kv.Tx, day []byte, name string) (kv.Bucket, error) {
 	shard := todayBucket(name)
 	if tb := tx.Bucket(shard); tb != nil {
 		switch d := tb.Get(keyTodayDay); {
@@ -114,7 +113,7 @@ func todayFor(tx *bolt.Tx, day []byte, name string) (*bolt.Bucket, error) {
 
 // foldToday folds every today bucket into the history (foldShard), for a
 // write that changes the history.
-func foldToday(tx *bolt.Tx) error {
+func foldToday(tx kv.Tx) error {
 	if err := checkSchema(tx); err != nil {
 		return err
 	}
@@ -132,7 +131,7 @@ func foldToday(tx *bolt.Tx) error {
 // next (the day of the hit that folds; the rows' own day when nil) are
 // then folded into its pages' records and trimmed, as a v5 site's first
 // hit of a day did (foldPages).
-func foldShard(tx *bolt.Tx, shard, next []byte) error {
+func foldShard(tx kv.Tx, shard, next []byte) error {
 	tb := tx.Bucket(shard)
 	if tb == nil {
 		return nil
@@ -150,10 +149,10 @@ func foldShard(tx *bolt.Tx, shard, next []byte) error {
 }
 
 // foldRows adds the rows of tb, of day, into the history.
-func foldRows(tx *bolt.Tx, tb *bolt.Bucket, day, next []byte) error {
+func foldRows(tx kv.Tx, tb kv.Bucket, day, next []byte) error {
 	all := tx.Bucket(bucketCounters)
 	var name []byte
-	var b *bolt.Bucket
+	var b kv.Bucket
 	var sites [][]byte
 	c := tb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -219,7 +218,7 @@ func foldRows(tx *bolt.Tx, tb *bolt.Bucket, day, next []byte) error {
 
 // foldCounts adds a counts row of day into the counter's total, visitors,
 // day and tally, as the day's hits added to them one by one before version 6.
-func foldCounts(b *bolt.Bucket, day, v []byte) error {
+func foldCounts(b kv.Bucket, day, v []byte) error {
 	var t counter.Tally
 	if err := decodeToday(v, &t); err != nil {
 		return err
@@ -262,7 +261,7 @@ func foldCounts(b *bolt.Bucket, day, v []byte) error {
 
 // foldPageDay adds a page's row of day into the site's page-days (and into
 // its record, for a day already folded into the records).
-func foldPageDay(b *bolt.Bucket, day []byte, page string, v []byte) error {
+func foldPageDay(b kv.Bucket, day []byte, page string, v []byte) error {
 	views, visitors, err := decodePageDay(v)
 	if err != nil {
 		return err

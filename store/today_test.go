@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // visitBoth counts v in both files and returns what each counted: in
@@ -22,7 +21,7 @@ func visitBoth(t *testing.T, folded, kept *DB, v Visit) (inFolded, inKept Counte
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := folded.update(func(*bolt.Tx) error { return nil }); err != nil {
+	if err := folded.update(func(kv.Tx) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if inKept, err = kept.Visit(v); err != nil {
@@ -127,10 +126,10 @@ func readAll(t *testing.T, db *DB, now time.Time) string {
 func todayRowsOf(t *testing.T, db *DB) int {
 	t.Helper()
 	n := 0
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		for i := range todayShards {
 			if tb := tx.Bucket(todayShard(i)); tb != nil {
-				n += tb.Stats().KeyN - 2 // the day and the pin
+				n += tb.KeyN() - 2 // the day and the pin
 			}
 		}
 		return nil
@@ -175,11 +174,11 @@ func TestTodayReadsAsHistory(t *testing.T) {
 	visits = append(visits, view("home", d.AddDate(0, 0, 1).Add(time.Hour), "a.example", counter.View, true),
 		page("/b", d.AddDate(0, 0, 1).Add(time.Hour), true), page("/a", d.AddDate(0, 0, 3).Add(time.Hour), false))
 
-	folded, err := Open(foldedPath, Options{})
+	folded, err := testOpen(foldedPath, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept, err := Open(keptPath, Options{})
+	kept, err := testOpen(keptPath, Options{})
 	if err != nil {
 		folded.Close()
 		t.Fatal(err)
@@ -213,7 +212,7 @@ func TestTodayReadsAsHistory(t *testing.T) {
 	}
 	closeBoth()
 	for _, p := range []string{foldedPath, keptPath} {
-		if _, err := Check(p, time.Second); err != nil {
+		if _, err := testCheck(p, time.Second); err != nil {
 			t.Errorf("check %s: %v", p, err)
 		}
 	}
@@ -231,7 +230,7 @@ func TestTodayFoldIsAllOrNothing(t *testing.T) {
 			}
 		}
 		// A row the fold cannot place, sorted after home's.
-		err := db.write(func(tx *bolt.Tx) error {
+		err := db.write(func(tx kv.Tx) error {
 			return tx.Bucket(todayBucket("home")).Put(todayPrefix("zz-gone"), encodeToday(counter.Tally{Views: 1}))
 		})
 		if err != nil {
@@ -260,6 +259,7 @@ func TestTodayFoldIsAllOrNothing(t *testing.T) {
 // had a view that day, and the next day, once each today bucket's first
 // view folded the day before.
 func TestHitWritesFourPages(t *testing.T) {
+	needFile(t)
 	year := newDB(t)
 	d := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	name := func(i int) string { return fmt.Sprintf("counter-%03d", i) }
@@ -273,7 +273,7 @@ func TestHitWritesFourPages(t *testing.T) {
 			}
 		}
 		// The year in one transaction, its last day folded.
-		err := db.update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx kv.Tx) error {
 			for day := range 365 {
 				for i := range 200 {
 					if _, err := visitTx(tx, view(i, d.AddDate(0, 0, day))); err != nil {

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 // TopPages returns site name's q.N most viewed pages over the UTC days
@@ -43,7 +42,7 @@ func (db *DB) TopPagesTitled(name string, now time.Time, q counter.TopQuery) ([]
 func (db *DB) topPages(name string, now time.Time, q counter.TopQuery, titled bool) ([]counter.Page, map[string]string, error) {
 	var list []counter.Page
 	var titles map[string]string
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		b, err := counterBucket(tx, name)
 		if err != nil {
 			return err
@@ -80,7 +79,7 @@ func (db *DB) topPages(name string, now time.Time, q counter.TopQuery, titled bo
 
 // readTop reads the n first-ranked pages of the site in b from day since
 // on, its today rows t included.
-func readTop(b *bolt.Bucket, t todayRows, since []byte, n int) ([]counter.Page, error) {
+func readTop(b kv.Bucket, t todayRows, since []byte, n int) ([]counter.Page, error) {
 	pages := b.Bucket(bucketPages)
 	if pages == nil {
 		return nil, nil
@@ -160,7 +159,7 @@ func readTop(b *bolt.Bucket, t todayRows, since []byte, n int) ([]counter.Page, 
 // rankRow puts a day's row of page, with record v, in its place among
 // keep, a day's KeptPagesADay first-ranked rows at most, as trimDay
 // ranks them; the OtherPages row is no page and is left out.
-func rankRow(keep []dayRow, pages *bolt.Bucket, page, v []byte) ([]dayRow, error) {
+func rankRow(keep []dayRow, pages kv.Bucket, page, v []byte) ([]dayRow, error) {
 	if string(page) == counter.OtherPages {
 		return keep, nil
 	}

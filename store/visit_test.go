@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"hitcounter/counter"
+	"hitcounter/store/kv"
 )
 
 func TestVisitTalliesEachKind(t *testing.T) {
@@ -169,7 +168,7 @@ func TestMigrateV1(t *testing.T) {
 			t.Errorf("blog: %+v, %v", blog, err)
 		}
 	})
-	if _, err := Check(path, time.Second); err != nil {
+	if _, err := testCheck(path, time.Second); err != nil {
 		t.Errorf("check after migration: %v", err)
 	}
 	time.Sleep(1100 * time.Millisecond) // a second migration would record a later time
@@ -188,7 +187,7 @@ func TestMigrateV1(t *testing.T) {
 func TestNewerSchemaRefused(t *testing.T) {
 	path := newDB(t, "a")
 	with(t, path, Options{}, func(db *DB) {
-		err := db.update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx kv.Tx) error {
 			return tx.Bucket(bucketMeta).Put(keyVersion, binary.BigEndian.AppendUint32(nil, schemaVersion+1))
 		})
 		if err != nil {
@@ -209,7 +208,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 func versionOf(t *testing.T, db *DB) uint32 {
 	t.Helper()
 	var v uint32
-	err := db.view(func(tx *bolt.Tx) error {
+	err := db.view(func(tx kv.Tx) error {
 		v = binary.BigEndian.Uint32(tx.Bucket(bucketMeta).Get(keyVersion))
 		return nil
 	})

@@ -138,6 +138,8 @@ func lookupCommand(name string) (command, bool) {
 		return command{"[FILE]", 0, 1, noFlags, runCheck}, true
 	case "backup":
 		return command{"FILE", 1, 1, noFlags, runBackup}, true
+	case "copy":
+		return command{"FROM TO", 2, 2, noFlags, runCopy}, true
 	case "token":
 		return command{"metrics", 1, 1, noFlags, runToken}, true
 	case "fix-owner":
@@ -160,7 +162,7 @@ func (e *cmdEnv) open(opts store.Options) (*store.DB, error) {
 			fmt.Fprintln(e.stderr, "counter: "+w)
 		}
 	}
-	opts.Wait, opts.MaxSize = e.cfg.Wait, e.cfg.MaxDBSize
+	opts.Wait, opts.MaxSize, opts.Remote = e.cfg.Wait, e.cfg.MaxDBSize, e.cfg.Remote
 	return store.Open(e.cfg.DB, opts)
 }
 

@@ -18,7 +18,7 @@ const BackupDir = "/var/backups/counter"
 // on, then checks the copy as the check command would.
 func runBackup(e *cmdEnv, args []string) error {
 	dst := args[0]
-	if _, err := store.Backup(e.cfg.DB, dst, e.cfg.Wait); err != nil {
+	if _, err := store.BackupWith(e.cfg.DB, dst, store.Options{Wait: e.cfg.Wait, Remote: e.cfg.Remote}); err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return fmt.Errorf("%w (back up into a folder this user may write in, such as %s, which the install makes for the web server's user)", err, BackupDir)
 		}

@@ -13,7 +13,7 @@ func runCheck(e *cmdEnv, args []string) error {
 	if len(args) > 0 {
 		path = args[0]
 	}
-	r, err := store.Check(path, e.cfg.Wait)
+	r, err := store.CheckWith(path, store.Options{Wait: e.cfg.Wait, Remote: e.cfg.Remote})
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func runImport(e *cmdEnv, args []string) error {
 	// for a step, not for the whole import. The import waits for them
 	// longer than a hit would: it is the one that can.
 	open := func() (*store.DB, error) {
-		return store.Open(e.cfg.DB, store.Options{Create: true, Wait: max(e.cfg.Wait, importWait), MaxSize: e.cfg.MaxDBSize - e.cfg.MaxDBSize/importRoom})
+		return store.Open(e.cfg.DB, store.Options{Create: true, Wait: max(e.cfg.Wait, importWait), MaxSize: e.cfg.MaxDBSize - e.cfg.MaxDBSize/importRoom, Remote: e.cfg.Remote})
 	}
 	if err := e.update(true, func(*store.DB) error { return nil }); err != nil {
 		return err // the owner's warnings, and a file made for a first import

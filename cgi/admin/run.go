@@ -187,6 +187,10 @@ From a shell it manages the counters:
   counter backup FILE              write a checked copy of the database
                                    to FILE, while hits go on, and note
                                    its time (the overview, the report)
+  counter copy FROM TO             copy a whole store into a new file or
+                                   an empty cluster prefix
+                                   (etcd://HOST:2379/PREFIX), and check
+                                   the copy against FROM
   counter token metrics            make the token that opens /metrics
                                    to Prometheus (printed once, stored
                                    hashed; a new one replaces the old)

@@ -33,6 +33,7 @@ import (
 	"hitcounter/cgi/internal/stack"
 	"hitcounter/cgi/meter"
 	"hitcounter/counter"
+	"hitcounter/store"
 )
 
 // toolPath is the full tool, outside cgi-bin, where a ScriptAlias would
@@ -52,7 +53,9 @@ func main() {
 func run(started time.Time, args, environ []string, stdout, stderr io.Writer) int {
 	env := cgiwire.ReadEnv(environ)
 	cgi := env["GATEWAY_INTERFACE"] != ""
-	if cgi {
+	// A store in a cluster is the full tool's: this program links no
+	// client for one.
+	if cgi && !store.IsRemote(env["COUNTER_DB"]) {
 		if r, file, ok := hitRequest(env); ok {
 			if name, format, ok := imagehit.Image(file); ok {
 				serve(r, name, format, env, started, stdout, stderr)

@@ -83,7 +83,7 @@ func (p *Process) LongLived() bool { return p.long }
 
 // Options says how a request opens the file for one transaction.
 func (p *Process) Options(readOnly bool) store.Options {
-	o := store.Options{ReadOnly: readOnly, Wait: p.Cfg.Wait, Waits: p.Waits}
+	o := store.Options{ReadOnly: readOnly, Wait: p.Cfg.Wait, Waits: p.Waits, Remote: p.Cfg.Remote}
 	if !readOnly {
 		o.MaxSize = p.Cfg.MaxDBSize
 		if p.Meter != nil {

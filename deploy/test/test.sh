@@ -77,7 +77,15 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 go vet ./...
+# The full tool as owners of an etcd cluster build it (deploy/doc/storage.md).
+go vet -tags etcd ./cgi/...
 # deploy/test is one package whose tests run one after another: it
 # cross-builds for three ARM targets and runs them under qemu, installs in
 # an overlay root and builds packages, past go test's default 10 minutes.
 go test -count=1 -timeout=40m "$@" ./...
+# The store's tests again on a real etcd (store/engine_test.go): those
+# that touch every bucket (counters, today, referrers and sources, a
+# site's pages, page days and titles, digit sets, costs, the meta keys,
+# an import's staging), not those of what only a file has.
+etcd_tests='TestBatcherCountsEveryHitOnce|TestBatcherHitFacts|TestHitCountsTotalDayAndReferrer|TestReferrersAreBounded|TestCreateSetDelete|TestConcurrentHitsAreAllCounted|TestSiteCountsEachPage|TestSiteMergePages|TestSitePagesFoldDayByDay|TestCheckTrimmedPages|TestImportSitePages|TestImportInStepsAllOrNothing|TestThemes|TestFoldCosts|TestSessionKeysApart|TestOwnerLogin|TestCheckFindsBadSessionKeys|TestSources|TestTitles|TestTodayFoldIsAllOrNothing|TestTopPagesAcrossTheTrim|TestVisitTalliesEachKind|TestJudgingReadsSettingsAndOwnerKey|TestOverviewSizeAndBackup|TestNotCountedRecord|TestBatcherThroughAnOutage'
+COUNTER_TEST_ENGINE=etcd go test -count=1 "$@" -run "^($etcd_tests)\$" ./store

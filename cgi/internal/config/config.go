@@ -20,8 +20,14 @@ import (
 // there is no command line, so the web server's configuration sets it
 // through the environment; admin commands also take flags.
 type Config struct {
-	// DB is the bbolt file (COUNTER_DB, flag -db).
+	// DB is the bbolt file (COUNTER_DB, flag -db), or a store in an
+	// etcd cluster, etcd://host:2379,host:2379/PREFIX (store.IsRemote).
 	DB string
+	// Remote opens DB when it is a cluster's. Only the full tool's
+	// composition root sets it (from COUNTER_ETCD_OPTIONS, the file of the
+	// cluster's TLS and user options): the hit binary links no client
+	// and hands such a store's hits to the full tool.
+	Remote store.Remote
 	// Wait bounds every wait for the database lock (COUNTER_WAIT, e.g. "2s").
 	Wait time.Duration
 	// RunDir holds the bcrypt slots and the login throttle: a runtime

@@ -1,0 +1,47 @@
+//go:build etcd
+
+package main
+
+import (
+	"sync"
+	"time"
+
+	"hitcounter/store"
+	"hitcounter/store/kv"
+	"hitcounter/store/kv/etcdkv"
+)
+
+// optionsVar names the file of an etcd cluster's TLS and user options
+// (etcdctl's ETCDCTL_* names): never the command line, which any user
+// can read.
+const optionsVar = "COUNTER_ETCD_OPTIONS"
+
+// cluster is how the full tool opens a store in an etcd cluster
+// (COUNTER_DB=etcd://host:2379/PREFIX). It reads the options file and
+// connects at the first open only, so that a command on a file pays
+// nothing for it; one client serves every open that follows. disconnect
+// disconnects.
+func cluster(getenv func(string) string) (open store.Remote, disconnect func()) {
+	var (
+		once   sync.Once
+		opener *etcdkv.Opener
+		err    error
+	)
+	open = func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
+		once.Do(func() {
+			cfg, e := etcdkv.ConfigFromFile(getenv(optionsVar))
+			if err = e; err == nil {
+				opener = etcdkv.NewOpener(cfg)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		return opener.Open(addr, readOnly, wait)
+	}
+	return open, func() {
+		if opener != nil {
+			opener.Close()
+		}
+	}
+}

@@ -1,0 +1,332 @@
+// Package etcdkv is the etcd engine of package kv: a store's buckets as
+// key prefixes in an etcd cluster, each transaction serializable.
+//
+// A transaction reads the cluster as it was at one revision and keeps its
+// writes in memory; it commits them as one etcd transaction, on condition
+// that the commit clock (one key every commit changes) is as it was at
+// that revision. So commits are serializable as bbolt's are, one after
+// the other; a transaction that finds another's commit in between runs
+// again on the new state. A commit whose answer is lost (a timeout, a
+// leader lost) is sent again unchanged: the same condition lets at most
+// one of them apply, and the clock, which holds the transaction's own id,
+// says which one did. So a transaction is never applied twice.
+//
+// One etcd transaction holds at most --max-txn-ops writes and
+// --max-request-bytes: a larger one is refused with kv.ErrTxTooLarge,
+// never split, since its halves would not be atomic.
+package etcdkv
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"hitcounter/store/kv"
+)
+
+// Defaults for Options.
+const (
+	// DefaultMaxTxnOps is etcd's own default for --max-txn-ops.
+	DefaultMaxTxnOps = 128
+	// DefaultMaxRequestBytes stays under etcd's default
+	// --max-request-bytes (1.5 MiB) by what a request adds around the
+	// keys and values.
+	DefaultMaxRequestBytes = 1<<20 + 1<<19 - 64<<10
+	DefaultTimeout         = 5 * time.Second
+)
+
+// Options says where in the cluster a store is and what it may send.
+type Options struct {
+	Prefix          string        // the store's keys start with it; not empty
+	MaxTxnOps       int           // the cluster's --max-txn-ops; 0 means DefaultMaxTxnOps
+	MaxRequestBytes int           // the cluster's --max-request-bytes, less a margin; 0 means the default
+	Timeout         time.Duration // longest wait for one answer of the cluster; 0 means DefaultTimeout
+	ReadOnly        bool          // refuse Update
+}
+
+// DB is a store in an etcd cluster.
+type DB struct {
+	cli      *clientv3.Client
+	where    string // the endpoints, for errors: which cluster
+	own      bool   // Close closes cli
+	prefix   string
+	clock    string
+	maxOps   int
+	maxBytes int
+	timeout  time.Duration
+	readOnly bool
+	// writer lets one transaction of this process write at a time, as
+	// bbolt does: two would only make each other run again.
+	writer sync.Mutex
+}
+
+// New is the store under o.Prefix in the cluster cli reaches. Close
+// leaves cli open: one client can serve many stores and opens.
+func New(cli *clientv3.Client, o Options) (*DB, error) {
+	if o.Prefix == "" {
+		return nil, errors.New("etcdkv: no prefix")
+	}
+	d := &DB{
+		cli:      cli,
+		where:    strings.Join(cli.Endpoints(), ","),
+		prefix:   o.Prefix,
+		clock:    o.Prefix + string(rune(tagClock)) + "commit",
+		maxOps:   o.MaxTxnOps,
+		maxBytes: o.MaxRequestBytes,
+		timeout:  o.Timeout,
+		readOnly: o.ReadOnly,
+	}
+	if d.maxOps <= 0 {
+		d.maxOps = DefaultMaxTxnOps
+	}
+	if d.maxBytes <= 0 {
+		d.maxBytes = DefaultMaxRequestBytes
+	}
+	if d.timeout <= 0 {
+		d.timeout = DefaultTimeout
+	}
+	return d, nil
+}
+
+// Dial connects to the cluster cfg names and opens the store under
+// o.Prefix; Close disconnects.
+func Dial(cfg clientv3.Config, o Options) (*DB, error) {
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("etcdkv: connect to %v: %w", cfg.Endpoints, err)
+	}
+	d, err := New(cli, o)
+	if err != nil {
+		cli.Close()
+		return nil, err
+	}
+	d.own = true
+	return d, nil
+}
+
+// Close disconnects, if Dial connected.
+func (d *DB) Close() error {
+	if d.own {
+		return d.cli.Close()
+	}
+	return nil
+}
+
+// View runs fn on the store as it is now.
+func (d *DB) View(fn func(kv.Tx) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d.txTimeout())
+	defer cancel()
+	t, err := d.begin(ctx, false)
+	if err != nil {
+		return err
+	}
+	err = fn(t)
+	if t.err != nil {
+		err = t.err
+	}
+	// A revision compacted away while fn read fails the view: a view's
+	// fn, unlike Update's, need not be safe to run twice.
+	return err
+}
+
+// Update runs fn and commits what it wrote, running it again as long as
+// another commit came between its reads and its commit.
+func (d *DB) Update(fn func(kv.Tx) error) error {
+	if d.readOnly {
+		return kv.ErrTxNotWritable
+	}
+	d.writer.Lock()
+	defer d.writer.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), d.txTimeout())
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		t, err := d.begin(ctx, true)
+		if err != nil {
+			return err
+		}
+		err = fn(t)
+		if t.err != nil {
+			err = t.err
+		}
+		if err == nil {
+			var done bool
+			if done, err = d.commit(ctx, t); err == nil && done {
+				return nil
+			}
+		}
+		if err != nil && !errors.Is(err, rpctypes.ErrCompacted) {
+			return err
+		}
+		// Another commit came between: wait a little, so that two
+		// processes do not keep meeting, and run fn on the new state.
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("etcdkv: commit: still conflicting after %d runs: %w", attempt+1, ctx.Err())
+		case <-time.After(time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 5)))):
+		}
+	}
+}
+
+// txTimeout bounds a whole transaction, its runs again included: each
+// answer of the cluster has d.timeout, and a large transaction (a fold,
+// an import's step) waits for many.
+func (d *DB) txTimeout() time.Duration { return max(10*d.timeout, 30*time.Second) }
+
+// begin starts a transaction at the cluster's current revision.
+func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
+	rctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	resp, err := d.cli.Get(rctx, d.clock)
+	if err != nil {
+		return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w", d.where, err)
+	}
+	t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
+		writes: map[string]write{}, seen: map[string]entry{}, loaded: map[string]bool{}}
+	if len(resp.Kvs) > 0 {
+		t.clockRev = resp.Kvs[0].ModRevision
+	}
+	return t, nil
+}
+
+// commit sends t's writes on condition that no commit came since t's
+// reads. It reports false, with no error, when one did.
+func (d *DB) commit(ctx context.Context, t *tx) (bool, error) {
+	if len(t.order) == 0 && len(t.dels) == 0 {
+		return true, nil
+	}
+	ops, err := d.ops(t)
+	if err != nil {
+		return false, err
+	}
+	id := make([]byte, 16)
+	crand.Read(id)
+	tag := hex.EncodeToString(id)
+	ops = append(ops, clientv3.OpPut(d.clock, tag))
+	cond := clientv3.Compare(clientv3.ModRevision(d.clock), "=", t.clockRev)
+	// A visitor waits for the answer: the sends again stop after two
+	// waits, and the outcome is then unknown.
+	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		rctx, cancel := context.WithTimeout(ctx, d.timeout)
+		resp, err := d.cli.Txn(rctx).If(cond).Then(ops...).Commit()
+		cancel()
+		switch {
+		case err == nil && resp.Succeeded:
+			return true, nil
+		case err == nil:
+			return d.appliedEarlier(ctx, t.clockRev, tag)
+		case definite(err):
+			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w", d.where, err)
+		}
+		// The answer was lost: send the same again. Its condition lets
+		// only one of the two apply.
+		select {
+		case <-ctx.Done():
+			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, err)
+		case <-time.After(time.Duration(10<<min(attempt, 6)) * time.Millisecond):
+		}
+	}
+}
+
+// definite says whether a failed commit surely did not apply: the
+// cluster refused it as it stood.
+func definite(err error) bool {
+	for _, e := range []error{rpctypes.ErrTooManyOps, rpctypes.ErrRequestTooLarge,
+		rpctypes.ErrDuplicateKey, rpctypes.ErrPermissionDenied, rpctypes.ErrNoSpace,
+		rpctypes.ErrAuthFailed, rpctypes.ErrInvalidAuthToken, rpctypes.ErrUserEmpty} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// appliedEarlier says, after a commit's condition failed, whether an
+// earlier send of that very commit, whose answer was lost, had applied:
+// then the clock's first change after clockRev is to tag.
+func (d *DB) appliedEarlier(ctx context.Context, clockRev int64, tag string) (bool, error) {
+	wctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	for w := range d.cli.Watch(wctx, d.clock, clientv3.WithRev(clockRev+1)) {
+		if err := w.Err(); err != nil {
+			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, err)
+		}
+		for _, ev := range w.Events {
+			return string(ev.Kv.Value) == tag, nil
+		}
+	}
+	return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, wctx.Err())
+}
+
+// ops are t's writes as one etcd transaction's operations, in a form etcd
+// takes: no key both put and inside a range deleted.
+func (d *DB) ops(t *tx) ([]clientv3.Op, error) {
+	var ops []clientv3.Op
+	size := 0
+	dels := merge(t.dels)
+	inDel := func(k string) bool {
+		for _, s := range dels {
+			if s.has(k) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range t.order {
+		w := t.writes[k]
+		switch {
+		case !w.del:
+			v := w.encode()
+			ops = append(ops, clientv3.OpPut(k, v))
+			size += len(k) + len(v)
+		case inDel(k) || seenAbsent(t, k):
+			// Nothing there to delete.
+		default:
+			ops = append(ops, clientv3.OpDelete(k))
+			size += len(k)
+		}
+	}
+	for _, s := range dels {
+		// Cut the range around the keys put inside it.
+		from := s.from
+		for i := sort.SearchStrings(t.order, s.from); i < len(t.order) && t.order[i] < s.to; i++ {
+			if k := t.order[i]; !t.writes[k].del {
+				ops = appendRange(ops, from, k)
+				size += len(from) + len(k)
+				from = k + "\x00"
+			}
+		}
+		ops = appendRange(ops, from, s.to)
+		size += len(from) + len(s.to)
+	}
+	size += len(ops) * 16
+	if len(ops)+1 > d.maxOps || size > d.maxBytes {
+		return nil, fmt.Errorf("etcdkv: commit of %d operations and about %d bytes, the cluster takes %d and %d: %w",
+			len(ops)+1, size, d.maxOps, d.maxBytes, kv.ErrTxTooLarge)
+	}
+	return ops, nil
+}
+
+// seenAbsent says whether a read at rev found k missing.
+func seenAbsent(t *tx, k string) bool {
+	e, ok := t.seen[k]
+	return ok && !e.exists
+}
+
+func appendRange(ops []clientv3.Op, from, to string) []clientv3.Op {
+	if from >= to {
+		return ops
+	}
+	return append(ops, clientv3.OpDelete(from, clientv3.WithRange(to)))
+}

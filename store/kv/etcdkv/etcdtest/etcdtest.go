@@ -1,0 +1,204 @@
+// Package etcdtest runs a real etcd server for tests: Debian's
+// (/usr/bin/etcd, etcd-server) or the one on PATH, on loopback ports
+// picked free, its data in a temporary directory.
+package etcdtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// Server is one etcd member, a cluster of its own.
+type Server struct {
+	Endpoint string // http://127.0.0.1:port
+	cmd      *exec.Cmd
+	done     chan error
+	log      string
+}
+
+// Binary is the etcd server to run, or "" if there is none.
+func Binary() string {
+	if p, err := exec.LookPath("etcd"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/bin/etcd"); err == nil {
+		return "/usr/bin/etcd"
+	}
+	return ""
+}
+
+// Need skips tb when there is no etcd to run, or fails it under CI=true:
+// a test of real parts must not pass there for want of one.
+func Need(tb testing.TB) {
+	tb.Helper()
+	if Binary() != "" {
+		return
+	}
+	const why = "needs etcd (Debian's etcd-server)"
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(why + "; CI=true, so this test fails instead of skipping")
+	}
+	tb.Skip(why)
+}
+
+// Start runs a server for tb, stopped at its end.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	Need(tb)
+	s, err := Launch(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Stop)
+	return s
+}
+
+// Launch runs a server with its data and log in dir, and etcd's flags
+// args; Stop ends it.
+func Launch(dir string, args ...string) (*Server, error) {
+	bin := Binary()
+	if bin == "" {
+		return nil, errors.New("etcdtest: no etcd binary")
+	}
+	var err error
+	for range 3 { // a port picked free may be taken before etcd binds it
+		var s *Server
+		if s, err = launch(bin, dir, args); err == nil {
+			return s, nil
+		}
+	}
+	return nil, err
+}
+
+func launch(bin, dir string, args []string) (*Server, error) {
+	client, peer := freePort(), freePort()
+	if client == 0 || peer == 0 {
+		return nil, errors.New("etcdtest: no free port")
+	}
+	cu := "http://127.0.0.1:" + strconv.Itoa(client)
+	pu := "http://127.0.0.1:" + strconv.Itoa(peer)
+	log, err := os.Create(filepath.Join(dir, "etcd.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	cmd := exec.Command(bin, append([]string{
+		"--name", "t",
+		"--data-dir", filepath.Join(dir, "etcd"),
+		"--listen-client-urls", cu, "--advertise-client-urls", cu,
+		"--listen-peer-urls", pu, "--initial-advertise-peer-urls", pu,
+		"--initial-cluster", "t=" + pu,
+	}, args...)...)
+	// Not the machine's own etcd settings (/etc/default/etcd's ETCD_*).
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = procAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("etcdtest: start %s: %w", bin, err)
+	}
+	s := &Server{Endpoint: cu, cmd: cmd, done: make(chan error, 1), log: log.Name()}
+	go func() { s.done <- cmd.Wait() }()
+	if err := s.waitReady(10 * time.Second); err != nil {
+		s.Stop()
+		out, _ := os.ReadFile(log.Name())
+		return nil, fmt.Errorf("etcdtest: %s: %w\n%s", bin, err, tail(out))
+	}
+	return s, nil
+}
+
+func (s *Server) waitReady(wait time.Duration) error {
+	cli, err := s.Client()
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	deadline := time.Now().Add(wait)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		_, err := cli.Get(ctx, "ready")
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case e := <-s.done:
+			s.done <- e
+			return fmt.Errorf("exited: %v", e)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v: %w", wait, err)
+		}
+	}
+}
+
+// Client connects to the server.
+func (s *Server) Client() (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{
+		Endpoints:   []string{s.Endpoint},
+		DialTimeout: 2 * time.Second,
+		Logger:      zap.NewNop(),
+	})
+}
+
+// Pause stops the server as a hung machine would (SIGSTOP): connections
+// stay open, nothing answers.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server go on.
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Restart kills the server (SIGKILL) and starts it again on the same
+// ports and data.
+func (s *Server) Restart() error {
+	s.Stop()
+	log, err := os.OpenFile(s.log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = s.cmd.Env, log, log
+	cmd.SysProcAttr = procAttr()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.cmd, s.done = cmd, make(chan error, 1)
+	go func() { s.done <- cmd.Wait() }()
+	return s.waitReady(10 * time.Second)
+}
+
+// Stop kills the server and waits for it.
+func (s *Server) Stop() {
+	s.cmd.Process.Kill()
+	e := <-s.done
+	s.done <- e
+}
+
+func freePort() int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
+}
