@@ -107,7 +107,7 @@ func TestFastCGIDrawsDigitSets(t *testing.T) {
 // count in each set added, beside the built-in looks, with its tag.
 func TestPagesShowEverySet(t *testing.T) {
 	a, _ := testApp(t, "demo")
-	a.demo = true
+	a.demo, a.openToAll = true, true // the demo's own file: open to httptest's 192.0.2.1
 	addTestSet(t, a)
 	index := serve(a, "GET", "/").Body.String()
 	for _, want := range []string{`<img src="demo.gif?theme=pix"`, `counter.cgi/demo.gif?theme=pix" alt="visitors"`,

@@ -329,7 +329,7 @@ func TestUncleanPathsAreRefused(t *testing.T) {
 
 func TestIndexShowsCounters(t *testing.T) {
 	a, _ := testApp(t, "demo")
-	a.demo = true
+	a.demo, a.openToAll = true, true // the demo's own file: open to httptest's 192.0.2.1
 	w := serve(a, "GET", "/")
 	if w.Code != 200 || !strings.Contains(w.Body.String(), `<img src="demo.png"`) {
 		t.Errorf("index: %d %.200q", w.Code, w.Body.String())

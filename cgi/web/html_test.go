@@ -86,7 +86,7 @@ func TestPagesAsTheirTemplate(t *testing.T) {
 // served, is what html/template makes of it.
 func TestDemoPageAsItsTemplate(t *testing.T) {
 	a, _ := testApp(t, "demo", "other")
-	a.demo = true
+	a.demo, a.openToAll = true, true // the demo's own file: open to httptest's 192.0.2.1
 	addTestSet(t, a)
 	got := serve(a, "GET", "/", "Host", "example.org").Body.String()
 	db, err := a.open(true)
