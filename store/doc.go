@@ -1,6 +1,9 @@
 // Package store keeps the counts in one bbolt file, shared by every CGI
-// process, FastCGI worker and admin command. It is the only package that
-// imports bbolt.
+// process, FastCGI worker and admin command, or in an etcd cluster that
+// several hosts share. It reaches the bytes through package kv, whose
+// engines (kv/boltkv, kv/etcdkv) are the only packages below it that know
+// bbolt or etcd; store itself opens, checks and copies the file, which
+// only a file has.
 //
 // # Schema (version 8)
 //
