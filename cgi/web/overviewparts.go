@@ -74,26 +74,7 @@ func writeTopSources(p *htmlPage, sources []counter.Referrer, other uint64) {
 		return
 	}
 	p.raw("<p class=\"sub\">Since the sources began to be kept; they are not kept by day.</p>\n")
-	p.raw(`<table><thead><tr><th>source</th><th class="n">views</th></tr></thead><tbody>`, "\n")
-	row := func(source, kind string, views uint64) {
-		p.raw("<tr><td>")
-		p.text(source)
-		if kind != "" {
-			p.raw(` <span class="tag">`)
-			p.text(kind)
-			p.raw(`</span>`)
-		}
-		p.raw(`</td><td class="n">`)
-		p.text(group(views))
-		p.raw("</td></tr>\n")
-	}
-	for _, s := range sources {
-		row(s.Host, counter.SourceKind(s.Host), s.Hits)
-	}
-	if other > 0 {
-		row("all other sources", "", other)
-	}
-	p.raw("</tbody></table>\n")
+	sourcesTable(p, sources, other)
 }
 
 // ownerAllForm offers the owner cookie of every counter at once: this

@@ -89,16 +89,7 @@ func ownerLoginPage(message string, set bool) *htmlPage {
 		return p
 	}
 	p.raw("<p class=\"sub\">The owner's password opens every counter's statistics.</p>\n")
-	if message != "" {
-		p.raw(`<p class="msg" role="alert">`)
-		p.text(message)
-		p.raw("</p>\n")
-	}
-	p.raw(`<form class="login" method="post" action="login">
-<label>Password<br><input type="password" name="password" autocomplete="current-password" maxlength="72" required autofocus></label>
-<button type="submit">Log in</button>
-</form>
-`)
+	loginForm(p, message)
 	p.end()
 	return p
 }

@@ -346,6 +346,12 @@ func sources(p *htmlPage, s counter.Stats) {
 		return
 	}
 	p.raw("<p class=\"sub\">The site of the page that readers followed a link on, as the script saw it: its host alone, search engines and social sites as one each.</p>\n")
+	sourcesTable(p, s.Sources, s.OtherSources)
+}
+
+// sourcesTable writes the table of where readers came from: each source,
+// search engines and social sites tagged as such, and the rest in one row.
+func sourcesTable(p *htmlPage, sources []counter.Referrer, other uint64) {
 	p.raw(`<table><thead><tr><th>source</th><th class="n">views</th></tr></thead><tbody>`, "\n")
 	row := func(source, kind string, views uint64) {
 		p.raw("<tr><td>")
@@ -359,11 +365,11 @@ func sources(p *htmlPage, s counter.Stats) {
 		p.text(group(views))
 		p.raw("</td></tr>\n")
 	}
-	for _, src := range s.Sources {
-		row(src.Host, counter.SourceKind(src.Host), src.Hits)
+	for _, s := range sources {
+		row(s.Host, counter.SourceKind(s.Host), s.Hits)
 	}
-	if s.OtherSources > 0 {
-		row("all other sources", "", s.OtherSources)
+	if other > 0 {
+		row("all other sources", "", other)
 	}
 	p.raw("</tbody></table>\n")
 }
@@ -389,6 +395,14 @@ func loginPage(name, message string) *htmlPage {
 	p.raw("<h1>")
 	p.text(name)
 	p.raw("</h1><p class=\"sub\">The statistics of this counter are protected by a password.</p>\n")
+	loginForm(p, message)
+	p.end()
+	return p
+}
+
+// loginForm writes message, if any, and the form that posts a password to
+// login beside the page: a counter's, or at the root the owner's.
+func loginForm(p *htmlPage, message string) {
 	if message != "" {
 		p.raw(`<p class="msg" role="alert">`)
 		p.text(message)
@@ -399,8 +413,6 @@ func loginPage(name, message string) *htmlPage {
 <button type="submit">Log in</button>
 </form>
 `)
-	p.end()
-	return p
 }
 
 // group writes n with thin spaces between thousands: 12 345.
