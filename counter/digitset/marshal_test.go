@@ -93,16 +93,7 @@ func TestStoredBytes(t *testing.T) {
 // unequal heights (the bytes TestStoredBytes pinned then): every digit
 // as high as the set, and no other piece.
 func TestParseVersion1(t *testing.T) {
-	head := "DSH\x01\x00\x02\xff\xff\xff\xff\x03\x00\x01\x00\x00\x00\x00" +
-		"\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01"
-	b := binary.BigEndian.AppendUint32(nil, uint32(len(head)))
-	b = append(b, head...)
-	for i := range 10 {
-		rec := "DSD\x01" + string(rune(i)) + "\x00\x01\x00\x01\x01\x00\x00\x00\x03" + "\x00\x00\x00\x00" + "png"
-		b = binary.BigEndian.AppendUint32(b, uint32(len(rec)))
-		b = append(b, rec...)
-	}
-	s, err := Parse(b)
+	s, err := Parse(version1Set())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +169,25 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
+// version1Set is a set as version 1 wrote it: a 1x2 strip of one-frame
+// digits.
+func version1Set() []byte {
+	head := "DSH\x01\x00\x02\xff\xff\xff\xff\x03\x00\x01\x00\x00\x00\x00" +
+		"\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01\x00\x01"
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(head)))
+	b = append(b, head...)
+	for i := range 10 {
+		rec := "DSD\x01" + string(rune(i)) + "\x00\x01\x00\x01\x01\x00\x00\x00\x03" + "\x00\x00\x00\x00" + "png"
+		b = binary.BigEndian.AppendUint32(b, uint32(len(rec)))
+		b = append(b, rec...)
+	}
+	return b
+}
+
 // FuzzParse feeds damaged sets to Parse: it may refuse them, never panic,
-// and what it takes must marshal back to the same bytes.
+// and what it takes must marshal back to the same bytes; a version 1 set,
+// which Marshal writes in today's version, to bytes that read back as
+// themselves.
 func FuzzParse(f *testing.F) {
 	for _, ds := range [][NumPieces]Source{stills(3, 4), animated(2, 3)} {
 		s, err := New(ds, LayoutGIFFolder)
@@ -188,13 +196,25 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(s.Marshal())
 	}
+	f.Add(version1Set())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := Parse(b)
 		if err != nil {
 			return
 		}
-		if got := s.Marshal(); !bytes.Equal(got, b) {
+		got := s.Marshal()
+		if bytes.Equal(got, b) {
+			return
+		}
+		if !bytes.Contains(b[:min(len(b), 8)], []byte(headerMagicV1)) {
 			t.Fatalf("parsed set marshals to %q, read from %q", got, b)
+		}
+		again, err := Parse(got)
+		if err != nil {
+			t.Fatalf("a version 1 set, written in today's version, does not read back: %v", err)
+		}
+		if b2 := again.Marshal(); !bytes.Equal(b2, got) {
+			t.Fatalf("a version 1 set, written in today's version, marshals to %q, read from %q", b2, got)
 		}
 	})
 }
