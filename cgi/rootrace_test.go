@@ -119,7 +119,13 @@ func TestRootCommandRacesASwap(t *testing.T) {
 		t.Errorf("no run of config as root got through between the swaps")
 	}
 	for o := range outcomes {
-		if o != "ok" && !strings.Contains(o, "a link made by uid 33: root does not follow it") {
+		// Refused either way: the name was www-data's link when looked at,
+		// or it turned from a file to a link and back more often than
+		// the open looks again (store/rootopen.go), which a swapper this
+		// fast makes happen about once in some thousand runs.
+		refused := strings.Contains(o, "a link made by uid 33: root does not follow it") ||
+			strings.Contains(o, "keeps changing: not followed")
+		if o != "ok" && !refused {
 			t.Errorf("a run of config failed with %q, want only the link refused", o)
 		}
 	}
