@@ -52,6 +52,9 @@ type Table struct {
 	smu   sync.Mutex
 	salts map[time.Time][]byte // by day: today's and yesterday's; nil for none
 	lmu   sync.Mutex
+	adds  group // new visitors' adds, sent together
+	mmu   sync.Mutex
+	mine  map[string]mark // the views this Table counted, by mark key: see known
 	// leases are the leases this Table granted, by the Unix second
 	// they end: one for every key that ends then.
 	leases map[int64]clientv3.LeaseID
@@ -60,7 +63,7 @@ type Table struct {
 // New is the shared table of the store that connect reaches, each See
 // and Unsee waiting at most timeout for the cluster. It does no I/O.
 func New(connect Connect, timeout time.Duration) *Table {
-	return &Table{connect: connect, timeout: timeout, slots: bucketSlots, salts: map[time.Time][]byte{}, leases: map[int64]clientv3.LeaseID{}}
+	return &Table{connect: connect, timeout: timeout, slots: bucketSlots, salts: map[time.Time][]byte{}, mine: map[string]mark{}, leases: map[int64]clientv3.LeaseID{}}
 }
 
 // Open is the shared table of the store at addr (etcd://...) that
@@ -143,6 +146,9 @@ func midnight(t time.Time) time.Time {
 // write of it.
 var errBusy = errors.New("etcdseen: the visitor's mark keeps changing")
 
+// errDup is an add that another of the same visitor's went with.
+var errDup = errors.New("etcdseen: the visitor's mark was added with another")
+
 // See judges a visit as seen.Table.See does, the marks shared through
 // the cluster.
 func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
@@ -165,6 +171,9 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 		return seen.Verdict{}, err
 	}
 	w := place(prefix, day, salt, &v)
+	if verdict, ok := t.known(w.key, &v, reload, within); ok {
+		return verdict, nil
+	}
 	var yesterday uint32
 	if now.Sub(day) < v.Window {
 		if yesterday, err = t.lookYesterday(ctx, cli, prefix, day, now, &v); err != nil {
@@ -190,7 +199,16 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 		switch {
 		case !known || !m.found() && (yesterday == 0 || !reload(yesterday)):
 			verdict, added, got, err := t.add(ctx, cli, &w, value, markEnd, day, now)
+			if errors.Is(err, errDup) {
+				// Another hit of this visitor went in the same group:
+				// read what it wrote.
+				known = false
+				continue
+			}
 			if err != nil || added {
+				if added {
+					t.remember(w.key, mark{last: sec, via: v.Via})
+				}
 				return verdict.WithUndo(sec, 0, 0), err
 			}
 			m, known = got, true
@@ -199,6 +217,9 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 			return seen.Verdict{Reload: true}, nil
 		case v.Joins(m.via) && within(m.last, v.JoinsWithin()):
 			ok, err := t.swap(ctx, cli, w.key, m.rev, encode(m.last, m.via|v.Via), clientv3.WithIgnoreLease())
+			if ok {
+				t.joined(w.key, m.last, v.Via)
+			}
 			if ok || err != nil {
 				return seen.Verdict{Joined: ok}, err
 			}
@@ -212,6 +233,9 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 			ok, err := t.swap(ctx, cli, w.key, m.rev, value, clientv3.WithLease(lease))
 			if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 				t.forget(markEnd)
+			}
+			if ok {
+				t.remember(w.key, mark{last: sec, via: v.Via})
 			}
 			if ok || err != nil {
 				return seen.Verdict{}.WithUndo(sec, m.last, m.via), err
@@ -230,17 +254,23 @@ func (t *Table) add(ctx context.Context, cli *clientv3.Client, w *where, value s
 	if err != nil {
 		return seen.Verdict{}, false, mark{}, err
 	}
-	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(w.key), "=", 0)).
-		Then(clientv3.OpPut(w.key, value, clientv3.WithLease(lease)),
+	a := &adding{key: w.key, op: clientv3.OpTxn(
+		[]clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(w.key), "=", 0)},
+		[]clientv3.Op{clientv3.OpPut(w.key, value, clientv3.WithLease(lease)),
 			clientv3.OpGet(w.bucket, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(evictRead),
-				clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortAscend))).
-		Else(clientv3.OpGet(w.key)).Commit()
-	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+				clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortAscend))},
+		[]clientv3.Op{clientv3.OpGet(w.key)})}
+	t.adds.add(ctx, cli, a)
+	if errors.Is(a.err, rpctypes.ErrLeaseNotFound) {
 		t.forget(end)
 	}
-	if err != nil {
-		return seen.Verdict{}, false, mark{}, fmt.Errorf("etcdseen: add: %w", err)
+	switch {
+	case a.err != nil:
+		return seen.Verdict{}, false, mark{}, a.err
+	case a.dup:
+		return seen.Verdict{}, false, mark{}, errDup
 	}
+	resp := a.resp
 	if !resp.Succeeded {
 		return seen.Verdict{}, false, decode(resp.Responses[0].GetResponseRange().Kvs), nil
 	}
@@ -404,6 +434,11 @@ func (t *Table) Unsee(v seen.Visit, verdict seen.Verdict) error {
 	ctx, cancel := context.WithTimeout(context.Background(), t.timeout)
 	defer cancel()
 	w := place(prefix, day, salt, &v)
+	t.mmu.Lock()
+	if m, ok := t.mine[w.key]; ok && m.last == marked {
+		delete(t.mine, w.key)
+	}
+	t.mmu.Unlock()
 	undo := clientv3.OpDelete(w.key)
 	if prev != 0 {
 		undo = clientv3.OpPut(w.key, encode(prev, prevVia), clientv3.WithIgnoreLease())
@@ -413,4 +448,51 @@ func (t *Table) Unsee(v seen.Visit, verdict seen.Verdict) error {
 		return fmt.Errorf("etcdseen: take back: %w", err)
 	}
 	return nil
+}
+
+// maxMine bounds Table.mine; past it, it starts again empty.
+const maxMine = 1 << 14
+
+// known answers, without the cluster, a visit by a visitor whose last
+// counted view this Table wrote itself, when that alone decides, as
+// seen.Table's memory of its own views does: within the window it is a
+// reload whatever other hosts wrote since (any view they counted within
+// it would have been a reload of this one); with no window, a view by a
+// visitor known today. The other request of a view, and a script's
+// reload of a view its image may have joined on another host, are the
+// cluster's to judge.
+func (t *Table) known(key string, v *seen.Visit, reload func(uint32) bool, within func(uint32, time.Duration) bool) (seen.Verdict, bool) {
+	t.mmu.Lock()
+	m, ok := t.mine[key]
+	t.mmu.Unlock()
+	switch {
+	case !ok:
+	case v.Joins(m.via) && within(m.last, v.JoinsWithin()):
+	case v.Via == seen.ViaScript && m.via&seen.ViaImage == 0 && reload(m.last):
+	case reload(m.last):
+		return seen.Verdict{Reload: true, Quiet: v.Quiet(m.via)}, true
+	case v.Window <= 0 && v.Via == seen.ViaNone:
+		return seen.Verdict{}, true
+	}
+	return seen.Verdict{}, false
+}
+
+// remember keeps a view this Table counted, for known.
+func (t *Table) remember(key string, m mark) {
+	t.mmu.Lock()
+	defer t.mmu.Unlock()
+	if len(t.mine) >= maxMine {
+		clear(t.mine)
+	}
+	t.mine[key] = m
+}
+
+// joined adds via to the view at last this Table counted, if it did.
+func (t *Table) joined(key string, last uint32, via seen.Via) {
+	t.mmu.Lock()
+	defer t.mmu.Unlock()
+	if m, ok := t.mine[key]; ok && m.last == last {
+		m.via |= via
+		t.mine[key] = m
+	}
 }

@@ -25,25 +25,25 @@ type cluster struct {
 	cli *clientv3.Client
 }
 
-func startCluster(t *testing.T) *cluster {
-	t.Helper()
-	srv := etcdtest.Start(t)
+func startCluster(tb testing.TB) *cluster {
+	tb.Helper()
+	srv := etcdtest.Start(tb)
 	cli, err := srv.Client()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { cli.Close() })
+	tb.Cleanup(func() { cli.Close() })
 	return &cluster{srv, cli}
 }
 
 // host is a host of the cluster: a Table over a client of its own.
-func (c *cluster) host(t *testing.T) *Table {
-	t.Helper()
+func (c *cluster) host(tb testing.TB) *Table {
+	tb.Helper()
 	cli, err := c.srv.Client()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { cli.Close() })
+	tb.Cleanup(func() { cli.Close() })
 	return New(func() (*clientv3.Client, string, error) { return cli, prefix, nil }, 5*time.Second)
 }
 
