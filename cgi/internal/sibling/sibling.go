@@ -1,4 +1,9 @@
-package main
+// Package sibling runs another of the counter's programs in place of this
+// process: the hit binary runs the full tool for all but a hit, and the
+// full tool runs the cluster tool for a store in an etcd cluster. Only a
+// file no other user of the machine could have planted is run, since a
+// web server's request may be what runs it.
+package sibling
 
 import (
 	"fmt"
@@ -7,9 +12,10 @@ import (
 	"syscall"
 )
 
-// fullTool is the path of the full tool: p, or when p is relative, p
-// from the folder of this program's executable.
-func fullTool(p string) string {
+// Path is p, or when p is relative, p from the folder of this program's
+// executable (the kernel's /proc/self/exe, never the environment, which
+// a visitor's request fills).
+func Path(p string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}
@@ -20,21 +26,20 @@ func fullTool(p string) string {
 	return filepath.Join(filepath.Dir(exe), p)
 }
 
-// execTool runs the full tool at path in place of this process, with
-// args (args[0] kept, so that its messages name counter.cgi) and environ.
-// Only a file this program can trust is run: the path and its directory
-// are not links, and are owned by root or by this process's user and
-// writable by no one else, so that no other user of the machine can
-// plant a program that a web server's request would run. It returns
-// only on a failure.
-func execTool(path string, args, environ []string) error {
+// Exec runs the program at path in place of this process, with args
+// (args[0] kept, so that its messages name the program the owner ran)
+// and environ. Only a file this program can trust is run: the path and
+// its directory are not links, and are owned by root or by this
+// process's user and writable by no one else. It returns only on a
+// failure, which names the program.
+func Exec(path string, args, environ []string) error {
 	for _, p := range []string{filepath.Dir(path), path} {
 		if err := trusted(p); err != nil {
-			return fmt.Errorf("the full tool %s: %w (reinstall the counter)", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	err := syscall.Exec(path, args, environ)
-	return fmt.Errorf("the full tool %s: %w (reinstall the counter)", path, err)
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // trusted refuses p when it is a link, or owned by another user than
