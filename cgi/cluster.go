@@ -10,7 +10,6 @@ import (
 
 	"hitcounter/cgi/seen"
 	"hitcounter/cgi/seen/etcdseen"
-
 	"hitcounter/store"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"
@@ -20,6 +19,10 @@ import (
 // (etcdctl's ETCDCTL_* names): never the command line, which any user
 // can read.
 const optionsVar = "COUNTER_ETCD_OPTIONS"
+
+// toCluster does nothing: this build opens clusters itself (see
+// cluster_off.go).
+func toCluster(string, []string, []string, []string) error { return nil }
 
 // cluster is how the full tool opens a store in an etcd cluster
 // (COUNTER_DB=etcd://host:2379/PREFIX). It reads the options file and

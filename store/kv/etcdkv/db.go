@@ -19,6 +19,7 @@ package etcdkv
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -52,6 +53,9 @@ type Options struct {
 	MaxRequestBytes int           // the cluster's --max-request-bytes, less a margin; 0 means the default
 	Timeout         time.Duration // longest wait for one answer of the cluster; 0 means DefaultTimeout
 	ReadOnly        bool          // refuse Update
+	// TLS is how the client connects, nil for plain connections: a
+	// failure to reach the cluster is explained with it.
+	TLS *tls.Config
 }
 
 // DB is a store in an etcd cluster.
@@ -65,6 +69,7 @@ type DB struct {
 	maxBytes int
 	timeout  time.Duration
 	readOnly bool
+	tls      *tls.Config
 	// writer lets one transaction of this process write at a time, as
 	// bbolt does: two would only make each other run again.
 	writer sync.Mutex
@@ -85,6 +90,7 @@ func New(cli *clientv3.Client, o Options) (*DB, error) {
 		maxBytes: o.MaxRequestBytes,
 		timeout:  o.Timeout,
 		readOnly: o.ReadOnly,
+		tls:      o.TLS,
 	}
 	if d.maxOps <= 0 {
 		d.maxOps = DefaultMaxTxnOps
@@ -188,6 +194,9 @@ func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
 	defer cancel()
 	resp, err := d.cli.Get(rctx, d.clock)
 	if err != nil {
+		if why := whyUnreachable(d.cli.Endpoints(), d.tls, d.timeout); why != "" {
+			return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w (%s)", d.where, err, why)
+		}
 		return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w", d.where, err)
 	}
 	t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
