@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -104,6 +105,7 @@ func decode(kvs []*mvccpb.KeyValue) mark {
 
 // where is what a visit's keys are, under one day's salt.
 type where struct {
+	root   string // B
 	base   string // B DAY "/"
 	share  string // B DAY "/m/" share
 	bucket string // share + bucket
@@ -117,13 +119,17 @@ func place(prefix string, day time.Time, salt []byte, v *seen.Visit) where {
 	k, _ := seen.Hash(mac, nil, v)
 	sh := shareOf(mac, v.Counter)
 	var w where
-	w.base = etcdkv.BesidePrefix(prefix) + "seen/" + day.Format(dayLayout) + "/"
+	w.root = root(prefix)
+	w.base = w.root + day.Format(dayLayout) + "/"
 	w.share = w.base + "m/" + string(sh[:])
 	w.bucket = w.share + string(rune(binary.BigEndian.Uint32(k[:4])%buckets))
 	w.key = w.bucket + string(k[:])
 	w.crowd = w.base + "c/" + string(sh[:])
 	return w
 }
+
+// root is B, where the table's keys start under the store's prefix.
+func root(prefix string) string { return etcdkv.BesidePrefix(prefix) + "seen/" }
 
 // shareOf is a counter's share: a keyed hash of its name. The byte 0xff
 // that starts it is never the start of a visitor's text (the length of a
@@ -226,7 +232,7 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 		case reload(m.last):
 			return seen.Verdict{Reload: true, Quiet: v.Quiet(m.via)}, nil
 		default:
-			lease, err := t.lease(ctx, cli, markEnd, now)
+			lease, err := t.lease(ctx, cli, w.root, markEnd, now)
 			if err != nil {
 				return seen.Verdict{}, err
 			}
@@ -250,7 +256,7 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 // then, in a full bucket, deletes the marks changed longest ago. If there
 // was one, got is it.
 func (t *Table) add(ctx context.Context, cli *clientv3.Client, w *where, value string, end, day, now time.Time) (_ seen.Verdict, added bool, got mark, _ error) {
-	lease, err := t.lease(ctx, cli, end, now)
+	lease, err := t.lease(ctx, cli, w.root, end, now)
 	if err != nil {
 		return seen.Verdict{}, false, mark{}, err
 	}
@@ -283,7 +289,7 @@ func (t *Table) add(ctx context.Context, cli *clientv3.Client, w *where, value s
 				dels = append(dels, clientv3.OpDelete(string(kv.Key)))
 			}
 		}
-		dayLease, err := t.lease(ctx, cli, day.AddDate(0, 0, 1), now)
+		dayLease, err := t.lease(ctx, cli, w.root, day.AddDate(0, 0, 1), now)
 		if err != nil {
 			return verdict, true, mark{}, err
 		}
@@ -336,11 +342,17 @@ func (t *Table) salt(ctx context.Context, cli *clientv3.Client, prefix string, d
 	if ok && (s != nil || !make) {
 		return s, nil
 	}
-	base := etcdkv.BesidePrefix(prefix) + "seen/"
+	base := root(prefix)
 	key := base + day.Format(dayLayout) + "/salt"
-	if make {
+	// A read first: it costs the cluster no write, which a process that
+	// serves one hit (CGI) would otherwise make for every hit.
+	resp, err := cli.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("etcdseen: the day's salt: %w", err)
+	}
+	if s = saltOf(resp.Kvs); s == nil && make {
 		end := day.AddDate(0, 0, 1).Add(counter.MaxReload)
-		lease, err := t.lease(ctx, cli, end, now)
+		lease, err := t.lease(ctx, cli, base, end, now)
 		if err != nil {
 			return nil, err
 		}
@@ -358,12 +370,9 @@ func (t *Table) salt(ctx context.Context, cli *clientv3.Client, prefix string, d
 		if s = fresh[:]; !resp.Succeeded {
 			s = saltOf(resp.Responses[0].GetResponseRange().Kvs)
 		}
-	} else {
-		resp, err := cli.Get(ctx, key)
-		if err != nil {
-			return nil, fmt.Errorf("etcdseen: the day's salt: %w", err)
-		}
-		s = saltOf(resp.Kvs)
+	}
+	if s == nil && make {
+		return nil, errors.New("etcdseen: the day's salt is not 32 bytes")
 	}
 	t.smu.Lock()
 	defer t.smu.Unlock()
@@ -383,26 +392,58 @@ func saltOf(kvs []*mvccpb.KeyValue) []byte {
 	return kvs[0].Value
 }
 
-// lease returns the lease that ends at end, granting it if this Table
-// has none.
-func (t *Table) lease(ctx context.Context, cli *clientv3.Client, end, now time.Time) (clientv3.LeaseID, error) {
+// lease returns the lease that ends at end: the one this Table knows,
+// or the one the cluster names under B "lease/" END (the Unix second),
+// or one it grants and names there, so that every host and every
+// process (a CGI process serves one hit) shares one lease an end.
+func (t *Table) lease(ctx context.Context, cli *clientv3.Client, base string, end, now time.Time) (clientv3.LeaseID, error) {
 	t.lmu.Lock()
 	defer t.lmu.Unlock()
 	if id, ok := t.leases[end.Unix()]; ok {
 		return id, nil
 	}
-	ttl := max(int64(math.Ceil(end.Sub(now).Seconds())), 1)
-	resp, err := cli.Grant(ctx, ttl)
+	key := base + "lease/" + strconv.FormatInt(end.Unix(), 10)
+	resp, err := cli.Get(ctx, key)
 	if err != nil {
 		return 0, fmt.Errorf("etcdseen: lease: %w", err)
+	}
+	id, ok := leaseOf(resp.Kvs)
+	if !ok {
+		ttl := max(int64(math.Ceil(end.Sub(now).Seconds())), 1)
+		g, err := cli.Grant(ctx, ttl)
+		if err != nil {
+			return 0, fmt.Errorf("etcdseen: lease: %w", err)
+		}
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(g.ID))
+		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, string(b[:]), clientv3.WithLease(g.ID))).
+			Else(clientv3.OpGet(key)).Commit()
+		if err != nil {
+			return 0, fmt.Errorf("etcdseen: lease: %w", err)
+		}
+		if id = g.ID; !resp.Succeeded {
+			// Another granted one first: that one is the end's.
+			cli.Revoke(ctx, g.ID)
+			if id, ok = leaseOf(resp.Responses[0].GetResponseRange().Kvs); !ok {
+				return 0, errors.New("etcdseen: lease: a lease's key holds no lease")
+			}
+		}
 	}
 	for e := range t.leases {
 		if e <= now.Unix() {
 			delete(t.leases, e)
 		}
 	}
-	t.leases[end.Unix()] = resp.ID
-	return resp.ID, nil
+	t.leases[end.Unix()] = id
+	return id, nil
+}
+
+func leaseOf(kvs []*mvccpb.KeyValue) (clientv3.LeaseID, bool) {
+	if len(kvs) == 0 || len(kvs[0].Value) != 8 {
+		return 0, false
+	}
+	return clientv3.LeaseID(binary.BigEndian.Uint64(kvs[0].Value)), true
 }
 
 // forget forgets the lease that ends at end, which the cluster no longer

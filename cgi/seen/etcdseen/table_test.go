@@ -321,3 +321,26 @@ func TestUnseeAcrossHosts(t *testing.T) {
 		t.Errorf("after a view again taken back on A, B: got %s, want view (not a reload, not new)", w)
 	}
 }
+
+// TestLeasesShared sees visitors from two long-lived hosts and from a
+// fresh Table for each hit, as CGI processes are: the cluster holds one
+// lease for the day's marks and one for its salt, whoever granted them,
+// and a hit costs no lease of its own.
+func TestLeasesShared(t *testing.T) {
+	c := startCluster(t)
+	hosts := []*Table{c.host(t), c.host(t)}
+	for i := range 12 {
+		tab := hosts[i%2]
+		if i%3 == 2 {
+			tab = c.host(t)
+		}
+		see(t, tab, seen.Visit{Counter: "blog", Addr: fmt.Sprintf("192.0.2.%d", i), UserAgent: "Firefox", Now: at(5, 12, 0, i), Window: time.Hour})
+	}
+	resp, err := c.cli.Leases(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Leases) != 2 {
+		t.Errorf("%d leases in the cluster after 12 hits from 6 Tables, want 2 (the marks', the salt's)", len(resp.Leases))
+	}
+}
