@@ -152,6 +152,16 @@ func midnight(t time.Time) time.Time {
 // write of it.
 var errBusy = errors.New("etcdseen: the visitor's mark keeps changing")
 
+// sending is a write of See's whose answer may have been lost.
+type sending int
+
+const (
+	sentNone sending = iota
+	sentAdd          // a new visitor's mark
+	sentJoin         // the other request of a view
+	sentView         // a known visitor's view again
+)
+
 // errDup is an add that another of the same visitor's went with.
 var errDup = errors.New("etcdseen: the visitor's mark was added with another")
 
@@ -191,31 +201,70 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 		markEnd = e.Add(leaseStep - 1).Truncate(leaseStep)
 	}
 	value := encode(sec, v.Via)
-	var m mark
-	known := false // m was read, by an add that found it
+	var (
+		m     mark
+		known bool // m is the mark as last read (or found by an add)
+		// sent is a write whose answer was lost (a member or the
+		// leader gone), and before the mark it was to replace: the next
+		// read tells whether it applied.
+		sent   sending
+		before mark
+	)
+	lost := func(try int, s sending, err error) bool {
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			s = sentNone // refused: nothing applied
+		}
+		if ctx.Err() != nil || try == tries-1 {
+			return false
+		}
+		sent, before, known = s, m, false
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(10<<try) * time.Millisecond):
+		}
+		return true
+	}
 	for try := range tries {
 		if !known && (try > 0 || yesterday != 0) {
 			resp, err := cli.Get(ctx, w.key)
 			if err != nil {
+				if lost(try, sent, err) {
+					continue
+				}
 				return seen.Verdict{}, fmt.Errorf("etcdseen: read: %w", err)
 			}
 			m = decode(resp.Kvs)
 			known = true
 		}
+		if known && m.found() {
+			switch {
+			case sent == sentAdd && m.last == sec && m.via == v.Via:
+				t.remember(w.key, mark{last: sec, via: v.Via})
+				return seen.Verdict{NewToday: true}.WithUndo(sec, 0, 0), nil
+			case sent == sentJoin && m.last == before.last && m.via == before.via|v.Via:
+				return seen.Verdict{Joined: true}, nil
+			case sent == sentView && m.last == sec && m.via == v.Via:
+				t.remember(w.key, mark{last: sec, via: v.Via})
+				return seen.Verdict{}.WithUndo(sec, before.last, before.via), nil
+			}
+		}
+		sent = sentNone
 		switch {
 		case !known || !m.found() && (yesterday == 0 || !reload(yesterday)):
 			verdict, added, got, err := t.add(ctx, cli, &w, value, markEnd, day, now)
-			if errors.Is(err, errDup) {
+			switch {
+			case errors.Is(err, errDup):
 				// Another hit of this visitor went in the same group:
 				// read what it wrote.
 				known = false
 				continue
-			}
-			if err != nil || added {
-				if added {
-					t.remember(w.key, mark{last: sec, via: v.Via})
-				}
-				return verdict.WithUndo(sec, 0, 0), err
+			case err != nil && lost(try, sentAdd, err):
+				continue
+			case err != nil:
+				return seen.Verdict{}, err
+			case added:
+				t.remember(w.key, mark{last: sec, via: v.Via})
+				return verdict.WithUndo(sec, 0, 0), nil
 			}
 			m, known = got, true
 			continue
@@ -223,6 +272,9 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 			return seen.Verdict{Reload: true}, nil
 		case v.Joins(m.via) && within(m.last, v.JoinsWithin()):
 			ok, err := t.swap(ctx, cli, w.key, m.rev, encode(m.last, m.via|v.Via), clientv3.WithIgnoreLease())
+			if err != nil && lost(try, sentJoin, err) {
+				continue
+			}
 			if ok {
 				t.joined(w.key, m.last, v.Via)
 			}
@@ -234,11 +286,17 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 		default:
 			lease, err := t.lease(ctx, cli, w.root, markEnd, now)
 			if err != nil {
+				if lost(try, sentNone, err) {
+					continue
+				}
 				return seen.Verdict{}, err
 			}
 			ok, err := t.swap(ctx, cli, w.key, m.rev, value, clientv3.WithLease(lease))
 			if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 				t.forget(markEnd)
+			}
+			if err != nil && lost(try, sentView, err) {
+				continue
 			}
 			if ok {
 				t.remember(w.key, mark{last: sec, via: v.Via})
@@ -289,18 +347,17 @@ func (t *Table) add(ctx context.Context, cli *clientv3.Client, w *where, value s
 				dels = append(dels, clientv3.OpDelete(string(kv.Key)))
 			}
 		}
+		// The visitor is added: a failed eviction leaves the bucket a
+		// mark over, for the next add to trim, and fails nothing.
 		dayLease, err := t.lease(ctx, cli, w.root, day.AddDate(0, 0, 1), now)
 		if err != nil {
-			return verdict, true, mark{}, err
+			return verdict, true, mark{}, nil
 		}
 		// The first host to forget a visitor of the share today says so.
 		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(w.crowd), "=", 0)).
 			Then(append(dels, clientv3.OpPut(w.crowd, "", clientv3.WithLease(dayLease)))...).
 			Else(dels...).Commit()
-		if err != nil {
-			return verdict, true, mark{}, fmt.Errorf("etcdseen: forget: %w", err)
-		}
-		verdict.Crowded = resp.Succeeded
+		verdict.Crowded = err == nil && resp.Succeeded
 	}
 	return verdict, true, mark{}, nil
 }
