@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -342,5 +343,52 @@ func TestLeasesShared(t *testing.T) {
 	}
 	if len(resp.Leases) != 2 {
 		t.Errorf("%d leases in the cluster after 12 hits from 6 Tables, want 2 (the marks', the salt's)", len(resp.Leases))
+	}
+}
+
+// TestSeesThroughARestart sees new visitors from many goroutines while
+// the member is killed (-9) and started again: each See whose answer was
+// lost reads the mark back, so every visitor is one new visitor and no
+// See fails.
+func TestSeesThroughARestart(t *testing.T) {
+	c := startCluster(t)
+	a := c.host(t)
+	const visitors, workers = 300, 8
+	var (
+		next   atomic.Int64
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		news   int
+		failed []error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > visitors {
+					return
+				}
+				got, err := a.See(seen.Visit{Counter: "blog", Addr: fmt.Sprintf("10.9.%d.%d", i/256, i%256), UserAgent: "Firefox", Now: at(5, 12, 0, 0), Window: time.Hour})
+				mu.Lock()
+				if err != nil {
+					failed = append(failed, err)
+				} else if got.NewToday {
+					news++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for next.Load() < visitors/3 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := c.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if news != visitors || len(failed) > 0 {
+		t.Errorf("%d new visitors of %d through a restart, %d Sees failed: %v", news, visitors, len(failed), failed)
 	}
 }
