@@ -140,8 +140,8 @@ func TestClusterFaults(t *testing.T) {
 	if len(lines) > 0 {
 		t.Logf("majority stopped: the first log line: %s", lines[0])
 	}
-	if r.dashes != failed || failed < outageHits/3 {
-		t.Errorf("majority stopped: %d of %d hits not answered as counted, %d of them with the dashes image", failed, outageHits, r.dashes)
+	if r.dashes != failed || int64(r.statuses[http.StatusServiceUnavailable]) != failed || failed < outageHits/3 {
+		t.Errorf("majority stopped: %d of %d hits not answered as counted, %d of them with the dashes image, %d with 503", failed, outageHits, r.dashes, r.statuses[http.StatusServiceUnavailable])
 	}
 	if int64(len(lines)) > failed {
 		t.Errorf("majority stopped: %d log lines for %d hits not counted, want one each at most:\n%s", len(lines), failed, strings.Join(lines, "\n"))
