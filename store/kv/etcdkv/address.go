@@ -102,7 +102,7 @@ func (o *Opener) Open(addr string, readOnly bool, wait time.Duration) (kv.DB, er
 		return nil, err
 	}
 	return New(cli, Options{Prefix: a.Prefix, Timeout: wait, ReadOnly: readOnly,
-		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes})
+		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes, TLS: o.base.TLS})
 }
 
 func (o *Opener) client(a Address, wait time.Duration) (*clientv3.Client, error) {

@@ -19,6 +19,7 @@ package etcdkv
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -52,6 +53,9 @@ type Options struct {
 	MaxRequestBytes int           // the cluster's --max-request-bytes, less a margin; 0 means the default
 	Timeout         time.Duration // longest wait for one answer of the cluster; 0 means DefaultTimeout
 	ReadOnly        bool          // refuse Update
+	// TLS is how the client connects, nil for plain connections: a
+	// failure to reach the cluster is explained with it.
+	TLS *tls.Config
 }
 
 // DB is a store in an etcd cluster.
@@ -65,6 +69,7 @@ type DB struct {
 	maxBytes int
 	timeout  time.Duration
 	readOnly bool
+	tls      *tls.Config
 	// writer lets one transaction of this process write at a time, as
 	// bbolt does: two would only make each other run again.
 	writer sync.Mutex
@@ -85,6 +90,7 @@ func New(cli *clientv3.Client, o Options) (*DB, error) {
 		maxBytes: o.MaxRequestBytes,
 		timeout:  o.Timeout,
 		readOnly: o.ReadOnly,
+		tls:      o.TLS,
 	}
 	if d.maxOps <= 0 {
 		d.maxOps = DefaultMaxTxnOps
@@ -243,10 +249,14 @@ func (d *DB) commit(ctx context.Context, t *tx) (bool, error) {
 // cluster refused the read as it stood (a user or a permission): a
 // cluster that cannot be reached, or has no majority to answer, is
 // unavailable, and a long-lived process answers its hits with the
-// dashes until it is back.
+// dashes until it is back. What each endpoint does on a connection of
+// its own is added, when one of them refuses it (whyUnreachable).
 func (d *DB) failed(what string, err error) error {
 	if definite(err) {
 		return fmt.Errorf("etcdkv: cluster %s: %s: %w", d.where, what, err)
+	}
+	if why := whyUnreachable(d.cli.Endpoints(), d.tls, d.timeout); why != "" {
+		return fmt.Errorf("etcdkv: cluster %s: %s: %w (%w; %s)", d.where, what, kv.ErrUnavailable, err, why)
 	}
 	return fmt.Errorf("etcdkv: cluster %s: %s: %w: is a majority of its members up? (%w)", d.where, what, kv.ErrUnavailable, err)
 }
