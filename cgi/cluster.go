@@ -6,6 +6,11 @@ import (
 	"sync"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"hitcounter/cgi/seen"
+	"hitcounter/cgi/seen/etcdseen"
+
 	"hitcounter/store"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"
@@ -19,27 +24,40 @@ const optionsVar = "COUNTER_ETCD_OPTIONS"
 // cluster is how the full tool opens a store in an etcd cluster
 // (COUNTER_DB=etcd://host:2379/PREFIX). It reads the options file and
 // connects at the first open only, so that a command on a file pays
-// nothing for it; one client serves every open that follows. disconnect
+// nothing for it; one client serves every open that follows, and the
+// visitor table that the cluster's hosts share (visitors). disconnect
 // disconnects.
-func cluster(getenv func(string) string) (open store.Remote, disconnect func()) {
+func cluster(getenv func(string) string) (open store.Remote, visitors func(db string, wait time.Duration) seen.Visitors, disconnect func()) {
 	var (
 		once   sync.Once
 		opener *etcdkv.Opener
 		err    error
 	)
-	open = func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
+	connect := func() error {
 		once.Do(func() {
 			cfg, e := etcdkv.ConfigFromFile(getenv(optionsVar))
 			if err = e; err == nil {
 				opener = etcdkv.NewOpener(cfg)
 			}
 		})
-		if err != nil {
+		return err
+	}
+	open = func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
+		if err := connect(); err != nil {
 			return nil, err
 		}
 		return opener.Open(addr, readOnly, wait)
 	}
-	return open, func() {
+	visitors = func(db string, wait time.Duration) seen.Visitors {
+		return etcdseen.New(func() (*clientv3.Client, string, error) {
+			if err := connect(); err != nil {
+				return nil, "", err
+			}
+			cli, a, err := opener.Client(db, wait)
+			return cli, a.Prefix, err
+		}, wait)
+	}
+	return open, visitors, func() {
 		if opener != nil {
 			opener.Close()
 		}

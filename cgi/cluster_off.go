@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"hitcounter/cgi/seen"
 	"hitcounter/store"
 	"hitcounter/store/kv"
 )
@@ -17,6 +18,6 @@ import (
 var errNoCluster = errors.New("this build opens no etcd cluster: build the full tool with -tags etcd (deploy/doc/storage.md)")
 
 // cluster refuses stores in a cluster: see errNoCluster.
-func cluster(func(string) string) (open store.Remote, disconnect func()) {
-	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, func() {}
+func cluster(func(string) string) (open store.Remote, visitors func(string, time.Duration) seen.Visitors, disconnect func()) {
+	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, nil, func() {}
 }

@@ -31,9 +31,9 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	for _, err := range errs {
 		log.Printf("config: %v", err)
 	}
-	remote, disconnect := cluster(getenv)
+	remote, visitors, disconnect := cluster(getenv)
 	defer disconnect()
-	cfg.Remote = remote
+	cfg.Remote, cfg.SharedVisitors = remote, visitors
 	if getenv("GATEWAY_INTERFACE") != "" {
 		a := web.New(cfg, log, web.OneRequest)
 		return gateway.ServeCGI(a.Handler(), environ, stdin, stdout, gateway.Options{Log: log, Refuse: a.Refuse})

@@ -25,10 +25,11 @@ import (
 // Server serves image requests. Its zero value is not usable: every
 // field but Glyphs must be set.
 type Server struct {
-	Cfg      config.Config
-	Log      *logline.Logger
-	Hits     Hitter
-	Visitors *seen.Table
+	Cfg  config.Config
+	Log  *logline.Logger
+	Hits Hitter
+	// Visitors tells reloads and new visitors (Process.Visitors).
+	Visitors seen.Visitors
 	// Glyphs keeps glyphs drawn once in a long-lived process; nil in a
 	// CGI process, which draws each once anyway.
 	Glyphs *draw.GlyphCache
