@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/png"
@@ -22,6 +21,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"hitcounter/cgi/testenv"
+	"hitcounter/counter"
 	"hitcounter/store"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"
@@ -31,18 +31,22 @@ import (
 // TestClusterFaults runs three FastCGI services of the full tool (built
 // -tags etcd) on a real three-member etcd cluster, behind one nginx that
 // balances across them, under load from many visitors with browsers'
-// User-Agents, each coming back (reloads), and breaks things midway:
+// User-Agents, each coming back, and breaks things midway:
 //
 //   - the etcd leader killed (SIGKILL) and started again: every hit
 //     answered with the counted image is counted, and no other, and
 //     check passes;
 //   - one service killed (SIGKILL) and started again: the count lies
 //     between the hits answered and those plus the hits in flight when
-//     it died;
-//   - a majority of the members killed: hits answer the dashes image
-//     within a bounded wait, with one log line each, and count nothing;
-//     the members started again, the services count again by
-//     themselves.
+//     it died (nginx sends them on to another);
+//   - two members killed, the leader left alone: the hits that follow
+//     answer the dashes image with 503 within a bounded wait and one log
+//     line each; the count lies between the hits answered and those plus
+//     the hits in flight at the stop (a commit the lone leader took may
+//     apply, once, when the others are back); the members started
+//     again, the services count again by themselves;
+//   - VisitorsAcrossHosts: visitors whose hits reach different services
+//     are one visitor each, their other hits reloads.
 func TestClusterFaults(t *testing.T) {
 	nginx := serverBin(t, "nginx", "/usr/sbin/nginx")
 	cl := etcdtest.StartCluster(t, 3)
@@ -69,21 +73,33 @@ func TestClusterFaults(t *testing.T) {
 		svcs[i] = startClusterService(t, tool, filepath.Join(dir, fmt.Sprintf("svc%d", i)), db)
 	}
 	base := startBalancer(t, nginx, filepath.Join(dir, "nginx"), svcs)
-	count := clusterCounter(t, db)
+	glance := clusterGlance(t, db)
+	count := func(name string) int64 { return int64(glance(name).Count) }
 
-	// 1. The leader killed midway.
+	// 1. The leader killed midway. A hit may meet the election and be
+	// answered with the dashes; only one whose commit's outcome the
+	// service could not learn (it says so) may count all the same.
 	start := time.Now()
 	leader := cl.Leader()
-	r := hitLoad(t, base, 600, 12, func() {
+	mark := logMark(svcs)
+	r := hitLoad(t, base, 400, 12, func() {
 		cl.Members[leader].Stop()
 	})
 	if err := cl.Members[leader].Start(); err != nil {
 		t.Fatal(err)
 	}
 	got := count("page")
-	t.Logf("leader killed: %d hits answered as counted, %d otherwise (%v), %d counted, %v", r.counted, r.other, r.statuses, got, time.Since(start).Round(time.Millisecond))
-	if got != r.counted {
-		t.Errorf("leader killed: %d counted, %d answered as counted", got, r.counted)
+	lines := mark.since()
+	unknown := int64(0)
+	for _, l := range lines {
+		if strings.Contains(l, kv.ErrUnknownOutcome.Error()) {
+			unknown++
+		}
+	}
+	t.Logf("leader killed: %d hits answered as counted, %d with dashes, %d otherwise (%v), %d counted, %d log lines (%d outcomes unknown), %v",
+		r.counted, r.dashes, r.other, r.statuses, got, len(lines), unknown, time.Since(start).Round(time.Millisecond))
+	if got < r.counted || got > r.counted+unknown || r.other != 0 {
+		t.Errorf("leader killed: %d counted, %d answered as counted, %d commits' outcome unknown, %d answered neither way", got, r.counted, unknown, r.other)
 	}
 	if out := admin("check"); !strings.Contains(out, fmt.Sprintf(" %d view(s)", got)) {
 		t.Errorf("check after the leader's kill: %s, want %d views", out, got)
@@ -97,7 +113,7 @@ func TestClusterFaults(t *testing.T) {
 	before := got
 	var killedAt time.Time
 	victim := svcs[1]
-	r = hitLoad(t, base, 600, 12, func() {
+	r = hitLoad(t, base, 400, 12, func() {
 		killedAt = time.Now()
 		victim.kill()
 	})
@@ -117,23 +133,17 @@ func TestClusterFaults(t *testing.T) {
 	before += got
 	leader = cl.Leader()
 	stopped := []int{(leader + 1) % 3, (leader + 2) % 3}
-	logsBefore := make([]int, len(svcs))
-	for i, s := range svcs {
-		logsBefore[i] = len(s.logLines())
-	}
+	mark = logMark(svcs)
 	var stoppedAt time.Time
 	const outageHits = 48
-	r = hitLoad(t, base, outageHits, 6, func() {
+	r = hitLoad(t, base, outageHits, 12, func() {
 		stoppedAt = time.Now()
 		for _, m := range stopped {
 			cl.Members[m].Stop()
 		}
 	})
 	inFlight, _ = r.outstandingAt(stoppedAt, "")
-	var lines []string
-	for i, s := range svcs {
-		lines = append(lines, s.logLines()[logsBefore[i]:]...)
-	}
+	lines = mark.since()
 	failed := outageHits - r.counted
 	t.Logf("majority stopped: %d answered as counted, %d with dashes (%v), %d in flight at the stop, slowest %v, %d log lines, %v",
 		r.counted, r.dashes, r.statuses, inFlight, r.slowest.Round(time.Millisecond), len(lines), time.Since(start).Round(time.Millisecond))
@@ -169,7 +179,7 @@ func TestClusterFaults(t *testing.T) {
 
 	// 4. Back: the services count again by themselves.
 	start = time.Now()
-	r = hitLoad(t, base, 300, 12, nil)
+	r = hitLoad(t, base, 200, 12, nil)
 	got = count("page") - before
 	t.Logf("majority back: %d answered as counted, %d otherwise (%v), %d counted, %v", r.counted, r.other, r.statuses, got, time.Since(start).Round(time.Millisecond))
 	if got != r.counted || r.counted == 0 {
@@ -192,10 +202,12 @@ func TestClusterFaults(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		views, seen := countJSON(t, base, "visits")
-		if views != visitors || seen != visitors {
-			t.Skipf("waits for marks42 (visitor marks shared through the cluster): %d visitors' three hits each through three services gave %d views and %d visitors, want %d and %d",
-				visitors, views, seen, visitors, visitors)
+		g := glance("visits")
+		views, seen, reloads := g.Count, g.Today.Visitors, g.Today.NotCounted[counter.Reload]
+		t.Logf("%d visitors' three hits each through three services: %d views, %d visitors, %d reloads", visitors, views, seen, reloads)
+		if views != visitors || seen != visitors || reloads != 2*visitors {
+			t.Errorf("%d views, %d visitors and %d reloads, want %d, %d and %d: the hosts do not share the visitor marks",
+				views, seen, reloads, visitors, visitors, 2*visitors)
 		}
 	})
 }
@@ -277,6 +289,34 @@ func (s *clusterService) kill() {
 func (s *clusterService) logLines() []string {
 	b, _ := os.ReadFile(s.logPath)
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")[:strings.Count(string(b), "\n")]
+}
+
+// logMarks are where the services' logs stood.
+type logMarks struct {
+	svcs []*clusterService
+	at   []int
+}
+
+func logMark(svcs []*clusterService) logMarks {
+	m := logMarks{svcs: svcs}
+	for _, s := range svcs {
+		m.at = append(m.at, len(s.logLines()))
+	}
+	return m
+}
+
+// since returns the services' log lines written since the mark, but their
+// start lines.
+func (m logMarks) since() []string {
+	var lines []string
+	for i, s := range m.svcs {
+		for _, l := range s.logLines()[m.at[i]:] {
+			if !strings.HasSuffix(l, ", serving") {
+				lines = append(lines, l)
+			}
+		}
+	}
+	return lines
 }
 
 // startBalancer starts nginx on a free loopback port with the shipped
@@ -421,26 +461,24 @@ func serverBin(t *testing.T, names ...string) string {
 	return ""
 }
 
-// clusterCounter returns a reader of a counter's count in the cluster's
+// clusterGlance returns a reader of a counter's figures in the cluster's
 // store at db, read directly.
-func clusterCounter(t *testing.T, db string) func(name string) int64 {
+func clusterGlance(t *testing.T, db string) func(name string) store.Glance {
 	opener := etcdkv.NewOpener(clientv3.Config{})
 	t.Cleanup(func() { opener.Close() })
-	opts := store.Options{ReadOnly: true, Wait: 5 * time.Second, Remote: func(addr string, readOnly bool, w time.Duration) (kv.DB, error) {
-		return opener.Open(addr, readOnly, w)
-	}}
-	return func(name string) int64 {
+	opts := store.Options{ReadOnly: true, Wait: 5 * time.Second, Remote: opener.Open}
+	return func(name string) store.Glance {
 		t.Helper()
 		s, err := store.Open(db, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		info, err := s.Counter(name)
+		g, err := s.Glance(name, "", nil, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return int64(info.Count)
+		return g
 	}
 }
 
@@ -560,19 +598,4 @@ func hitLoad(t *testing.T, base string, n, clients int, midway func()) loadResul
 	}
 	wg.Wait()
 	return res
-}
-
-// countJSON reads a counter's views and visitors through the balancer.
-func countJSON(t *testing.T, base, name string) (views, visitors int64) {
-	t.Helper()
-	resp, err := http.Get(base + "/cgi-bin/counter.cgi/" + name + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var v struct{ Views, Visitors int64 }
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v.Views, v.Visitors
 }
