@@ -14,7 +14,8 @@
 #                 ./cgi`) and counter-themedecode (digitset add's image
 #                 decoder) are taken from beside it, named as FILE is
 #                 (counter-tool-linux-arm64 beside counter.cgi-linux-arm64),
-#                 or built with it
+#                 or built with it; so is counter-cluster (the full tool
+#                 for a store in an etcd cluster) if it is there
 # --server S      which server to set up: lighttpd, apache, nginx, caddy,
 #                 both (lighttpd and apache) or all, or several with commas
 #                 (apache,nginx); by default each one installed
@@ -144,6 +145,19 @@ if [ "$packaged" = 0 ]; then
 	done
 	[ -n "$decoder" ] || say "warning: no counter-themedecode beside $binary: digitset add cannot decode images until it is installed as $decoder_path"
 fi
+# The cluster tool, for a store in an etcd cluster: beside the binary,
+# named as it is, if it was built (deploy/build.sh builds it; installing
+# from source leaves it out, as building the etcd client on a Pi takes
+# minutes and only a cluster needs it).
+cluster_tool=""
+if [ "$packaged" = 0 ]; then
+	for c in "$(dirname -- "$binary")/counter-cluster${base#counter.cgi}" "$(dirname -- "$binary")/counter-cluster"; do
+		if [ -f "$c" ]; then
+			cluster_tool=$c
+			break
+		fi
+	done
+fi
 bin_before=$changed
 if [ "$packaged" = 0 ]; then
 	ensure_dir /usr/lib/cgi-bin 0755 root:root
@@ -152,6 +166,9 @@ if [ "$packaged" = 0 ]; then
 	ensure_file "$tool" "$tool_path" 0755 root:root
 	if [ -n "$decoder" ]; then
 		ensure_file "$decoder" "$decoder_path" 0755 root:root
+	fi
+	if [ -n "$cluster_tool" ]; then
+		ensure_file "$cluster_tool" "$cluster_tool_path" 0755 root:root
 	fi
 	ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root
 	ensure_link "$cmd_path" "$cmd_target"
