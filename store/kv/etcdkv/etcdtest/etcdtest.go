@@ -210,13 +210,24 @@ func (s *Server) Stop() {
 	s.done <- e
 }
 
+// freePort returns a loopback port that was free a moment ago, never
+// one of the machine's own etcd or Prometheus (2379, 2380, 9090), which
+// a test must not take even when they are free.
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0
+	for range 10 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		switch port {
+		case 2379, 2380, 9090:
+			continue
+		}
+		return port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return 0
 }
 
 func tail(b []byte) []byte {
