@@ -10,7 +10,6 @@ import (
 
 	"hitcounter/cgi/seen"
 	"hitcounter/cgi/seen/etcdseen"
-
 	"hitcounter/store"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"

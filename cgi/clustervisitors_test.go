@@ -21,16 +21,24 @@ import (
 )
 
 // TestVisitorsAcrossServices runs two FastCGI services of the full tool
-// built -tags etcd, each with a runtime directory of its own, as two
-// hosts behind a load balancer would, on one etcd cluster: each visitor
-// seen by one and then the other, by turns and both at once, is one
-// view and one visitor, and his other hits are reloads.
+// (which hands a cluster to the cluster tool beside it, built -tags
+// etcd), each with a runtime directory of its own, as two hosts behind a
+// load balancer would, on one etcd cluster, and CGI hits through the hit
+// binary from two more: each visitor seen by one and then the others, by
+// turns and at once, is one view and one visitor, and his other hits
+// are reloads.
 func TestVisitorsAcrossServices(t *testing.T) {
 	srv := etcdtest.Start(t)
 	dir := t.TempDir()
 	tool := filepath.Join(dir, "counter-tool")
-	if out, err := exec.Command("go", "build", "-tags", "etcd", "-o", tool, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build -tags etcd: %v\n%s", err, out)
+	for _, build := range [][]string{{"-o", tool}, {"-tags", "etcd", "-o", filepath.Join(dir, "counter-cluster")}} {
+		if out, err := exec.Command("go", append(append([]string{"build"}, build...), ".")...).CombinedOutput(); err != nil {
+			t.Fatalf("build %v: %v\n%s", build, err, out)
+		}
+	}
+	hitBin, err := buildHit(filepath.Join(dir, "counter.cgi"), tool)
+	if err != nil {
+		t.Fatal(err)
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "COUNTER_RUN_DIR=" + filepath.Join(dir, "run")}
 	file := filepath.Join(dir, "counter.db")
@@ -78,6 +86,26 @@ func TestVisitorsAcrossServices(t *testing.T) {
 	}
 	opener := etcdkv.NewOpener(clientv3.Config{})
 	defer opener.Close()
+	// CGI hits on two more hosts, a process each.
+	cgiHit := func(host, addr string) {
+		t.Helper()
+		env := hitRequest{path: "/page.svg"}.cgiEnv(cluster)
+		// The browser of the FastCGI hits: another is another visitor.
+		env = append(env, "REMOTE_ADDR="+addr, "COUNTER_RUN_DIR="+filepath.Join(dir, host), "HTTP_USER_AGENT="+fcgitest.BrowserUA)
+		stdout, stderr, code := runPlain(t, hitBin, env, "")
+		if code != 0 || !strings.Contains(stdout, "image/svg+xml") || stderr != "" {
+			t.Errorf("CGI hit on host %s from %s: exit %d, %.120q %s", host, addr, code, stdout, stderr)
+		}
+	}
+	for _, h := range []string{"C", "D"} {
+		if err := os.Mkdir(filepath.Join(dir, h), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cgiHit("C", "192.0.2.1")    // a reload of A's view
+	cgiHit("C", "198.51.100.1") // a new visitor
+	hit(0, "198.51.100.1")      // his reload on A
+	cgiHit("D", "198.51.100.1") // and on D
 	db, err := store.Open(cluster, store.Options{ReadOnly: true, Remote: opener.Open})
 	if err != nil {
 		t.Fatal(err)
@@ -87,10 +115,10 @@ func TestVisitorsAcrossServices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	visitors := uint64(turns + together)
-	reloads := uint64(turns*2 + together*(2*each-1))
+	visitors := uint64(turns + together + 1)
+	reloads := uint64(turns*2 + together*(2*each-1) + 3)
 	if g.Count != visitors || g.Today.Visitors != visitors || g.Today.NotCounted[counter.Reload] != reloads {
-		t.Errorf("after %d visitors' hits on two hosts: %d views, %d visitors, %d reloads; want %d, %d, %d",
+		t.Errorf("after %d visitors' hits on four hosts: %d views, %d visitors, %d reloads; want %d, %d, %d",
 			visitors, g.Count, g.Today.Visitors, g.Today.NotCounted[counter.Reload], visitors, visitors, reloads)
 	}
 	for i, l := range logs {

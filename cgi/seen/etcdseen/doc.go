@@ -14,6 +14,8 @@
 //	                                   counted view, and the seen.Via byte
 //	B DAY "/c/" share                  set once the share forgot a visitor
 //	                                   that day (seen.Verdict.Crowded)
+//	B "lease/" END                     the ID (8 bytes) of the lease that
+//	                                   ends at END, a Unix second in decimal
 //
 // DAY is the UTC day, 2006-01-02. share is 8 bytes of HMAC-SHA256, under
 // the day's salt, of the counter's name; bucket one byte, the visitor's
@@ -28,8 +30,10 @@
 // that runs past midnight (rounded up to a quarter of an hour, so that
 // the few marks written then share a few leases); the salt a day after
 // its own day (counter.MaxReload), for the reloads just after midnight.
-// A lease is granted once for its end and reused by every key that ends
-// then: a host holds about one lease a day, not one a mark. The first
+// A lease is granted once for its end, named under B "lease/" (under
+// itself), and reused by every key that ends then, whichever host or
+// process writes it: a cluster holds about two leases a day, not one a
+// mark or a process. The first
 // host to make a day's salt also deletes whatever is left of the days
 // before yesterday, so that a lease that a leader change extended (etcd
 // without lease checkpoints restarts a lease's time on a new leader)
@@ -57,5 +61,9 @@
 // more. Two hosts that see one visitor at the same instant so count him
 // once: one adds the mark, the other finds it. A full bucket costs one
 // more for the eviction, and the first hour after midnight (within the
-// reload window) one more to look for yesterday's mark.
+// reload window) one more to look for yesterday's mark. A long-lived
+// process keeps the day's salt and leases, and answers a reload of a view
+// it counted itself from its memory; the adds of its concurrent hits go
+// as one transaction of nested ones. A process that serves one hit (CGI)
+// reads the salt and the lease first, two reads more.
 package etcdseen

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -52,6 +53,9 @@ type Table struct {
 	smu   sync.Mutex
 	salts map[time.Time][]byte // by day: today's and yesterday's; nil for none
 	lmu   sync.Mutex
+	adds  group // new visitors' adds, sent together
+	mmu   sync.Mutex
+	mine  map[string]mark // the views this Table counted, by mark key: see known
 	// leases are the leases this Table granted, by the Unix second
 	// they end: one for every key that ends then.
 	leases map[int64]clientv3.LeaseID
@@ -60,7 +64,7 @@ type Table struct {
 // New is the shared table of the store that connect reaches, each See
 // and Unsee waiting at most timeout for the cluster. It does no I/O.
 func New(connect Connect, timeout time.Duration) *Table {
-	return &Table{connect: connect, timeout: timeout, slots: bucketSlots, salts: map[time.Time][]byte{}, leases: map[int64]clientv3.LeaseID{}}
+	return &Table{connect: connect, timeout: timeout, slots: bucketSlots, salts: map[time.Time][]byte{}, mine: map[string]mark{}, leases: map[int64]clientv3.LeaseID{}}
 }
 
 // Open is the shared table of the store at addr (etcd://...) that
@@ -101,6 +105,7 @@ func decode(kvs []*mvccpb.KeyValue) mark {
 
 // where is what a visit's keys are, under one day's salt.
 type where struct {
+	root   string // B
 	base   string // B DAY "/"
 	share  string // B DAY "/m/" share
 	bucket string // share + bucket
@@ -114,13 +119,17 @@ func place(prefix string, day time.Time, salt []byte, v *seen.Visit) where {
 	k, _ := seen.Hash(mac, nil, v)
 	sh := shareOf(mac, v.Counter)
 	var w where
-	w.base = etcdkv.BesidePrefix(prefix) + "seen/" + day.Format(dayLayout) + "/"
+	w.root = root(prefix)
+	w.base = w.root + day.Format(dayLayout) + "/"
 	w.share = w.base + "m/" + string(sh[:])
 	w.bucket = w.share + string(rune(binary.BigEndian.Uint32(k[:4])%buckets))
 	w.key = w.bucket + string(k[:])
 	w.crowd = w.base + "c/" + string(sh[:])
 	return w
 }
+
+// root is B, where the table's keys start under the store's prefix.
+func root(prefix string) string { return etcdkv.BesidePrefix(prefix) + "seen/" }
 
 // shareOf is a counter's share: a keyed hash of its name. The byte 0xff
 // that starts it is never the start of a visitor's text (the length of a
@@ -142,6 +151,19 @@ func midnight(t time.Time) time.Time {
 // errBusy is a mark that other hosts kept changing between a read and a
 // write of it.
 var errBusy = errors.New("etcdseen: the visitor's mark keeps changing")
+
+// sending is a write of See's whose answer may have been lost.
+type sending int
+
+const (
+	sentNone sending = iota
+	sentAdd          // a new visitor's mark
+	sentJoin         // the other request of a view
+	sentView         // a known visitor's view again
+)
+
+// errDup is an add that another of the same visitor's went with.
+var errDup = errors.New("etcdseen: the visitor's mark was added with another")
 
 // See judges a visit as seen.Table.See does, the marks shared through
 // the cluster.
@@ -165,6 +187,9 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 		return seen.Verdict{}, err
 	}
 	w := place(prefix, day, salt, &v)
+	if verdict, ok := t.known(w.key, &v, reload, within); ok {
+		return verdict, nil
+	}
 	var yesterday uint32
 	if now.Sub(day) < v.Window {
 		if yesterday, err = t.lookYesterday(ctx, cli, prefix, day, now, &v); err != nil {
@@ -176,22 +201,70 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 		markEnd = e.Add(leaseStep - 1).Truncate(leaseStep)
 	}
 	value := encode(sec, v.Via)
-	var m mark
-	known := false // m was read, by an add that found it
+	var (
+		m     mark
+		known bool // m is the mark as last read (or found by an add)
+		// sent is a write whose answer was lost (a member or the
+		// leader gone), and before the mark it was to replace: the next
+		// read tells whether it applied.
+		sent   sending
+		before mark
+	)
+	lost := func(try int, s sending, err error) bool {
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			s = sentNone // refused: nothing applied
+		}
+		if ctx.Err() != nil || try == tries-1 {
+			return false
+		}
+		sent, before, known = s, m, false
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(10<<try) * time.Millisecond):
+		}
+		return true
+	}
 	for try := range tries {
 		if !known && (try > 0 || yesterday != 0) {
 			resp, err := cli.Get(ctx, w.key)
 			if err != nil {
+				if lost(try, sent, err) {
+					continue
+				}
 				return seen.Verdict{}, fmt.Errorf("etcdseen: read: %w", err)
 			}
 			m = decode(resp.Kvs)
 			known = true
 		}
+		if known && m.found() {
+			switch {
+			case sent == sentAdd && m.last == sec && m.via == v.Via:
+				t.remember(w.key, mark{last: sec, via: v.Via})
+				return seen.Verdict{NewToday: true}.WithUndo(sec, 0, 0), nil
+			case sent == sentJoin && m.last == before.last && m.via == before.via|v.Via:
+				return seen.Verdict{Joined: true}, nil
+			case sent == sentView && m.last == sec && m.via == v.Via:
+				t.remember(w.key, mark{last: sec, via: v.Via})
+				return seen.Verdict{}.WithUndo(sec, before.last, before.via), nil
+			}
+		}
+		sent = sentNone
 		switch {
 		case !known || !m.found() && (yesterday == 0 || !reload(yesterday)):
 			verdict, added, got, err := t.add(ctx, cli, &w, value, markEnd, day, now)
-			if err != nil || added {
-				return verdict.WithUndo(sec, 0, 0), err
+			switch {
+			case errors.Is(err, errDup):
+				// Another hit of this visitor went in the same group:
+				// read what it wrote.
+				known = false
+				continue
+			case err != nil && lost(try, sentAdd, err):
+				continue
+			case err != nil:
+				return seen.Verdict{}, err
+			case added:
+				t.remember(w.key, mark{last: sec, via: v.Via})
+				return verdict.WithUndo(sec, 0, 0), nil
 			}
 			m, known = got, true
 			continue
@@ -199,19 +272,34 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 			return seen.Verdict{Reload: true}, nil
 		case v.Joins(m.via) && within(m.last, v.JoinsWithin()):
 			ok, err := t.swap(ctx, cli, w.key, m.rev, encode(m.last, m.via|v.Via), clientv3.WithIgnoreLease())
+			if err != nil && lost(try, sentJoin, err) {
+				continue
+			}
+			if ok {
+				t.joined(w.key, m.last, v.Via)
+			}
 			if ok || err != nil {
 				return seen.Verdict{Joined: ok}, err
 			}
 		case reload(m.last):
 			return seen.Verdict{Reload: true, Quiet: v.Quiet(m.via)}, nil
 		default:
-			lease, err := t.lease(ctx, cli, markEnd, now)
+			lease, err := t.lease(ctx, cli, w.root, markEnd, now)
 			if err != nil {
+				if lost(try, sentNone, err) {
+					continue
+				}
 				return seen.Verdict{}, err
 			}
 			ok, err := t.swap(ctx, cli, w.key, m.rev, value, clientv3.WithLease(lease))
 			if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 				t.forget(markEnd)
+			}
+			if err != nil && lost(try, sentView, err) {
+				continue
+			}
+			if ok {
+				t.remember(w.key, mark{last: sec, via: v.Via})
 			}
 			if ok || err != nil {
 				return seen.Verdict{}.WithUndo(sec, m.last, m.via), err
@@ -226,21 +314,27 @@ func (t *Table) See(v seen.Visit) (seen.Verdict, error) {
 // then, in a full bucket, deletes the marks changed longest ago. If there
 // was one, got is it.
 func (t *Table) add(ctx context.Context, cli *clientv3.Client, w *where, value string, end, day, now time.Time) (_ seen.Verdict, added bool, got mark, _ error) {
-	lease, err := t.lease(ctx, cli, end, now)
+	lease, err := t.lease(ctx, cli, w.root, end, now)
 	if err != nil {
 		return seen.Verdict{}, false, mark{}, err
 	}
-	resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(w.key), "=", 0)).
-		Then(clientv3.OpPut(w.key, value, clientv3.WithLease(lease)),
+	a := &adding{key: w.key, op: clientv3.OpTxn(
+		[]clientv3.Cmp{clientv3.Compare(clientv3.CreateRevision(w.key), "=", 0)},
+		[]clientv3.Op{clientv3.OpPut(w.key, value, clientv3.WithLease(lease)),
 			clientv3.OpGet(w.bucket, clientv3.WithPrefix(), clientv3.WithKeysOnly(), clientv3.WithLimit(evictRead),
-				clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortAscend))).
-		Else(clientv3.OpGet(w.key)).Commit()
-	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+				clientv3.WithSort(clientv3.SortByModRevision, clientv3.SortAscend))},
+		[]clientv3.Op{clientv3.OpGet(w.key)})}
+	t.adds.add(ctx, cli, a)
+	if errors.Is(a.err, rpctypes.ErrLeaseNotFound) {
 		t.forget(end)
 	}
-	if err != nil {
-		return seen.Verdict{}, false, mark{}, fmt.Errorf("etcdseen: add: %w", err)
+	switch {
+	case a.err != nil:
+		return seen.Verdict{}, false, mark{}, a.err
+	case a.dup:
+		return seen.Verdict{}, false, mark{}, errDup
 	}
+	resp := a.resp
 	if !resp.Succeeded {
 		return seen.Verdict{}, false, decode(resp.Responses[0].GetResponseRange().Kvs), nil
 	}
@@ -253,18 +347,17 @@ func (t *Table) add(ctx context.Context, cli *clientv3.Client, w *where, value s
 				dels = append(dels, clientv3.OpDelete(string(kv.Key)))
 			}
 		}
-		dayLease, err := t.lease(ctx, cli, day.AddDate(0, 0, 1), now)
+		// The visitor is added: a failed eviction leaves the bucket a
+		// mark over, for the next add to trim, and fails nothing.
+		dayLease, err := t.lease(ctx, cli, w.root, day.AddDate(0, 0, 1), now)
 		if err != nil {
-			return verdict, true, mark{}, err
+			return verdict, true, mark{}, nil
 		}
 		// The first host to forget a visitor of the share today says so.
 		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(w.crowd), "=", 0)).
 			Then(append(dels, clientv3.OpPut(w.crowd, "", clientv3.WithLease(dayLease)))...).
 			Else(dels...).Commit()
-		if err != nil {
-			return verdict, true, mark{}, fmt.Errorf("etcdseen: forget: %w", err)
-		}
-		verdict.Crowded = resp.Succeeded
+		verdict.Crowded = err == nil && resp.Succeeded
 	}
 	return verdict, true, mark{}, nil
 }
@@ -306,11 +399,17 @@ func (t *Table) salt(ctx context.Context, cli *clientv3.Client, prefix string, d
 	if ok && (s != nil || !make) {
 		return s, nil
 	}
-	base := etcdkv.BesidePrefix(prefix) + "seen/"
+	base := root(prefix)
 	key := base + day.Format(dayLayout) + "/salt"
-	if make {
+	// A read first: it costs the cluster no write, which a process that
+	// serves one hit (CGI) would otherwise make for every hit.
+	resp, err := cli.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("etcdseen: the day's salt: %w", err)
+	}
+	if s = saltOf(resp.Kvs); s == nil && make {
 		end := day.AddDate(0, 0, 1).Add(counter.MaxReload)
-		lease, err := t.lease(ctx, cli, end, now)
+		lease, err := t.lease(ctx, cli, base, end, now)
 		if err != nil {
 			return nil, err
 		}
@@ -328,12 +427,9 @@ func (t *Table) salt(ctx context.Context, cli *clientv3.Client, prefix string, d
 		if s = fresh[:]; !resp.Succeeded {
 			s = saltOf(resp.Responses[0].GetResponseRange().Kvs)
 		}
-	} else {
-		resp, err := cli.Get(ctx, key)
-		if err != nil {
-			return nil, fmt.Errorf("etcdseen: the day's salt: %w", err)
-		}
-		s = saltOf(resp.Kvs)
+	}
+	if s == nil && make {
+		return nil, errors.New("etcdseen: the day's salt is not 32 bytes")
 	}
 	t.smu.Lock()
 	defer t.smu.Unlock()
@@ -353,26 +449,58 @@ func saltOf(kvs []*mvccpb.KeyValue) []byte {
 	return kvs[0].Value
 }
 
-// lease returns the lease that ends at end, granting it if this Table
-// has none.
-func (t *Table) lease(ctx context.Context, cli *clientv3.Client, end, now time.Time) (clientv3.LeaseID, error) {
+// lease returns the lease that ends at end: the one this Table knows,
+// or the one the cluster names under B "lease/" END (the Unix second),
+// or one it grants and names there, so that every host and every
+// process (a CGI process serves one hit) shares one lease an end.
+func (t *Table) lease(ctx context.Context, cli *clientv3.Client, base string, end, now time.Time) (clientv3.LeaseID, error) {
 	t.lmu.Lock()
 	defer t.lmu.Unlock()
 	if id, ok := t.leases[end.Unix()]; ok {
 		return id, nil
 	}
-	ttl := max(int64(math.Ceil(end.Sub(now).Seconds())), 1)
-	resp, err := cli.Grant(ctx, ttl)
+	key := base + "lease/" + strconv.FormatInt(end.Unix(), 10)
+	resp, err := cli.Get(ctx, key)
 	if err != nil {
 		return 0, fmt.Errorf("etcdseen: lease: %w", err)
+	}
+	id, ok := leaseOf(resp.Kvs)
+	if !ok {
+		ttl := max(int64(math.Ceil(end.Sub(now).Seconds())), 1)
+		g, err := cli.Grant(ctx, ttl)
+		if err != nil {
+			return 0, fmt.Errorf("etcdseen: lease: %w", err)
+		}
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(g.ID))
+		resp, err := cli.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, string(b[:]), clientv3.WithLease(g.ID))).
+			Else(clientv3.OpGet(key)).Commit()
+		if err != nil {
+			return 0, fmt.Errorf("etcdseen: lease: %w", err)
+		}
+		if id = g.ID; !resp.Succeeded {
+			// Another granted one first: that one is the end's.
+			cli.Revoke(ctx, g.ID)
+			if id, ok = leaseOf(resp.Responses[0].GetResponseRange().Kvs); !ok {
+				return 0, errors.New("etcdseen: lease: a lease's key holds no lease")
+			}
+		}
 	}
 	for e := range t.leases {
 		if e <= now.Unix() {
 			delete(t.leases, e)
 		}
 	}
-	t.leases[end.Unix()] = resp.ID
-	return resp.ID, nil
+	t.leases[end.Unix()] = id
+	return id, nil
+}
+
+func leaseOf(kvs []*mvccpb.KeyValue) (clientv3.LeaseID, bool) {
+	if len(kvs) == 0 || len(kvs[0].Value) != 8 {
+		return 0, false
+	}
+	return clientv3.LeaseID(binary.BigEndian.Uint64(kvs[0].Value)), true
 }
 
 // forget forgets the lease that ends at end, which the cluster no longer
@@ -404,6 +532,11 @@ func (t *Table) Unsee(v seen.Visit, verdict seen.Verdict) error {
 	ctx, cancel := context.WithTimeout(context.Background(), t.timeout)
 	defer cancel()
 	w := place(prefix, day, salt, &v)
+	t.mmu.Lock()
+	if m, ok := t.mine[w.key]; ok && m.last == marked {
+		delete(t.mine, w.key)
+	}
+	t.mmu.Unlock()
 	undo := clientv3.OpDelete(w.key)
 	if prev != 0 {
 		undo = clientv3.OpPut(w.key, encode(prev, prevVia), clientv3.WithIgnoreLease())
@@ -413,4 +546,51 @@ func (t *Table) Unsee(v seen.Visit, verdict seen.Verdict) error {
 		return fmt.Errorf("etcdseen: take back: %w", err)
 	}
 	return nil
+}
+
+// maxMine bounds Table.mine; past it, it starts again empty.
+const maxMine = 1 << 14
+
+// known answers, without the cluster, a visit by a visitor whose last
+// counted view this Table wrote itself, when that alone decides, as
+// seen.Table's memory of its own views does: within the window it is a
+// reload whatever other hosts wrote since (any view they counted within
+// it would have been a reload of this one); with no window, a view by a
+// visitor known today. The other request of a view, and a script's
+// reload of a view its image may have joined on another host, are the
+// cluster's to judge.
+func (t *Table) known(key string, v *seen.Visit, reload func(uint32) bool, within func(uint32, time.Duration) bool) (seen.Verdict, bool) {
+	t.mmu.Lock()
+	m, ok := t.mine[key]
+	t.mmu.Unlock()
+	switch {
+	case !ok:
+	case v.Joins(m.via) && within(m.last, v.JoinsWithin()):
+	case v.Via == seen.ViaScript && m.via&seen.ViaImage == 0 && reload(m.last):
+	case reload(m.last):
+		return seen.Verdict{Reload: true, Quiet: v.Quiet(m.via)}, true
+	case v.Window <= 0 && v.Via == seen.ViaNone:
+		return seen.Verdict{}, true
+	}
+	return seen.Verdict{}, false
+}
+
+// remember keeps a view this Table counted, for known.
+func (t *Table) remember(key string, m mark) {
+	t.mmu.Lock()
+	defer t.mmu.Unlock()
+	if len(t.mine) >= maxMine {
+		clear(t.mine)
+	}
+	t.mine[key] = m
+}
+
+// joined adds via to the view at last this Table counted, if it did.
+func (t *Table) joined(key string, last uint32, via seen.Via) {
+	t.mmu.Lock()
+	defer t.mmu.Unlock()
+	if m, ok := t.mine[key]; ok && m.last == last {
+		m.via |= via
+		t.mine[key] = m
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,25 +26,25 @@ type cluster struct {
 	cli *clientv3.Client
 }
 
-func startCluster(t *testing.T) *cluster {
-	t.Helper()
-	srv := etcdtest.Start(t)
+func startCluster(tb testing.TB) *cluster {
+	tb.Helper()
+	srv := etcdtest.Start(tb)
 	cli, err := srv.Client()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { cli.Close() })
+	tb.Cleanup(func() { cli.Close() })
 	return &cluster{srv, cli}
 }
 
 // host is a host of the cluster: a Table over a client of its own.
-func (c *cluster) host(t *testing.T) *Table {
-	t.Helper()
+func (c *cluster) host(tb testing.TB) *Table {
+	tb.Helper()
 	cli, err := c.srv.Client()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { cli.Close() })
+	tb.Cleanup(func() { cli.Close() })
 	return New(func() (*clientv3.Client, string, error) { return cli, prefix, nil }, 5*time.Second)
 }
 
@@ -319,5 +320,75 @@ func TestUnseeAcrossHosts(t *testing.T) {
 	v.Now = v.Now.Add(time.Second)
 	if w := what(see(t, b, v)); w != "view" {
 		t.Errorf("after a view again taken back on A, B: got %s, want view (not a reload, not new)", w)
+	}
+}
+
+// TestLeasesShared sees visitors from two long-lived hosts and from a
+// fresh Table for each hit, as CGI processes are: the cluster holds one
+// lease for the day's marks and one for its salt, whoever granted them,
+// and a hit costs no lease of its own.
+func TestLeasesShared(t *testing.T) {
+	c := startCluster(t)
+	hosts := []*Table{c.host(t), c.host(t)}
+	for i := range 12 {
+		tab := hosts[i%2]
+		if i%3 == 2 {
+			tab = c.host(t)
+		}
+		see(t, tab, seen.Visit{Counter: "blog", Addr: fmt.Sprintf("192.0.2.%d", i), UserAgent: "Firefox", Now: at(5, 12, 0, i), Window: time.Hour})
+	}
+	resp, err := c.cli.Leases(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Leases) != 2 {
+		t.Errorf("%d leases in the cluster after 12 hits from 6 Tables, want 2 (the marks', the salt's)", len(resp.Leases))
+	}
+}
+
+// TestSeesThroughARestart sees new visitors from many goroutines while
+// the member is killed (-9) and started again: each See whose answer was
+// lost reads the mark back, so every visitor is one new visitor and no
+// See fails.
+func TestSeesThroughARestart(t *testing.T) {
+	c := startCluster(t)
+	a := c.host(t)
+	const visitors, workers = 300, 8
+	var (
+		next   atomic.Int64
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		news   int
+		failed []error
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > visitors {
+					return
+				}
+				got, err := a.See(seen.Visit{Counter: "blog", Addr: fmt.Sprintf("10.9.%d.%d", i/256, i%256), UserAgent: "Firefox", Now: at(5, 12, 0, 0), Window: time.Hour})
+				mu.Lock()
+				if err != nil {
+					failed = append(failed, err)
+				} else if got.NewToday {
+					news++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for next.Load() < visitors/3 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := c.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if news != visitors || len(failed) > 0 {
+		t.Errorf("%d new visitors of %d through a restart, %d Sees failed: %v", news, visitors, len(failed), failed)
 	}
 }
