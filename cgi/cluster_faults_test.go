@@ -98,6 +98,9 @@ func TestClusterFaults(t *testing.T) {
 	}
 	t.Logf("leader killed: %d hits answered as counted, %d with dashes, %d otherwise (%v), %d counted, %d log lines (%d outcomes unknown), %v",
 		r.counted, r.dashes, r.other, r.statuses, got, len(lines), unknown, time.Since(start).Round(time.Millisecond))
+	if len(lines) > 0 {
+		t.Logf("leader killed: the first log line: %s", lines[0])
+	}
 	if got < r.counted || got > r.counted+unknown || r.other != 0 {
 		t.Errorf("leader killed: %d counted, %d answered as counted, %d commits' outcome unknown, %d answered neither way", got, r.counted, unknown, r.other)
 	}
@@ -137,24 +140,35 @@ func TestClusterFaults(t *testing.T) {
 	leader = cl.Leader()
 	stopped := []int{(leader + 1) % 3, (leader + 2) % 3}
 	mark = logMark(svcs)
-	var stoppedAt time.Time
+	var stopping, gone time.Time
 	const outageHits = 48
 	r = hitLoad(t, base, outageHits, 12, func() {
-		stoppedAt = time.Now()
+		stopping = time.Now()
 		for _, m := range stopped {
 			cl.Members[m].Stop()
 		}
+		gone = time.Now()
 	})
-	inFlight, _ = r.outstanding(stoppedAt, stoppedAt, "")
+	inFlight, _ = r.outstanding(stopping, gone, "")
+	after := 0 // hits sent once the majority was gone, all to fail
+	for _, h := range r.hits {
+		if h.start.After(gone) {
+			after++
+			if h.status != http.StatusServiceUnavailable || !h.image {
+				t.Errorf("majority gone: a hit answered %d (an image: %v), want 503 with the dashes image", h.status, h.image)
+			}
+		}
+	}
 	lines = mark.since()
 	failed := outageHits - r.counted
-	t.Logf("majority stopped: %d answered as counted, %d with dashes (%v), %d in flight at the stop, slowest %v, %d log lines, %v",
-		r.counted, r.dashes, r.statuses, inFlight, r.slowest.Round(time.Millisecond), len(lines), time.Since(start).Round(time.Millisecond))
+	t.Logf("majority stopped: %d answered as counted, %d with dashes (%v), %d in flight at the stop, %d sent after it, slowest %v, %d log lines, %v",
+		r.counted, r.dashes, r.statuses, inFlight, after, r.slowest.Round(time.Millisecond), len(lines), time.Since(start).Round(time.Millisecond))
 	if len(lines) > 0 {
 		t.Logf("majority stopped: the first log line: %s", lines[0])
 	}
-	if r.dashes != failed || int64(r.statuses[http.StatusServiceUnavailable]) != failed || failed < outageHits/3 {
-		t.Errorf("majority stopped: %d of %d hits not answered as counted, %d of them with the dashes image, %d with 503", failed, outageHits, r.dashes, r.statuses[http.StatusServiceUnavailable])
+	if r.dashes != failed || int64(r.statuses[http.StatusServiceUnavailable]) != failed || after == 0 {
+		t.Errorf("majority stopped: %d of %d hits not answered as counted, %d of them with the dashes image, %d with 503; %d sent once it was gone",
+			failed, outageHits, r.dashes, r.statuses[http.StatusServiceUnavailable], after)
 	}
 	if int64(len(lines)) > failed {
 		t.Errorf("majority stopped: %d log lines for %d hits not counted, want one each at most:\n%s", len(lines), failed, strings.Join(lines, "\n"))
