@@ -22,14 +22,16 @@ type adding struct {
 	resp *pb.TxnResponse // the nested transaction's answer
 	dup  bool            // another add of key went in this group: not sent
 	err  error
-	done chan struct{}
+	done chan struct{} // closed once answered
+	lead chan struct{} // closed when it is a's turn to send
 }
 
 // group sends the adds of concurrent Sees (a FastCGI service's hits
 // that arrive together) in one etcd transaction, one nested transaction
 // each: what one commit of the cluster costs, the whole group shares.
-// The first waiting add sends, and goes on sending while others came
-// meanwhile.
+// The first add sends the adds waiting with it; those that come
+// meanwhile wait, and the first of them sends them next, so that no
+// See waits for more than the group before its own.
 type group struct {
 	mu      sync.Mutex
 	pending []*adding
@@ -39,25 +41,32 @@ type group struct {
 // add sends a's op with the adds that come with it, and waits for its
 // answer.
 func (g *group) add(ctx context.Context, cli *clientv3.Client, a *adding) {
-	a.done = make(chan struct{})
+	a.done, a.lead = make(chan struct{}), make(chan struct{})
 	g.mu.Lock()
 	g.pending = append(g.pending, a)
 	if g.sending {
 		g.mu.Unlock()
 		// The sender's own wait for the cluster bounds this one.
-		<-a.done
-		return
-	}
-	g.sending = true
-	for len(g.pending) > 0 {
-		n := min(len(g.pending), maxGroup)
-		batch := g.pending[:n:n]
-		g.pending = g.pending[n:]
-		g.mu.Unlock()
-		send(ctx, cli, batch)
+		select {
+		case <-a.done:
+			return
+		case <-a.lead:
+			// The first waiting: a sends the next group, itself first.
+		}
 		g.mu.Lock()
 	}
-	g.sending = false
+	g.sending = true
+	n := min(len(g.pending), maxGroup)
+	batch := g.pending[:n:n]
+	g.pending = g.pending[n:]
+	g.mu.Unlock()
+	send(ctx, cli, batch)
+	g.mu.Lock()
+	if len(g.pending) > 0 {
+		close(g.pending[0].lead)
+	} else {
+		g.sending = false
+	}
 	g.mu.Unlock()
 }
 
