@@ -70,6 +70,11 @@ type DB struct {
 	timeout  time.Duration
 	readOnly bool
 	tls      *tls.Config
+	// probeMu guards the last probe of a cluster that did not answer:
+	// when, and what it found (unreachable).
+	probeMu   sync.Mutex
+	probed    time.Time
+	probeSaid string
 	// writer lets one transaction of this process write at a time, as
 	// bbolt does: two would only make each other run again.
 	writer sync.Mutex
@@ -255,7 +260,7 @@ func (d *DB) failed(what string, err error) error {
 	if definite(err) {
 		return fmt.Errorf("etcdkv: cluster %s: %s: %w", d.where, what, err)
 	}
-	if why := whyUnreachable(d.cli.Endpoints(), d.tls, d.timeout); why != "" {
+	if why := d.unreachable(); why != "" {
 		return fmt.Errorf("etcdkv: cluster %s: %s: %w (%w; %s)", d.where, what, kv.ErrUnavailable, err, why)
 	}
 	return fmt.Errorf("etcdkv: cluster %s: %s: %w: is a majority of its members up? (%w)", d.where, what, kv.ErrUnavailable, err)
