@@ -27,7 +27,26 @@ type tx struct {
 	known  []span           // ranges whose every key at rev is in seen
 	loaded map[string]bool  // buckets whose first entries were read at once
 	err    error            // the first failed read: the transaction fails with it
+	atOnce bool             // commit as one etcd transaction or not at all
+	bytes  int              // about what the writes take in a request
 }
+
+// Full says whether the writes so far fill one etcd transaction, or
+// nearly: a caller that works in steps (an import) ends its step there,
+// so that the step commits at once, not in the steps of a large commit.
+func (t *tx) Full() bool {
+	return len(t.writes)+len(t.dels)+fullMargin >= t.db.maxOps || t.bytes+fullMargin*1024 >= t.db.maxBytes
+}
+
+// fullMargin is the writes a caller may add after Full said no: a row of
+// an import writes a few keys.
+const fullMargin = 8
+
+// AtOnce makes the transaction's commit one etcd transaction or none:
+// writes past the cluster's limits fail with kv.ErrTxTooLarge rather than
+// go in steps, which hold every other writer up a while. A caller that
+// can split its work (the batcher's hits) asks for it.
+func (t *tx) AtOnce() { t.atOnce = true }
 
 // write is one key's value at the end of the transaction.
 type write struct {
@@ -127,8 +146,8 @@ func (t *tx) remote(k string) entry {
 // set records k's value at the end of the transaction.
 func (t *tx) set(k string, w write) error {
 	if _, ok := t.writes[k]; !ok {
-		if len(t.writes) >= t.db.maxOps {
-			return fmt.Errorf("etcdkv: more than %d keys written: %w", t.db.maxOps, kv.ErrTxTooLarge)
+		if len(t.writes) >= maxBigWrites {
+			return fmt.Errorf("etcdkv: more than %d keys written: %w", maxBigWrites, kv.ErrTxTooLarge)
 		}
 		i := sort.SearchStrings(t.order, k)
 		t.order = append(t.order, "")
@@ -136,6 +155,7 @@ func (t *tx) set(k string, w write) error {
 		t.order[i] = k
 	}
 	t.writes[k] = w
+	t.bytes += len(k) + len(w.val) + 16
 	return nil
 }
 
