@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -16,32 +17,58 @@ import (
 // can read.
 const optionsVar = "COUNTER_ETCD_OPTIONS"
 
+// compactVar names how often the FastCGI service compacts the cluster's
+// history (a Go duration; "off" for never, when the owner's members
+// compact themselves with --auto-compaction-retention).
+const compactVar = "COUNTER_ETCD_COMPACT"
+
 // cluster is how the full tool opens a store in an etcd cluster
 // (COUNTER_DB=etcd://host:2379/PREFIX). It reads the options file and
 // connects at the first open only, so that a command on a file pays
 // nothing for it; one client serves every open that follows. disconnect
-// disconnects.
-func cluster(getenv func(string) string) (open store.Remote, disconnect func()) {
+// disconnects; keep, which a long-lived process runs until its end,
+// compacts the history of the clusters it connected to.
+func cluster(getenv func(string) string) (open store.Remote, disconnect func(), keep func(context.Context, func(string, ...any))) {
 	var (
 		once   sync.Once
 		opener *etcdkv.Opener
 		err    error
 	)
-	open = func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
+	connect := func() {
 		once.Do(func() {
 			cfg, e := etcdkv.ConfigFromFile(getenv(optionsVar))
 			if err = e; err == nil {
 				opener = etcdkv.NewOpener(cfg)
 			}
 		})
-		if err != nil {
+	}
+	open = func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
+		if connect(); err != nil {
 			return nil, err
 		}
 		return opener.Open(addr, readOnly, wait)
+	}
+	keep = func(ctx context.Context, logf func(string, ...any)) {
+		every := etcdkv.DefaultCompactEvery
+		switch v := getenv(compactVar); v {
+		case "":
+		case "off":
+			return
+		default:
+			d, perr := time.ParseDuration(v)
+			if perr != nil || d < time.Second {
+				logf("config: %s=%q: want a duration of a second or more, or off; compacting every %v", compactVar, v, every)
+			} else {
+				every = d
+			}
+		}
+		if connect(); err == nil {
+			opener.KeepCompacted(ctx, every, logf)
+		}
 	}
 	return open, func() {
 		if opener != nil {
 			opener.Close()
 		}
-	}
+	}, keep
 }

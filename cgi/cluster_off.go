@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 var errNoCluster = errors.New("this build opens no etcd cluster: build the full tool with -tags etcd (deploy/doc/storage.md)")
 
 // cluster refuses stores in a cluster: see errNoCluster.
-func cluster(func(string) string) (open store.Remote, disconnect func()) {
-	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, func() {}
+func cluster(func(string) string) (open store.Remote, disconnect func(), keep func(context.Context, func(string, ...any))) {
+	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, func() {},
+		func(context.Context, func(string, ...any)) {}
 }
