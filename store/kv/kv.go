@@ -87,3 +87,23 @@ type Cursor interface {
 	Prev() (k, v []byte)
 	Seek(seek []byte) (k, v []byte) // the first key >= seek
 }
+
+// Member is what one member of a cluster says of itself.
+type Member struct {
+	Endpoint    string
+	Err         error // it did not answer
+	Version     string
+	Leader      bool
+	DBSize      int64 // its file's size: what the quota limits
+	DBSizeInUse int64 // of which in use; the rest is free pages, given back by a defragmentation
+	Errors      []string
+}
+
+// Cluster is what an engine that is a cluster (etcd) says of its
+// members, for the owner's doctor.
+type Cluster struct {
+	Members []Member // one an endpoint of the store's address
+	Listed  int      // the members the cluster lists, those not in the address too
+	Alarms  []string // raised on the cluster (NOSPACE, CORRUPT), each with its member
+	Quota   int64    // the members' quota (--quota-backend-bytes) as the address says it
+}

@@ -44,6 +44,10 @@ const (
 	// keys and values.
 	DefaultMaxRequestBytes = 1<<20 + 1<<19 - 64<<10
 	DefaultTimeout         = 5 * time.Second
+	// DefaultQuotaBytes is etcd's own default for
+	// --quota-backend-bytes: past it, the cluster raises NOSPACE and
+	// takes no more writes.
+	DefaultQuotaBytes = 2 << 30
 )
 
 // Options says where in the cluster a store is and what it may send.
@@ -53,6 +57,7 @@ type Options struct {
 	MaxRequestBytes int           // the cluster's --max-request-bytes, less a margin; 0 means the default
 	Timeout         time.Duration // longest wait for one answer of the cluster; 0 means DefaultTimeout
 	ReadOnly        bool          // refuse Update
+	QuotaBytes      int64         // the members' --quota-backend-bytes; 0 means DefaultQuotaBytes
 }
 
 // DB is a store in an etcd cluster.
@@ -68,6 +73,7 @@ type DB struct {
 	maxBytes int
 	timeout  time.Duration
 	readOnly bool
+	quota    int64
 	// writer lets one transaction of this process write at a time, as
 	// bbolt does: two would only make each other run again.
 	writer sync.Mutex
@@ -90,6 +96,10 @@ func New(cli *clientv3.Client, o Options) (*DB, error) {
 		maxBytes: o.MaxRequestBytes,
 		timeout:  o.Timeout,
 		readOnly: o.ReadOnly,
+		quota:    o.QuotaBytes,
+	}
+	if d.quota <= 0 {
+		d.quota = DefaultQuotaBytes
 	}
 	if d.maxOps <= 0 {
 		d.maxOps = DefaultMaxTxnOps

@@ -393,9 +393,10 @@ func (b *bucket) KeyN() int {
 	return int(resp.Count)
 }
 
-// Size is what the member first reached holds in use in its file, the
-// whole cluster's keyspace with the revisions kept: what the overview
-// shows as the store's size.
+// Size is the file of the member first reached, the whole cluster's
+// keyspace with the revisions kept and the pages they freed: what the
+// members' quota limits (past it, NOSPACE), and what the overview shows
+// as the store's size.
 func (t *tx) Size() int64 {
 	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
 	defer cancel()
@@ -406,9 +407,6 @@ func (t *tx) Size() int64 {
 	resp, err := t.db.cli.Status(ctx, eps[0])
 	if err != nil {
 		return 0
-	}
-	if resp.DbSizeInUse > 0 {
-		return resp.DbSizeInUse
 	}
 	return resp.DbSize
 }
