@@ -22,6 +22,10 @@ const optionsVar = "COUNTER_ETCD_OPTIONS"
 // compact themselves with --auto-compaction-retention).
 const compactVar = "COUNTER_ETCD_COMPACT"
 
+// toCluster does nothing: this build opens clusters itself (see
+// cluster_off.go).
+func toCluster(string, []string, []string, []string) error { return nil }
+
 // cluster is how the full tool opens a store in an etcd cluster
 // (COUNTER_DB=etcd://host:2379/PREFIX). It reads the options file and
 // connects at the first open only, so that a command on a file pays

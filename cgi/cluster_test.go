@@ -12,15 +12,20 @@ import (
 )
 
 // TestClusterThroughTheTools moves a counter's file into a real etcd,
-// counts CGI hits on it through the hit binary (which hands them to the
-// full tool built -tags etcd), backs the cluster up into a file and
-// moves it back into a file: copy, check, backup and the hits work on a
-// cluster's store.
+// counts CGI hits on it through the hit binary, backs the cluster up
+// into a file and moves it back into a file: copy, check, backup and the
+// hits work on a cluster's store, with the three programs laid out as
+// installed. The hit binary hands a cluster's hit to the full tool, and
+// the full tool, built without the etcd client, hands every command and
+// request on a cluster to the cluster tool beside it (-tags etcd).
 func TestClusterThroughTheTools(t *testing.T) {
 	srv := etcdtest.Start(t)
 	dir := t.TempDir()
 	tool := filepath.Join(dir, "counter-tool")
-	if out, err := exec.Command("go", "build", "-tags", "etcd", "-o", tool, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", tool, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("go", "build", "-tags", "etcd", "-o", filepath.Join(dir, "counter-cluster"), ".").CombinedOutput(); err != nil {
 		t.Fatalf("build -tags etcd: %v\n%s", err, out)
 	}
 	hit, err := buildHit(filepath.Join(dir, "counter.cgi"), tool)

@@ -32,10 +32,18 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	for _, err := range errs {
 		log.Printf("config: %v", err)
 	}
+	cgi := getenv("GATEWAY_INTERFACE") != ""
+	named := args
+	if cgi {
+		named = nil // a visitor's, ignored below
+	}
+	if err := toCluster(cfg.DB, named, args, environ); err != nil {
+		return err
+	}
 	remote, disconnect, keep := cluster(getenv)
 	defer disconnect()
 	cfg.Remote = remote
-	if getenv("GATEWAY_INTERFACE") != "" {
+	if cgi {
 		a := web.New(cfg, log, web.OneRequest)
 		return gateway.ServeCGI(a.Handler(), environ, stdin, stdout, gateway.Options{Log: log, Refuse: a.Refuse})
 	}

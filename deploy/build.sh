@@ -16,7 +16,10 @@
 # tool for anything else. Beside each, counter-tool-linux-NAME: the full
 # tool (./cgi: the pages, FastCGI, the admin commands), installed as
 # /usr/lib/counter/counter-tool, where counter.cgi finds it from
-# /usr/lib/cgi-bin; and counter-themedecode-linux-NAME: digitset add's image
+# /usr/lib/cgi-bin; counter-cluster-linux-NAME: the full tool with the
+# etcd client (-tags etcd), which the full tool runs for a store in a
+# cluster, so that the client's size and start-up are paid by clusters
+# alone; and counter-themedecode-linux-NAME: digitset add's image
 # decoder (./cgi/themedecode), a program of its own so that neither binary
 # links an image decoder.
 #
@@ -68,8 +71,9 @@ for target in "${targets[@]}"; do
 	[ "$arm" = - ] || env+=(GOARM="$arm")
 	env "${env[@]}" "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$bin" ./cgi/hit
 	env "${env[@]}" "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-tool-linux-$name" ./cgi
+	env "${env[@]}" "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -tags etcd -o "$out/counter-cluster-linux-$name" ./cgi
 	env "${env[@]}" "$go_bin" build -trimpath -buildvcs=auto -ldflags="-s -w" -o "$out/counter-themedecode-linux-$name" ./cgi/themedecode
-	for b in "$bin" "$out/counter-tool-linux-$name" "$out/counter-themedecode-linux-$name"; do
+	for b in "$bin" "$out/counter-tool-linux-$name" "$out/counter-cluster-linux-$name" "$out/counter-themedecode-linux-$name"; do
 		size=$(stat -c %s "$b")
 		printf '%-48s %9d bytes (%s KiB)\n' "$b" "$size" "$(((size + 1023) / 1024))"
 	done
@@ -98,6 +102,7 @@ deb() {
 	d=$stage/root
 	install -D -m 0755 "$bin" "$d/usr/lib/cgi-bin/counter.cgi"
 	install -D -m 0755 "${bin/counter.cgi-/counter-tool-}" "$d/usr/lib/counter/counter-tool"
+	install -D -m 0755 "${bin/counter.cgi-/counter-cluster-}" "$d/usr/lib/counter/counter-cluster"
 	install -D -m 0755 "${bin/counter.cgi-/counter-themedecode-}" "$d/usr/lib/counter/counter-themedecode"
 	# the command on PATH that the manual and the messages name
 	mkdir -p "$d/usr/bin" && ln -s ../lib/counter/counter-tool "$d/usr/bin/counter"
@@ -112,6 +117,9 @@ deb() {
 	install -D -m 0755 deploy/install.sh "$d/usr/share/counter/install.sh"
 	install -D -m 0755 deploy/uninstall.sh "$d/usr/share/counter/uninstall.sh"
 	install -D -m 0644 deploy/install-lib.sh "$d/usr/share/counter/install-lib.sh"
+	# For a store in an etcd cluster (deploy/doc/cluster.md).
+	install -D -m 0755 deploy/cluster-certs.sh "$d/usr/share/counter/cluster-certs.sh"
+	install -D -m 0644 deploy/systemd/counter-cluster.conf "$d/usr/share/counter/systemd/counter-cluster.conf"
 	local f
 	for f in deploy/apache/*.conf deploy/lighttpd/*.conf deploy/nginx/*.conf deploy/caddy/*.caddy; do
 		install -D -m 0644 "$f" "$d/usr/share/counter/${f#deploy/}"

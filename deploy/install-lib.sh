@@ -46,6 +46,9 @@ decoder_path=$decoder_dir/counter-themedecode
 # but a counted image, out of cgi-bin too: counter.cgi finds it as
 # ../counter/counter-tool from its own folder
 tool_path=$decoder_dir/counter-tool
+# the full tool with the etcd client (-tags etcd), which counter-tool runs
+# for a store in a cluster: beside it
+cluster_tool_path=$decoder_dir/counter-cluster
 # the command on PATH the manual and the messages name (sudo -u www-data
 # counter passwd blog): a link to the full tool, relative as Debian's are
 cmd_path=/usr/bin/counter

@@ -14,7 +14,8 @@
 #                 ./cgi`) and counter-themedecode (digitset add's image
 #                 decoder) are taken from beside it, named as FILE is
 #                 (counter-tool-linux-arm64 beside counter.cgi-linux-arm64),
-#                 or built with it
+#                 or built with it; so is counter-cluster (the full tool
+#                 for a store in an etcd cluster) if it is there
 # --server S      which server to set up: lighttpd, apache, nginx, caddy,
 #                 both (lighttpd and apache) or all, or several with commas
 #                 (apache,nginx); by default each one installed
@@ -112,18 +113,23 @@ elif [ -z "$binary" ]; then
 fi
 [ -f "$binary" ] || die "--binary $binary: no such file"
 binary=$(realpath -- "$binary") # run below: a bare name would be looked up in PATH
-# The full tool, which counter.cgi runs for all but a hit: beside the
-# binary, named as it is.
-tool=$root$tool_path # the package's
-if [ "$packaged" = 0 ]; then
+# beside NAME prints the program NAME that came with the binary: beside
+# it, named as it is (counter-tool-linux-arm64 beside
+# counter.cgi-linux-arm64), or plain NAME there; nothing if neither is.
+beside() {
+	local f base
 	base=$(basename -- "$binary")
-	tool=""
-	for t in "$(dirname -- "$binary")/counter-tool${base#counter.cgi}" "$(dirname -- "$binary")/counter-tool"; do
-		if [ -f "$t" ]; then
-			tool=$t
-			break
+	for f in "$(dirname -- "$binary")/$1${base#counter.cgi}" "$(dirname -- "$binary")/$1"; do
+		if [ -f "$f" ]; then
+			echo "$f"
+			return
 		fi
 	done
+}
+# The full tool, which counter.cgi runs for all but a hit.
+tool=$root$tool_path # the package's
+if [ "$packaged" = 0 ]; then
+	tool=$(beside counter-tool)
 	[ -n "$tool" ] || die "no counter-tool beside $binary: counter.cgi runs it for all but a hit (deploy/build.sh builds both; go build -o counter-tool ./cgi)"
 fi
 [ -f "$tool" ] || die "$tool: no such file"
@@ -133,16 +139,15 @@ fi
 env -i GATEWAY_INTERFACE=CGI/1.1 REQUEST_METHOD=HEAD SERVER_PROTOCOL=HTTP/1.1 PATH_INFO=/-.png \
 	COUNTER_COSTS=off COUNTER_DB=/nonexistent/counter.db "$binary" </dev/null 2>/dev/null | grep -q '^Status: 400' ||
 	die "$binary does not run here (built for another machine?), or is not counter.cgi (go build ./cgi/hit)"
-# digitset add's decoder: beside the binary, named as it is.
-decoder=""
+# digitset add's decoder, and the cluster tool for a store in an etcd
+# cluster. The cluster tool is installed if it was built (deploy/build.sh
+# builds it; installing from source leaves it out, as building the etcd
+# client on a Pi takes minutes and only a cluster needs it).
+decoder="" cluster_tool=""
 if [ "$packaged" = 0 ]; then
-	for d in "$(dirname -- "$binary")/counter-themedecode${base#counter.cgi}" "$(dirname -- "$binary")/counter-themedecode"; do
-		if [ -f "$d" ]; then
-			decoder=$d
-			break
-		fi
-	done
+	decoder=$(beside counter-themedecode)
 	[ -n "$decoder" ] || say "warning: no counter-themedecode beside $binary: digitset add cannot decode images until it is installed as $decoder_path"
+	cluster_tool=$(beside counter-cluster)
 fi
 bin_before=$changed
 if [ "$packaged" = 0 ]; then
@@ -152,6 +157,9 @@ if [ "$packaged" = 0 ]; then
 	ensure_file "$tool" "$tool_path" 0755 root:root
 	if [ -n "$decoder" ]; then
 		ensure_file "$decoder" "$decoder_path" 0755 root:root
+	fi
+	if [ -n "$cluster_tool" ]; then
+		ensure_file "$cluster_tool" "$cluster_tool_path" 0755 root:root
 	fi
 	ensure_file "$deploy_dir/counter.tmpfiles.conf" "$tmpfiles_conf" 0644 root:root
 	ensure_link "$cmd_path" "$cmd_target"

@@ -129,6 +129,7 @@ if [ "$packaged" = 0 ]; then
 		remove "$cmd_path"
 	fi
 	remove "$tool_path"
+	remove "$cluster_tool_path"
 	remove "$decoder_path"
 	if [ -d "$root$decoder_dir" ] && [ -z "$(ls -A "$root$decoder_dir")" ]; then
 		remove "$decoder_dir" # the owner's own files there stay

@@ -30,6 +30,7 @@ import (
 	"hitcounter/cgi/imagehit"
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
+	"hitcounter/cgi/internal/sibling"
 	"hitcounter/cgi/internal/stack"
 	"hitcounter/cgi/meter"
 	"hitcounter/counter"
@@ -67,7 +68,10 @@ func run(started time.Time, args, environ []string, stdout, stderr io.Writer) in
 			}
 		}
 	}
-	err := execTool(fullTool(toolPath), args, environ)
+	err := sibling.Exec(sibling.Path(toolPath), args, environ)
+	if err != nil {
+		err = fmt.Errorf("the full tool %w (reinstall the counter)", err)
+	}
 	if cgi {
 		failCGI(env, err, stdout, stderr)
 	} else {

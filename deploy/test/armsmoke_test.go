@@ -44,7 +44,7 @@ func TestARMBinaries(t *testing.T) {
 	t.Logf("deploy/build.sh took %v:\n%s", time.Since(start).Round(time.Second), out)
 	machines := map[string]elf.Machine{"arm64": elf.EM_AARCH64, "armv7": elf.EM_ARM, "armv6": elf.EM_ARM, "amd64": elf.EM_X86_64}
 	for name, machine := range machines {
-		for _, b := range []string{"counter.cgi", "counter-tool", "counter-themedecode"} {
+		for _, b := range []string{"counter.cgi", "counter-tool", "counter-cluster", "counter-themedecode"} {
 			if err := checkStaticStripped(filepath.Join(dist, b+"-linux-"+name), machine); err != nil {
 				t.Error(err)
 			}

@@ -86,6 +86,9 @@ func TestDebianPackages(t *testing.T) {
 				" ./usr/share/counter/install.sh\n",
 				" ./usr/share/counter/apache/counter.conf\n",
 				" ./usr/share/counter/caddy/counter.caddy\n",
+				" ./usr/lib/counter/counter-cluster\n",
+				" ./usr/share/counter/cluster-certs.sh\n",
+				" ./usr/share/counter/systemd/counter-cluster.conf\n",
 				" ./usr/share/doc/counter/copyright\n",
 			} {
 				if !strings.Contains(string(contents), want) {
@@ -98,10 +101,11 @@ func TestDebianPackages(t *testing.T) {
 				t.Fatalf("dpkg-deb -x: %v\n%s", err, b)
 			}
 			for packaged, kit := range map[string]string{
-				"etc/init.d/counter":                   "init.d/counter",
-				"lib/systemd/system/counter.service":   "systemd/counter.service",
-				"etc/fail2ban/filter.d/counter.conf":   "fail2ban/filter.d/counter.conf",
-				"usr/share/counter/nginx/counter.conf": "nginx/counter.conf",
+				"etc/init.d/counter":                             "init.d/counter",
+				"lib/systemd/system/counter.service":             "systemd/counter.service",
+				"etc/fail2ban/filter.d/counter.conf":             "fail2ban/filter.d/counter.conf",
+				"usr/share/counter/nginx/counter.conf":           "nginx/counter.conf",
+				"usr/share/counter/systemd/counter-cluster.conf": "systemd/counter-cluster.conf",
 			} {
 				a, _ := os.ReadFile(filepath.Join(x, packaged))
 				b, _ := os.ReadFile(filepath.Join(kitDir, kit))
@@ -247,7 +251,7 @@ func TestDebianPackageInstall(t *testing.T) {
 	if !strings.Contains(out, "install.sh: checked: http://localhost/cgi-bin/counter.cgi/install-check.json answers from the counter") {
 		t.Errorf("postinst's check did not reach the counter through the server on port 80")
 	}
-	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/lib/counter/counter-tool", "/usr/lib/counter/counter-themedecode", "/usr/lib/tmpfiles.d/counter.conf", "/lib/systemd/system/counter.socket",
+	for _, p := range []string{"/usr/lib/cgi-bin/counter.cgi", "/usr/lib/counter/counter-tool", "/usr/lib/counter/counter-cluster", "/usr/lib/counter/counter-themedecode", "/usr/lib/tmpfiles.d/counter.conf", "/lib/systemd/system/counter.socket",
 		"/lib/systemd/system/counter.service", "/etc/init.d/counter", "/etc/fail2ban/filter.d/counter.conf",
 		"/usr/bin/counter", "/var/backups/counter"} {
 		if _, err := os.Stat(p); err != nil {

@@ -39,6 +39,29 @@ func TestSystemdUnits(t *testing.T) {
 	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
+	// With the drop-in for a store in a cluster, as deploy/doc/cluster.md
+	// installs it: still nothing to say.
+	dropIn := filepath.Join(dir, "counter.service.d")
+	if err := os.Mkdir(dropIn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(kitDir, "systemd", "counter-cluster.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dropIn, "cluster.conf"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(analyze, append([]string{"verify"}, units...)...).CombinedOutput()
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("systemd-analyze verify with counter-cluster.conf: %v\n%s", err, out)
+	}
+	out, err = exec.Command(analyze, "security", "--offline=yes", units[1]).CombinedOutput()
+	t.Logf("systemd-analyze security counter.service with counter-cluster.conf: %v\n%s", err,
+		regexp.MustCompile(`Overall exposure level.*`).Find(out))
+	if err := os.RemoveAll(dropIn); err != nil {
+		t.Fatal(err)
+	}
 	out, err = exec.Command(analyze, "security", "--offline=yes", units[1]).CombinedOutput()
 	if err != nil {
 		t.Fatalf("systemd-analyze security: %v\n%s", err, out)

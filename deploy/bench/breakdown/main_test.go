@@ -97,7 +97,7 @@ func TestPhaseOf(t *testing.T) {
 		{"the font's PNG encoded", []string{"compress/flate.(*compressor).deflate", "hitcounter/counter/draw.(*Drawing).Encode",
 			"hitcounter/cgi/imagehit.(*Server).drawCount", "main.main"}, "encoding (PNG)"},
 		{"os.Exit from main.main", []string{"runtime.exit.abi0", "os.Exit", "main.main", "runtime.main"}, "exit (the kernel unmaps the process)"},
-		{"back from a system call in main", []string{"runtime.exitsyscall", "syscall.Syscall", "main.execTool", "main.run", "main.main"},
+		{"back from a system call in main", []string{"runtime.exitsyscall", "syscall.Syscall", "hitcounter/cgi/internal/sibling.Exec", "main.run", "main.main"},
 			"main, other"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -106,7 +106,7 @@ func (o *Opener) Open(addr string, readOnly bool, wait time.Duration) (kv.DB, er
 		return nil, err
 	}
 	return New(cli, Options{Prefix: a.Prefix, Timeout: wait, ReadOnly: readOnly,
-		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes, QuotaBytes: a.QuotaBytes})
+		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes, QuotaBytes: a.QuotaBytes, TLS: o.base.TLS})
 }
 
 func (o *Opener) client(a Address, wait time.Duration) (*clientv3.Client, error) {

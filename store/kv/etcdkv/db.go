@@ -20,6 +20,7 @@ package etcdkv
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -58,6 +59,9 @@ type Options struct {
 	Timeout         time.Duration // longest wait for one answer of the cluster; 0 means DefaultTimeout
 	ReadOnly        bool          // refuse Update
 	QuotaBytes      int64         // the members' --quota-backend-bytes; 0 means DefaultQuotaBytes
+	// TLS is how the client connects, nil for plain connections: a
+	// failure to reach the cluster is explained with it.
+	TLS *tls.Config
 }
 
 // DB is a store in an etcd cluster.
@@ -74,6 +78,7 @@ type DB struct {
 	timeout  time.Duration
 	readOnly bool
 	quota    int64
+	tls      *tls.Config
 	// writer lets one transaction of this process write at a time, as
 	// bbolt does: two would only make each other run again.
 	writer sync.Mutex
@@ -97,6 +102,7 @@ func New(cli *clientv3.Client, o Options) (*DB, error) {
 		timeout:  o.Timeout,
 		readOnly: o.ReadOnly,
 		quota:    o.QuotaBytes,
+		tls:      o.TLS,
 	}
 	if d.quota <= 0 {
 		d.quota = DefaultQuotaBytes
@@ -212,6 +218,9 @@ func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
 		resp, err := d.cli.Get(rctx, d.clock, clientv3.WithRange(d.pending+"\x00"))
 		cancel()
 		if err != nil {
+			if why := whyUnreachable(d.cli.Endpoints(), d.tls, d.timeout); why != "" {
+				return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w (%s)", d.where, err, why)
+			}
 			return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w", d.where, err)
 		}
 		t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
