@@ -221,3 +221,57 @@ func TestLargeCommitsSerializable(t *testing.T) {
 		t.Errorf("count = %s, want %d", got, 2*adds)
 	}
 }
+
+// TestCompactedReadRunsAgain compacts the cluster past a transaction's
+// revision while it reads, as a host's compaction may: the read fails
+// with etcd's compacted error, and Update runs the transaction again on
+// the state after, once.
+func TestCompactedReadRunsAgain(t *testing.T) {
+	srv := etcdtest.Start(t)
+	cli, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	d := newDB(t, cli)
+	put := func(k string) error {
+		return d.Update(func(x kv.Tx) error {
+			b, err := x.CreateBucketIfNotExists([]byte("b"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte(k), []byte("x"))
+		})
+	}
+	if err := put("first"); err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	err = d.Update(func(x kv.Tx) error {
+		if runs++; runs == 1 {
+			// Another commit, then a compaction to it: this run's
+			// revision is gone.
+			if _, err := cli.Put(context.Background(), "other", "y"); err != nil {
+				return err
+			}
+			resp, err := cli.Get(context.Background(), "other")
+			if err != nil {
+				return err
+			}
+			if _, err := cli.Compact(context.Background(), resp.Header.Revision); err != nil {
+				return err
+			}
+		}
+		b := x.Bucket([]byte("b"))
+		if b == nil || b.Get([]byte("first")) == nil {
+			return fmt.Errorf("run %d: first not read", runs)
+		}
+		return b.Put([]byte("second"), []byte("x"))
+	})
+	if err != nil || runs != 2 {
+		t.Fatalf("update: %v after %d runs, want nil after 2", err, runs)
+	}
+	if n := count(t, d); n != 2 {
+		t.Errorf("%d keys, want 2", n)
+	}
+}
