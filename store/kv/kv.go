@@ -23,9 +23,11 @@ var (
 	ErrIncompatibleValue = errors.New("incompatible value") // a key where a bucket is, or the other way round
 	ErrTxNotWritable     = errors.New("tx not writable")
 	ErrKeyRequired       = errors.New("key required")
-	// ErrTxTooLarge reports a transaction an engine cannot commit as one:
-	// its writes exceed what the engine takes at once (etcd's
-	// --max-txn-ops and request size). Nothing of it is written.
+	// ErrTxTooLarge reports a transaction an engine cannot commit: its
+	// writes exceed what the engine takes at once (etcd's --max-txn-ops
+	// and request size) and its caller asked for one commit at once (an
+	// engine's optional AtOnce), or exceed what it holds at all. Nothing
+	// of it is written.
 	ErrTxTooLarge = errors.New("transaction too large to commit at once")
 	// ErrUnknownOutcome reports a commit sent whose outcome the engine
 	// could not learn in time: it may have applied, once. Running it
