@@ -6,6 +6,7 @@
 #     deploy/bench/bench-cluster.sh           # wrk -t2 -c16 -d10s, 3 rounds: about 2 minutes
 #     deploy/bench/bench-cluster.sh -quick    # -d3s, 1 round
 #     DURATION=5s ROUNDS=3 CONNS=16 deploy/bench/bench-cluster.sh
+#     COMPACT=5m deploy/bench/bench-cluster.sh   # the services' compaction (20s here, 5m by default)
 #
 # The cluster: Debian's etcd (ETCD, /usr/bin/etcd by default), three
 # members on 127.0.0.1 ports picked free (never 2379, 2380 or 9090, where
@@ -42,6 +43,9 @@ fi
 DURATION=${DURATION:-10s}
 ROUNDS=${ROUNDS:-3}
 CONNS=${CONNS:-16}
+# Each service compacts the cluster's history (COUNTER_ETCD_COMPACT): the
+# three at once, as three hosts do, and often enough to be seen here.
+COMPACT=${COMPACT:-20s}
 ETCD=${ETCD:-/usr/bin/etcd}
 [ -x "$ETCD" ] || die "$ETCD not found (apt-get install -y etcd-server)"
 command -v wrk >/dev/null || die "wrk not found (apt-get install -y wrk)"
@@ -99,7 +103,7 @@ for s in c1 c2 c3 file; do
 	db=$DB
 	[ "$s" = file ] && db=$T/file.db
 	mkdir -p "$T/run-$s"
-	env -u GATEWAY_INTERFACE COUNTER_DB="$db" COUNTER_RUN_DIR="$T/run-$s" \
+	env -u GATEWAY_INTERFACE COUNTER_DB="$db" COUNTER_RUN_DIR="$T/run-$s" COUNTER_ETCD_COMPACT="$COMPACT" \
 		"$T/counter" fastcgi -listen "unix:$T/$s.sock" 2>>"$T/services.log" &
 	SVC_PIDS+=($!)
 	BENCH_PIDS+=($!)
