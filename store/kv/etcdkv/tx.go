@@ -2,9 +2,11 @@ package etcdkv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"hitcounter/store/kv"
@@ -130,7 +132,7 @@ func (t *tx) remote(k string) entry {
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
 	defer cancel()
-	resp, err := t.db.cli.Get(ctx, k, clientv3.WithRev(t.rev))
+	resp, err := t.read(ctx, k)
 	if err != nil {
 		t.fail(err)
 		return entry{}
@@ -141,6 +143,21 @@ func (t *tx) remote(k string) entry {
 	}
 	t.seen[k] = e
 	return e
+}
+
+// read reads at the transaction's revision, which begin's linearizable
+// read found: what a key held at it is the same on every member that has
+// applied it, so a member may answer from its own state (etcd's
+// serializable read) without a round of the leader's. One that has not
+// applied it yet (the client may ask another member than begin's) says
+// so, and is asked again the linearizable way.
+func (t *tx) read(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	opts = append(opts, clientv3.WithRev(t.rev))
+	resp, err := t.db.cli.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
+	if errors.Is(err, rpctypes.ErrFutureRev) {
+		resp, err = t.db.cli.Get(ctx, key, opts...)
+	}
+	return resp, err
 }
 
 // set records k's value at the end of the transaction.
@@ -213,7 +230,7 @@ func (b *bucket) load() {
 	lo, hi := entries(b.path)
 	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
 	defer cancel()
-	resp, err := t.db.cli.Get(ctx, lo, clientv3.WithRange(hi), clientv3.WithRev(t.rev), clientv3.WithLimit(loadLen))
+	resp, err := t.read(ctx, lo, clientv3.WithRange(hi), clientv3.WithLimit(loadLen))
 	if err != nil {
 		t.fail(err)
 		return
@@ -385,7 +402,7 @@ func (b *bucket) KeyN() int {
 	}
 	ctx, cancel := context.WithTimeout(b.t.ctx, b.t.db.timeout)
 	defer cancel()
-	resp, err := b.t.db.cli.Get(ctx, b.path, clientv3.WithPrefix(), clientv3.WithRev(b.t.rev), clientv3.WithCountOnly())
+	resp, err := b.t.read(ctx, b.path, clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil {
 		b.t.fail(err)
 		return 0
