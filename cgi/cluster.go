@@ -7,6 +7,10 @@ import (
 	"sync"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"hitcounter/cgi/seen"
+	"hitcounter/cgi/seen/etcdseen"
 	"hitcounter/store"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"
@@ -29,28 +33,39 @@ func toCluster(string, []string, []string, []string) error { return nil }
 // cluster is how the full tool opens a store in an etcd cluster
 // (COUNTER_DB=etcd://host:2379/PREFIX). It reads the options file and
 // connects at the first open only, so that a command on a file pays
-// nothing for it; one client serves every open that follows. disconnect
+// nothing for it; one client serves every open that follows, and the
+// visitor table that the cluster's hosts share (visitors). disconnect
 // disconnects; keep, which a long-lived process runs until its end,
 // compacts the history of the clusters it connected to.
-func cluster(getenv func(string) string) (open store.Remote, disconnect func(), keep func(context.Context, func(string, ...any))) {
+func cluster(getenv func(string) string) (open store.Remote, visitors func(db string, wait time.Duration) seen.Visitors, disconnect func(), keep func(context.Context, func(string, ...any))) {
 	var (
 		once   sync.Once
 		opener *etcdkv.Opener
 		err    error
 	)
-	connect := func() {
+	connect := func() error {
 		once.Do(func() {
 			cfg, e := etcdkv.ConfigFromFile(getenv(optionsVar))
 			if err = e; err == nil {
 				opener = etcdkv.NewOpener(cfg)
 			}
 		})
+		return err
 	}
 	open = func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
-		if connect(); err != nil {
+		if err := connect(); err != nil {
 			return nil, err
 		}
 		return opener.Open(addr, readOnly, wait)
+	}
+	visitors = func(db string, wait time.Duration) seen.Visitors {
+		return etcdseen.New(func() (*clientv3.Client, string, error) {
+			if err := connect(); err != nil {
+				return nil, "", err
+			}
+			cli, a, err := opener.Client(db, wait)
+			return cli, a.Prefix, err
+		}, wait)
 	}
 	keep = func(ctx context.Context, logf func(string, ...any)) {
 		every := etcdkv.DefaultCompactEvery
@@ -66,11 +81,11 @@ func cluster(getenv func(string) string) (open store.Remote, disconnect func(), 
 				every = d
 			}
 		}
-		if connect(); err == nil {
+		if connect() == nil {
 			opener.KeepCompacted(ctx, every, logf)
 		}
 	}
-	return open, func() {
+	return open, visitors, func() {
 		if opener != nil {
 			opener.Close()
 		}

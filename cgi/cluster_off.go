@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/internal/sibling"
+	"hitcounter/cgi/seen"
 	"hitcounter/store"
 	"hitcounter/store/kv"
 )
@@ -56,7 +57,7 @@ func namesCluster(db string, args []string) bool {
 }
 
 // cluster refuses stores in a cluster: see errNoCluster.
-func cluster(func(string) string) (open store.Remote, disconnect func(), keep func(context.Context, func(string, ...any))) {
-	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, func() {},
+func cluster(func(string) string) (open store.Remote, visitors func(string, time.Duration) seen.Visitors, disconnect func(), keep func(context.Context, func(string, ...any))) {
+	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, nil, func() {},
 		func(context.Context, func(string, ...any)) {}
 }

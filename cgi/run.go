@@ -40,9 +40,9 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err := toCluster(cfg.DB, named, args, environ); err != nil {
 		return err
 	}
-	remote, disconnect, keep := cluster(getenv)
+	remote, visitors, disconnect, keep := cluster(getenv)
 	defer disconnect()
-	cfg.Remote = remote
+	cfg.Remote, cfg.SharedVisitors = remote, visitors
 	if cgi {
 		a := web.New(cfg, log, web.OneRequest)
 		return gateway.ServeCGI(a.Handler(), environ, stdin, stdout, gateway.Options{Log: log, Refuse: a.Refuse})

@@ -270,7 +270,8 @@ func (b *Batcher) commit(batch []*pendingHit) {
 // answered once its own half is committed; a hit alone that is (its day's
 // fold of a big site) goes in the engine's steps. A batch whose commit may or
 // may not have applied is answered with the error, never tried again,
-// so that no hit is counted twice.
+// so that no hit is counted twice, and so is one whose engine did not
+// answer (a cluster without a majority).
 func (b *Batcher) commitIn(db *DB, batch []*pendingHit) {
 	var ownerKey []byte
 	err := db.write(func(tx kv.Tx) error {
@@ -312,7 +313,10 @@ func (b *Batcher) commitIn(db *DB, batch []*pendingHit) {
 	case errors.Is(err, kv.ErrTxTooLarge) && len(batch) > 1:
 		b.commitIn(db, batch[:len(batch)/2])
 		b.commitIn(db, batch[len(batch)/2:])
-	case errors.Is(err, kv.ErrUnknownOutcome):
+	case errors.Is(err, kv.ErrUnknownOutcome), errors.Is(err, kv.ErrUnavailable):
+		// Unknown: a hit tried again could count twice. Unavailable:
+		// each hit alone would wait its own wait for the same cluster,
+		// one after the other, the last of them many waits.
 		for _, h := range batch {
 			h.counted, h.err = Counted{}, fmt.Errorf("store: hit %q: %w", h.visit.Name, err)
 		}

@@ -33,6 +33,10 @@ var (
 	// could not learn in time: it may have applied, once. Running it
 	// again could apply it twice.
 	ErrUnknownOutcome = errors.New("commit sent but its outcome is unknown")
+	// ErrUnavailable reports an engine that did not answer in time: a
+	// cluster that cannot be reached or has lost its majority. Nothing
+	// was written; the same transaction may succeed later.
+	ErrUnavailable = errors.New("no answer in time")
 )
 
 // DB is an open engine.

@@ -109,6 +109,18 @@ func (o *Opener) Open(addr string, readOnly bool, wait time.Duration) (kv.DB, er
 		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes, QuotaBytes: a.QuotaBytes, TLS: o.base.TLS})
 }
 
+// Client returns the client of the cluster at addr, shared with the
+// stores Open opened there, and addr read: for what a program keeps in
+// the cluster beside the store (BesidePrefix).
+func (o *Opener) Client(addr string, wait time.Duration) (*clientv3.Client, Address, error) {
+	a, err := ParseAddress(addr)
+	if err != nil {
+		return nil, a, err
+	}
+	cli, err := o.client(a, wait)
+	return cli, a, err
+}
+
 func (o *Opener) client(a Address, wait time.Duration) (*clientv3.Client, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -218,10 +218,7 @@ func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
 		resp, err := d.cli.Get(rctx, d.clock, clientv3.WithRange(d.pending+"\x00"))
 		cancel()
 		if err != nil {
-			if why := whyUnreachable(d.cli.Endpoints(), d.tls, d.timeout); why != "" {
-				return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w (%s)", d.where, err, why)
-			}
-			return nil, fmt.Errorf("etcdkv: cluster %s: begin: %w", d.where, err)
+			return nil, d.failed("begin", err)
 		}
 		t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
 			writes: map[string]write{}, seen: map[string]entry{}, loaded: map[string]bool{}}
@@ -322,6 +319,22 @@ func (d *DB) commitOnce(ctx context.Context, clockRev int64, tag string, then []
 		case <-time.After(time.Duration(10<<min(attempt, 6)) * time.Millisecond):
 		}
 	}
+}
+
+// failed wraps err, a read's failure, as kv.ErrUnavailable unless the
+// cluster refused the read as it stood (a user or a permission): a
+// cluster that cannot be reached, or has no majority to answer, is
+// unavailable, and a long-lived process answers its hits with the
+// dashes until it is back. What each endpoint does on a connection of
+// its own is added, when one of them refuses it (whyUnreachable).
+func (d *DB) failed(what string, err error) error {
+	if definite(err) {
+		return fmt.Errorf("etcdkv: cluster %s: %s: %w", d.where, what, err)
+	}
+	if why := whyUnreachable(d.cli.Endpoints(), d.tls, d.timeout); why != "" {
+		return fmt.Errorf("etcdkv: cluster %s: %s: %w (%w; %s)", d.where, what, kv.ErrUnavailable, err, why)
+	}
+	return fmt.Errorf("etcdkv: cluster %s: %s: %w: is a majority of its members up? (%w)", d.where, what, kv.ErrUnavailable, err)
 }
 
 // definite says whether a failed commit surely did not apply: the

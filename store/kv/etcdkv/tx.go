@@ -83,7 +83,7 @@ func (e entry) encode() string {
 // fail keeps the first error of a read; reads after it find nothing.
 func (t *tx) fail(err error) {
 	if t.err == nil {
-		t.err = fmt.Errorf("etcdkv: cluster %s: read: %w", t.db.where, err)
+		t.err = t.db.failed("read", err)
 	}
 }
 
