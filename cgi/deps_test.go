@@ -117,6 +117,9 @@ var floors = []floor{
 	// The image server, which the hit binary and the handlers share,
 	// knows nothing of HTTP's types.
 	{name: "image server", pkgs: []string{"cgi/imagehit"}},
+	// The visitor table that a cluster's hosts share: etcd's client, so
+	// linked only by the full tool's composition root built -tags etcd.
+	{name: "shared visitor table", pkgs: []string{"cgi/seen/etcdseen"}, modules: []string{"go.etcd.io/etcd/"}},
 	// x/sys/unix, which bbolt links anyway, for setfsuid: a socket that
 	// root makes is born its directory owner's, never chowned by name.
 	{name: "transports and helpers", pkgs: []string{"cgi/gateway", "cgi/gateway/cgiwire", "cgi/guard", "cgi/health", "cgi/seen", "cgi/rundir", "cgi/internal/..."}, http: true,

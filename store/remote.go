@@ -14,6 +14,15 @@ import (
 // hands such a store to the full tool.
 var ErrNoRemote = errors.New("this program opens database files only, not a cluster")
 
+// The errors of a store in a cluster, which a hit answers with the
+// dashes image: the cluster did not answer in time (nothing written), or
+// a commit was sent whose outcome is unknown (it applied once or not at
+// all).
+var (
+	ErrUnavailable    = kv.ErrUnavailable
+	ErrUnknownOutcome = kv.ErrUnknownOutcome
+)
+
 // Remote opens the store at addr, an address that is not a file's path
 // (IsRemote), waiting at most wait for the cluster. A read-only store
 // refuses writes.

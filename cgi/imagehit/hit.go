@@ -1,6 +1,7 @@
 package imagehit
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 
@@ -79,10 +80,16 @@ func (a *Server) hit(r Request, name string, site SiteHit, set string, via seen.
 	}
 	c, err = a.Hits.Visit(v)
 	if err != nil {
+		var kept error
 		for _, m := range j.marks {
-			if uerr := a.Visitors.Unsee(m.visit, m.verdict); uerr != nil {
-				a.Log.Printf("hit %q not counted, and the visitor table kept it: %v", name, uerr)
+			if uerr := a.Visitors.Unsee(m.visit, m.verdict); uerr != nil && kept == nil {
+				kept = uerr
 			}
+		}
+		if kept != nil {
+			// Said in the hit's own line: a cluster that lost its
+			// majority fails both, and one line a hit is enough.
+			err = fmt.Errorf("%w; and the visitor table kept it: %v", err, kept)
 		}
 	}
 	// One line for the hit, and none when it failed and says so in its

@@ -25,10 +25,11 @@ import (
 // Server serves image requests. Its zero value is not usable: every
 // field but Glyphs must be set.
 type Server struct {
-	Cfg      config.Config
-	Log      *logline.Logger
-	Hits     Hitter
-	Visitors *seen.Table
+	Cfg  config.Config
+	Log  *logline.Logger
+	Hits Hitter
+	// Visitors tells reloads and new visitors (Process.Visitors).
+	Visitors seen.Visitors
 	// Glyphs keeps glyphs drawn once in a long-lived process; nil in a
 	// CGI process, which draws each once anyway.
 	Glyphs *draw.GlyphCache
@@ -128,7 +129,8 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		a.Log.Printf("%s %q not counted: %v", r.Method, name, err)
 		status, _, _ = PublicError(err)
 		text = counter.Placeholder(style.Digits)
-		if style.Set != "" && (errors.Is(err, store.ErrTimeout) || errors.Is(err, store.ErrMissing) || errors.Is(err, store.ErrLockIsDatabase)) {
+		if style.Set != "" && (errors.Is(err, store.ErrTimeout) || errors.Is(err, store.ErrMissing) || errors.Is(err, store.ErrLockIsDatabase) ||
+			errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrUnknownOutcome)) {
 			// The file cannot be read now, the set's dash with it:
 			// the font's dashes, at its own size, without a second wait.
 			style = fontStyle(style.Digits)

@@ -1,6 +1,7 @@
 package imagehit
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"sync"
@@ -22,10 +23,12 @@ import (
 // FastCGI and local server. It is the composition root of a hit; the full
 // tool's handlers (cgi/web) build on it.
 type Process struct {
-	Cfg      config.Config
-	Log      *logline.Logger
-	Run      *rundir.Dir // the runtime directory, shared with other processes
-	Visitors *seen.Table // who was seen today, in Run
+	Cfg config.Config
+	Log *logline.Logger
+	Run *rundir.Dir // the runtime directory, shared with other processes
+	// Visitors is who was seen today: the table in Run, or on a store in
+	// a cluster the table its hosts share (config.Config.SharedVisitors).
+	Visitors seen.Visitors
 	// Meter records what requests cost, in Run; nil when the owner turned
 	// the costs off.
 	Meter *meter.Meter
@@ -55,6 +58,11 @@ func NewProcess(cfg config.Config, log *logline.Logger, longLived bool) *Process
 	p := &Process{Cfg: cfg, Log: log, long: longLived}
 	p.Run = rundir.New(cfg.RunDir, cfg.DB, log)
 	p.Visitors = seen.Open(p.Run)
+	if store.IsRemote(cfg.DB) && cfg.SharedVisitors != nil {
+		// Hosts that share the counts share who they saw, or a visitor
+		// seen by two of them is two.
+		p.Visitors = cfg.SharedVisitors(cfg.DB, cmp.Or(cfg.Wait, store.DefaultWait))
+	}
 	if longLived {
 		// Readers and the batcher wait for a stuck holder with a few
 		// blocked flocks between them, not one per request.

@@ -38,7 +38,8 @@ func PublicError(err error) (status int, msg string, known bool) {
 		return statusBadRequest, "no such theme", true
 	case errors.Is(err, store.ErrTimeout):
 		return statusServiceUnavailable, "busy, try again", true
-	case errors.Is(err, store.ErrMissing), errors.Is(err, store.ErrDamaged), errors.Is(err, store.ErrLockIsDatabase):
+	case errors.Is(err, store.ErrMissing), errors.Is(err, store.ErrDamaged), errors.Is(err, store.ErrLockIsDatabase),
+		errors.Is(err, store.ErrUnavailable), errors.Is(err, store.ErrUnknownOutcome):
 		return statusServiceUnavailable, "counter unavailable", true
 	case errors.Is(err, store.ErrFull):
 		return statusInsufficientStorage, "database full", true

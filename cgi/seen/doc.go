@@ -10,6 +10,10 @@
 // cannot run into each other. Only that hash and the time of the
 // visitor's last counted view are kept.
 //
+// On a store in an etcd cluster, the hosts share one table instead
+// (package etcdseen, through the interface Visitors): the same hashes,
+// the salt and the marks kept in the cluster under leases.
+//
 // # Files
 //
 // One table file a UTC day in the runtime directory (COUNTER_RUN_DIR, on

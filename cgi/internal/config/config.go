@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hitcounter/cgi/guard"
+	"hitcounter/cgi/seen"
 	"hitcounter/store"
 )
 
@@ -28,6 +29,12 @@ type Config struct {
 	// cluster's TLS and user options): the hit binary links no client
 	// and hands such a store's hits to the full tool.
 	Remote store.Remote
+	// SharedVisitors is the visitor table that the hosts of the cluster
+	// at DB share, when DB is a cluster's: set with Remote, by the full
+	// tool built with -tags etcd; each of its calls waits at most wait
+	// for the cluster. Without it each host judges visitors by its own
+	// runtime directory.
+	SharedVisitors func(db string, wait time.Duration) seen.Visitors
 	// Wait bounds every wait for the database lock (COUNTER_WAIT, e.g. "2s").
 	Wait time.Duration
 	// RunDir holds the bcrypt slots and the login throttle: a runtime

@@ -11,6 +11,9 @@ import (
 //	enc(path) 0x01 name           an entry of the bucket at path:
 //	                              "v" + value, or "b" for a sub-bucket
 //	enc(path + [name]) = enc(path) 0x02 uvarint(len(name)) name
+//	P 0x03 ...                    beside the store, not read by it: what
+//	                              its programs share through the cluster
+//	                              (BesidePrefix)
 //
 // A bucket's entries (its keys and its sub-buckets' names) are one range
 // of etcd keys in the bucket's own byte order, apart from what its
@@ -20,9 +23,16 @@ const (
 	tagClock   = 0x00
 	tagEntry   = 0x01
 	tagBucket  = 0x02
+	tagBeside  = 0x03
 	markValue  = 'v'
 	markBucket = 'b'
 )
+
+// BesidePrefix starts the keys that the programs of a store under prefix
+// keep beside it (the hosts' shared visitor marks, package etcdseen):
+// under the store's prefix, so that its users reach them, and apart from
+// every key of the store's own.
+func BesidePrefix(prefix string) string { return prefix + string(rune(tagBeside)) }
 
 // child is the encoded path of the sub-bucket name of the bucket at path.
 func child(path string, name []byte) string {

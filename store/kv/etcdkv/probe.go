@@ -5,9 +5,20 @@ import (
 	"errors"
 	"net"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
+
+// probeWait bounds the probe of a cluster that did not answer: enough
+// for a connection and a TLS handshake on a LAN, and no longer, since a
+// hit may be waiting on it.
+const probeWait = time.Second
+
+// probeEvery is how long a probe's finding stands: in an outage every
+// hit fails, and one probe says what a minute's hits would.
+const probeEvery = 10 * time.Second
 
 // whyUnreachable says what each endpoint does when this process connects
 // to it on its own, as the client would (TLS when t is not nil): the
@@ -15,15 +26,31 @@ import (
 // an owner to guess between a stopped member, a firewall and a refused
 // certificate. It returns "" when every endpoint takes the connection,
 // where the cause is the cluster's (no leader, no majority). It runs
-// only after a failure, at most wait per endpoint.
+// only after a failure, the endpoints at once, for at most wait.
 func whyUnreachable(endpoints []string, t *tls.Config, wait time.Duration) string {
-	var says []string
-	for _, ep := range endpoints {
-		if err := probe(ep, t, wait); err != nil {
-			says = append(says, ep+": "+err.Error())
-		}
+	says := make([]string, len(endpoints))
+	var wg sync.WaitGroup
+	for i, ep := range endpoints {
+		wg.Go(func() {
+			if err := probe(ep, t, wait); err != nil {
+				says[i] = ep + ": " + err.Error()
+			}
+		})
 	}
-	return strings.Join(says, "; ")
+	wg.Wait()
+	return strings.Join(slices.DeleteFunc(says, func(s string) bool { return s == "" }), "; ")
+}
+
+// unreachable is whyUnreachable for d's cluster, probed at most once in
+// probeEvery.
+func (d *DB) unreachable() string {
+	d.probeMu.Lock()
+	defer d.probeMu.Unlock()
+	if d.probed.IsZero() || time.Since(d.probed) > probeEvery {
+		d.probeSaid = whyUnreachable(d.cli.Endpoints(), d.tls, min(d.timeout, probeWait))
+		d.probed = time.Now()
+	}
+	return d.probeSaid
 }
 
 // probe connects to endpoint and, over TLS, reads until the server has

@@ -89,18 +89,33 @@ func launch(bin, dir string, args []string) (*Server, error) {
 	}
 	cu := "http://127.0.0.1:" + strconv.Itoa(client)
 	pu := "http://127.0.0.1:" + strconv.Itoa(peer)
-	log, err := os.Create(filepath.Join(dir, "etcd.log"))
-	if err != nil {
-		return nil, err
-	}
-	defer log.Close()
-	cmd := exec.Command(bin, append([]string{
+	s, err := start(bin, dir, append([]string{
 		"--name", "t",
 		"--data-dir", filepath.Join(dir, "etcd"),
 		"--listen-client-urls", cu, "--advertise-client-urls", cu,
 		"--listen-peer-urls", pu, "--initial-advertise-peer-urls", pu,
 		"--initial-cluster", "t=" + pu,
-	}, args...)...)
+	}, args...), cu)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.waitReady(10 * time.Second); err != nil {
+		s.Stop()
+		out, _ := os.ReadFile(s.log)
+		return nil, fmt.Errorf("etcdtest: %s: %w\n%s", bin, err, tail(out))
+	}
+	return s, nil
+}
+
+// start runs etcd with args, its log in dir, serving clients at
+// endpoint; it does not wait for it to answer.
+func start(bin, dir string, args []string, endpoint string) (*Server, error) {
+	log, err := os.Create(filepath.Join(dir, "etcd.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	cmd := exec.Command(bin, args...)
 	// Not the machine's own etcd settings (/etc/default/etcd's ETCD_*).
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	cmd.Stdout, cmd.Stderr = log, log
@@ -108,13 +123,8 @@ func launch(bin, dir string, args []string) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("etcdtest: start %s: %w", bin, err)
 	}
-	s := &Server{Endpoint: cu, cmd: cmd, done: make(chan error, 1), log: log.Name()}
+	s := &Server{Endpoint: endpoint, cmd: cmd, done: make(chan error, 1), log: log.Name()}
 	go func() { s.done <- cmd.Wait() }()
-	if err := s.waitReady(10 * time.Second); err != nil {
-		s.Stop()
-		out, _ := os.ReadFile(log.Name())
-		return nil, fmt.Errorf("etcdtest: %s: %w\n%s", bin, err, tail(out))
-	}
 	return s, nil
 }
 
@@ -153,6 +163,9 @@ func (s *Server) Client() (*clientv3.Client, error) {
 	})
 }
 
+// Pid is the server's process id, to read its memory in /proc.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // Pause stops the server as a hung machine would (SIGSTOP): connections
 // stay open, nothing answers.
 func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
@@ -161,8 +174,18 @@ func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
 func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
 // Restart kills the server (SIGKILL) and starts it again on the same
-// ports and data.
+// ports and data, and waits until it answers.
 func (s *Server) Restart() error {
+	if err := s.Start(); err != nil {
+		return err
+	}
+	return s.waitReady(10 * time.Second)
+}
+
+// Start kills the server (SIGKILL) if it runs, and starts it again on the
+// same ports and data, without waiting for it to answer: a cluster's
+// member answers only once a majority runs.
+func (s *Server) Start() error {
 	s.Stop()
 	log, err := os.OpenFile(s.log, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -177,23 +200,37 @@ func (s *Server) Restart() error {
 	}
 	s.cmd, s.done = cmd, make(chan error, 1)
 	go func() { s.done <- cmd.Wait() }()
-	return s.waitReady(10 * time.Second)
+	return nil
 }
 
-// Stop kills the server and waits for it.
+// WaitReady waits up to wait for the server to answer a read.
+func (s *Server) WaitReady(wait time.Duration) error { return s.waitReady(wait) }
+
+// Stop kills the server (SIGKILL) and waits for it.
 func (s *Server) Stop() {
 	s.cmd.Process.Kill()
 	e := <-s.done
 	s.done <- e
 }
 
+// freePort returns a loopback port that was free a moment ago, never
+// one of the machine's own etcd or Prometheus (2379, 2380, 9090), which
+// a test must not take even when they are free.
 func freePort() int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0
+	for range 10 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		switch port {
+		case 2379, 2380, 9090:
+			continue
+		}
+		return port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return 0
 }
 
 func tail(b []byte) []byte {
