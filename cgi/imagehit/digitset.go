@@ -1,7 +1,6 @@
 package imagehit
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -26,7 +25,7 @@ var errNoDash = errors.New("the digit set has no dash")
 // is closed, so that an image in a digit set, which anyone may ask for, holds the
 // lock no longer than a bounded read. named says the tag named the set,
 // rather than the counter's setting.
-func (a *Server) drawSet(body *bytes.Buffer, name, text string, format counter.ImageType, style counter.Style, named bool) error {
+func (a *Server) drawSet(body *chunkedBody, name, text string, format counter.ImageType, style counter.Style, named bool) error {
 	release, err := a.SetTurns.take(a.Cfg.Wait)
 	if err != nil {
 		return err

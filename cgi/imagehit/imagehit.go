@@ -136,7 +136,7 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 			style = fontStyle(style.Digits)
 		}
 	}
-	var body bytes.Buffer
+	var body chunkedBody
 	style, err = a.drawCount(&body, name, text, format, style, q.Style)
 	if err != nil {
 		ans := a.Refuse(r, format, err)
@@ -166,7 +166,7 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 // drawCount draws text in style to body: in its digit set when it names
 // one, else in the font. A counter's default set that is gone draws the
 // tag's own style (tag) instead. It returns the style drawn.
-func (a *Server) drawCount(body *bytes.Buffer, name, text string, format counter.ImageType, style, tag counter.Style) (counter.Style, error) {
+func (a *Server) drawCount(body *chunkedBody, name, text string, format counter.ImageType, style, tag counter.Style) (counter.Style, error) {
 	if style.Set != "" {
 		err := a.drawSet(body, name, text, format, style, tag.Set != "")
 		switch {

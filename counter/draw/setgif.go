@@ -112,7 +112,6 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		bg = remap[bg]
 	}
 	d.fill(prev, bg)
-	x0 := d.xs // where the piece at position i starts
 	for i := range d.seq {
 		d.place(prev, i, 0, remap, clearIdx)
 	}
@@ -142,6 +141,11 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 	}
 	frames := 1
 	var changed [digitset.NumPieces]bool
+	// shown is the frame each piece shows in prev; the boxes of a change
+	// from one frame to another are found once and placed wherever the
+	// piece is, every time it makes that change.
+	var shown [digitset.NumPieces]int
+	var moves frameMoves
 	next := func() int {
 		n := cycle
 		for _, c := range clocks {
@@ -170,13 +174,6 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		}
 		copy(cur, prev)
 		box, clearBox := image.Rectangle{}, image.Rectangle{}
-		// A digit's every place shows the same frame, so the boxes of its
-		// change are found once and moved to its other places.
-		var moved [digitset.NumPieces]struct {
-			found   bool
-			x       int
-			b, clrb image.Rectangle
-		}
 		if d.overlap {
 			// Overlapping pieces show through each other: the frame
 			// is composed whole, bottom piece first.
@@ -187,18 +184,20 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 			box, clearBox = diffBox(prev, cur, d.width, 0, d.width, d.height, clearIdx)
 			changed = [digitset.NumPieces]bool{}
 		}
+		// Pieces side by side: the change at a piece's place is its
+		// change from the frame prev shows to the one it shows now.
 		for i, k := range d.seq {
 			if !changed[k] {
 				continue
 			}
-			d.place(cur, i, d.frameOf(clocks, k), remap, clearIdx)
-			m := &moved[k]
-			if !m.found {
-				m.b, m.clrb = diffBox(prev, cur, d.width, max(0, x0[i]), min(d.width, x0[i]+d.widths[k]), d.height, clearIdx)
-				m.found, m.x = true, x0[i]
-			}
-			off := image.Pt(x0[i]-m.x, 0)
-			box, clearBox = box.Union(m.b.Add(off)), clearBox.Union(m.clrb.Add(off))
+			n := d.frameOf(clocks, k)
+			d.place(cur, i, n, remap, clearIdx)
+			b := moves.of(d, k, shown[k], n, remap, clearIdx)
+			off := image.Pt(d.xs[i], d.ys[i])
+			box, clearBox = box.Union(b.box.Add(off)), clearBox.Union(b.clearBox.Add(off))
+		}
+		for _, c := range clocks {
+			shown[c.k] = c.frame
 		}
 		changed = [digitset.NumPieces]bool{}
 		box, clearBox = box.Intersect(full), clearBox.Intersect(full) // a piece past an edge
@@ -234,6 +233,37 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 	}
 	gw.frame(prev, keepOf(keep, before), pending)
 	return gw.close()
+}
+
+// frameMove is the change from one frame of a piece to another, in the
+// piece's own pixels: the box of those that differ and of those that
+// turn clear.
+type frameMove struct {
+	found         bool
+	box, clearBox image.Rectangle
+}
+
+// frameMoves holds each piece's frame moves found so far, from frame a
+// to frame b at a*frames+b, made when first needed.
+type frameMoves [digitset.NumPieces][]frameMove
+
+// of returns piece k's move from frame a to frame b, as drawn (remap, nil
+// for none, and clearIdx as in place).
+func (m *frameMoves) of(d *setDrawing, k, a, b int, remap *[256]uint8, clearIdx int) frameMove {
+	n := len(d.set.Digits[k].Frames)
+	if m[k] == nil {
+		m[k] = make([]frameMove, n*n)
+	}
+	mv := &m[k][a*n+b]
+	if !mv.found {
+		pa, pb := d.frame(k, a), d.frame(k, b)
+		if remap != nil {
+			pa, pb = d.mapped(k, a, pa, remap), d.mapped(k, b, pb, remap)
+		}
+		mv.box, mv.clearBox = diffBox(pa, pb, d.widths[k], 0, d.widths[k], d.hts[k], clearIdx)
+		mv.found = true
+	}
+	return *mv
 }
 
 // keepOf returns before when keep, else nil.
