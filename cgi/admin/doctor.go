@@ -41,7 +41,7 @@ func runDoctor(e *cmdEnv, _ []string) error {
 		d.problem("a check takes %s, over the limit of %s: this machine is too slow for cost %d", ms(median), ms(e.maxHash), counter.PasswordCost)
 	}
 	d.costTable(median)
-	list, owner := d.database(e.cfg.DB)
+	list, owner := d.database(e.cfg.DB, e.cfg.Remote)
 	d.hashes(list, owner, median)
 	d.runDir(e.cfg.RunDir, e.cfg.DB)
 	d.fastCGISocket(e.socket)
@@ -67,16 +67,21 @@ func (d *doctor) problem(format string, args ...any) {
 	fmt.Fprintf(d.w, "PROBLEM: "+format+"\n", args...)
 }
 
-// database checks the database file and lists its counters, with the
-// owner's password hash (nil when none is set).
-func (d *doctor) database(path string) ([]counter.Info, []byte) {
-	var r health.Report
-	there := r.Database(path)
-	d.print(r)
-	if !there {
-		return nil, nil
+// database checks the database file, or opens the store in a cluster
+// (which has no file, lock or mode to check), and lists its counters,
+// with the owner's password hash (nil when none is set).
+func (d *doctor) database(path string, remote store.Remote) ([]counter.Info, []byte) {
+	if store.IsRemote(path) {
+		fmt.Fprintf(d.w, "database %s: a store in a cluster\n", path)
+	} else {
+		var r health.Report
+		there := r.Database(path)
+		d.print(r)
+		if !there {
+			return nil, nil
+		}
 	}
-	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: time.Second})
+	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: time.Second, Remote: remote})
 	if err != nil {
 		d.problem("%v", err)
 		return nil, nil
