@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -20,6 +21,11 @@ import (
 // can read.
 const optionsVar = "COUNTER_ETCD_OPTIONS"
 
+// compactVar names how often the FastCGI service compacts the cluster's
+// history (a Go duration; "off" for never, when the owner's members
+// compact themselves with --auto-compaction-retention).
+const compactVar = "COUNTER_ETCD_COMPACT"
+
 // toCluster does nothing: this build opens clusters itself (see
 // cluster_off.go).
 func toCluster(string, []string, []string, []string) error { return nil }
@@ -29,8 +35,9 @@ func toCluster(string, []string, []string, []string) error { return nil }
 // connects at the first open only, so that a command on a file pays
 // nothing for it; one client serves every open that follows, and the
 // visitor table that the cluster's hosts share (visitors). disconnect
-// disconnects.
-func cluster(getenv func(string) string) (open store.Remote, visitors func(db string, wait time.Duration) seen.Visitors, disconnect func()) {
+// disconnects; keep, which a long-lived process runs until its end,
+// compacts the history of the clusters it connected to.
+func cluster(getenv func(string) string) (open store.Remote, visitors func(db string, wait time.Duration) seen.Visitors, disconnect func(), keep func(context.Context, func(string, ...any))) {
 	var (
 		once   sync.Once
 		opener *etcdkv.Opener
@@ -60,9 +67,27 @@ func cluster(getenv func(string) string) (open store.Remote, visitors func(db st
 			return cli, a.Prefix, err
 		}, wait)
 	}
+	keep = func(ctx context.Context, logf func(string, ...any)) {
+		every := etcdkv.DefaultCompactEvery
+		switch v := getenv(compactVar); v {
+		case "":
+		case "off":
+			return
+		default:
+			d, perr := time.ParseDuration(v)
+			if perr != nil || d < time.Second {
+				logf("config: %s=%q: want a duration of a second or more, or off; compacting every %v", compactVar, v, every)
+			} else {
+				every = d
+			}
+		}
+		if connect() == nil {
+			opener.KeepCompacted(ctx, every, logf)
+		}
+	}
 	return open, visitors, func() {
 		if opener != nil {
 			opener.Close()
 		}
-	}
+	}, keep
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -56,6 +57,7 @@ func namesCluster(db string, args []string) bool {
 }
 
 // cluster refuses stores in a cluster: see errNoCluster.
-func cluster(func(string) string) (open store.Remote, visitors func(string, time.Duration) seen.Visitors, disconnect func()) {
-	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, nil, func() {}
+func cluster(func(string) string) (open store.Remote, visitors func(string, time.Duration) seen.Visitors, disconnect func(), keep func(context.Context, func(string, ...any))) {
+	return func(string, bool, time.Duration) (kv.DB, error) { return nil, errNoCluster }, nil, func() {},
+		func(context.Context, func(string, ...any)) {}
 }

@@ -13,9 +13,9 @@ import (
 
 // TestClusterThroughTheTools moves a counter's file into a real etcd,
 // counts CGI hits on it through the hit binary, backs the cluster up
-// into a file and moves it back into a file: copy, check, doctor, backup
-// and the hits work on a cluster's store, with the three programs laid
-// out as installed. The hit binary hands a cluster's hit to the full tool, and
+// into a file and moves it back into a file: copy, check, backup and the
+// hits work on a cluster's store, with the three programs laid out as
+// installed. The hit binary hands a cluster's hit to the full tool, and
 // the full tool, built without the etcd client, hands every command and
 // request on a cluster to the cluster tool beside it (-tags etcd).
 func TestClusterThroughTheTools(t *testing.T) {
@@ -61,10 +61,6 @@ func TestClusterThroughTheTools(t *testing.T) {
 		}
 	}
 	check := admin(cluster, "check")
-	// doctor has no file to stat on a cluster: it opens the store.
-	if got := admin(cluster, "doctor", "-max", "10s"); !strings.Contains(got, "a store in a cluster") || !strings.Contains(got, "1 counter(s)") {
-		t.Errorf("doctor of the cluster: %s", got)
-	}
 	saved := filepath.Join(dir, "backup.db")
 	if got := admin(cluster, "backup", saved); !strings.Contains(got, "1 counter(s), 43 view(s)") {
 		t.Errorf("backup of the cluster: %s", got)

@@ -17,6 +17,7 @@ import (
 	"hitcounter/cgi/internal/config"
 	"hitcounter/cgi/internal/logline"
 	"hitcounter/cgi/web"
+	"hitcounter/store"
 )
 
 // run is the whole program. Under CGI (GATEWAY_INTERFACE set) it serves one
@@ -39,7 +40,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err := toCluster(cfg.DB, named, args, environ); err != nil {
 		return err
 	}
-	remote, visitors, disconnect := cluster(getenv)
+	remote, visitors, disconnect, keep := cluster(getenv)
 	defer disconnect()
 	cfg.Remote, cfg.SharedVisitors = remote, visitors
 	if cgi {
@@ -52,7 +53,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			return err
 		}
 		if ln != nil {
-			return runFastCGI(cfg, log, ln, false)
+			return runFastCGI(cfg, log, ln, false, keep)
 		}
 	}
 	return admin.Run(cfg, getenv, args[1:], admin.Env{
@@ -77,7 +78,7 @@ func run(args, environ []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			if ln == nil {
 				return errors.New("fastcgi: no socket: give -listen unix:PATH, or start it from a systemd socket unit or on a listening socket as stdin")
 			}
-			return runFastCGI(cfg, log, ln, f.OnlyWebServerConnects)
+			return runFastCGI(cfg, log, ln, f.OnlyWebServerConnects, keep)
 		},
 	})
 }
@@ -99,10 +100,14 @@ const fastcgiMemoryLimit = 64 << 20
 
 // runFastCGI serves FastCGI on ln until the web server sends SIGTERM (or
 // SIGINT), then answers the requests in hand, commits their hits and
-// returns. onlyWebServer is -only-web-server-connects.
-func runFastCGI(cfg config.Config, log *logline.Logger, ln net.Listener, onlyWebServer bool) error {
+// returns. onlyWebServer is -only-web-server-connects. On a cluster's
+// store it keeps the cluster's history compacted (keep) while it runs.
+func runFastCGI(cfg config.Config, log *logline.Logger, ln net.Listener, onlyWebServer bool, keep func(context.Context, func(string, ...any))) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if store.IsRemote(cfg.DB) {
+		go keep(ctx, log.Printf)
+	}
 	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
 		// Unless GOMEMLIMIT says otherwise, the garbage of big answers
 		// is collected before the heap doubles past half the systemd

@@ -267,13 +267,18 @@ func (b *Batcher) commit(batch []*pendingHit) {
 
 // commitIn is commit's transaction on db. A batch too large for the
 // engine to commit at once (etcd's --max-txn-ops) goes in halves, each
-// answered once its own half is committed; a batch whose commit may or
+// answered once its own half is committed; a hit alone that is (its day's
+// fold of a big site) goes in the engine's steps. A batch whose commit may or
 // may not have applied is answered with the error, never tried again,
 // so that no hit is counted twice, and so is one whose engine did not
 // answer (a cluster without a majority).
 func (b *Batcher) commitIn(db *DB, batch []*pendingHit) {
 	var ownerKey []byte
 	err := db.write(func(tx kv.Tx) error {
+		if a, ok := tx.(interface{ AtOnce() }); ok && len(batch) > 1 {
+			// Halves are cheaper than steps, which hold the others up.
+			a.AtOnce()
+		}
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			if k := meta.Get(keyOwnerKey); k != nil {
 				ownerKey = slices.Clone(k)

@@ -104,6 +104,25 @@ type stepImport struct {
 	stats      ImportStats
 	pieceRows  int
 	carry      pageCarry // of the history being merged
+	room       int       // the writes one commit of the engine takes; 0 for any
+}
+
+// stepFull says whether tx's writes fill one commit of its engine (an
+// etcd cluster's --max-txn-ops): the step ends there, so that it commits
+// at once. Only the first and last steps, whose work cannot be cut, may
+// need the engine's commit in steps.
+func stepFull(tx kv.Tx) bool {
+	f, ok := tx.(interface{ Full() bool })
+	return ok && f.Full()
+}
+
+// engineRoom is how many writes one commit of db's engine takes at once;
+// 0 when it takes any number.
+func engineRoom(db *DB) int {
+	if m, ok := db.eng.(interface{ MaxOps() int }); ok {
+		return m.MaxOps()
+	}
+	return 0
 }
 
 func (im *stepImport) run() error {
@@ -118,6 +137,11 @@ func (im *stepImport) run() error {
 		}); err != nil {
 			return err
 		}
+	}
+	if im.room > 0 {
+		// A piece writes a few keys a row: a step of one piece or
+		// more commits at once (stepFull).
+		im.pieceRows = max(min(im.pieceRows, im.room/4), 1)
 	}
 	for p := (piecer{imps: im.imps, rows: im.pieceRows}); !p.done(); {
 		if err := im.update(func(tx kv.Tx, until time.Time) error {
@@ -144,6 +168,7 @@ func (im *stepImport) update(fn func(tx kv.Tx, until time.Time) error) error {
 	if err != nil {
 		return err
 	}
+	im.room = engineRoom(db)
 	start := time.Now()
 	err = db.update(func(tx kv.Tx) error { return fn(tx, start.Add(im.step)) })
 	if cerr := db.Close(); err == nil {
@@ -328,7 +353,7 @@ func (im *stepImport) copyOld(tx kv.Tx, until time.Time) (done bool, err error) 
 				}
 			}
 			for ; k != nil && bytes.Compare(k, im.recentFrom) < 0; k, v = c.Next() {
-				if n++; n%256 == 0 && time.Now().After(until) {
+				if n++; n > 1 && stepFull(tx) || n%256 == 0 && time.Now().After(until) {
 					return errStepDone
 				}
 				if v == nil {
@@ -420,7 +445,7 @@ func (im *stepImport) merge(tx kv.Tx, p *piecer, until time.Time) error {
 			return fmt.Errorf("%s: %w", piece.Name, err)
 		}
 		im.changes[i].add(c, first)
-		if time.Now().After(until) {
+		if time.Now().After(until) || stepFull(tx) {
 			return nil
 		}
 	}

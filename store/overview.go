@@ -34,6 +34,9 @@ type Overview struct {
 	OtherSources uint64
 	// Size is the file's size in bytes, or a cluster member's (sizeOf).
 	Size int64
+	// Cap is the size past which a cluster takes no writes (its
+	// quota); 0 for a file, whose cap is the owner's setting.
+	Cap int64
 	// LastBackup is when the backup command last wrote a checked copy;
 	// zero for never.
 	LastBackup time.Time
@@ -77,7 +80,7 @@ func (db *DB) Overview(now time.Time, days, n int) (Overview, error) {
 		if err := checkSchema(tx); err != nil {
 			return err
 		}
-		o.Size = sizeOf(tx)
+		o.Size, o.Cap = sizeOf(tx), capOf(db.eng)
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			var err error
 			if o.TalliedSince, err = decodeTime(meta.Get(keyTalliedSince)); err != nil {

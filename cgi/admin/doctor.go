@@ -41,7 +41,7 @@ func runDoctor(e *cmdEnv, _ []string) error {
 		d.problem("a check takes %s, over the limit of %s: this machine is too slow for cost %d", ms(median), ms(e.maxHash), counter.PasswordCost)
 	}
 	d.costTable(median)
-	list, owner := d.database(e.cfg.DB, e.cfg.Remote)
+	list, owner := d.database(e)
 	d.hashes(list, owner, median)
 	d.runDir(e.cfg.RunDir, e.cfg.DB)
 	d.fastCGISocket(e.socket)
@@ -67,12 +67,15 @@ func (d *doctor) problem(format string, args ...any) {
 	fmt.Fprintf(d.w, "PROBLEM: "+format+"\n", args...)
 }
 
-// database checks the database file, or opens the store in a cluster
-// (which has no file, lock or mode to check), and lists its counters,
-// with the owner's password hash (nil when none is set).
-func (d *doctor) database(path string, remote store.Remote) ([]counter.Info, []byte) {
-	if store.IsRemote(path) {
-		fmt.Fprintf(d.w, "database %s: a store in a cluster\n", path)
+// database checks the database file and lists its counters, with the
+// owner's password hash (nil when none is set). On a cluster there is no
+// file: it asks the members how they are, and checks the store's records
+// (schema, counts) as the check command does.
+func (d *doctor) database(e *cmdEnv) ([]counter.Info, []byte) {
+	path, remote := e.cfg.DB, store.IsRemote(e.cfg.DB)
+	wait := time.Second
+	if remote {
+		wait = max(e.cfg.Wait, store.DefaultWait)
 	} else {
 		var r health.Report
 		there := r.Database(path)
@@ -81,12 +84,23 @@ func (d *doctor) database(path string, remote store.Remote) ([]counter.Info, []b
 			return nil, nil
 		}
 	}
-	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: time.Second, Remote: remote})
+	db, err := store.Open(path, store.Options{ReadOnly: true, Wait: wait, Remote: e.cfg.Remote})
 	if err != nil {
 		d.problem("%v", err)
 		return nil, nil
 	}
 	defer db.Close()
+	if remote {
+		c, _, err := db.Cluster()
+		var r health.Report
+		r.Cluster(path, c, err)
+		d.print(r)
+		if cr, err := store.CheckWith(path, store.Options{Wait: wait, Remote: e.cfg.Remote}); err != nil {
+			d.problem("%v", err)
+		} else {
+			fmt.Fprintf(d.w, "store %s: ok, schema %d, %d view(s) in all\n", path, cr.Schema, cr.Hits)
+		}
+	}
 	list, err := db.List()
 	if err != nil {
 		d.problem("%v", err)

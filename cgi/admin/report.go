@@ -30,19 +30,28 @@ func runReport(e *cmdEnv, _ []string) error {
 	}
 	now := e.cfg.Now().UTC()
 	var o store.Overview
+	var h health.Report
 	err := e.view(func(db *store.DB) error {
 		var err error
-		o, err = reportOverview(db, now, e.reportDays)
-		return err
+		if o, err = reportOverview(db, now, e.reportDays); err != nil {
+			return err
+		}
+		if c, ok, cerr := db.Cluster(); ok {
+			h.Cluster(e.cfg.DB, c, cerr)
+		}
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	var h health.Report
-	if h.Database(e.cfg.DB) {
+	if store.IsRemote(e.cfg.DB) || h.Database(e.cfg.DB) {
 		h.RunDir(e.cfg.RunDir, e.cfg.DB, false)
 	}
-	writeReport(e.stdout, o, h.Problems(), now, e.reportDays, int64(e.cfg.MaxDBSize))
+	maxSize := int64(e.cfg.MaxDBSize)
+	if o.Cap > 0 {
+		maxSize = o.Cap // a cluster's quota
+	}
+	writeReport(e.stdout, o, h.Problems(), now, e.reportDays, maxSize)
 	return nil
 }
 

@@ -104,8 +104,15 @@ func (a *App) loadOverview(r *http.Request) (*overviewView, error) {
 	if err != nil {
 		return nil, err
 	}
+	var h health.Report
 	if db != nil {
 		v.Overview, err = db.Overview(v.now, counter.SeriesDays, overviewTop)
+		if c, ok, cerr := db.Cluster(); ok && err == nil {
+			h.Cluster(a.cfg.DB, c, cerr)
+		}
+		if v.Cap > 0 {
+			v.maxSize = v.Cap // a cluster's quota
+		}
 		if err == nil && a.demo {
 			v.demo = &demoView{here: counter.ReferrerHost("http://" + r.Host + "/")}
 			v.demo.themes, err = db.DigitSetNames()
@@ -115,8 +122,7 @@ func (a *App) loadOverview(r *http.Request) (*overviewView, error) {
 			return nil, err
 		}
 	}
-	var h health.Report
-	if h.Database(a.cfg.DB) {
+	if store.IsRemote(a.cfg.DB) || h.Database(a.cfg.DB) {
 		h.RunDir(a.cfg.RunDir, a.cfg.DB, false)
 	}
 	v.health = h.Problems()

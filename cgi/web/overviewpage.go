@@ -90,7 +90,7 @@ func writeHealth(p *htmlPage, v *overviewView) {
 	for _, h := range v.health {
 		line(true, "Doctor: "+h)
 	}
-	size, near := sizeLine(v.Size, v.maxSize)
+	size, near := sizeLine(v.Size, v.maxSize, v.Cap > 0)
 	line(near, size)
 	backup, stale := backupLine(v.LastBackup, v.now)
 	line(stale, backup)
@@ -108,16 +108,20 @@ const nearFull = 0.8
 const staleBackup = 8 * 24 * time.Hour
 
 // sizeLine says how large the file is against its cap, and whether it is
-// near it.
-func sizeLine(size, maxSize int64) (string, bool) {
+// near it; on a cluster, a member's file against the members' quota.
+func sizeLine(size, maxSize int64, cluster bool) (string, bool) {
 	if maxSize <= 0 {
 		maxSize = store.DefaultMaxSize
 	}
 	near := float64(size) >= nearFull*float64(maxSize)
-	s := "File: " + sizeText(size) + " of its cap of " + sizeText(maxSize) +
+	what, of, raise := "File: ", " of its cap of ", "COUNTER_MAX_DB_SIZE raises it"
+	if cluster {
+		what, of, raise = "Cluster member's file: ", " of the quota of ", "defragment the members, or raise --quota-backend-bytes"
+	}
+	s := what + sizeText(size) + of + sizeText(maxSize) +
 		" (" + strconv.FormatFloat(100*float64(size)/float64(maxSize), 'f', 1, 64) + " %)"
 	if near {
-		s += ": near it; writes fail past it (COUNTER_MAX_DB_SIZE raises it)"
+		s += ": near it; writes fail past it (" + raise + ")"
 	}
 	return s, near
 }

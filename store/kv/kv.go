@@ -23,9 +23,11 @@ var (
 	ErrIncompatibleValue = errors.New("incompatible value") // a key where a bucket is, or the other way round
 	ErrTxNotWritable     = errors.New("tx not writable")
 	ErrKeyRequired       = errors.New("key required")
-	// ErrTxTooLarge reports a transaction an engine cannot commit as one:
-	// its writes exceed what the engine takes at once (etcd's
-	// --max-txn-ops and request size). Nothing of it is written.
+	// ErrTxTooLarge reports a transaction an engine cannot commit: its
+	// writes exceed what the engine takes at once (etcd's --max-txn-ops
+	// and request size) and its caller asked for one commit at once (an
+	// engine's optional AtOnce), or exceed what it holds at all. Nothing
+	// of it is written.
 	ErrTxTooLarge = errors.New("transaction too large to commit at once")
 	// ErrUnknownOutcome reports a commit sent whose outcome the engine
 	// could not learn in time: it may have applied, once. Running it
@@ -90,4 +92,24 @@ type Cursor interface {
 	Next() (k, v []byte)
 	Prev() (k, v []byte)
 	Seek(seek []byte) (k, v []byte) // the first key >= seek
+}
+
+// Member is what one member of a cluster says of itself.
+type Member struct {
+	Endpoint    string
+	Err         error // it did not answer
+	Version     string
+	Leader      bool
+	DBSize      int64 // its file's size: what the quota limits
+	DBSizeInUse int64 // of which in use; the rest is free pages, given back by a defragmentation
+	Errors      []string
+}
+
+// Cluster is what an engine that is a cluster (etcd) says of its
+// members, for the owner's doctor.
+type Cluster struct {
+	Members []Member // one an endpoint of the store's address
+	Listed  int      // the members the cluster lists, those not in the address too
+	Alarms  []string // raised on the cluster (NOSPACE, CORRUPT), each with its member
+	Quota   int64    // the members' quota (--quota-backend-bytes) as the address says it
 }

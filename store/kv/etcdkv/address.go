@@ -19,7 +19,8 @@ import (
 const Scheme = "etcd://"
 
 // Address is a store's address: etcd://host:2379,host:2379/PREFIX,
-// optionally followed by ?max-txn-ops=N&max-request-bytes=N, the
+// optionally followed by ?max-txn-ops=N&max-request-bytes=N
+// &quota-backend-bytes=N, the
 // cluster's own settings of those names, when they are not etcd's
 // defaults. It holds no secret: TLS and user options come from
 // elsewhere (Opener's base config).
@@ -28,6 +29,7 @@ type Address struct {
 	Prefix          string // PREFIX/
 	MaxTxnOps       int    // 0 for etcd's default
 	MaxRequestBytes int    // 0 for etcd's default
+	QuotaBytes      int64  // the members' --quota-backend-bytes; 0 for etcd's default
 }
 
 // ParseAddress reads a store's address.
@@ -65,8 +67,10 @@ func ParseAddress(addr string) (Address, error) {
 		case "max-request-bytes":
 			// Less what a request adds around the keys and values.
 			a.MaxRequestBytes = n - n/16
+		case "quota-backend-bytes":
+			a.QuotaBytes = int64(n)
 		default:
-			return a, fmt.Errorf("etcdkv: %q: unknown option %q (max-txn-ops, max-request-bytes)", addr, k)
+			return a, fmt.Errorf("etcdkv: %q: unknown option %q (max-txn-ops, max-request-bytes, quota-backend-bytes)", addr, k)
 		}
 	}
 	return a, nil
@@ -102,7 +106,7 @@ func (o *Opener) Open(addr string, readOnly bool, wait time.Duration) (kv.DB, er
 		return nil, err
 	}
 	return New(cli, Options{Prefix: a.Prefix, Timeout: wait, ReadOnly: readOnly,
-		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes, TLS: o.base.TLS})
+		MaxTxnOps: a.MaxTxnOps, MaxRequestBytes: a.MaxRequestBytes, QuotaBytes: a.QuotaBytes, TLS: o.base.TLS})
 }
 
 // Client returns the client of the cluster at addr, shared with the

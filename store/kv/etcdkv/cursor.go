@@ -171,7 +171,7 @@ func (c *cursor) fetch(from, to string, desc bool) {
 	}
 	ctx, cancel := context.WithTimeout(c.t.ctx, c.t.db.timeout)
 	defer cancel()
-	resp, err := c.t.db.cli.Get(ctx, from, clientv3.WithRange(to), clientv3.WithRev(c.t.rev),
+	resp, err := c.t.read(ctx, from, clientv3.WithRange(to),
 		clientv3.WithLimit(pageLen), clientv3.WithSort(clientv3.SortByKey, order))
 	if err != nil {
 		c.t.fail(err)

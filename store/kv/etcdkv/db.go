@@ -12,8 +12,9 @@
 // says which one did. So a transaction is never applied twice.
 //
 // One etcd transaction holds at most --max-txn-ops writes and
-// --max-request-bytes: a larger one is refused with kv.ErrTxTooLarge,
-// never split, since its halves would not be atomic.
+// --max-request-bytes: a larger commit goes in steps that stay all or
+// nothing (big.go), or, if its caller asks for it at once (AtOnce), is
+// refused with kv.ErrTxTooLarge.
 package etcdkv
 
 import (
@@ -44,6 +45,10 @@ const (
 	// keys and values.
 	DefaultMaxRequestBytes = 1<<20 + 1<<19 - 64<<10
 	DefaultTimeout         = 5 * time.Second
+	// DefaultQuotaBytes is etcd's own default for
+	// --quota-backend-bytes: past it, the cluster raises NOSPACE and
+	// takes no more writes.
+	DefaultQuotaBytes = 2 << 30
 )
 
 // Options says where in the cluster a store is and what it may send.
@@ -53,6 +58,7 @@ type Options struct {
 	MaxRequestBytes int           // the cluster's --max-request-bytes, less a margin; 0 means the default
 	Timeout         time.Duration // longest wait for one answer of the cluster; 0 means DefaultTimeout
 	ReadOnly        bool          // refuse Update
+	QuotaBytes      int64         // the members' --quota-backend-bytes; 0 means DefaultQuotaBytes
 	// TLS is how the client connects, nil for plain connections: a
 	// failure to reach the cluster is explained with it.
 	TLS *tls.Config
@@ -65,10 +71,13 @@ type DB struct {
 	own      bool   // Close closes cli
 	prefix   string
 	clock    string
+	pending  string // the large commit under way, if any (big.go)
+	staged   string // the prefix of a large commit's steps
 	maxOps   int
 	maxBytes int
 	timeout  time.Duration
 	readOnly bool
+	quota    int64
 	tls      *tls.Config
 	// probeMu guards the last probe of a cluster that did not answer:
 	// when, and what it found (unreachable).
@@ -91,11 +100,17 @@ func New(cli *clientv3.Client, o Options) (*DB, error) {
 		where:    strings.Join(cli.Endpoints(), ","),
 		prefix:   o.Prefix,
 		clock:    o.Prefix + string(rune(tagClock)) + "commit",
+		pending:  o.Prefix + string(rune(tagClock)) + "pending",
+		staged:   o.Prefix + string(rune(tagClock)) + "staged/",
 		maxOps:   o.MaxTxnOps,
 		maxBytes: o.MaxRequestBytes,
 		timeout:  o.Timeout,
 		readOnly: o.ReadOnly,
+		quota:    o.QuotaBytes,
 		tls:      o.TLS,
+	}
+	if d.quota <= 0 {
+		d.quota = DefaultQuotaBytes
 	}
 	if d.maxOps <= 0 {
 		d.maxOps = DefaultMaxTxnOps
@@ -124,6 +139,9 @@ func Dial(cfg clientv3.Config, o Options) (*DB, error) {
 	d.own = true
 	return d, nil
 }
+
+// MaxOps is how many writes one etcd transaction of the cluster takes.
+func (d *DB) MaxOps() int { return d.maxOps }
 
 // Close disconnects, if Dial connected.
 func (d *DB) Close() error {
@@ -193,50 +211,108 @@ func (d *DB) Update(fn func(kv.Tx) error) error {
 // an import's step) waits for many.
 func (d *DB) txTimeout() time.Duration { return max(10*d.timeout, 30*time.Second) }
 
-// begin starts a transaction at the cluster's current revision.
+// begin starts a transaction at the cluster's current revision. A large
+// commit whose steps are being applied is finished first, by whoever
+// comes (rollForward); a write waits for one being staged, which a read
+// need not: nothing of it is applied yet.
 func (d *DB) begin(ctx context.Context, writable bool) (*tx, error) {
-	rctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
-	resp, err := d.cli.Get(rctx, d.clock)
-	if err != nil {
-		return nil, d.failed("begin", err)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		rctx, cancel := context.WithTimeout(ctx, d.timeout)
+		// The clock and the pending key, read at one revision: nothing
+		// else sorts between them.
+		resp, err := d.cli.Get(rctx, d.clock, clientv3.WithRange(d.pending+"\x00"))
+		cancel()
+		if err != nil {
+			return nil, d.failed("begin", err)
+		}
+		t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
+			writes: map[string]write{}, seen: map[string]entry{}, loaded: map[string]bool{}}
+		var pending string
+		for _, kv := range resp.Kvs {
+			switch string(kv.Key) {
+			case d.clock:
+				t.clockRev = kv.ModRevision
+			case d.pending:
+				pending = string(kv.Value)
+			}
+		}
+		switch {
+		case pending == "":
+			return t, nil
+		case strings.HasPrefix(pending, pendingApplying):
+			if err := d.rollForward(ctx, pending); err != nil {
+				return nil, err
+			}
+			continue
+		case !writable:
+			return t, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("etcdkv: cluster %s: begin: a large commit still staged: %w", d.where, ctx.Err())
+		case <-time.After(wait):
+		}
 	}
-	t := &tx{db: d, ctx: ctx, writable: writable, rev: resp.Header.Revision,
-		writes: map[string]write{}, seen: map[string]entry{}, loaded: map[string]bool{}}
-	if len(resp.Kvs) > 0 {
-		t.clockRev = resp.Kvs[0].ModRevision
-	}
-	return t, nil
 }
 
 // commit sends t's writes on condition that no commit came since t's
-// reads. It reports false, with no error, when one did.
+// reads. It reports false, with no error, when one did. Writes that one
+// etcd transaction cannot hold go in steps (commitLarge), unless t must
+// commit at once.
 func (d *DB) commit(ctx context.Context, t *tx) (bool, error) {
 	if len(t.order) == 0 && len(t.dels) == 0 {
 		return true, nil
 	}
-	ops, err := d.ops(t)
+	ops, size, err := d.ops(t)
 	if err != nil {
 		return false, err
 	}
+	if !d.fits(len(ops)+1, size) {
+		if t.atOnce {
+			return false, fmt.Errorf("etcdkv: commit of %d operations and about %d bytes, the cluster takes %d and %d at once: %w",
+				len(ops)+1, size, d.maxOps, d.maxBytes, kv.ErrTxTooLarge)
+		}
+		return d.commitLarge(ctx, t, ops)
+	}
+	tag := newTag()
+	then := make([]clientv3.Op, 0, len(ops)+1)
+	for _, o := range ops {
+		then = append(then, o.etcd())
+	}
+	return d.commitOnce(ctx, t.clockRev, tag, append(then, clientv3.OpPut(d.clock, tag)))
+}
+
+// fits says whether n operations of size bytes go in one etcd
+// transaction.
+func (d *DB) fits(n, size int) bool { return n <= d.maxOps && size <= d.maxBytes }
+
+func newTag() string {
 	id := make([]byte, 16)
 	crand.Read(id)
-	tag := hex.EncodeToString(id)
-	ops = append(ops, clientv3.OpPut(d.clock, tag))
-	cond := clientv3.Compare(clientv3.ModRevision(d.clock), "=", t.clockRev)
+	return hex.EncodeToString(id)
+}
+
+// commitOnce sends then, which puts tag in the clock, on condition that
+// the clock is as it was at clockRev and no large commit is under way.
+// It reports false, with no error, when the condition failed.
+func (d *DB) commitOnce(ctx context.Context, clockRev int64, tag string, then []clientv3.Op) (bool, error) {
+	cond := []clientv3.Cmp{
+		clientv3.Compare(clientv3.ModRevision(d.clock), "=", clockRev),
+		clientv3.Compare(clientv3.Version(d.pending), "=", 0),
+	}
 	// A visitor waits for the answer: the sends again stop after two
 	// waits, and the outcome is then unknown.
 	ctx, cancel := context.WithTimeout(ctx, 2*d.timeout)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, d.timeout)
-		resp, err := d.cli.Txn(rctx).If(cond).Then(ops...).Commit()
+		resp, err := d.cli.Txn(rctx).If(cond...).Then(then...).Commit()
 		cancel()
 		switch {
 		case err == nil && resp.Succeeded:
 			return true, nil
 		case err == nil:
-			return d.appliedEarlier(ctx, t.clockRev, tag)
+			return d.appliedEarlier(ctx, clockRev, tag)
 		case definite(err):
 			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w", d.where, err)
 		}
@@ -296,11 +372,11 @@ func (d *DB) appliedEarlier(ctx context.Context, clockRev int64, tag string) (bo
 	return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, wctx.Err())
 }
 
-// ops are t's writes as one etcd transaction's operations, in a form etcd
-// takes: no key both put and inside a range deleted.
-func (d *DB) ops(t *tx) ([]clientv3.Op, error) {
-	var ops []clientv3.Op
-	size := 0
+// ops are t's writes as etcd operations, in a form etcd takes: no key
+// both put and inside a range deleted, no two on one key, so that they
+// may go in any order and in any number of etcd transactions. size is
+// about the bytes of a request that holds them all.
+func (d *DB) ops(t *tx) (ops []op, size int, err error) {
 	dels := merge(t.dels)
 	inDel := func(k string) bool {
 		for _, s := range dels {
@@ -314,14 +390,11 @@ func (d *DB) ops(t *tx) ([]clientv3.Op, error) {
 		w := t.writes[k]
 		switch {
 		case !w.del:
-			v := w.encode()
-			ops = append(ops, clientv3.OpPut(k, v))
-			size += len(k) + len(v)
+			ops = append(ops, op{kind: opPut, key: k, val: w.encode()})
 		case inDel(k) || seenAbsent(t, k):
 			// Nothing there to delete.
 		default:
-			ops = append(ops, clientv3.OpDelete(k))
-			size += len(k)
+			ops = append(ops, op{kind: opDelete, key: k})
 		}
 	}
 	for _, s := range dels {
@@ -330,19 +403,19 @@ func (d *DB) ops(t *tx) ([]clientv3.Op, error) {
 		for i := sort.SearchStrings(t.order, s.from); i < len(t.order) && t.order[i] < s.to; i++ {
 			if k := t.order[i]; !t.writes[k].del {
 				ops = appendRange(ops, from, k)
-				size += len(from) + len(k)
 				from = k + "\x00"
 			}
 		}
 		ops = appendRange(ops, from, s.to)
-		size += len(from) + len(s.to)
 	}
-	size += len(ops) * 16
-	if len(ops)+1 > d.maxOps || size > d.maxBytes {
-		return nil, fmt.Errorf("etcdkv: commit of %d operations and about %d bytes, the cluster takes %d and %d: %w",
-			len(ops)+1, size, d.maxOps, d.maxBytes, kv.ErrTxTooLarge)
+	for _, o := range ops {
+		size += o.size()
 	}
-	return ops, nil
+	if size > maxBigBytes {
+		return nil, 0, fmt.Errorf("etcdkv: commit of %d operations and about %d bytes, more than %d: %w",
+			len(ops), size, maxBigBytes, kv.ErrTxTooLarge)
+	}
+	return ops, size, nil
 }
 
 // seenAbsent says whether a read at rev found k missing.
@@ -351,9 +424,9 @@ func seenAbsent(t *tx, k string) bool {
 	return ok && !e.exists
 }
 
-func appendRange(ops []clientv3.Op, from, to string) []clientv3.Op {
+func appendRange(ops []op, from, to string) []op {
 	if from >= to {
 		return ops
 	}
-	return append(ops, clientv3.OpDelete(from, clientv3.WithRange(to)))
+	return append(ops, op{kind: opRange, key: from, val: to})
 }

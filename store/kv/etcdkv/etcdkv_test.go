@@ -222,14 +222,18 @@ var errRollback = errors.New("rolled back")
 // TestSameAsBolt runs random programs of puts, deletes, buckets made and
 // deleted, and cursor walks on bbolt and on etcd, and wants the same
 // answers from both and the same state after each transaction.
+//
+// With a cluster that takes 4 operations a transaction, most commits go
+// in steps (big.go), and must leave what one commit leaves.
 func TestSameAsBolt(t *testing.T) {
 	for seed := range uint64(3) {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { sameAsBolt(t, seed) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { sameAsBolt(t, seed, etcdkv.Options{}) })
 	}
+	t.Run("in steps", func(t *testing.T) { sameAsBolt(t, 7, etcdkv.Options{MaxTxnOps: 4}) })
 }
 
-func sameAsBolt(t *testing.T, seed uint64) {
-	b, e := openBoth(t, etcdkv.Options{})
+func sameAsBolt(t *testing.T, seed uint64, o etcdkv.Options) {
+	b, e := openBoth(t, o)
 	r := rand.New(rand.NewPCG(seed, 2))
 	for i := range 400 {
 		prog := make([]op, 1+r.IntN(30))
@@ -318,12 +322,16 @@ func TestConcurrentCommits(t *testing.T) {
 }
 
 // TestTooLarge wants a transaction past the cluster's --max-txn-ops
-// refused whole, with kv.ErrTxTooLarge, and one within it committed.
+// committed whole in steps, or, asked to commit at once, refused whole
+// with kv.ErrTxTooLarge.
 func TestTooLarge(t *testing.T) {
 	_, e := openBoth(t, etcdkv.Options{MaxTxnOps: 10})
-	put := func(n int) error {
+	put := func(n int, atOnce bool) error {
 		return e.Update(func(tx kv.Tx) error {
-			b, err := tx.CreateBucketIfNotExists([]byte("b"))
+			if atOnce {
+				tx.(interface{ AtOnce() }).AtOnce()
+			}
+			b, err := tx.CreateBucketIfNotExists([]byte(fmt.Sprint(atOnce)))
 			if err != nil {
 				return err
 			}
@@ -335,17 +343,26 @@ func TestTooLarge(t *testing.T) {
 			return nil
 		})
 	}
-	if err := put(20); !errors.Is(err, kv.ErrTxTooLarge) {
-		t.Errorf("20 puts: %v, want ErrTxTooLarge", err)
+	if err := put(20, true); !errors.Is(err, kv.ErrTxTooLarge) {
+		t.Errorf("20 puts at once: %v, want ErrTxTooLarge", err)
 	}
 	if d := dump(t, e); d != "" {
 		t.Errorf("after a refused commit the store holds\n%s", d)
 	}
-	if err := put(5); err != nil {
-		t.Errorf("5 puts: %v", err)
+	if err := put(5, true); err != nil {
+		t.Errorf("5 puts at once: %v", err)
 	}
+	if err := put(500, false); err != nil {
+		t.Errorf("500 puts in steps: %v", err)
+	}
+	e.View(func(tx kv.Tx) error {
+		if n := tx.Bucket([]byte("false")).KeyN(); n != 500 {
+			t.Errorf("after 500 puts in steps: %d keys", n)
+		}
+		return nil
+	})
 	// A bucket of any size goes in one range delete.
-	if err := e.Update(func(tx kv.Tx) error { return tx.DeleteBucket([]byte("b")) }); err != nil {
+	if err := e.Update(func(tx kv.Tx) error { return tx.DeleteBucket([]byte("false")) }); err != nil {
 		t.Errorf("delete bucket: %v", err)
 	}
 }

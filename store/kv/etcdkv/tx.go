@@ -2,9 +2,11 @@ package etcdkv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"hitcounter/store/kv"
@@ -27,7 +29,26 @@ type tx struct {
 	known  []span           // ranges whose every key at rev is in seen
 	loaded map[string]bool  // buckets whose first entries were read at once
 	err    error            // the first failed read: the transaction fails with it
+	atOnce bool             // commit as one etcd transaction or not at all
+	bytes  int              // about what the writes take in a request
 }
+
+// Full says whether the writes so far fill one etcd transaction, or
+// nearly: a caller that works in steps (an import) ends its step there,
+// so that the step commits at once, not in the steps of a large commit.
+func (t *tx) Full() bool {
+	return len(t.writes)+len(t.dels)+fullMargin >= t.db.maxOps || t.bytes+fullMargin*1024 >= t.db.maxBytes
+}
+
+// fullMargin is the writes a caller may add after Full said no: a row of
+// an import writes a few keys.
+const fullMargin = 8
+
+// AtOnce makes the transaction's commit one etcd transaction or none:
+// writes past the cluster's limits fail with kv.ErrTxTooLarge rather than
+// go in steps, which hold every other writer up a while. A caller that
+// can split its work (the batcher's hits) asks for it.
+func (t *tx) AtOnce() { t.atOnce = true }
 
 // write is one key's value at the end of the transaction.
 type write struct {
@@ -111,7 +132,7 @@ func (t *tx) remote(k string) entry {
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
 	defer cancel()
-	resp, err := t.db.cli.Get(ctx, k, clientv3.WithRev(t.rev))
+	resp, err := t.read(ctx, k)
 	if err != nil {
 		t.fail(err)
 		return entry{}
@@ -124,11 +145,26 @@ func (t *tx) remote(k string) entry {
 	return e
 }
 
+// read reads at the transaction's revision, which begin's linearizable
+// read found: what a key held at it is the same on every member that has
+// applied it, so a member may answer from its own state (etcd's
+// serializable read) without a round of the leader's. One that has not
+// applied it yet (the client may ask another member than begin's) says
+// so, and is asked again the linearizable way.
+func (t *tx) read(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	opts = append(opts, clientv3.WithRev(t.rev))
+	resp, err := t.db.cli.Get(ctx, key, append(opts, clientv3.WithSerializable())...)
+	if errors.Is(err, rpctypes.ErrFutureRev) {
+		resp, err = t.db.cli.Get(ctx, key, opts...)
+	}
+	return resp, err
+}
+
 // set records k's value at the end of the transaction.
 func (t *tx) set(k string, w write) error {
 	if _, ok := t.writes[k]; !ok {
-		if len(t.writes) >= t.db.maxOps {
-			return fmt.Errorf("etcdkv: more than %d keys written: %w", t.db.maxOps, kv.ErrTxTooLarge)
+		if len(t.writes) >= maxBigWrites {
+			return fmt.Errorf("etcdkv: more than %d keys written: %w", maxBigWrites, kv.ErrTxTooLarge)
 		}
 		i := sort.SearchStrings(t.order, k)
 		t.order = append(t.order, "")
@@ -136,6 +172,7 @@ func (t *tx) set(k string, w write) error {
 		t.order[i] = k
 	}
 	t.writes[k] = w
+	t.bytes += len(k) + len(w.val) + 16
 	return nil
 }
 
@@ -193,7 +230,7 @@ func (b *bucket) load() {
 	lo, hi := entries(b.path)
 	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
 	defer cancel()
-	resp, err := t.db.cli.Get(ctx, lo, clientv3.WithRange(hi), clientv3.WithRev(t.rev), clientv3.WithLimit(loadLen))
+	resp, err := t.read(ctx, lo, clientv3.WithRange(hi), clientv3.WithLimit(loadLen))
 	if err != nil {
 		t.fail(err)
 		return
@@ -365,7 +402,7 @@ func (b *bucket) KeyN() int {
 	}
 	ctx, cancel := context.WithTimeout(b.t.ctx, b.t.db.timeout)
 	defer cancel()
-	resp, err := b.t.db.cli.Get(ctx, b.path, clientv3.WithPrefix(), clientv3.WithRev(b.t.rev), clientv3.WithCountOnly())
+	resp, err := b.t.read(ctx, b.path, clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil {
 		b.t.fail(err)
 		return 0
@@ -373,9 +410,10 @@ func (b *bucket) KeyN() int {
 	return int(resp.Count)
 }
 
-// Size is what the member first reached holds in use in its file, the
-// whole cluster's keyspace with the revisions kept: what the overview
-// shows as the store's size.
+// Size is the file of the member first reached, the whole cluster's
+// keyspace with the revisions kept and the pages they freed: what the
+// members' quota limits (past it, NOSPACE), and what the overview shows
+// as the store's size.
 func (t *tx) Size() int64 {
 	ctx, cancel := context.WithTimeout(t.ctx, t.db.timeout)
 	defer cancel()
@@ -386,9 +424,6 @@ func (t *tx) Size() int64 {
 	resp, err := t.db.cli.Status(ctx, eps[0])
 	if err != nil {
 		return 0
-	}
-	if resp.DbSizeInUse > 0 {
-		return resp.DbSizeInUse
 	}
 	return resp.DbSize
 }

@@ -163,6 +163,9 @@ func (s *Server) Client() (*clientv3.Client, error) {
 	})
 }
 
+// Pid is the server's process id, to read its memory in /proc.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
 // Pause stops the server as a hung machine would (SIGSTOP): connections
 // stay open, nothing answers.
 func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
