@@ -17,7 +17,11 @@ func runCheck(e *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "database %s: ok, %d counter(s), %d view(s) in all, schema %d, %d bytes (%d in use), %d digit set(s)\n",
-		path, r.Counters, r.Hits, r.Schema, r.Size, r.InUse, r.DigitSets)
+	size := fmt.Sprintf(", %d bytes (%d in use)", r.Size, r.InUse)
+	if store.IsRemote(path) {
+		size = "" // no file of its own: doctor says the members' files
+	}
+	fmt.Fprintf(e.stdout, "database %s: ok, %d counter(s), %d view(s) in all, schema %d%s, %d digit set(s)\n",
+		path, r.Counters, r.Hits, r.Schema, size, r.DigitSets)
 	return nil
 }
