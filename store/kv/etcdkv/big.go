@@ -155,7 +155,7 @@ func (d *DB) commitLarge(ctx context.Context, t *tx, ops []op) (bool, error) {
 		cancel()
 	}()
 	staging := pendingStaging + id
-	done, err := d.commitOnce(ctx, t.clockRev, id, []clientv3.Op{
+	done, err := d.commitOnce(ctx, t.rev, t.clockRev, id, []clientv3.Op{
 		clientv3.OpPut(d.clock, id), clientv3.OpPut(d.pending, staging, clientv3.WithLease(lease.ID))})
 	if err != nil || !done {
 		return false, err
@@ -200,7 +200,9 @@ func (d *DB) changedTo(ctx context.Context, rev int64, val string) (bool, error)
 	defer cancel()
 	for w := range d.cli.Watch(wctx, d.pending, clientv3.WithRev(rev+1)) {
 		if err := w.Err(); err != nil {
-			return false, fmt.Errorf("etcdkv: cluster %s: large commit: %w (%w)", d.where, kv.ErrUnknownOutcome, err)
+			// Not %w: a compacted watch must not make the caller run
+			// the transaction again (see appliedEarlier).
+			return false, fmt.Errorf("etcdkv: cluster %s: large commit: %w (%v)", d.where, kv.ErrUnknownOutcome, err)
 		}
 		for _, ev := range w.Events {
 			return ev.Type == clientv3.EventTypePut && string(ev.Kv.Value) == val, nil

@@ -193,7 +193,10 @@ func (d *DB) Update(fn func(kv.Tx) error) error {
 				return nil
 			}
 		}
-		if err != nil && !errors.Is(err, rpctypes.ErrCompacted) {
+		// A read at a revision compacted away runs fn again on a newer
+		// one; a commit whose outcome is unknown never runs again, as it
+		// may have applied.
+		if err != nil && (!errors.Is(err, rpctypes.ErrCompacted) || errors.Is(err, kv.ErrUnknownOutcome)) {
 			return err
 		}
 		// Another commit came between: wait a little, so that two
@@ -279,7 +282,7 @@ func (d *DB) commit(ctx context.Context, t *tx) (bool, error) {
 	for _, o := range ops {
 		then = append(then, o.etcd())
 	}
-	return d.commitOnce(ctx, t.clockRev, tag, append(then, clientv3.OpPut(d.clock, tag)))
+	return d.commitOnce(ctx, t.rev, t.clockRev, tag, append(then, clientv3.OpPut(d.clock, tag)))
 }
 
 // fits says whether n operations of size bytes go in one etcd
@@ -293,9 +296,11 @@ func newTag() string {
 }
 
 // commitOnce sends then, which puts tag in the clock, on condition that
-// the clock is as it was at clockRev and no large commit is under way.
-// It reports false, with no error, when the condition failed.
-func (d *DB) commitOnce(ctx context.Context, clockRev int64, tag string, then []clientv3.Op) (bool, error) {
+// the clock is as it was at clockRev (its mod revision at rev, the
+// transaction's snapshot) and no large commit is under way. It reports
+// false, with no error, when the condition failed and no send of it
+// applied.
+func (d *DB) commitOnce(ctx context.Context, rev, clockRev int64, tag string, then []clientv3.Op) (bool, error) {
 	cond := []clientv3.Cmp{
 		clientv3.Compare(clientv3.ModRevision(d.clock), "=", clockRev),
 		clientv3.Compare(clientv3.Version(d.pending), "=", 0),
@@ -311,8 +316,10 @@ func (d *DB) commitOnce(ctx context.Context, clockRev int64, tag string, then []
 		switch {
 		case err == nil && resp.Succeeded:
 			return true, nil
+		case err == nil && attempt == 0:
+			return false, nil // no earlier send that could have applied
 		case err == nil:
-			return d.appliedEarlier(ctx, clockRev, tag)
+			return d.appliedEarlier(ctx, rev, tag)
 		case definite(err):
 			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w", d.where, err)
 		}
@@ -357,13 +364,18 @@ func definite(err error) bool {
 
 // appliedEarlier says, after a commit's condition failed, whether an
 // earlier send of that very commit, whose answer was lost, had applied:
-// then the clock's first change after clockRev is to tag.
-func (d *DB) appliedEarlier(ctx context.Context, clockRev int64, tag string) (bool, error) {
+// then the clock's first change after rev, the transaction's snapshot,
+// is to tag. (The clock did not change between its mod revision and rev;
+// rev is recent, where the clock's own revision may be older than the
+// history compaction keeps.) A failed watch is an unknown outcome and
+// only that: its error is no reason to run the transaction again, which
+// could apply it twice.
+func (d *DB) appliedEarlier(ctx context.Context, rev int64, tag string) (bool, error) {
 	wctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	for w := range d.cli.Watch(wctx, d.clock, clientv3.WithRev(clockRev+1)) {
+	for w := range d.cli.Watch(wctx, d.clock, clientv3.WithRev(rev+1)) {
 		if err := w.Err(); err != nil {
-			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, err)
+			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%v)", d.where, kv.ErrUnknownOutcome, err)
 		}
 		for _, ev := range w.Events {
 			return string(ev.Kv.Value) == tag, nil
