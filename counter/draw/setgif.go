@@ -239,31 +239,34 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 // piece's own pixels: the box of those that differ and of those that
 // turn clear.
 type frameMove struct {
-	found         bool
 	box, clearBox image.Rectangle
 }
 
 // frameMoves holds each piece's frame moves found so far, from frame a
-// to frame b at a*frames+b, made when first needed.
-type frameMoves [digitset.NumPieces][]frameMove
+// to frame b at a*frames+b, made when first needed. A map, not a table of
+// every pair: a GIF uses a few moves a piece (mostly a to a+1), and a
+// table of a 64-frame piece's every pair would be 4,096 of them, zeroed,
+// in every process that draws it.
+type frameMoves [digitset.NumPieces]map[int]frameMove
 
 // of returns piece k's move from frame a to frame b, as drawn (remap, nil
 // for none, and clearIdx as in place).
 func (m *frameMoves) of(d *setDrawing, k, a, b int, remap *[256]uint8, clearIdx int) frameMove {
-	n := len(d.set.Digits[k].Frames)
+	key := a*len(d.set.Digits[k].Frames) + b
+	if mv, ok := m[k][key]; ok {
+		return mv
+	}
+	pa, pb := d.frame(k, a), d.frame(k, b)
+	if remap != nil {
+		pa, pb = d.mapped(k, a, pa, remap), d.mapped(k, b, pb, remap)
+	}
+	var mv frameMove
+	mv.box, mv.clearBox = diffBox(pa, pb, d.widths[k], 0, d.widths[k], d.hts[k], clearIdx)
 	if m[k] == nil {
-		m[k] = make([]frameMove, n*n)
+		m[k] = map[int]frameMove{}
 	}
-	mv := &m[k][a*n+b]
-	if !mv.found {
-		pa, pb := d.frame(k, a), d.frame(k, b)
-		if remap != nil {
-			pa, pb = d.mapped(k, a, pa, remap), d.mapped(k, b, pb, remap)
-		}
-		mv.box, mv.clearBox = diffBox(pa, pb, d.widths[k], 0, d.widths[k], d.hts[k], clearIdx)
-		mv.found = true
-	}
-	return *mv
+	m[k][key] = mv
+	return mv
 }
 
 // keepOf returns before when keep, else nil.
