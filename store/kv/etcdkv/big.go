@@ -196,19 +196,11 @@ func (d *DB) commitLarge(ctx context.Context, t *tx, ops []op) (bool, error) {
 // changedTo says whether the pending key's first change after rev set it
 // to val.
 func (d *DB) changedTo(ctx context.Context, rev int64, val string) (bool, error) {
-	wctx, cancel := context.WithTimeout(ctx, d.timeout)
-	defer cancel()
-	for w := range d.cli.Watch(wctx, d.pending, clientv3.WithRev(rev+1)) {
-		if err := w.Err(); err != nil {
-			// Not %w: a compacted watch must not make the caller run
-			// the transaction again (see appliedEarlier).
-			return false, fmt.Errorf("etcdkv: cluster %s: large commit: %w (%v)", d.where, kv.ErrUnknownOutcome, err)
-		}
-		for _, ev := range w.Events {
-			return ev.Type == clientv3.EventTypePut && string(ev.Kv.Value) == val, nil
-		}
+	ev, err := d.firstChange(ctx, d.pending, rev)
+	if err != nil {
+		return false, fmt.Errorf("etcdkv: cluster %s: large commit: %w", d.where, err)
 	}
-	return false, fmt.Errorf("etcdkv: cluster %s: large commit: %w (%w)", d.where, kv.ErrUnknownOutcome, wctx.Err())
+	return ev.Type == clientv3.EventTypePut && string(ev.Kv.Value) == val, nil
 }
 
 // step sends ops on condition cond, again when the answer is lost: it is

@@ -367,21 +367,31 @@ func definite(err error) bool {
 // then the clock's first change after rev, the transaction's snapshot,
 // is to tag. (The clock did not change between its mod revision and rev;
 // rev is recent, where the clock's own revision may be older than the
-// history compaction keeps.) A failed watch is an unknown outcome and
-// only that: its error is no reason to run the transaction again, which
-// could apply it twice.
+// history compaction keeps.)
 func (d *DB) appliedEarlier(ctx context.Context, rev int64, tag string) (bool, error) {
+	ev, err := d.firstChange(ctx, d.clock, rev)
+	if err != nil {
+		return false, fmt.Errorf("etcdkv: cluster %s: commit: %w", d.where, err)
+	}
+	return string(ev.Kv.Value) == tag, nil
+}
+
+// firstChange is key's first change after rev. A failed watch is an
+// unknown outcome and only that: its error (a compacted revision, say)
+// is no reason to run a transaction again, which could apply it twice,
+// so it is not wrapped.
+func (d *DB) firstChange(ctx context.Context, key string, rev int64) (*clientv3.Event, error) {
 	wctx, cancel := context.WithTimeout(ctx, d.timeout)
 	defer cancel()
-	for w := range d.cli.Watch(wctx, d.clock, clientv3.WithRev(rev+1)) {
+	for w := range d.cli.Watch(wctx, key, clientv3.WithRev(rev+1)) {
 		if err := w.Err(); err != nil {
-			return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%v)", d.where, kv.ErrUnknownOutcome, err)
+			return nil, fmt.Errorf("%w (%v)", kv.ErrUnknownOutcome, err)
 		}
-		for _, ev := range w.Events {
-			return string(ev.Kv.Value) == tag, nil
+		if len(w.Events) > 0 {
+			return w.Events[0], nil
 		}
 	}
-	return false, fmt.Errorf("etcdkv: cluster %s: commit: %w (%w)", d.where, kv.ErrUnknownOutcome, wctx.Err())
+	return nil, fmt.Errorf("%w (%w)", kv.ErrUnknownOutcome, wctx.Err())
 }
 
 // ops are t's writes as etcd operations, in a form etcd takes: no key
