@@ -139,7 +139,7 @@ func serve(r imagehit.Request, name string, format counter.ImageType, env cgiwir
 	p := imagehit.NewProcess(cfg, log, false)
 	ans := p.Serve(r, name, format)
 	p.Finished(meter.Hit, ans.Counted, started)
-	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
+	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body...); err != nil {
 		log.Printf("write response: %v", err)
 	}
 }
@@ -162,7 +162,7 @@ func serveScript(r imagehit.Request, name, ext string, env cgiwire.Env, started 
 		ans = p.ServeCount(r, name)
 		p.Finished(meter.Hit, ans.Counted, started)
 	}
-	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body); err != nil {
+	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body...); err != nil {
 		log.Printf("write response: %v", err)
 	}
 }
@@ -185,5 +185,5 @@ func failCGI(env cgiwire.Env, err error, stdout, stderr io.Writer) {
 	s := &imagehit.Server{Cfg: cfg, Log: log}
 	r := imagehit.Request{Method: env["REQUEST_METHOD"], Path: env["PATH_INFO"], RawQuery: env["QUERY_STRING"]}
 	ans := s.Refuse(r, format, err)
-	cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body)
+	cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body...)
 }

@@ -4,7 +4,8 @@ package imagehit
 // they fill, where a bytes.Buffer would double and copy itself. An
 // animated set's GIF is hundreds of kilobytes; growing a buffer to hold
 // it cleared and copied twice its size again, each page new to a CGI
-// process, a fault. Bytes joins the chunks once, at the size drawn.
+// process, a fault. The chunks are the answer's body as they are (Chunks):
+// joining them would touch as many new pages again.
 type chunkedBody struct {
 	chunks [][]byte
 	n      int
@@ -61,17 +62,10 @@ func (b *chunkedBody) Reset() {
 	b.n = 0
 }
 
-// Bytes returns what was written, the one chunk itself when it fits.
-func (b *chunkedBody) Bytes() []byte {
-	switch len(b.chunks) {
-	case 0:
+// Chunks returns what was written, in the chunks that hold it.
+func (b *chunkedBody) Chunks() [][]byte {
+	if b.n == 0 {
 		return nil
-	case 1:
-		return b.chunks[0]
 	}
-	out := make([]byte, 0, b.n)
-	for _, c := range b.chunks {
-		out = append(out, c...)
-	}
-	return out
+	return b.chunks
 }

@@ -160,9 +160,9 @@ func (a *Server) refuseCount(r Request, err error) Answer {
 func jsonAnswer(r Request, status int, h []cgiwire.Field, body []byte) Answer {
 	h = append(h, cgiwire.Field{Key: "Content-Type", Value: "application/json; charset=utf-8"}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
 	if r.Method == "HEAD" {
-		body = nil
+		return Answer{Status: status, Header: h}
 	}
-	return Answer{Status: status, Header: h, Body: body}
+	return Answer{Status: status, Header: h, Body: [][]byte{body}}
 }
 
 // ServeScript answers NAME.js: the script, the same for every view and
@@ -177,11 +177,11 @@ func (a *Server) ServeScript(r Request, name string) Answer {
 			{Key: "Content-Length", Value: strconv.Itoa(len(body))},
 			{Key: "X-Content-Type-Options", Value: "nosniff"},
 			{Key: ErrorHeader, Value: "invalid counter name"},
-		}, Body: body}
+		}, Body: [][]byte{body}}
 	}
-	body := []byte(Script)
-	if r.Method == "HEAD" {
-		body = nil
+	var body [][]byte
+	if r.Method != "HEAD" {
+		body = [][]byte{[]byte(Script)}
 	}
 	return Answer{Status: statusOK, Header: []cgiwire.Field{
 		{Key: "Content-Type", Value: "text/javascript; charset=utf-8"},

@@ -56,7 +56,10 @@ type Request struct {
 type Answer struct {
 	Status int
 	Header []cgiwire.Field // canonical keys, each once
-	Body   []byte          // nil for HEAD
+	// Body is the body in pieces, written one after another: a drawn
+	// image's chunks as they filled, never joined into one copy. Nil
+	// for HEAD.
+	Body [][]byte
 	// Counted says a hit was counted (or tallied): the request is timed
 	// as a hit (meter.Hit).
 	Counted bool
@@ -158,7 +161,7 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		h = append(h, cgiwire.Field{Key: ErrorHeader, Value: typo.Message()})
 		a.warnTypo(r, name, typo)
 	}
-	ans := answer(r, status, h, format, body.Bytes())
+	ans := answer(r, status, h, format, body.Chunks()...)
 	ans.Counted = counted
 	return ans
 }
@@ -235,8 +238,12 @@ func (a *Server) RefuseAs(r Request, format counter.ImageType, err error, status
 
 // answer is a complete answer with its type and length; the body is left
 // out for HEAD.
-func answer(r Request, status int, h []cgiwire.Field, format counter.ImageType, body []byte) Answer {
-	h = append(h, cgiwire.Field{Key: "Content-Type", Value: format.ContentType()}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(len(body))})
+func answer(r Request, status int, h []cgiwire.Field, format counter.ImageType, body ...[]byte) Answer {
+	n := 0
+	for _, b := range body {
+		n += len(b)
+	}
+	h = append(h, cgiwire.Field{Key: "Content-Type", Value: format.ContentType()}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(n)})
 	if r.Method == "HEAD" {
 		body = nil
 	}

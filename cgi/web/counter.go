@@ -96,11 +96,12 @@ func writeAnswer(w http.ResponseWriter, ans imagehit.Answer) error {
 		h.Set(f.Key, f.Value)
 	}
 	w.WriteHeader(ans.Status)
-	if ans.Body == nil {
-		return nil
+	for _, p := range ans.Body {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
 	}
-	_, err := w.Write(ans.Body)
-	return err
+	return nil
 }
 
 // cutSuffixFold is strings.CutSuffix with the suffix in any case.

@@ -14,11 +14,23 @@ type Field struct{ Key, Value string }
 // one that it held (the test of the hit binary compares the two byte for
 // byte): a Status line, the headers sorted by key, each once, with their
 // line breaks turned to spaces and the ends trimmed, a blank line and the
-// body. h must hold Content-Type and Content-Length.
-func WriteAnswer(w io.Writer, status int, h []Field, body []byte) error {
+// body, given in pieces written one after another. h must hold
+// Content-Type and Content-Length.
+func WriteAnswer(w io.Writer, status int, h []Field, body ...[]byte) error {
 	h = slices.Clone(h)
 	slices.SortStableFunc(h, func(a, b Field) int { return strings.Compare(a.Key, b.Key) })
-	b := make([]byte, 0, 512+len(body))
+	n := 0
+	for _, p := range body {
+		n += len(p)
+	}
+	// A small body goes out with the headers in one write; a large one
+	// (an animated GIF) as it is, which a copy into one buffer would
+	// touch as many new pages again for.
+	joined := n <= answerCopied
+	b := make([]byte, 0, 512)
+	if joined {
+		b = make([]byte, 0, 512+n)
+	}
 	b = append(b, "Status: "...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, ' ')
@@ -31,10 +43,27 @@ func WriteAnswer(w io.Writer, status int, h []Field, body []byte) error {
 		b = append(b, "\r\n"...)
 	}
 	b = append(b, "\r\n"...)
-	b = append(b, body...)
-	_, err := w.Write(b)
-	return err
+	if joined {
+		for _, p := range body {
+			b = append(b, p...)
+		}
+	}
+	if _, err := w.Write(b); err != nil || joined {
+		return err
+	}
+	for _, p := range body {
+		if len(p) == 0 {
+			continue
+		}
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// answerCopied is the largest body WriteAnswer copies after the headers.
+const answerCopied = 8 << 10
 
 // headerValue is v as net/http's Header.Write writes it.
 func headerValue(v string) string {

@@ -62,6 +62,54 @@ func TestHeaderAsTheGateway(t *testing.T) {
 	}
 }
 
+// countingWriter counts the writes it is given.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// TestWriteAnswerInPieces: a body given in pieces is written as the same
+// body given whole; one at most answerCopied long goes out in one write
+// with the headers, a longer one in a write of the headers and one of
+// each piece that is not empty, not copied.
+func TestWriteAnswerInPieces(t *testing.T) {
+	fields := []Field{{"Content-Type", "image/gif"}, {"Content-Length", "0"}}
+	piece := func(n int, c byte) []byte { return bytes.Repeat([]byte{c}, n) }
+	for _, tc := range []struct {
+		name   string
+		pieces [][]byte
+		writes int
+	}{
+		{"none", nil, 1},
+		{"one small", [][]byte{piece(100, 'a')}, 1},
+		{"small pieces", [][]byte{piece(100, 'a'), nil, piece(200, 'b')}, 1},
+		{"at the bound", [][]byte{piece(answerCopied-1, 'a'), piece(1, 'b')}, 1},
+		{"past the bound", [][]byte{piece(answerCopied, 'a'), {}, piece(1, 'b')}, 3},
+		{"chunks of a GIF", [][]byte{piece(4<<10, 'a'), piece(8<<10, 'b'), piece(16<<10, 'c'), piece(5, 'd')}, 5},
+	} {
+		var whole, got bytes.Buffer
+		if err := WriteAnswer(&whole, 200, fields, bytes.Join(tc.pieces, nil)); err != nil {
+			t.Fatal(err)
+		}
+		w := &countingWriter{}
+		if err := WriteAnswer(w, 200, fields, tc.pieces...); err != nil {
+			t.Fatal(err)
+		}
+		got.Write(w.Bytes())
+		if !bytes.Equal(got.Bytes(), whole.Bytes()) {
+			t.Errorf("%s: %d bytes in pieces, %d whole, not the same", tc.name, got.Len(), whole.Len())
+		}
+		if w.writes != tc.writes {
+			t.Errorf("%s: %d writes, want %d", tc.name, w.writes, tc.writes)
+		}
+	}
+}
+
 // TestWriteAnswerAsTheGateway: an answer in the form the gateway writes
 // a held one (response.writeWhole): the Status line with net/http's text,
 // the headers as http.Header.Write writes them.
