@@ -70,7 +70,7 @@ func TestThemeDecoderConfined(t *testing.T) {
 	out, _, _, _ := adminTimed(t, db, time.Minute, "doctor") // its other findings are the machine's
 	var line string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "theme decoder ") || strings.HasPrefix(l, "PROBLEM: theme decoder") {
+		if strings.HasPrefix(l, "digit set decoder ") || strings.HasPrefix(l, "PROBLEM: digit set decoder") {
 			line = l
 		}
 	}
