@@ -11,7 +11,7 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// sampleSet is a set the size of a typical Moe-Counter theme's digits:
+// sampleSet is a set the size of a typical Moe-Counter digit set's digits:
 // 24 to 28 by 48 px, shaded in 32 colours on a clear ground, each digit
 // with frames frames 10 hundredths apart (1 for a still set). A mixed
 // set has deploy/bench/makeset's timings instead: digit k has 4+k%4
