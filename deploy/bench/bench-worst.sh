@@ -28,7 +28,7 @@ mkdir -p "$T/counter"
 go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-tool" ./cgi
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi/hit
 go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-themedecode" ./cgi/themedecode
-# Run as root, theme add runs the decoder as nobody, who must reach it.
+# Run as root, digitset add runs the decoder as nobody, who must reach it.
 chmod a+rx "$T" "$T/counter"
 tool() { env -u GATEWAY_INTERFACE "$T/counter/counter-tool" "$@" -db "$T/counter.db" >/dev/null; }
 tool create ten -start 1234567890
