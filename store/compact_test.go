@@ -14,6 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"hitcounter/counter"
+	"hitcounter/cgi/testenv"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"
 	"hitcounter/store/kv/etcdkv/etcdtest"
@@ -114,11 +115,7 @@ func TestCompactionBoundsHistory(t *testing.T) {
 	if inUse2-inUse1 > (inUse1-inUse0)/4 {
 		t.Errorf("with compaction the file's use grew %d bytes, without %d: not bounded", inUse2-inUse1, inUse1-inUse0)
 	}
-	if rss, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.Pid())); err == nil {
-		for _, l := range strings.Split(string(rss), "\n") {
-			if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "VmHWM") {
-				t.Logf("etcd member %s", strings.Join(strings.Fields(l), " "))
-			}
-		}
+	if p, err := testenv.ReadProcess(srv.Pid()); err == nil {
+		t.Logf("etcd member: RSS %d kB, peak %d kB", p.RSS>>10, p.PeakRSS>>10)
 	}
 }
