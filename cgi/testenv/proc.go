@@ -1,10 +1,12 @@
 package testenv
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Process is what /proc tells of a running process, for the tests and the
@@ -54,4 +56,36 @@ func ReadProcess(pid int) (Process, error) {
 		}
 	}
 	return p, nil
+}
+
+// CPU is what /proc/PID/stat says of a process's CPU time: its own, user
+// and system in every thread (utime+stime), and that of the children it
+// has reaped (cutime+cstime).
+type CPU struct {
+	Self, Reaped time.Duration
+}
+
+// clockTick is Linux's USER_HZ, the unit of CPU times in /proc.
+const clockTick = 10 * time.Millisecond
+
+// ReadCPU reads process pid's CPU time from /proc/PID/stat.
+func ReadCPU(pid int) (CPU, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return CPU{}, err
+	}
+	// The fields after the command, which is in parentheses and may hold
+	// anything: state is the first, utime to cstime the 12th to 15th.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 15 {
+		return CPU{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	var t [4]int64
+	for k := range t {
+		if t[k], err = strconv.ParseInt(f[11+k], 10, 64); err != nil {
+			return CPU{}, fmt.Errorf("/proc/%d/stat: field %d: %w", pid, 12+k, err)
+		}
+	}
+	return CPU{Self: time.Duration(t[0]+t[1]) * clockTick, Reaped: time.Duration(t[2]+t[3]) * clockTick}, nil
 }

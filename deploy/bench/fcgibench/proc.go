@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,41 +9,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
-// clockTick is Linux's USER_HZ, the unit of CPU times in /proc.
-const clockTick = 10 * time.Millisecond
-
-// stat is what /proc/PID/stat says about a process's CPU: its own
-// (utime+stime, all threads) and that of its children it has reaped
-// (cutime+cstime).
-type stat struct {
-	self, reaped time.Duration
-}
-
-func readStat(pid int) (stat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return stat{}, false
-	}
-	// The fields after the command, which is in parentheses and may hold
-	// anything: state is the first, utime..cstime the 12th to 15th.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return stat{}, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 15 {
-		return stat{}, false
-	}
-	var t [4]int64
-	for k := range t {
-		t[k], err = strconv.ParseInt(f[11+k], 10, 64)
-		if err != nil {
-			return stat{}, false
-		}
-	}
-	return stat{self: time.Duration(t[0]+t[1]) * clockTick, reaped: time.Duration(t[2]+t[3]) * clockTick}, true
+// readStat reads process pid's CPU time; false when it is gone.
+func readStat(pid int) (testenv.CPU, bool) {
+	c, err := testenv.ReadCPU(pid)
+	return c, err == nil
 }
 
 // children lists pid's children, from every thread (a Go process forks
@@ -100,7 +72,7 @@ func treeCPU(root int) time.Duration {
 	var sum time.Duration
 	for _, p := range descendants(root) {
 		if st, ok := readStat(p); ok {
-			sum += st.self + st.reaped
+			sum += st.Self + st.Reaped
 		}
 	}
 	return sum
