@@ -52,6 +52,14 @@ const scriptIndex = `<script src="/cgi-bin/counter.cgi/site.js" defer></script>
 <ol id="top" data-counter="top" data-counter-top="3"></ol>
 `
 
+// scriptNoReferrer is a post whose page sends no Referer, as blogs that
+// show images of hosts that refuse hotlinking have it (busuanzi's script
+// asks for the Referer back on its own request).
+const scriptNoReferrer = `<meta name="referrer" content="no-referrer">
+<script src="/cgi-bin/counter.cgi/site.js" defer></script>
+<p><span id="views" data-counter="views">?</span> reads, page pv <span id="busuanzi_value_page_pv"></span></p>
+`
+
 // TestBrowserScript opens a small site under lighttpd in Chromium, its
 // pages served under a strict Content-Security-Policy: a post that
 // carries the counter's image and its script is one view (the count rises
@@ -82,7 +90,7 @@ func TestBrowserScript(t *testing.T) {
 	htdocs := filepath.Join(filepath.Dir(srv.CGILog), "htdocs")
 	for file, body := range map[string]string{
 		"posts/one.html": scriptTags, "posts/two.html": scriptTags, "posts/three.html": scriptTags, "index.html": scriptIndex,
-		"posts/twice.html": scriptTwice,
+		"posts/twice.html": scriptTwice, "posts/private.html": scriptNoReferrer,
 	} {
 		path := filepath.Join(htdocs, filepath.FromSlash(file))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -214,6 +222,12 @@ func TestBrowserScript(t *testing.T) {
 	checkTexts(t, ctx, map[string]string{"busuanzi_value_page_pv": "1"})
 	time.Sleep(500 * time.Millisecond) // for a count it should not have sent
 	checkScriptDB(t, dbPath, 8, 1, map[string]uint64{"/posts/twice.html": 1})
+
+	// A page that sends no Referer: its post is still counted, and shows
+	// its view; the count's request names only the page's origin.
+	open("/posts/private.html", "views", "1")
+	checkTexts(t, ctx, map[string]string{"busuanzi_value_page_pv": "1"})
+	checkScriptDB(t, dbPath, 9, 1, map[string]uint64{"/posts/private.html": 1})
 }
 
 // waitText waits until the element of id on the page says want.
