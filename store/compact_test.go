@@ -13,8 +13,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"hitcounter/counter"
 	"hitcounter/cgi/testenv"
+	"hitcounter/counter"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"
 	"hitcounter/store/kv/etcdkv/etcdtest"
