@@ -76,7 +76,7 @@ func drawStored(header []byte, digits *[10][]byte, text string, f counter.ImageT
 }
 
 // BenchmarkDigitSet draws a 6-digit count in a still set, an animated
-// one whose digits are in step and one of mixed timings, in each format, from the stored bytes: compare with
+// one whose digits are in step and one of mixed timings, in each image type, from the stored bytes: compare with
 // BenchmarkDefaultPNG, a hit in the default font.
 func BenchmarkDigitSet(b *testing.B) {
 	for _, set := range []struct {
