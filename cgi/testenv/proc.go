@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,8 @@ import (
 // Process is what /proc tells of a running process, for the tests and the
 // benchmarks that watch one.
 type Process struct {
+	// UID and EUID are the real and effective user.
+	UID, EUID    int
 	Threads      int
 	RSS, PeakRSS int64 // VmRSS and VmHWM, in bytes
 	// Open descriptors: Sockets, and Files for the rest.
@@ -34,6 +37,11 @@ func ReadProcess(pid int) (Process, error) {
 		}
 		n, _ := strconv.ParseInt(f[0], 10, 64)
 		switch key {
+		case "Uid":
+			p.UID = int(n)
+			if len(f) > 1 {
+				p.EUID, _ = strconv.Atoi(f[1])
+			}
 		case "Threads":
 			p.Threads = int(n)
 		case "VmRSS":
@@ -88,4 +96,22 @@ func ReadCPU(pid int) (CPU, error) {
 		}
 	}
 	return CPU{Self: time.Duration(t[0]+t[1]) * clockTick, Reaped: time.Duration(t[2]+t[3]) * clockTick}, nil
+}
+
+// ProcessesOf returns the processes that run the executable at path, even
+// if it has been replaced or removed since they started.
+func ProcessesOf(path string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err == nil && (exe == path || exe == path+" (deleted)") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

@@ -2,16 +2,27 @@ package testenv
 
 import (
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
 
-// TestReadProcessAndCPU reads the test's own process: it has threads and
-// memory, and its CPU time grows while it spins.
+// TestReadProcessAndCPU reads the test's own process: its users, threads
+// and memory, its executable, and its CPU time, which grows while it spins.
 func TestReadProcessAndCPU(t *testing.T) {
 	p, err := ReadProcess(os.Getpid())
 	if err != nil || p.Threads < 1 || p.RSS <= 0 || p.PeakRSS < p.RSS {
 		t.Fatalf("ReadProcess: %+v, %v; want threads and memory", p, err)
+	}
+	if p.UID != os.Getuid() || p.EUID != os.Geteuid() {
+		t.Errorf("ReadProcess: uid %d, euid %d; want %d, %d", p.UID, p.EUID, os.Getuid(), os.Geteuid())
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pids := ProcessesOf(exe); !slices.Contains(pids, os.Getpid()) {
+		t.Errorf("ProcessesOf(%s) = %v, want the test's own %d among them", exe, pids, os.Getpid())
 	}
 	before, err := ReadCPU(os.Getpid())
 	if err != nil {
