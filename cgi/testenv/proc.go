@@ -115,3 +115,22 @@ func ProcessesOf(path string) []int {
 	}
 	return pids
 }
+
+// Children lists process pid's children, from every thread (a Go process
+// forks from any).
+func Children(pid int) []int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, s := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(s); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

@@ -2,13 +2,15 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
 )
 
 // TestReadProcessAndCPU reads the test's own process: its users, threads
-// and memory, its executable, and its CPU time, which grows while it spins.
+// and memory, its executable, its CPU time, which grows while it spins,
+// and a child it starts.
 func TestReadProcessAndCPU(t *testing.T) {
 	p, err := ReadProcess(os.Getpid())
 	if err != nil || p.Threads < 1 || p.RSS <= 0 || p.PeakRSS < p.RSS {
@@ -33,6 +35,15 @@ func TestReadProcessAndCPU(t *testing.T) {
 	after, err := ReadCPU(os.Getpid())
 	if err != nil || after.Self <= before.Self || after.Reaped < before.Reaped {
 		t.Errorf("ReadCPU: %+v then %+v, %v; want the CPU time to grow", before, after, err)
+	}
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Wait()
+	defer child.Process.Kill()
+	if kids := Children(os.Getpid()); !slices.Contains(kids, child.Process.Pid) {
+		t.Errorf("Children = %v, want the child %d among them", kids, child.Process.Pid)
 	}
 	if _, err := ReadCPU(-1); err == nil {
 		t.Error("ReadCPU(-1): no error")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,30 +18,11 @@ func readStat(pid int) (testenv.CPU, bool) {
 	return c, err == nil
 }
 
-// children lists pid's children, from every thread (a Go process forks
-// from any).
-func children(pid int) []int {
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		for _, s := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(s); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
 // descendants is pid and everything below it.
 func descendants(pid int) []int {
 	out := []int{pid}
 	for i := 0; i < len(out); i++ {
-		out = append(out, children(out[i])...)
+		out = append(out, testenv.Children(out[i])...)
 	}
 	return out
 }
@@ -56,7 +36,7 @@ func exe(pid int) string {
 // childrenRunning lists parent's children that run the binary bin.
 func childrenRunning(parent int, bin string) []int {
 	var out []int
-	for _, c := range children(parent) {
+	for _, c := range testenv.Children(parent) {
 		if exe(c) == bin {
 			out = append(out, c)
 		}

@@ -633,13 +633,14 @@ func slotHolders(slots map[string]bool) (map[string]bool, int) {
 	return held, len(taken)
 }
 
-// children lists a single-threaded process's children (lighttpd is one).
+// children lists a process's children (lighttpd's), as the pids that
+// the rest of this file keeps.
 func children(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		return nil
+	var out []string
+	for _, c := range testenv.Children(pid) {
+		out = append(out, strconv.Itoa(c))
 	}
-	return strings.Fields(string(b))
+	return out
 }
 
 // cpuTime is the user plus system time a process has used.
