@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"testing"
 
+	"hitcounter/cgi/testfiles"
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
 )
@@ -110,31 +111,14 @@ func BenchmarkDigitSet(b *testing.B) {
 	}
 }
 
-// moeDelays are the frame delays, in hundredths, of each digit of the
-// largest animated sets Moe-Counter ships (assets/theme/booru-lewd and
-// rule34 at 8abee4d, as deploy/bench/realsets reads them): 6 to 12
-// frames a digit, of mixed timings, cycles of 1 to 6.5 s.
-var moeDelays = [10][]int{
-	{50, 20, 10, 10, 20, 50, 20, 10, 10, 20},
-	{50, 20, 10, 20, 10, 20, 10, 20, 10},
-	{50, 20, 10, 20, 10, 10, 10, 10, 20},
-	{50, 10, 20, 50, 10, 20, 50, 10, 20, 50, 10, 20},
-	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10},
-	{50, 20, 20, 10, 50, 20, 50, 10},
-	{10, 10, 20, 10, 10, 10, 10, 20, 10},
-	{100, 20, 20, 100, 20, 100, 20, 100, 20},
-	{200, 10, 20, 20, 10, 50},
-	{200, 10, 100, 10, 200, 20, 100, 10},
-}
-
 // moeSet is a set of the shape of those: 45x100 px digits in 16 colours
-// with moeDelays' frames, or, inStep, 10 frames of 10 hundredths each,
+// with testfiles.MoeDelays' frames, or, inStep, 10 frames of 10 hundredths each,
 // each frame a figure that moves and changes its shading.
 func moeSet(tb testing.TB, inStep bool) *digitset.Set {
 	tb.Helper()
 	var src [digitset.NumPieces]digitset.Source
 	for k := range 10 {
-		delays := moeDelays[k]
+		delays := testfiles.MoeDelays(k)
 		if inStep {
 			delays = []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}
 		}
