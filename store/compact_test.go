@@ -35,12 +35,7 @@ func TestCompactionBoundsHistory(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv(compactHitsVar)); err == nil && n > 0 {
 		hits = n
 	}
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	srv, cli := etcdtest.StartClient(t)
 	opener := etcdkv.NewOpener(clientv3.Config{})
 	defer opener.Close()
 	o := Options{Wait: 10 * time.Second, Remote: func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {

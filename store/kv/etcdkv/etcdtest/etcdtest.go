@@ -62,6 +62,18 @@ func Start(tb testing.TB) *Server {
 	return s
 }
 
+// StartClient is Start with a client of the server, closed at tb's end.
+func StartClient(tb testing.TB) (*Server, *clientv3.Client) {
+	tb.Helper()
+	s := Start(tb)
+	cli, err := s.Client()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { cli.Close() })
+	return s, cli
+}
+
 // Launch runs a server with its data and log in dir, and etcd's flags
 // args; Stop ends it.
 func Launch(dir string, args ...string) (*Server, error) {
