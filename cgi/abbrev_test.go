@@ -61,7 +61,7 @@ func decodeImage(t *testing.T, f counter.ImageType, body []byte) image.Image {
 	return img
 }
 
-// sameImage fails unless got, an answer's body in format f, shows what
+// sameImage fails unless got, an answer's body of image type f, shows what
 // counter/draw draws of text in the style of query: the same pixels for
 // PNG and GIF, the same document for SVG.
 func sameImage(t *testing.T, f counter.ImageType, got []byte, query, text string) {

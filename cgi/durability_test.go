@@ -159,12 +159,11 @@ func TestFastCGIHitSyncedBeforeAnswer(t *testing.T) {
 	c.Conn.Close()
 	// Stop the process itself (strace's child) as the web server would;
 	// strace then ends, its log whole.
-	kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
-	var pid int
-	if _, serr := fmt.Sscan(string(kids), &pid); err != nil || serr != nil {
-		t.Fatalf("the traced process: %v %v", err, serr)
+	kids := testenv.Children(cmd.Process.Pid)
+	if len(kids) != 1 {
+		t.Fatalf("strace's children: %v, want the traced process alone", kids)
 	}
-	syscall.Kill(pid, syscall.SIGTERM)
+	syscall.Kill(kids[0], syscall.SIGTERM)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	select {

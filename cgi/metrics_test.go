@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,24 +102,8 @@ func TestMetricsScrapeChecksNoPassword(t *testing.T) {
 	}
 	token := newMetricsToken(t, db)
 	const tries = 5
-	var checked []time.Duration
-	for i := range tries {
-		l, err := postLogin(bin, loginEnv(t, db, "198.51.100."+strconv.Itoa(i+1), "", "password=wrong"), "password=wrong")
-		if err != nil || l.status != http.StatusUnauthorized {
-			t.Fatalf("a wrong password: got %d %v, want 401", l.status, err)
-		}
-		checked = append(checked, l.took)
-	}
-	for _, name := range []string{"bcrypt-0.lock", "bcrypt-device-0.lock"} {
-		f, err := os.OpenFile(filepath.Join(dir, "run", name), os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			t.Fatalf("hold %s: %v", name, err)
-		}
-	}
+	checked := checkedLogins(t, bin, db, tries)
+	holdBcryptSlots(t, dir)
 	var scraped []time.Duration
 	for range 2 * tries {
 		cmd := exec.Command(bin)

@@ -37,29 +37,8 @@ func TestSessionLoginChecksNoPasswordCGI(t *testing.T) {
 	body := "password=" + strings.ReplaceAll(password, " ", "+")
 	session, device := ownerLogin(t, bin, db, ownerAddr, body)
 
-	// Logins that check the password: each from an address of its own,
-	// so that no throttle stops one before bcrypt.
-	var checked []time.Duration
-	for i := range tries {
-		addr := "198.51.100." + strconv.Itoa(i+1)
-		l, err := postLogin(bin, loginEnv(t, db, addr, "", "password=wrong"), "password=wrong")
-		if err != nil || l.status != http.StatusUnauthorized {
-			t.Fatalf("a wrong password: got %d %v, want 401", l.status, err)
-		}
-		checked = append(checked, l.took)
-	}
-
-	// Every slot held, as a flood would hold them.
-	for _, name := range []string{"bcrypt-0.lock", "bcrypt-device-0.lock"} {
-		f, err := os.OpenFile(filepath.Join(dir, "run", name), os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-			t.Fatalf("hold %s: %v", name, err)
-		}
-	}
+	checked := checkedLogins(t, bin, db, tries)
+	holdBcryptSlots(t, dir)
 	var sessioned []time.Duration
 	for i := range 2 * tries {
 		cookies := session
@@ -88,5 +67,37 @@ func TestSessionLoginChecksNoPasswordCGI(t *testing.T) {
 		median(sessioned).Round(time.Microsecond), slices.Max(sessioned).Round(time.Microsecond), median(checked).Round(time.Microsecond), check.Round(time.Microsecond))
 	if median(sessioned) >= median(checked) {
 		t.Errorf("logins with a session took a median %v, logins that check a password %v: want less", median(sessioned), median(checked))
+	}
+}
+
+// checkedLogins times n logins with a wrong password that bcrypt checks:
+// each from an address of its own, so that no throttle stops one before.
+func checkedLogins(t *testing.T, bin, db string, n int) []time.Duration {
+	t.Helper()
+	var took []time.Duration
+	for i := range n {
+		addr := "198.51.100." + strconv.Itoa(i+1)
+		l, err := postLogin(bin, loginEnv(t, db, addr, "", "password=wrong"), "password=wrong")
+		if err != nil || l.status != http.StatusUnauthorized {
+			t.Fatalf("a wrong password: got %d %v, want 401", l.status, err)
+		}
+		took = append(took, l.took)
+	}
+	return took
+}
+
+// holdBcryptSlots holds every bcrypt slot of the runtime directory under
+// dir, as a flood of logins would, until the test ends.
+func holdBcryptSlots(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range []string{"bcrypt-0.lock", "bcrypt-device-0.lock"} {
+		f, err := os.OpenFile(filepath.Join(dir, "run", name), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Fatalf("hold %s: %v", name, err)
+		}
 	}
 }

@@ -112,9 +112,9 @@ func stripFile(t *testing.T) string {
 	return path
 }
 
-// themeHit runs a CGI hit on counter name of db for file (NAME.png, say)
+// setHit runs a CGI hit on counter name of db for file (NAME.png, say)
 // with query, and returns the answer.
-func themeHit(t *testing.T, db, file, query string) cgiAnswer {
+func setHit(t *testing.T, db, file, query string) cgiAnswer {
 	t.Helper()
 	ans, stderr := runCGI(t, append(hitEnv(t, db), "PATH_INFO=/"+file, "REQUEST_URI=/cgi-bin/counter.cgi/"+file+"?"+query, "QUERY_STRING="+query))
 	if ans.status != 200 {
@@ -207,20 +207,20 @@ func TestThemeAddPNGFolder(t *testing.T) {
 	if len(lines) != 5 || !strings.HasPrefix(lines[0], "led\t") || !strings.HasPrefix(lines[4], "pix\tset: png-folder, 12 px high") {
 		t.Errorf("theme list:\n%s\nwant the four looks, then pix", list)
 	}
-	ans := themeHit(t, db, "blog.png", "theme=pix&digits=6")
+	ans := setHit(t, db, "blog.png", "theme=pix&digits=6")
 	img, err := png.Decode(bytes.NewReader(ans.body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkDigits(t, img, "004072", setWidth, 1, first)
 
-	ans = themeHit(t, db, "blog.png", "theme=pix&digits=1&size=36&count=0")
+	ans = setHit(t, db, "blog.png", "theme=pix&digits=1&size=36&count=0")
 	if img, err = png.Decode(bytes.NewReader(ans.body)); err != nil {
 		t.Fatal(err)
 	}
 	checkDigits(t, img, "4072", setWidth, 3, first)
 
-	ans = themeHit(t, db, "blog.svg", "theme=pix&digits=1&count=0")
+	ans = setHit(t, db, "blog.svg", "theme=pix&digits=1&count=0")
 	if n := strings.Count(string(ans.body), "data:image/png;base64,"); n != 4 {
 		t.Errorf("the SVG embeds %d PNGs, want 4 (one a digit of 4072)", n)
 	}
@@ -230,12 +230,12 @@ func TestThemeAddPNGFolder(t *testing.T) {
 	if out := mustAdmin(t, db, "config", "blog", "theme=pix"); !strings.Contains(out, "theme=pix") {
 		t.Errorf("config said %q", out)
 	}
-	ans = themeHit(t, db, "blog.png", "digits=1&count=0")
+	ans = setHit(t, db, "blog.png", "digits=1&count=0")
 	if img, err = png.Decode(bytes.NewReader(ans.body)); err != nil {
 		t.Fatal(err)
 	}
 	checkDigits(t, img, "4072", setWidth, 1, first)
-	ans = themeHit(t, db, "blog.png", "theme=dark&count=0")
+	ans = setHit(t, db, "blog.png", "theme=dark&count=0")
 	if img, err = png.Decode(bytes.NewReader(ans.body)); err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestThemeAddStrip(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "blog", "1234566")
 	mustAdmin(t, db, "theme", "add", "strip", stripFile(t))
-	ans := themeHit(t, db, "blog.png", "theme=strip")
+	ans := setHit(t, db, "blog.png", "theme=strip")
 	img, err := png.Decode(bytes.NewReader(ans.body))
 	if err != nil {
 		t.Fatal(err)
@@ -281,7 +281,7 @@ func TestThemeAddGIFFolder(t *testing.T) {
 		t.Errorf("theme show:\n%s", show)
 	}
 	// The count is now 2: digit 2 alone.
-	ans := themeHit(t, db, "blog.gif", "theme=anim&digits=1")
+	ans := setHit(t, db, "blog.gif", "theme=anim&digits=1")
 	frames, delays, loop := composeGIF(t, ans.body)
 	if want := []int{30, 10, 20}; !slices.Equal(delays, want) || loop != 0 {
 		t.Fatalf("digit 2 alone: delays %v, loop %d; want %v, 0 (forever)", delays, loop, want)
@@ -290,7 +290,7 @@ func TestThemeAddGIFFolder(t *testing.T) {
 		checkDigits(t, f, "2", setWidth, 1, func(int) int { return k })
 	}
 	// 12: digit 1 (20, 30) and digit 2 (30, 10, 20) in step.
-	ans = themeHit(t, db, "both.gif", "theme=anim&count=0&digits=2")
+	ans = setHit(t, db, "both.gif", "theme=anim&count=0&digits=2")
 	frames, delays, _ = composeGIF(t, ans.body)
 	times, want := schedule([]int{1, 2})
 	if !slices.Equal(delays, want) {
@@ -300,7 +300,7 @@ func TestThemeAddGIFFolder(t *testing.T) {
 		checkDigits(t, f, "12", setWidth, 1, func(d int) int { return frameAt(d, times[n]) })
 	}
 	// A PNG shows the first frames.
-	ans = themeHit(t, db, "blog.png", "theme=anim&digits=2&count=0")
+	ans = setHit(t, db, "blog.png", "theme=anim&digits=2&count=0")
 	img, err := png.Decode(bytes.NewReader(ans.body))
 	if err != nil {
 		t.Fatal(err)
@@ -519,7 +519,7 @@ func TestThemeKeptAcrossBackup(t *testing.T) {
 	if out := mustAdmin(t, db, "theme", "show", "anim"); !strings.Contains(out, "gif-folder") || !strings.Contains(out, "default theme of blog") {
 		t.Errorf("theme show after restore:\n%s", out)
 	}
-	ans := themeHit(t, db, "blog.gif", "digits=2")
+	ans := setHit(t, db, "blog.gif", "digits=2")
 	frames, delays, _ := composeGIF(t, ans.body)
 	if _, want := schedule([]int{4, 2}); !slices.Equal(delays, want) {
 		t.Errorf("42 after restore: delays %v, want %v", delays, want)

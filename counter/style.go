@@ -303,13 +303,9 @@ func (s *Style) set(key, value string) error {
 			return &ParamError{key, sizeReason}
 		}
 	case "smooth":
-		switch value {
-		case "0":
-			s.Smooth = false
-		case "1":
-			s.Smooth = true
-		default:
-			return &ParamError{key, "must be 1 (scale a digit set smoothly) or 0"}
+		var err error
+		if s.Smooth, err = parseSwitch(key, value, false, "must be 1 (scale a digit set smoothly) or 0"); err != nil {
+			return err
 		}
 	case "abbreviated":
 		var err error
@@ -366,13 +362,20 @@ func (s *Style) set(key, value string) error {
 // ParseAbbreviated reads the value of abbreviated=: 1 or 0, or true or
 // false as komarev's tags write it.
 func ParseAbbreviated(v string) (bool, error) {
-	switch v {
-	case "1", "true":
+	return parseSwitch("abbreviated", v, true, "must be 1 (1.2K for 1,234) or 0")
+}
+
+// parseSwitch reads the value of an on-off parameter key: 1 or 0, and
+// with words true or false too, as komarev's tags write them; else the
+// ParamError says reason.
+func parseSwitch(key, value string, words bool, reason string) (bool, error) {
+	switch {
+	case value == "1" || words && value == "true":
 		return true, nil
-	case "0", "false":
+	case value == "0" || words && value == "false":
 		return false, nil
 	}
-	return false, &ParamError{"abbreviated", "must be 1 (1.2K for 1,234) or 0"}
+	return false, &ParamError{key, reason}
 }
 
 // CountText is n as style s writes it: Abbreviate's when s asks for it
@@ -525,14 +528,11 @@ func (s *Style) setMoe(key, value string) error {
 			return &ParamError{key, "must be a number from 0.1 to 2"}
 		}
 	case "pixelated":
-		switch value {
-		case "0":
-			s.Smooth = true
-		case "1":
-			s.Smooth = false
-		default:
-			return &ParamError{key, "must be 1 (hard pixels, the default) or 0 (smooth)"}
+		hard, err := parseSwitch(key, value, false, "must be 1 (hard pixels, the default) or 0 (smooth)")
+		if err != nil {
+			return err
 		}
+		s.Smooth = !hard
 	case "darkmode":
 		switch value {
 		case "auto":
@@ -550,13 +550,9 @@ func (s *Style) setMoe(key, value string) error {
 		}
 		s.Prefix = value
 	case "comma":
-		switch value {
-		case "1", "true":
-			s.Comma = true
-		case "0", "false":
-			s.Comma = false
-		default:
-			return &ParamError{key, "must be 1 (1,234,567) or 0"}
+		var err error
+		if s.Comma, err = parseSwitch(key, value, true, "must be 1 (1,234,567) or 0"); err != nil {
+			return err
 		}
 	}
 	return nil

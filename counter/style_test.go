@@ -2,6 +2,7 @@ package counter
 
 import (
 	"errors"
+	"fmt"
 	"image/color"
 	"strings"
 	"testing"
@@ -273,6 +274,39 @@ func TestCountTextMoe(t *testing.T) {
 		}
 		if got := s.CountText(tc.n, tc.can); got != tc.want {
 			t.Errorf("%s: CountText(%d) = %q, want %q", tc.query, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestOnOffParams reads the on-off parameters: smooth= and pixelated=
+// take 1 or 0, comma= and abbreviated= true and false too, as komarev's
+// tags write them; anything else is refused with the parameter's reason.
+func TestOnOffParams(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  string // Smooth, Comma, Abbreviated; or the error
+	}{
+		{"smooth=1", "true false false"},
+		{"smooth=0", "false false false"},
+		{"pixelated=0", "true false false"},
+		{"pixelated=1", "false false false"},
+		{"comma=1", "false true false"},
+		{"comma=true", "false true false"},
+		{"comma=false", "false false false"},
+		{"abbreviated=true", "false false true"},
+		{"abbreviated=0", "false false false"},
+		{"smooth=true", "smooth: must be 1 (scale a digit set smoothly) or 0"},
+		{"pixelated=false", "pixelated: must be 1 (hard pixels, the default) or 0 (smooth)"},
+		{"comma=yes", "comma: must be 1 (1,234,567) or 0"},
+		{"abbreviated=2", "abbreviated: must be 1 (1.2K for 1,234) or 0"},
+	} {
+		s, err := ParseStyle("theme=moe&" + tc.query)
+		got := fmt.Sprint(s.Smooth, s.Comma, s.Abbreviated)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.query, got, tc.want)
 		}
 	}
 }

@@ -18,12 +18,7 @@ import (
 // too large goes in halves, not a transaction a hit, and every hit is
 // counted once.
 func TestBatchPastEtcdLimit(t *testing.T) {
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	srv, cli := etcdtest.StartClient(t)
 	remote := func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
 		a, err := etcdkv.ParseAddress(addr)
 		if err != nil {

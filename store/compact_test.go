@@ -13,6 +13,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 	"hitcounter/store/kv"
 	"hitcounter/store/kv/etcdkv"
@@ -34,12 +35,7 @@ func TestCompactionBoundsHistory(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv(compactHitsVar)); err == nil && n > 0 {
 		hits = n
 	}
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	srv, cli := etcdtest.StartClient(t)
 	opener := etcdkv.NewOpener(clientv3.Config{})
 	defer opener.Close()
 	o := Options{Wait: 10 * time.Second, Remote: func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
@@ -114,11 +110,7 @@ func TestCompactionBoundsHistory(t *testing.T) {
 	if inUse2-inUse1 > (inUse1-inUse0)/4 {
 		t.Errorf("with compaction the file's use grew %d bytes, without %d: not bounded", inUse2-inUse1, inUse1-inUse0)
 	}
-	if rss, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.Pid())); err == nil {
-		for _, l := range strings.Split(string(rss), "\n") {
-			if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "VmHWM") {
-				t.Logf("etcd member %s", strings.Join(strings.Fields(l), " "))
-			}
-		}
+	if p, err := testenv.ReadProcess(srv.Pid()); err == nil {
+		t.Logf("etcd member: RSS %d kB, peak %d kB", p.RSS>>10, p.PeakRSS>>10)
 	}
 }

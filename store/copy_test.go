@@ -4,15 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"hitcounter/store/kv"
-	"hitcounter/store/kv/etcdkv"
-	"hitcounter/store/kv/etcdkv/etcdtest"
 )
 
 // TestCopyRoundTrip copies a file with counters, a site's pages, history
@@ -21,12 +14,7 @@ import (
 // a store.
 func TestCopyRoundTrip(t *testing.T) {
 	needFile(t) // the first store is a file
-	srv := etcdtest.Start(t)
-	opener := etcdkv.NewOpener(clientv3.Config{})
-	defer opener.Close()
-	opts := Options{Wait: 5 * time.Second, Remote: func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
-		return opener.Open(addr, readOnly, wait)
-	}}
+	_, cluster, opts := etcdStore(t, "copy", 5*time.Second)
 	first := filepath.Join(t.TempDir(), "counter.db")
 	src := grownSite(t)
 	with(t, src, Options{}, func(db *DB) {
@@ -43,7 +31,6 @@ func TestCopyRoundTrip(t *testing.T) {
 	if err := os.Rename(src, first); err != nil {
 		t.Fatal(err)
 	}
-	cluster := etcdkv.Scheme + strings.TrimPrefix(srv.Endpoint, "http://") + "/copy"
 	want, err := Copy(first, cluster, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -295,7 +295,7 @@ func (r DigitSetRecords) Parse() (*digitset.Set, error) {
 // frames frames and, with pieces, its file (draw.SetParts), copied out of
 // the file: the transaction lasts as long as a bounded copy, the set's
 // own bounds, and the set is drawn after it, so that no stranger's
-// themed image holds the file's lock while it is drawn. A set not there
+// image in a digit set holds the file's lock while it is drawn. A set not there
 // is counter.ErrNoDigitSet.
 func (db *DB) DigitSet(name, text string, frames int, pieces bool) (*digitset.Set, error) {
 	var s *digitset.Set

@@ -10,9 +10,9 @@ import (
 	"hitcounter/counter"
 )
 
-// TestThemes adds, replaces, reads, uses and removes a set, with the
+// TestDigitSets adds, replaces, reads, uses and removes a set, with the
 // refusals each step has.
-func TestThemes(t *testing.T) {
+func TestDigitSets(t *testing.T) {
 	path := newDB(t, "blog")
 	rec := RecordsOf(formatSetV6(t))
 	with(t, path, Options{}, func(db *DB) {
@@ -27,7 +27,7 @@ func TestThemes(t *testing.T) {
 		}
 		for _, name := range []string{"dark", "led", "a/b"} {
 			if err := db.AddDigitSet(name, rec, day1, false); err == nil {
-				t.Errorf("theme %q added, want it refused", name)
+				t.Errorf("digit set %q added, want it refused", name)
 			}
 		}
 		if _, err := db.Configure("blog", func(s *counter.Settings) error { return s.Set("theme=nope") }); !errors.Is(err, counter.ErrNoDigitSet) {
@@ -61,7 +61,7 @@ func TestThemes(t *testing.T) {
 }
 
 // TestCheckFindsADamagedSet damages a stored digit record and a
-// counter's theme, and Check says which.
+// counter's theme= setting, and Check says which.
 func TestCheckFindsADamagedSet(t *testing.T) {
 	needFile(t)
 	for _, tc := range []struct {

@@ -17,8 +17,8 @@ import (
 )
 
 // formatFileV6 is a database written by the code of schema version 6. Of
-// the themes: a digit set (themes/pixel: ten still digits but 7, animated
-// in two frames), a counter whose default theme it is (blog), one whose
+// a digit set (themes/pixel: ten still digits but 7, animated
+// in two frames), a counter whose theme= it is (blog), one whose
 // default is a built-in look (home), and one with none (plain). Of the
 // day's hits kept apart (today.go): a plain counter (visits) and a site
 // (site) with a day of hits folded into their history and the next day's
@@ -145,7 +145,7 @@ func writeV6(t *testing.T) {
 }
 
 // checkFormatV6 reads the committed version 6 file through the store
-// (TestFormat has checked its bytes): its themes, and its figures, every
+// (TestFormat has checked its bytes): its digit set, and its figures, every
 // one of which adds the today buckets' day to the history's.
 func checkFormatV6(t *testing.T, db *DB) {
 	want := "blog views=1 visitors=1 pages=0 protected=false show=views reload=30m ignore= referrers= theme=pixel\n" +
@@ -156,7 +156,7 @@ func checkFormatV6(t *testing.T, db *DB) {
 	if got := listLines(t, db); got != want {
 		t.Errorf("List:\n%s\nwant:\n%s", got, want)
 	}
-	checkThemesV6(t, db)
+	checkDigitSetsV6(t, db)
 	h, err := db.History("visits", time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -187,14 +187,14 @@ func checkFormatV6(t *testing.T, db *DB) {
 	}
 }
 
-// checkThemesV6 reads the v6 file's digit set.
-func checkThemesV6(t *testing.T, db *DB) {
-	themes, err := db.DigitSets()
-	if err != nil || len(themes) != 1 {
-		t.Fatalf("DigitSets: %v, %v; want pixel alone", themes, err)
+// checkDigitSetsV6 reads the v6 file's digit set.
+func checkDigitSetsV6(t *testing.T, db *DB) {
+	sets, err := db.DigitSets()
+	if err != nil || len(sets) != 1 {
+		t.Fatalf("DigitSets: %v, %v; want pixel alone", sets, err)
 	}
-	if got := fmt.Sprintf("%s %s %v", themes[0].Name, themes[0].Added.Format(time.RFC3339), themes[0].UsedBy); got != "pixel 2026-12-06T00:00:00Z [blog]" {
-		t.Errorf("theme %s, want pixel 2026-12-06T00:00:00Z [blog]", got)
+	if got := fmt.Sprintf("%s %s %v", sets[0].Name, sets[0].Added.Format(time.RFC3339), sets[0].UsedBy); got != "pixel 2026-12-06T00:00:00Z [blog]" {
+		t.Errorf("digit set %s, want pixel 2026-12-06T00:00:00Z [blog]", got)
 	}
 	// The set comes out copied: the digits of the count, with the frames
 	// and files asked for.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,35 +11,12 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"hitcounter/counter"
-	"hitcounter/store/kv"
-	"hitcounter/store/kv/etcdkv"
-	"hitcounter/store/kv/etcdkv/etcdtest"
 )
 
 // The work that cannot be cut into a store's transactions (a day's fold
 // of a big site's pages, an import's first and last steps) on a cluster
 // run with etcd's own limits (--max-txn-ops 128, --max-request-bytes
 // 1.5 MiB), and an address that names none.
-
-// defaultCluster starts an etcd with its default limits and returns the
-// address of a store under prefix in it, the Options that open it, and a
-// client.
-func defaultCluster(t *testing.T, prefix string) (string, Options, *clientv3.Client) {
-	t.Helper()
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	opener := etcdkv.NewOpener(clientv3.Config{})
-	t.Cleanup(func() { opener.Close() })
-	remote := func(addr string, readOnly bool, wait time.Duration) (kv.DB, error) {
-		return opener.Open(addr, readOnly, wait)
-	}
-	addr := etcdkv.Scheme + strings.TrimPrefix(srv.Endpoint, "http://") + "/" + prefix
-	return addr, Options{Remote: remote, Wait: 10 * time.Second}, cli
-}
 
 // makeSite creates the site blog in a new store at path.
 func makeSite(t *testing.T, path string, o Options) {

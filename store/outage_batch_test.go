@@ -2,15 +2,8 @@ package store
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"hitcounter/store/kv"
-	"hitcounter/store/kv/etcdkv"
-	"hitcounter/store/kv/etcdkv/etcdtest"
 )
 
 // TestBatchFailsTogetherWhenUnavailable commits a batch of hits on a
@@ -20,21 +13,8 @@ import (
 // another as each hit is tried again alone (16 waits: 32 s for a batch
 // of 16 at the default wait).
 func TestBatchFailsTogetherWhenUnavailable(t *testing.T) {
-	srv := etcdtest.Start(t)
-	opener := etcdkv.NewOpener(clientv3.Config{})
-	defer opener.Close()
 	const wait = 300 * time.Millisecond
-	opts := Options{Wait: wait, Remote: func(addr string, readOnly bool, w time.Duration) (kv.DB, error) {
-		return opener.Open(addr, readOnly, w)
-	}}
-	path := etcdkv.Scheme + strings.TrimPrefix(srv.Endpoint, "http://") + "/together"
-	create := opts
-	create.Create = true
-	with(t, path, create, func(db *DB) {
-		if err := db.Create("demo", 0, day1); err != nil {
-			t.Fatal(err)
-		}
-	})
+	srv, path, opts := etcdDemo(t, "together", wait)
 	b := NewBatcher(path, opts)
 	defer b.Close()
 	db, err := Open(path, opts)

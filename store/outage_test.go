@@ -4,12 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	clientv3 "go.etcd.io/etcd/client/v3"
-
-	"hitcounter/store/kv"
-	"hitcounter/store/kv/etcdkv"
-	"hitcounter/store/kv/etcdkv/etcdtest"
 )
 
 // TestBatcherThroughAnOutage counts hits with a batcher on a real etcd
@@ -18,22 +12,9 @@ import (
 // cluster, the batcher reconnects by itself, and the count is exactly
 // the hits answered as counted.
 func TestBatcherThroughAnOutage(t *testing.T) {
-	srv := etcdtest.Start(t)
-	opener := etcdkv.NewOpener(clientv3.Config{})
-	defer opener.Close()
 	const wait = 500 * time.Millisecond
-	opts := Options{Wait: wait, Remote: func(addr string, readOnly bool, w time.Duration) (kv.DB, error) {
-		return opener.Open(addr, readOnly, w)
-	}}
+	srv, path, opts := etcdDemo(t, "outage", wait)
 	host := strings.TrimPrefix(srv.Endpoint, "http://")
-	path := etcdkv.Scheme + host + "/outage"
-	create := opts
-	create.Create = true
-	with(t, path, create, func(db *DB) {
-		if err := db.Create("demo", 0, day1); err != nil {
-			t.Fatal(err)
-		}
-	})
 	b := NewBatcher(path, opts)
 	defer b.Close()
 	counted := uint64(0)

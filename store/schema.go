@@ -17,7 +17,7 @@ import (
 // page; version 4 added the history of what the counter costs on its
 // machine; version 5 keeps a site's past days to their most viewed pages
 // (pages-trimmed), the others' under the day's OtherPages row; version 6
-// keeps owners' digit sets (themes) and a counter's default theme, and
+// keeps owners' digit sets (bucket themes/) and a counter's theme=, and
 // the current day's hits of every counter in small buckets, today-0 to
 // today-f, folded into the counters' history when the day changes;
 // version 7 keeps where readers came from (sources) and a site's pages'

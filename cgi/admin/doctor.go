@@ -163,17 +163,17 @@ func (d *doctor) hash(what, args string, hash []byte, pinned time.Duration) {
 func (d *doctor) decoder() {
 	bin, err := findDecoder()
 	if err != nil {
-		fmt.Fprintf(d.w, "theme decoder: %v\n", err) // digitset add's only
+		fmt.Fprintf(d.w, "digit set decoder: %v\n", err) // digitset add's only
 		return
 	}
 	line, err := decoderStatus(bin)
 	if err != nil {
-		d.problem("theme decoder %s: %v", bin, err)
+		d.problem("digit set decoder %s: %v", bin, err)
 		return
 	}
-	fmt.Fprintf(d.w, "theme decoder %s: %s\n", bin, line)
+	fmt.Fprintf(d.w, "digit set decoder %s: %s\n", bin, line)
 	if strings.HasPrefix(line, "Uid=0,") || !strings.Contains(line, "CapEff=0000000000000000") || !strings.Contains(line, "NoNewPrivs=1") {
-		d.problem("theme decoder %s keeps privileges it must drop: %s", bin, line)
+		d.problem("digit set decoder %s keeps privileges it must drop: %s", bin, line)
 	}
 }
 

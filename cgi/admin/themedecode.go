@@ -25,8 +25,8 @@ const (
 	DecoderDir  = "/usr/lib/counter"
 )
 
-// decoderTimeout bounds a decode: a set of 1 MB takes well under a second
-// on a Pi 4; a Pi Zero is some ten times slower.
+// decoderTimeout bounds a decode: far past what the largest set takes on
+// the slowest Pi, so that only a decoder that is stuck meets it.
 const decoderTimeout = 2 * time.Minute
 
 // maxDecoded bounds the set the decoder sends back: every pixel of every

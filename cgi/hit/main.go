@@ -58,8 +58,8 @@ func run(started time.Time, args, environ []string, stdout, stderr io.Writer) in
 	// client for one.
 	if cgi && !store.IsRemote(env["COUNTER_DB"]) {
 		if r, file, ok := hitRequest(env); ok {
-			if name, format, ok := imagehit.Image(file); ok {
-				serve(r, name, format, env, started, stdout, stderr)
+			if name, typ, ok := imagehit.Image(file); ok {
+				serve(r, name, typ, env, started, stdout, stderr)
 				return 0
 			}
 			if name, ext, ok := imagehit.ScriptPath(file); ok {
@@ -130,14 +130,14 @@ func hitRequest(env cgiwire.Env) (r imagehit.Request, file string, ok bool) {
 
 // serve answers image request r, counting it, as the full tool's CGI
 // does, and records its costs.
-func serve(r imagehit.Request, name string, format counter.ImageType, env cgiwire.Env, started time.Time, stdout, stderr io.Writer) {
+func serve(r imagehit.Request, name string, typ counter.ImageType, env cgiwire.Env, started time.Time, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, errs := config.FromEnv(func(k string) string { return env[k] })
 	for _, err := range errs {
 		log.Printf("config: %v", err)
 	}
 	p := imagehit.NewProcess(cfg, log, false)
-	ans := p.Serve(r, name, format)
+	ans := p.Serve(r, name, typ)
 	p.Finished(meter.Hit, ans.Counted, started)
 	if err := cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body...); err != nil {
 		log.Printf("write response: %v", err)
@@ -172,7 +172,7 @@ func serveScript(r imagehit.Request, name, ext string, env cgiwire.Env, started 
 func failCGI(env cgiwire.Env, err error, stdout, stderr io.Writer) {
 	log := logline.New(stderr)
 	cfg, _ := config.FromEnv(func(k string) string { return env[k] })
-	_, format, isImage := imagehit.Image(path.Base(env["PATH_INFO"]))
+	_, typ, isImage := imagehit.Image(path.Base(env["PATH_INFO"]))
 	if !isImage {
 		log.Printf("%s %q: %v", env["REQUEST_METHOD"], env["PATH_INFO"], err)
 		body := []byte("internal error\n")
@@ -184,6 +184,6 @@ func failCGI(env cgiwire.Env, err error, stdout, stderr io.Writer) {
 	}
 	s := &imagehit.Server{Cfg: cfg, Log: log}
 	r := imagehit.Request{Method: env["REQUEST_METHOD"], Path: env["PATH_INFO"], RawQuery: env["QUERY_STRING"]}
-	ans := s.Refuse(r, format, err)
+	ans := s.Refuse(r, typ, err)
 	cgiwire.WriteAnswer(stdout, ans.Status, ans.Header, ans.Body...)
 }

@@ -20,17 +20,17 @@ var errSetGone = errors.New("the counter's default digit set is not in the datab
 var errNoDash = errors.New("the digit set has no dash")
 
 // drawSet draws text in the digit set style names: the header and the
-// parts of the digits text holds that format draws are copied out in a
+// parts of the digits text holds that image type typ draws are copied out in a
 // read transaction of their own after the hit's, and drawn once the file
 // is closed, so that an image in a digit set, which anyone may ask for, holds the
 // lock no longer than a bounded read. named says the tag named the set,
 // rather than the counter's setting.
-func (a *Server) drawSet(body *chunkedBody, name, text string, format counter.ImageType, style counter.Style, named bool) error {
+func (a *Server) drawSet(body *chunkedBody, name, text string, typ counter.ImageType, style counter.Style, named bool) error {
 	release, err := a.SetTurns.take(a.Cfg.Wait)
 	if err != nil {
 		return err
 	}
-	s, err := a.digitSet(style.Set, text, format)
+	s, err := a.digitSet(style.Set, text, typ)
 	if err == nil && !s.Has(digitset.Comma) {
 		text = strings.ReplaceAll(text, ",", "") // comma=1: a piece the set lacks is not invented
 	}
@@ -38,14 +38,14 @@ func (a *Server) drawSet(body *chunkedBody, name, text string, format counter.Im
 		err = errNoDash
 	}
 	if err == nil {
-		err = draw.WriteDigitSet(body, s, text, format, draw.SetOptionsOf(s, style))
+		err = draw.WriteDigitSet(body, s, text, typ, draw.SetOptionsOf(s, style))
 	}
 	release()
 	if err != nil {
 		body.Reset() // a file found damaged while it was drawn
 	}
 	if errors.Is(err, counter.ErrNoDigitSet) && !named {
-		a.Log.Printf("counter %q: its theme %s is not in the database: drawn in the font (counter config %s theme=NAME)", name, style.Set, name)
+		a.Log.Printf("counter %q: its default digit set %s is not in the database: drawn in the font (counter config %s theme=NAME)", name, style.Set, name)
 		return errSetGone
 	}
 	if errors.Is(err, draw.ErrSetTooLarge) {
@@ -56,14 +56,14 @@ func (a *Server) drawSet(body *chunkedBody, name, text string, format counter.Im
 	return err
 }
 
-// digitSet reads what format draws of set name for text, and closes the
+// digitSet reads what image type typ draws of set name for text, and closes the
 // file before it returns.
-func (a *Server) digitSet(name, text string, format counter.ImageType) (*digitset.Set, error) {
+func (a *Server) digitSet(name, text string, typ counter.ImageType) (*digitset.Set, error) {
 	db, err := a.Open(true)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	frames, pieces := draw.SetParts(format)
+	frames, pieces := draw.SetParts(typ)
 	return db.DigitSet(name, text, frames, pieces)
 }

@@ -66,28 +66,28 @@ type Answer struct {
 }
 
 // Image reads an image's path segment (NAME.png, .gif or .svg, the
-// extension in any case) into the counter's name and the format.
-func Image(file string) (name string, format counter.ImageType, ok bool) {
+// extension in any case) into the counter's name and its image type.
+func Image(file string) (name string, typ counter.ImageType, ok bool) {
 	name, ext, _ := cutLast(file, ".")
-	format, ok = counter.ParseImageType(ext)
-	return name, format, ok
+	typ, ok = counter.ParseImageType(ext)
+	return name, typ, ok
 }
 
-// Serve answers image request r for counter name in format: a GET counts
+// Serve answers image request r for counter name in image type typ: a GET counts
 // one hit, unless it asks count=0.
-func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer {
+func (a *Server) Serve(r Request, name string, typ counter.ImageType) Answer {
 	// The query is read once, into q, which every later step reads.
 	q, err := counter.ParseImageQuery(r.RawQuery)
 	style := q.Style
 	site := siteOf(q, r.Header("Referer"))
 	if err == nil {
-		err = style.CheckImageType(format)
+		err = style.CheckImageType(typ)
 	}
 	if err == nil {
 		err = counter.CheckName(name)
 	}
 	if err != nil {
-		return a.Refuse(r, format, err)
+		return a.Refuse(r, typ, err)
 	}
 	var n uint64
 	var show counter.Show
@@ -126,7 +126,7 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 	status := statusOK
 	if err != nil {
 		if errors.Is(err, counter.ErrNotFound) || errors.Is(err, counter.ErrNoDigitSet) {
-			return a.Refuse(r, format, err)
+			return a.Refuse(r, typ, err)
 		}
 		// The visitor still gets a counter-shaped image; the owner the cause.
 		a.Log.Printf("%s %q not counted: %v", r.Method, name, err)
@@ -140,14 +140,14 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		}
 	}
 	var body chunkedBody
-	style, err = a.drawCount(&body, name, text, format, style, q.Style)
+	style, err = a.drawCount(&body, name, text, typ, style, q.Style)
 	if err != nil {
-		ans := a.Refuse(r, format, err)
+		ans := a.Refuse(r, typ, err)
 		ans.Counted = counted
 		return ans
 	}
 	h := NoCache(make([]cgiwire.Field, 0, 8))
-	if format == counter.SVG {
+	if typ == counter.SVG {
 		csp := "default-src 'none'; style-src 'unsafe-inline'"
 		if style.Set != "" {
 			csp += "; img-src data:" // the set's own files, embedded
@@ -161,7 +161,7 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 		h = append(h, cgiwire.Field{Key: ErrorHeader, Value: typo.Message()})
 		a.warnTypo(r, name, typo)
 	}
-	ans := answer(r, status, h, format, body.Chunks()...)
+	ans := answer(r, status, h, typ, body.Chunks()...)
 	ans.Counted = counted
 	return ans
 }
@@ -169,9 +169,9 @@ func (a *Server) Serve(r Request, name string, format counter.ImageType) Answer 
 // drawCount draws text in style to body: in its digit set when it names
 // one, else in the font. A counter's default set that is gone draws the
 // tag's own style (tag) instead. It returns the style drawn.
-func (a *Server) drawCount(body *chunkedBody, name, text string, format counter.ImageType, style, tag counter.Style) (counter.Style, error) {
+func (a *Server) drawCount(body *chunkedBody, name, text string, typ counter.ImageType, style, tag counter.Style) (counter.Style, error) {
 	if style.Set != "" {
-		err := a.drawSet(body, name, text, format, style, tag.Set != "")
+		err := a.drawSet(body, name, text, typ, style, tag.Set != "")
 		switch {
 		case errors.Is(err, errNoDash) || err != nil && text == counter.Placeholder(style.Digits):
 			// A set without a dash piece, or one that cannot be read for
@@ -185,7 +185,7 @@ func (a *Server) drawCount(body *chunkedBody, name, text string, format counter.
 	}
 	d, err := a.Glyphs.NewDrawing(text, style)
 	if err == nil {
-		err = d.Encode(body, format)
+		err = d.Encode(body, typ)
 	}
 	return style, err
 }
@@ -214,36 +214,36 @@ func (a *Server) warnTypo(r Request, name string, typo counter.Typo) {
 // wrong, at the size the tag asked for, so that the owner sees the
 // mistake on his page; or, with COUNTER_ERRORS=blank, a 1x1 transparent
 // image. It is drawn only here, on an error.
-func (a *Server) Refuse(r Request, format counter.ImageType, err error) Answer {
+func (a *Server) Refuse(r Request, typ counter.ImageType, err error) Answer {
 	status, msg, _ := PublicError(err)
-	return a.RefuseAs(r, format, err, status, msg)
+	return a.RefuseAs(r, typ, err, status, msg)
 }
 
 // RefuseAs is Refuse with the status and the public message given, for
 // an error that PublicError does not know (the gateway's, the pages').
-func (a *Server) RefuseAs(r Request, format counter.ImageType, err error, status int, msg string) Answer {
+func (a *Server) RefuseAs(r Request, typ counter.ImageType, err error, status int, msg string) Answer {
 	a.Log.Printf("%s %q: %v", r.Method, r.Path, err)
 	var body bytes.Buffer
-	if a.Cfg.BlankErrors || drawError(&body, format, errorText(err, msg, r), counter.QuerySize(r.RawQuery)) != nil {
+	if a.Cfg.BlankErrors || drawError(&body, typ, errorText(err, msg, r), counter.QuerySize(r.RawQuery)) != nil {
 		body.Reset()
-		draw.EncodeBlank(&body, format)
+		draw.EncodeBlank(&body, typ)
 	}
 	h := NoCache(make([]cgiwire.Field, 0, 8))
-	if format == counter.SVG {
+	if typ == counter.SVG {
 		h = append(h, cgiwire.Field{Key: "Content-Security-Policy", Value: "default-src 'none'; style-src 'unsafe-inline'"})
 	}
 	h = append(h, cgiwire.Field{Key: ErrorHeader, Value: msg})
-	return answer(r, status, h, format, body.Bytes())
+	return answer(r, status, h, typ, body.Bytes())
 }
 
 // answer is a complete answer with its type and length; the body is left
 // out for HEAD.
-func answer(r Request, status int, h []cgiwire.Field, format counter.ImageType, body ...[]byte) Answer {
+func answer(r Request, status int, h []cgiwire.Field, typ counter.ImageType, body ...[]byte) Answer {
 	n := 0
 	for _, b := range body {
 		n += len(b)
 	}
-	h = append(h, cgiwire.Field{Key: "Content-Type", Value: format.ContentType()}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(n)})
+	h = append(h, cgiwire.Field{Key: "Content-Type", Value: typ.ContentType()}, cgiwire.Field{Key: "Content-Length", Value: strconv.Itoa(n)})
 	if r.Method == "HEAD" {
 		body = nil
 	}
@@ -251,12 +251,12 @@ func answer(r Request, status int, h []cgiwire.Field, format counter.ImageType, 
 }
 
 // drawError writes the image of an error that says text.
-func drawError(body *bytes.Buffer, format counter.ImageType, text string, size int) error {
+func drawError(body *bytes.Buffer, typ counter.ImageType, text string, size int) error {
 	d, err := draw.NewErrorDrawing(text, size)
 	if err != nil {
 		return err
 	}
-	return d.Encode(body, format)
+	return d.Encode(body, typ)
 }
 
 // errorText is what an error image says, in the fewest words that point

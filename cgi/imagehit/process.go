@@ -111,17 +111,17 @@ func (p *Process) Server() *Server {
 	return &Server{Cfg: p.Cfg, Log: p.Log, Hits: p.Hits, Visitors: p.Visitors, Glyphs: p.Glyphs, Open: p.Open, SetTurns: p.Turns}
 }
 
-// Serve answers image request r for counter name in format, as
+// Serve answers image request r for counter name in image type typ, as
 // Server.Serve does, and turns a panic into the error image and one log
 // line: the recovery of an image's answer in both binaries.
-func (p *Process) Serve(r Request, name string, format counter.ImageType) (ans Answer) {
+func (p *Process) Serve(r Request, name string, typ counter.ImageType) (ans Answer) {
 	s := p.Server()
 	defer func() {
 		if v := recover(); v != nil {
-			ans = s.Refuse(r, format, fmt.Errorf("panic: %s", logline.PanicSummary(v)))
+			ans = s.Refuse(r, typ, fmt.Errorf("panic: %s", logline.PanicSummary(v)))
 		}
 	}()
-	return s.Serve(r, name, format)
+	return s.Serve(r, name, typ)
 }
 
 // ServeCount answers the script's count r for counter name, as

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"hitcounter/store/flock"
 )
 
 // The layout of the files in the runtime directory, which the package
@@ -190,14 +192,14 @@ func openFile(dir Dir, name, build string, mapped bool) (c counts, made bool, er
 	}
 	// New, damaged or another build's: made anew, under a lock so that
 	// two processes do not both make it.
-	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
+	if err := flock.FD(fd, syscall.LOCK_EX); err != nil {
 		return done(nil, false, err)
 	}
 	// Unlocked before done closes the descriptor: a mapping keeps the
 	// file open, and its lock with it.
 	done0 := done
 	done = func(c counts, made bool, err error) (counts, bool, error) {
-		syscall.Flock(fd, syscall.LOCK_UN)
+		flock.FD(fd, syscall.LOCK_UN)
 		return done0(c, made, err)
 	}
 	if c, err := whole(); c != nil || err != nil {

@@ -73,9 +73,9 @@
 // (and visitors of its pages): at the default reload window of 30
 // minutes, reloads stay known up to about 200,000 new visitors a day on
 // one counter; under a flood, for as long as the flood takes to write
-// 4,096 others (2 seconds at the 2,400 hits a second one FastCGI
-// process took on a test machine). The first hit that forgets a visitor in a share says so
-// once a day (the share's flag), for the owner's log.
+// 4,096 others (a few seconds of one FastCGI process's hits). The first
+// hit that forgets a visitor in a share says so once a day (the share's
+// flag), for the owner's log.
 //
 // A long-lived process answers some hits from its memory of the views it
 // counted itself, without the file (Table.known); those do not move the

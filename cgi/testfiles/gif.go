@@ -1,6 +1,7 @@
 // Package testfiles makes the files that tests feed the decoders of an
 // owner's digit sets: written byte by byte, to hold what no encoder
-// writes. It imports nothing of the house, and only tests import it.
+// writes, and the shapes of real sets. It imports nothing of the house,
+// and only tests and benches import it.
 package testfiles
 
 import (

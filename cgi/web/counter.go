@@ -32,13 +32,13 @@ func (a *App) serveCounter(w http.ResponseWriter, r *http.Request) {
 		a.serveScript(w, r, name, ext)
 		return
 	}
-	format, ok := counter.ParseImageType(ext)
+	typ, ok := counter.ParseImageType(ext)
 	if !ok {
 		a.log.Printf("%s %q: not a counter path", r.Method, r.URL.Path)
 		http.NotFound(w, r)
 		return
 	}
-	a.serveImage(w, r, name, format)
+	a.serveImage(w, r, name, typ)
 }
 
 // imageRequest is what imagehit reads of r.
@@ -49,11 +49,11 @@ func imageRequest(r *http.Request) imagehit.Request {
 	}
 }
 
-// serveImage answers an image of counter name in format (package
+// serveImage answers an image of counter name in image type typ (package
 // imagehit, which the hit binary serves too).
-func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, format counter.ImageType) {
+func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, typ counter.ImageType) {
 	req := imageRequest(r)
-	ans := a.proc.Serve(req, name, format)
+	ans := a.proc.Serve(req, name, typ)
 	if ans.Counted {
 		tag(w, meter.Hit)
 	}
@@ -61,7 +61,7 @@ func (a *App) serveImage(w http.ResponseWriter, r *http.Request, name string, fo
 		// Big answers waiting for slow readers hold all the memory the
 		// service allows them: a short image says so, as every image
 		// answer must be one. A hit it carried is counted already.
-		writeAnswer(w, a.proc.Server().RefuseAs(req, format, err, http.StatusServiceUnavailable, "busy, try again"))
+		writeAnswer(w, a.proc.Server().RefuseAs(req, typ, err, http.StatusServiceUnavailable, "busy, try again"))
 	}
 }
 
@@ -83,9 +83,9 @@ func (a *App) serveScript(w http.ResponseWriter, r *http.Request, name, ext stri
 
 // refuseImage answers an image request that cannot show a count
 // (imagehit.Server.Refuse), with the status and message publicError gives.
-func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, format counter.ImageType, err error) {
+func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, typ counter.ImageType, err error) {
 	status, msg := publicError(err)
-	writeAnswer(w, a.proc.Server().RefuseAs(imageRequest(r), format, err, status, msg))
+	writeAnswer(w, a.proc.Server().RefuseAs(imageRequest(r), typ, err, status, msg))
 }
 
 // writeAnswer sends an image answer, and returns the error of writing its

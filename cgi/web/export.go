@@ -14,7 +14,7 @@ import (
 
 // pageDaysPiece is how many page-days of a site an export, or the
 // statistics of a period, read in one open of the file: about 300 KB at
-// the longest page keys, and the lock held for a millisecond or two,
+// the longest page keys, and the lock held for one piece's read,
 // whatever the history.
 const pageDaysPiece = 1024
 

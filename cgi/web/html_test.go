@@ -52,11 +52,11 @@ func oracleFixture(v string) map[string][2]func() (string, error) {
 	page.Name = "site/" + v
 	// Set names are checked (counter.CheckDigitSetName): letters, digits and
 	// ". _ -", which a URL's query carries as they are.
-	themes := []string{"mine", "a.b_c-d"}
+	sets := []string{"mine", "a.b_c-d"}
 	hand := func(p *htmlPage) func() (string, error) { return func() (string, error) { return p.b.String(), nil } }
 	return map[string][2]func() (string, error){
 		"public statistics": {hand(statsPage(s, false, nil, nil, nil, "")), tmplStats(s, false, nil, nil, nil, "").render},
-		"full statistics":   {hand(statsPage(prot, true, site, cost, themes, "logout")), tmplStats(prot, true, site, cost, themes, "logout").render},
+		"full statistics":   {hand(statsPage(prot, true, site, cost, sets, "logout")), tmplStats(prot, true, site, cost, sets, "logout").render},
 		"site, all time":    {hand(statsPage(prot, false, &siteView{}, nil, nil, "logout")), tmplStats(prot, false, &siteView{}, nil, nil, "logout").render},
 		"the owner's view":  {hand(statsPage(s, false, nil, nil, nil, "../logout")), tmplStats(s, false, nil, nil, nil, "../logout").render},
 		"no hits":           {hand(statsPage(counter.Stats{Name: "empty", Now: now}, false, nil, nil, nil, "")), tmplStats(counter.Stats{Name: "empty", Now: now}, false, nil, nil, nil, "").render},

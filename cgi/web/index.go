@@ -10,22 +10,22 @@ import (
 
 // writeDemo writes the local server's part of its root page, below the
 // overview: each counter in use and what to paste into a page, in every
-// look and set (themes). Its markup is checked against html/template's
+// look and digit set. Its markup is checked against html/template's
 // (TestDemoPageAsItsTemplate).
-func writeDemo(p *htmlPage, list []counter.Info, themes []string, here string) {
+func writeDemo(p *htmlPage, list []counter.Info, sets []string, here string) {
 	p.raw(demoIntro)
 	for _, c := range list {
 		n := html.EscapeString(c.Name) // names are plain already; escape all the same
-		p.raw(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here, len(themes))).Replace(indexCounter))
+		p.raw(strings.NewReplacer("NAME", n, "COUNTS", whatCounts(c.Settings, here, len(sets))).Replace(indexCounter))
 		p.raw("<p>Built-in looks: <code>theme=</code> one of them, <code>fg</code> and <code>bg</code> recolour it.</p>\n<div class=\"row\">\n")
 		for _, look := range counter.LookNames() {
 			p.raw(strings.NewReplacer("NAME", n, "LOOK", look, "EXT", "png").Replace(indexLook))
 		}
 		p.raw("</div>\n")
-		if len(themes) > 0 {
+		if len(sets) > 0 {
 			// A GIF, which animates an animated set.
 			p.raw("<p>Your digit sets (<code>counter digitset add</code>): <code>theme=</code> one of them.</p>\n<div class=\"row\">\n")
-			for _, set := range themes {
+			for _, set := range sets {
 				p.raw(strings.NewReplacer("NAME", n, "LOOK", html.EscapeString(set), "EXT", "gif").Replace(indexLook))
 			}
 			p.raw("</div>\n")

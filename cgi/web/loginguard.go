@@ -43,10 +43,9 @@ const (
 // once. A known device's login waits up to deviceSlotWait for it, or for a
 // shared one: longer than another known device's check can take, at
 // normal priority (login.go) but sharing one core with a flood's
-// processes, as on a Pi Zero, where it took up to 6 s here on one core
-// of a loaded machine. Few ever wait: the known devices of a counter get
-// knownPerMinute tries together, and a long-lived process has at most
-// maxKnownLogins in hand.
+// processes, as on a Pi Zero (deploy/bench/RESULTS.md has the times). Few
+// ever wait: the known devices of a counter get knownPerMinute tries
+// together, and a long-lived process has at most maxKnownLogins in hand.
 const (
 	deviceSlots    = "bcrypt-device"
 	deviceSlotWait = 10 * time.Second

@@ -81,7 +81,7 @@ type refRow struct{ Host, Hits string }
 // sourceRow is a line of where readers came from: a group's kind tagged.
 type sourceRow struct{ Source, Kind, Views string }
 
-func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string, logout string) oracle {
+func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, sets []string, logout string) oracle {
 	d := statsData{
 		figuresAndChart: figuresAndChart{S: s, Chart: tmplChart(s.Chart), Figures: [2]figuresData{
 			tmplFigures("Views", "every hit that counted", s.Show == counter.ShowViews,
@@ -90,7 +90,7 @@ func tmplStats(s counter.Stats, owner bool, site *siteView, cost *costView, them
 				[4]uint64{s.Today.Visitors, s.Last7.Visitors, s.Last30.Visitors, s.Visitors}),
 		}},
 		Title: s.Name + " · statistics", Today: s.Now.Format(time.DateOnly),
-		NotCounted: tmplNotCounted(s), Costs: tmplCosts(cost), Looks: tmplLooks(s.Name, themes), Owner: owner,
+		NotCounted: tmplNotCounted(s), Costs: tmplCosts(cost), Looks: tmplLooks(s.Name, sets), Owner: owner,
 		Logout: logout,
 	}
 	if t := s.TalliedSince; !t.IsZero() && t.After(s.Created) {
@@ -122,9 +122,9 @@ type looksData struct {
 	Looks []struct{ Look, Ext string }
 }
 
-func tmplLooks(name string, themes []string) looksData {
+func tmplLooks(name string, sets []string) looksData {
 	d := looksData{Name: name}
-	for i, look := range append(counter.LookNames(), themes...) {
+	for i, look := range append(counter.LookNames(), sets...) {
 		ext := ".png"
 		if i >= len(counter.LookNames()) {
 			ext = ".gif"

@@ -61,8 +61,8 @@ type overviewView struct {
 
 // demoView is what the local server's demo shows.
 type demoView struct {
-	themes []string
-	here   string
+	sets []string
+	here string
 }
 
 // serveRoot answers GET /, the script's root: the overview; without the
@@ -115,7 +115,7 @@ func (a *App) loadOverview(r *http.Request) (*overviewView, error) {
 		}
 		if err == nil && a.demo {
 			v.demo = &demoView{here: counter.ReferrerHost("http://" + r.Host + "/")}
-			v.demo.themes, err = db.DigitSetNames()
+			v.demo.sets, err = db.DigitSetNames()
 		}
 		db.Close()
 		if err != nil {

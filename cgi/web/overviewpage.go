@@ -64,7 +64,7 @@ func overviewPage(v *overviewView) *htmlPage {
 			list[i] = rows[i].Info
 		}
 		slicesSortInfo(list)
-		writeDemo(p, list, v.demo.themes, v.demo.here)
+		writeDemo(p, list, v.demo.sets, v.demo.here)
 	}
 	p.end()
 	return p

@@ -19,7 +19,7 @@ type statsView struct {
 	ownerKey   []byte           // read only when the request has an owner cookie
 	site       *siteView
 	costs      *costView // read only for the statistics page itself
-	themes     []string  // the sets added, likewise
+	sets       []string  // the sets added, likewise
 }
 
 // loadStats reads the counter's history from since on, the session key
@@ -78,7 +78,7 @@ func (a *App) readStats(r *http.Request, name string, since time.Time) (statsVie
 			return v, err
 		}
 		v.costs = a.loadCosts(db)
-		v.themes, err = db.DigitSetNames()
+		v.sets, err = db.DigitSetNames()
 	}
 	return v, err
 }
@@ -116,7 +116,7 @@ func (a *App) serveStats(w http.ResponseWriter, r *http.Request) {
 		writeHTML(w, r, http.StatusOK, pagePage(counter.Summarise(*v.site.page, a.now())))
 		return
 	}
-	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site, v.costs, v.themes, a.logoutAction(r, v)))
+	writeHTML(w, r, http.StatusOK, statsPage(counter.Summarise(v.history, a.now()), owner, v.site, v.costs, v.sets, a.logoutAction(r, v)))
 }
 
 // logoutAction is where the statistics page's logout form posts: the
@@ -134,7 +134,7 @@ func (a *App) logoutAction(r *http.Request, v statsView) string {
 
 // statsPage is the statistics page; logout is the action of its logout
 // form, "" for none.
-func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, themes []string, logout string) *htmlPage {
+func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, sets []string, logout string) *htmlPage {
 	p := &htmlPage{}
 	p.begin(s.Name + " · statistics")
 	p.raw("<h1>")
@@ -173,7 +173,7 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, them
 	referrers(p, s)
 	sources(p, s)
 	writeCosts(p, cost)
-	looks(p, s.Name, themes)
+	looks(p, s.Name, sets)
 	ownerForm(p, owner)
 	p.raw(`<div class="foot"><span>Daily history: <a href="stats.csv">CSV</a> · <a href="stats.json">JSON</a></span>`)
 	if logout != "" {
@@ -187,9 +187,9 @@ func statsPage(s counter.Stats, owner bool, site *siteView, cost *costView, them
 // looks shows the count in each built-in look (as a PNG) and each set
 // added with digitset add (as a GIF, which animates an animated set), shown
 // without counting (count=0), with the tag that asks for it.
-func looks(p *htmlPage, name string, themes []string) {
+func looks(p *htmlPage, name string, sets []string) {
 	p.raw("<h2>Looks</h2>\n<p class=\"sub\">Your count in each built-in look and each digit set added with <code>digitset add</code> (shown here without counting), and its tag.</p>\n")
-	for i, look := range append(counter.LookNames(), themes...) {
+	for i, look := range append(counter.LookNames(), sets...) {
 		ext := ".png"
 		if i >= len(counter.LookNames()) {
 			ext = ".gif"

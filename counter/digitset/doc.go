@@ -1,7 +1,7 @@
 // Package digitset is an owner's digit set as the hit counter keeps it:
 // ten digit images, and the other pieces the set has (Moe-Counter's _start
 // and _end, Count.cgi's comma and dash), each of its own width and height,
-// made from a folder of 0.png..9.png or 0.gif..9.gif (Moe-Counter's theme
+// made from a folder of 0.png..9.png or 0.gif..9.gif (Moe-Counter's folder
 // layout), of zero.gif..nine.gif ("Digit Mania", which Count.cgi reads) or
 // from one strip (Count.cgi's), converted once, when the set is added,
 // into a form that a hit draws from without decoding an image file.

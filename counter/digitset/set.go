@@ -20,7 +20,7 @@ const (
 	// whose FitDigits widest digits at its own height would pass it is
 	// refused when it is added. It is the font's bound (counter.MaxPixels):
 	// the largest real set fits it at FitDigits digits, and twice as much
-	// made a themed flood under CGI half as slow again.
+	// made a flood of hits in a digit set under CGI half as slow again.
 	MaxDrawPixels = 1 << 19
 	// FitDigits is how many digits of a set must fit in MaxDrawPixels at
 	// the set's own size: a count of eight digits is a busy site's.

@@ -348,7 +348,7 @@ func TestExactPalette(t *testing.T) {
 	}
 }
 
-// BenchmarkNewTrueColour converts the largest still set theme add takes:
+// BenchmarkNewTrueColour converts the largest still set digitset add takes:
 // ten 200x200 digits of photographic colour, quantised.
 func BenchmarkNewTrueColour(b *testing.B) {
 	var ds [NumPieces]Source

@@ -1,7 +1,7 @@
 // Package digitsetfile is an owner's digit set as its files hold it,
 // before it is decoded: a folder of 0.png..9.png, 0.gif..9.gif,
 // 0.jpg..9.jpg (or .jpeg) or 0.webp..9.webp with Moe-Counter's _start
-// and _end (its theme layout, with the extensions its themify.js takes),
+// and _end (its folder layout, with the extensions its themify.js takes),
 // a folder of zero.gif..nine.gif with comma and dash ("Digit Mania", as
 // Count.cgi reads it), or one strip image of ten digits of equal width,
 // left to right, or of the segments Count.cgi's mkstrip notes. digitset

@@ -206,17 +206,17 @@ func TestDigitSetDamagedFrame(t *testing.T) {
 	}
 	damaged.Digits[7].Frames[1].Pix[0] = 255 // aliases rec
 	for _, tc := range []struct {
-		format counter.ImageType
-		ok     bool
+		typ counter.ImageType
+		ok  bool
 	}{
 		{counter.PNG, true},
 		{counter.SVG, true},
 		{counter.GIF, false},
 	} {
 		var b bytes.Buffer
-		err := WriteDigitSet(&b, damaged, "77", tc.format, SetOptions{})
+		err := WriteDigitSet(&b, damaged, "77", tc.typ, SetOptions{})
 		if (err == nil) != tc.ok || !tc.ok && (!errors.Is(err, digitset.ErrDamaged) || b.Len() != 0) {
-			t.Errorf("%v: got %v and %d bytes, want drawn %v", tc.format, err, b.Len(), tc.ok)
+			t.Errorf("%v: got %v and %d bytes, want drawn %v", tc.typ, err, b.Len(), tc.ok)
 		}
 	}
 	copy(whole[at:], rec)
@@ -243,7 +243,7 @@ func TestDigitSetGolden(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteDigitSet(&b, tc.set(t), tc.text, formatOf(t, tc.file), tc.opt); err != nil {
+			if err := WriteDigitSet(&b, tc.set(t), tc.text, typeOf(t, tc.file), tc.opt); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, tc.file, b.Bytes())
@@ -255,7 +255,7 @@ func TestDigitSetGolden(t *testing.T) {
 }
 
 // FuzzDigitSet draws every set that digitset.Parse takes from damaged
-// bytes, in every format: none may panic, and the raster ones decode.
+// bytes, in every image type: none may panic, and the raster ones decode.
 func FuzzDigitSet(f *testing.F) {
 	f.Add(stillSet(f).Marshal(), "0123456789", 0, false)
 	f.Add(animSet(f).Marshal(), "1120", 17, true)
@@ -265,23 +265,23 @@ func FuzzDigitSet(f *testing.F) {
 			return
 		}
 		opt := SetOptions{Height: height, Smooth: smooth}
-		for _, format := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
+		for _, typ := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 			var out bytes.Buffer
-			if err := WriteDigitSet(&out, s, text, format, opt); err != nil {
+			if err := WriteDigitSet(&out, s, text, typ, opt); err != nil {
 				if out.Len() != 0 {
-					t.Fatalf("%v: %v after %d bytes", format, err, out.Len())
+					t.Fatalf("%v: %v after %d bytes", typ, err, out.Len())
 				}
 				continue
 			}
-			if format == counter.SVG {
+			if typ == counter.SVG {
 				continue
 			}
 			img, _, err := image.Decode(&out)
 			if err != nil {
-				t.Fatalf("%v: %v", format, err)
+				t.Fatalf("%v: %v", typ, err)
 			}
 			if r := img.Bounds(); r.Dx() > MaxSetWidth || r.Dy() > MaxSetHeight {
-				t.Fatalf("%v: %v", format, r)
+				t.Fatalf("%v: %v", typ, r)
 			}
 		}
 	})

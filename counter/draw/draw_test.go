@@ -55,11 +55,11 @@ var goldenCases = []struct {
 	{"theme-auto-transparent.svg", counter.Digits(42, 6), "theme=auto&bg=transparent&fg=navy&darkfg=gold"},
 }
 
-func formatOf(t *testing.T, file string) counter.ImageType {
+func typeOf(t *testing.T, file string) counter.ImageType {
 	t.Helper()
 	f, ok := counter.ParseImageType(filepath.Ext(file)[1:])
 	if !ok {
-		t.Fatalf("no format for %s", file)
+		t.Fatalf("no image type for %s", file)
 	}
 	return f
 }
@@ -97,7 +97,7 @@ func testGolden(t *testing.T, file, text, query string, cache *GlyphCache, draws
 			t.Fatal(err)
 		}
 		got.Reset()
-		if err := d.Encode(&got, formatOf(t, file)); err != nil {
+		if err := d.Encode(&got, typeOf(t, file)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestTransparency(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, _, _, a := img.At(0, 0).RGBA(); (a == 0) != tc.cornerClear {
-				t.Errorf("%s, format %d: corner alpha %d, want clear=%v", tc.query, f, a, tc.cornerClear)
+				t.Errorf("%s, image type %d: corner alpha %d, want clear=%v", tc.query, f, a, tc.cornerClear)
 			}
 			opaque, clear := false, 0
 			bb := img.Bounds()
@@ -229,10 +229,10 @@ func TestTransparency(t *testing.T) {
 				}
 			}
 			if tc.digitOpaque && !opaque {
-				t.Errorf("%s, format %d: no opaque pixel, the digit is missing", tc.query, f)
+				t.Errorf("%s, image type %d: no opaque pixel, the digit is missing", tc.query, f)
 			}
 			if !tc.cornerClear && clear > 0 {
-				t.Errorf("%s, format %d: %d clear pixels on an opaque background", tc.query, f, clear)
+				t.Errorf("%s, image type %d: %d clear pixels on an opaque background", tc.query, f, clear)
 			}
 		}
 	}
@@ -252,7 +252,7 @@ func TestEncodeBlank(t *testing.T) {
 			img, err = gif.Decode(&b)
 		}
 		if err != nil || img.Bounds().Dx() != 1 || img.Bounds().Dy() != 1 {
-			t.Errorf("format %d: blank image %v, %v; want a 1x1 image", f, img, err)
+			t.Errorf("image type %d: blank image %v, %v; want a 1x1 image", f, img, err)
 		}
 	}
 }

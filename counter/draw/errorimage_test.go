@@ -33,7 +33,7 @@ func TestErrorGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if err := d.Encode(&b, formatOf(t, tc.file)); err != nil {
+			if err := d.Encode(&b, typeOf(t, tc.file)); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, tc.file, b.Bytes())
@@ -69,7 +69,7 @@ func TestErrorImageBounds(t *testing.T) {
 				}
 				img, _, err := image.Decode(&b)
 				if err != nil || img.Bounds() != image.Rect(0, 0, w, h) {
-					t.Errorf("size %d, format %d: %v, %v; want %dx%d", size, f, img.Bounds(), err, w, h)
+					t.Errorf("size %d, image type %d: %v, %v; want %dx%d", size, f, img.Bounds(), err, w, h)
 				}
 			}
 		}

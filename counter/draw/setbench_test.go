@@ -7,11 +7,12 @@ import (
 	"image/color"
 	"testing"
 
+	"hitcounter/cgi/testfiles"
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
 )
 
-// sampleSet is a set the size of a typical Moe-Counter theme's digits:
+// sampleSet is a set the size of a typical Moe-Counter digit set's digits:
 // 24 to 28 by 48 px, shaded in 32 colours on a clear ground, each digit
 // with frames frames 10 hundredths apart (1 for a still set). A mixed
 // set has deploy/bench/makeset's timings instead: digit k has 4+k%4
@@ -76,7 +77,7 @@ func drawStored(header []byte, digits *[10][]byte, text string, f counter.ImageT
 }
 
 // BenchmarkDigitSet draws a 6-digit count in a still set, an animated
-// one whose digits are in step and one of mixed timings, in each format, from the stored bytes: compare with
+// one whose digits are in step and one of mixed timings, in each image type, from the stored bytes: compare with
 // BenchmarkDefaultPNG, a hit in the default font.
 func BenchmarkDigitSet(b *testing.B) {
 	for _, set := range []struct {
@@ -110,31 +111,14 @@ func BenchmarkDigitSet(b *testing.B) {
 	}
 }
 
-// moeDelays are the frame delays, in hundredths, of each digit of the
-// largest animated sets Moe-Counter ships (assets/theme/booru-lewd and
-// rule34 at 8abee4d, as deploy/bench/realsets reads them): 6 to 12
-// frames a digit, of mixed timings, cycles of 1 to 6.5 s.
-var moeDelays = [10][]int{
-	{50, 20, 10, 10, 20, 50, 20, 10, 10, 20},
-	{50, 20, 10, 20, 10, 20, 10, 20, 10},
-	{50, 20, 10, 20, 10, 10, 10, 10, 20},
-	{50, 10, 20, 50, 10, 20, 50, 10, 20, 50, 10, 20},
-	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10},
-	{50, 20, 20, 10, 50, 20, 50, 10},
-	{10, 10, 20, 10, 10, 10, 10, 20, 10},
-	{100, 20, 20, 100, 20, 100, 20, 100, 20},
-	{200, 10, 20, 20, 10, 50},
-	{200, 10, 100, 10, 200, 20, 100, 10},
-}
-
 // moeSet is a set of the shape of those: 45x100 px digits in 16 colours
-// with moeDelays' frames, or, inStep, 10 frames of 10 hundredths each,
+// with testfiles.MoeDelays' frames, or, inStep, 10 frames of 10 hundredths each,
 // each frame a figure that moves and changes its shading.
 func moeSet(tb testing.TB, inStep bool) *digitset.Set {
 	tb.Helper()
 	var src [digitset.NumPieces]digitset.Source
 	for k := range 10 {
-		delays := moeDelays[k]
+		delays := testfiles.MoeDelays(k)
 		if inStep {
 			delays = []int{10, 10, 10, 10, 10, 10, 10, 10, 10, 10}
 		}

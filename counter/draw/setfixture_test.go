@@ -12,7 +12,7 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// Digit sets made by code, in the three layouts theme add takes: stills
+// Digit sets made by code, in the three layouts digitset add takes: stills
 // as from a folder of PNGs, animated digits as from a folder of GIFs
 // (different frame counts and delays), and a strip cut into ten.
 

@@ -15,7 +15,7 @@ import (
 // TestWorstSetBounded draws the costliest set the bounds let anyone add
 // (ten digits of the most pixels a digit may have, as many frames as the
 // set's pixels allow, noise in 256 colours, every digit on a prime delay
-// of its own) at the largest count a drawing allows, in every format and
+// of its own) at the largest count a drawing allows, in every image type and
 // smoothed: each is drawn, within the pixels, frames and bytes bounded.
 // deploy/bench/bench-worst.sh times the same shapes through the binaries.
 func TestWorstSetBounded(t *testing.T) {

@@ -64,7 +64,7 @@ func TestBadgeBounds(t *testing.T) {
 	}
 	for _, f := range []counter.ImageType{counter.PNG, counter.GIF, counter.SVG} {
 		if err := d.Encode(io.Discard, f); err != nil {
-			t.Errorf("format %d: %v", f, err)
+			t.Errorf("image type %d: %v", f, err)
 		}
 	}
 }
@@ -101,7 +101,7 @@ func TestBadgeSVGEscapesTheLabel(t *testing.T) {
 
 // TestLookBounds draws every look at the largest size with the longest
 // text and the smallest: each stays within the pixel budget, in every
-// format, and is not the font's drawing recoloured.
+// image type, and is not the font's drawing recoloured.
 func TestLookBounds(t *testing.T) {
 	font, err := NewDrawing("8", counter.DefaultStyle())
 	if err != nil {

@@ -159,7 +159,8 @@ func goatCounterZIP(r io.ReaderAt, size int64, pc *PageCap, now time.Time) (coun
 
 // goatPaths is what paths.jsonl says of each path id: the number of its
 // page in a pageDays, goatNoPage or goatEvent. It keeps 12 bytes a path,
-// sorted by id, where a map of ids and page names took ten times that.
+// sorted by id, not a map of ids and page names, which takes several
+// times that.
 type goatPaths struct {
 	ids   []uint64
 	pages []int32

@@ -12,9 +12,9 @@ import (
 // pageRun keeps a history's page days as a reader gathers them, in a few
 // bytes each: the rows met lately as they came, in a short list, and the
 // others merged, by day and page number, into one run of varints (the
-// day and page as steps from the row before, then the counts). A million
-// page days take some 8 MB, twice that while a merge makes the next run,
-// where a map of them took over a hundred.
+// day and page as steps from the row before, then the counts), where a
+// map and a PageDay a row took many times the memory (the import's
+// peak is in deploy/bench/RESULTS.md).
 //
 // Rows of one page's day add up when sum is set; otherwise a day given
 // twice is refused, unless one of the two has no line (a row that a

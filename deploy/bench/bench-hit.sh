@@ -61,11 +61,7 @@ REQUESTS=${REQUESTS:-1200}
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
 bench_init bench-hit
 export CGO_ENABLED=0
-# The pair as installed: counter.cgi, the hit binary (./cgi/hit), which
-# execs the full tool (./cgi) outside cgi-bin for anything but an image.
-mkdir -p "$T/counter"
-go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-tool" ./cgi
-go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi/hit
+bench_build_pair
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/floor
 # The same counter with writers queued by bbolt's own polling lock only, to
 # show what the side lock in store/sidelock.go buys under lighttpd.

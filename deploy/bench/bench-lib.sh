@@ -22,6 +22,22 @@ bench_init() {
 	mkdir -p "$T/cgi-bin" "$T/htdocs"
 }
 
+# bench_build_pair [decoder]: builds the pair as installed: counter.cgi,
+# the hit binary (./cgi/hit), in $T/cgi-bin, and the full tool (./cgi) it
+# execs for anything but an image, outside cgi-bin as
+# $T/counter/counter-tool. With decoder, also counter-themedecode beside
+# the tool, and both folders open to nobody, as whom digitset add run by
+# root runs the decoder.
+bench_build_pair() {
+	mkdir -p "$T/counter"
+	go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-tool" ./cgi
+	go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi/hit
+	if [ "${1:-}" = decoder ]; then
+		go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-themedecode" ./cgi/themedecode
+		chmod a+rx "$T" "$T/counter"
+	fi
+}
+
 die() {
 	echo "${BENCH:-bench}: $*" >&2
 	exit 1

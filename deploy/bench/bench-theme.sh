@@ -30,14 +30,7 @@ LOOKS=${LOOKS:-led,odometer,nixie,retro,still,step,step:gif,step:svg,anim,anim:g
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
 bench_init bench-theme
 export CGO_ENABLED=0
-# The pair as installed: counter.cgi, the hit binary, and the full tool it
-# runs for the command below, as ../counter/counter-tool (bench-hit.sh).
-mkdir -p "$T/counter"
-go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-tool" ./cgi
-go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi/hit
-go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-themedecode" ./cgi/themedecode
-# Run as root, theme add runs the decoder as nobody, who must reach it.
-chmod a+rx "$T" "$T/counter"
+bench_build_pair decoder
 go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/floor.cgi" ./deploy/bench/floor
 env -u GATEWAY_INTERFACE "$T/cgi-bin/counter.cgi" create bench -db "$T/counter.db" \
 	show=visitors reload=30m ignore=192.0.2.0/24,2001:db8::/32 referrers=example.org,*.example.org >/dev/null

@@ -24,12 +24,7 @@ N=${N:-20}
 [ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install -y time)"
 bench_init bench-worst
 export CGO_ENABLED=0
-mkdir -p "$T/counter"
-go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-tool" ./cgi
-go build -trimpath -ldflags="-s -w" -o "$T/cgi-bin/counter.cgi" ./cgi/hit
-go build -trimpath -ldflags="-s -w" -o "$T/counter/counter-themedecode" ./cgi/themedecode
-# Run as root, theme add runs the decoder as nobody, who must reach it.
-chmod a+rx "$T" "$T/counter"
+bench_build_pair decoder
 tool() { env -u GATEWAY_INTERFACE "$T/counter/counter-tool" "$@" -db "$T/counter.db" >/dev/null; }
 tool create ten -start 1234567890
 tool create eight -start 12345678

@@ -1,9 +1,9 @@
 #!/bin/bash
-# moe-themes.sh GITDIR: takes every theme of Moe-Counter's assets/theme/,
+# moe-themes.sh GITDIR: takes every digit set in Moe-Counter's assets/theme/,
 # read from GITDIR (a clone of journey-ad/Moe-Counter, bare or not, at the
 # commit to measure), with the built binary's digitset add, and draws an
 # eight-digit count in each through the binary run as CGI, in PNG, GIF and
-# SVG: one line a theme, with what digitset add said of it and each
+# SVG: one line a set, with what digitset add said of it and each
 # answer's status and body size. The images stay in a temporary folder.
 set -u
 G=${1:?usage: moe-themes.sh GITDIR}

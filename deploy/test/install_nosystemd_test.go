@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // TestInstallWithoutSystemd is the new user of issue 16: a Debian machine
@@ -258,7 +260,7 @@ func TestInstallServiceWithoutSystemd(t *testing.T) {
 	} else if got := fileMode(fi) + " " + fileOwner(fi); got != "Srw-rw---- www-data:www-data" {
 		t.Errorf("the init script's socket: got %s, want Srw-rw---- www-data:www-data", got)
 	}
-	if pids := processesOf(filepath.Join(root, "usr/lib/counter/counter-tool")); len(pids) != 1 {
+	if pids := testenv.ProcessesOf(filepath.Join(root, "usr/lib/counter/counter-tool")); len(pids) != 1 {
 		t.Errorf("got %d processes of the service, want 1", len(pids))
 	} else {
 		checkFastCGIProcess(t, filepath.Join(root, "usr/lib/counter/counter-tool"))
@@ -288,7 +290,7 @@ func TestInstallServiceWithoutSystemd(t *testing.T) {
 	if status() == nil {
 		t.Errorf("service counter status: running after uninstall.sh")
 	}
-	if pids := processesOf(filepath.Join(root, "usr/lib/counter/counter-tool")); len(pids) != 0 {
+	if pids := testenv.ProcessesOf(filepath.Join(root, "usr/lib/counter/counter-tool")); len(pids) != 0 {
 		t.Errorf("the service (pids %v) still runs after uninstall.sh", pids)
 	}
 	if diff := diffTrees(etcBefore, listTree(t, filepath.Join(root, "etc"))); diff != "" {

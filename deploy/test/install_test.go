@@ -11,10 +11,13 @@ import (
 	osuser "os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
 // TestInstallScript runs deploy/install.sh into a scratch root that holds
@@ -243,7 +246,7 @@ func TestInstallScript(t *testing.T) {
 // full tool, /usr/lib/counter/counter-tool, which counter.cgi execs.
 func checkFastCGIProcess(t *testing.T, path string) {
 	t.Helper()
-	pids := processesOf(path)
+	pids := testenv.ProcessesOf(path)
 	if len(pids) != 1 {
 		t.Fatalf("got %d processes of %s (%v), want 1 (max-procs 1)", len(pids), path, pids)
 	}
@@ -251,19 +254,13 @@ func checkFastCGIProcess(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pids[0]))
+	p, err := testenv.ReadProcess(pids[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(string(status)) {
-		if ids, ok := strings.CutPrefix(line, "Uid:"); ok {
-			if f := strings.Fields(ids); len(f) < 2 || f[0] != u.Uid || f[1] != u.Uid {
-				t.Errorf("counter.cgi (pid %d) runs as uid %v, want www-data (%s)", pids[0], f, u.Uid)
-			}
-			return
-		}
+	if strconv.Itoa(p.UID) != u.Uid || strconv.Itoa(p.EUID) != u.Uid {
+		t.Errorf("counter.cgi (pid %d) runs as uid %d, euid %d, want www-data (%s)", pids[0], p.UID, p.EUID, u.Uid)
 	}
-	t.Errorf("no Uid line in /proc/%d/status", pids[0])
 }
 
 // stub writes a script that appends its name and arguments to calls and

@@ -77,15 +77,15 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 	if broken := eval(`[...document.images].filter(i => !(i.naturalWidth > 0)).map(i => i.getAttribute("src")).join("\n")`); broken != "" {
 		t.Errorf("images that did not load:\n%s", broken)
 	}
-	themes := append(counter.LookNames(), sets...)
-	for _, look := range themes {
+	names := append(counter.LookNames(), sets...)
+	for _, look := range names {
 		sel := `[...document.images].filter(i => i.getAttribute("src").endsWith("theme=` + look + `") && i.naturalWidth > 0).length`
 		if n := eval(`String(` + sel + `)`); n == "0" {
-			t.Errorf("theme %s: no image of it loaded on the page", look)
+			t.Errorf("look or set %s: no image of it loaded on the page", look)
 		}
 	}
 	// blog's three images, then its looks and the sets.
-	want := 3 + len(themes)
+	want := 3 + len(names)
 	if n := eval(`String(document.images.length)`); n != strconv.Itoa(want) {
 		t.Errorf("%s images on the page, want %d", n, want)
 	}
@@ -93,7 +93,7 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 
 	// An SVG look holds its PNG as a data: URI: in an <img> it must paint,
 	// whatever the SVG's own Content-Security-Policy says.
-	for _, look := range themes {
+	for _, look := range names {
 		js := `new Promise(ok => { const i = new Image(); i.onerror = () => ok("error");
 			i.onload = () => { const c = document.createElement("canvas"); c.width = i.naturalWidth; c.height = i.naturalHeight;
 				const g = c.getContext("2d"); g.drawImage(i, 0, 0);
@@ -117,8 +117,8 @@ func TestBrowserDemoPageLooks(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`[...document.images].every(i => i.complete)`)); err != nil {
 		t.Fatalf("images never finished: %v", err)
 	}
-	if n := eval(`String([...document.images].filter(i => i.naturalWidth > 0 && i.getAttribute("src").includes("theme=")).length)`); n != strconv.Itoa(len(themes)) {
-		t.Errorf("%s looks and sets loaded on the statistics page, want %d", n, len(themes))
+	if n := eval(`String([...document.images].filter(i => i.naturalWidth > 0 && i.getAttribute("src").includes("theme=")).length)`); n != strconv.Itoa(len(names)) {
+		t.Errorf("%s looks and sets loaded on the statistics page, want %d", n, len(names))
 	}
 	saveScreenshot(t, ctx, t.TempDir(), "stats-looks.png")
 }

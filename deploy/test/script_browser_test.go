@@ -32,6 +32,17 @@ site <span id="site-views" data-counter="site-views">?</span> views, <span id="s
 <p><span id="busuanzi_container_site_pv">site pv <span id="busuanzi_value_site_pv"></span></span>
 <span id="busuanzi_container_site_uv">site uv <span id="busuanzi_value_site_uv"></span></span>
 <span id="busuanzi_container_page_pv">page pv <span id="busuanzi_value_page_pv"></span></span></p>
+<p><span id="vercount_container_page_pv">vercount page pv <span id="vercount_value_page_pv"></span></span>
+<span id="vercount_container_site_uv">vercount site uv <span id="vercount_value_site_uv"></span></span>
+soxft site pv <span id="busuanzi_site_pv"></span> page uv <span id="busuanzi_page_uv"></span></p>
+`
+
+// scriptTwice is a post whose theme loads the script for its busuanzi
+// setting and whose owner pasted the snippet too: the script twice, no
+// image.
+const scriptTwice = `<script src="/cgi-bin/counter.cgi/site.js" async></script>
+<p><span id="views" data-counter="views">?</span> reads, page pv <span id="busuanzi_value_page_pv"></span></p>
+<script src="/cgi-bin/counter.cgi/site.js" defer></script>
 `
 
 // scriptIndex is the index page: the script alone, each post's count.
@@ -39,6 +50,14 @@ const scriptIndex = `<script src="/cgi-bin/counter.cgi/site.js" defer></script>
 <ul><li><a href="/posts/one.html">one</a> <span id="one" data-counter-page="/posts/one.html">?</span></li>
 <li><a href="/posts/two.html">two</a> <span id="two" data-counter-page="/posts/two.html">?</span> read by <span id="two-visitors" data-counter-page="/posts/two.html" data-counter="visitors">?</span></li></ul>
 <ol id="top" data-counter="top" data-counter-top="3"></ol>
+`
+
+// scriptNoReferrer is a post whose page sends no Referer, as blogs that
+// show images of hosts that refuse hotlinking have it (busuanzi's script
+// asks for the Referer back on its own request).
+const scriptNoReferrer = `<meta name="referrer" content="no-referrer">
+<script src="/cgi-bin/counter.cgi/site.js" defer></script>
+<p><span id="views" data-counter="views">?</span> reads, page pv <span id="busuanzi_value_page_pv"></span></p>
 `
 
 // TestBrowserScript opens a small site under lighttpd in Chromium, its
@@ -71,6 +90,7 @@ func TestBrowserScript(t *testing.T) {
 	htdocs := filepath.Join(filepath.Dir(srv.CGILog), "htdocs")
 	for file, body := range map[string]string{
 		"posts/one.html": scriptTags, "posts/two.html": scriptTags, "posts/three.html": scriptTags, "index.html": scriptIndex,
+		"posts/twice.html": scriptTwice, "posts/private.html": scriptNoReferrer,
 	} {
 		path := filepath.Join(htdocs, filepath.FromSlash(file))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -104,10 +124,12 @@ func TestBrowserScript(t *testing.T) {
 
 	open("/posts/one.html", "views", "1")
 	checkTexts(t, ctx, map[string]string{"visitors": "1", "site-views": "1", "site-visitors": "1",
-		"busuanzi_value_site_pv": "1", "busuanzi_value_site_uv": "1", "busuanzi_value_page_pv": "1"})
-	shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`["site_pv","site_uv","page_pv"].map(k => document.getElementById("busuanzi_container_"+k).style.display).join()`))
-	if shown != "inline,inline,inline" {
-		t.Errorf("busuanzi's containers' display: %q, want inline each", shown)
+		"busuanzi_value_site_pv": "1", "busuanzi_value_site_uv": "1", "busuanzi_value_page_pv": "1",
+		"vercount_value_page_pv": "1", "vercount_value_site_uv": "1", "busuanzi_site_pv": "1", "busuanzi_page_uv": "1"})
+	shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`["busuanzi_container_site_pv","busuanzi_container_site_uv","busuanzi_container_page_pv",
+		"vercount_container_page_pv","vercount_container_site_uv"].map(id => document.getElementById(id).style.display).join()`))
+	if shown != "inline,inline,inline,inline,inline" {
+		t.Errorf("busuanzi's and vercount's containers' display: %q, want inline each", shown)
 	}
 	saveScreenshot(t, ctx, shots, "script-post.png")
 	checkScriptDB(t, dbPath, 1, 0, map[string]uint64{"/posts/one.html": 1})
@@ -174,6 +196,38 @@ func TestBrowserScript(t *testing.T) {
 	waitText(t, ctx, "hitcounter.count() again", "again", "5")
 	time.Sleep(500 * time.Millisecond) // for a count it should not have sent
 	checkScriptDB(t, dbPath, 5, 1, map[string]uint64{"/posts/four.html": 1})
+
+	// A theme's pjax (Butterfly's and NexT's) pushes the new address,
+	// swaps the content in, and runs the page's scripts again: a fresh
+	// copy of the script's element. Each change of page is one view, the
+	// script's copies never a second request for it (a reload), however
+	// many pages the reader goes through.
+	for i, page := range []string{"/posts/five.html", "/posts/six.html"} {
+		rerun := `history.pushState({}, "", "` + page + `");
+			document.body.insertAdjacentHTML("beforeend", '<span id="rerun` + fmt.Sprint(i) + `" data-counter="site-views"></span>');
+			const old = document.querySelector('script[src$="/site.js"]'), copy = document.createElement("script");
+			for (const a of old.attributes) copy.setAttribute(a.name, a.value);
+			old.replaceWith(copy), true`
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("{"+rerun+"}")); err != nil {
+			t.Fatal(err)
+		}
+		waitText(t, ctx, page+" by a theme's pjax", "rerun"+fmt.Sprint(i), fmt.Sprint(6+i))
+		time.Sleep(500 * time.Millisecond) // for a count it should not have sent
+		checkScriptDB(t, dbPath, uint64(6+i), 1, map[string]uint64{page: 1})
+	}
+
+	// The script twice on one page (a theme's busuanzi setting and the
+	// owner's snippet): one view, no reload.
+	open("/posts/twice.html", "views", "1")
+	checkTexts(t, ctx, map[string]string{"busuanzi_value_page_pv": "1"})
+	time.Sleep(500 * time.Millisecond) // for a count it should not have sent
+	checkScriptDB(t, dbPath, 8, 1, map[string]uint64{"/posts/twice.html": 1})
+
+	// A page that sends no Referer: its post is still counted, and shows
+	// its view; the count's request names only the page's origin.
+	open("/posts/private.html", "views", "1")
+	checkTexts(t, ctx, map[string]string{"busuanzi_value_page_pv": "1"})
+	checkScriptDB(t, dbPath, 9, 1, map[string]uint64{"/posts/private.html": 1})
 }
 
 // waitText waits until the element of id on the page says want.

@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -535,7 +534,7 @@ func runServer(t testing.TB, cmd *exec.Cmd, stderrPath, baseURL, counterPath str
 // at path to exit, and returns those still running then.
 func waitGone(path string, timeout time.Duration) []int {
 	for deadline := time.Now().Add(timeout); ; time.Sleep(50 * time.Millisecond) {
-		pids := processesOf(path)
+		pids := testenv.ProcessesOf(path)
 		if len(pids) == 0 || time.Now().After(deadline) {
 			return pids
 		}
@@ -547,24 +546,6 @@ func waitGone(path string, timeout time.Duration) []int {
 // folder, as /usr/lib/counter/counter-tool from /usr/lib/cgi-bin.
 func toolOf(path string) string {
 	return filepath.Join(filepath.Dir(filepath.Dir(path)), "counter", "counter-tool")
-}
-
-// processesOf returns the processes that run the executable at path, even
-// if it has been replaced or removed since they started.
-func processesOf(path string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err == nil && (exe == path || exe == path+" (deleted)") {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 // apacheModules are what the generated apache2.conf loads from Debian's

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// digitFolder writes an owner's digit set as Moe-Counter's theme folders
+// digitFolder writes an owner's digit set as Moe-Counter's folders
 // hold one, made here with the standard library: 0.png..9.png, or
 // animated 0.gif..9.gif (digit i in 1 + i%3 frames), each digit a
 // coloured block with a lighter bar, of widths that differ. It returns

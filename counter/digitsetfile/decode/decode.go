@@ -75,23 +75,23 @@ func Set(b digitsetfile.Bundle) (*digitset.Set, error) {
 }
 
 // digit decodes one piece's file of a folder by what the file says it is
-// (its first bytes), since Moe-Counter's folders mix formats (a GIF set's
+// (its first bytes), since Moe-Counter's folders mix image types (a GIF set's
 // _start may be a PNG); a file that says nothing known is read as the
-// format of the folder's layout, for the error that decoder gives.
+// image type of the folder's layout, for the error that decoder gives.
 func digit(layout string, data []byte, budget *int) (digitset.Source, error) {
 	lim := size{digitset.MaxSide, digitset.MaxSide, digitset.MaxPiecePixels}
-	format := formatOf(data)
-	if format == "" {
-		format = layout
+	kind := layoutOf(data)
+	if kind == "" {
+		kind = layout
 	}
-	if format == digitsetfile.GIFFolder || format == digitsetfile.NamedFolder {
+	if kind == digitsetfile.GIFFolder || kind == digitsetfile.NamedFolder {
 		a, err := decodeGIF(data, lim, budget)
 		if err != nil {
 			return digitset.Source{}, err
 		}
 		return digitset.Source{Frames: a.frames, Delays: a.delays, Loop: a.loop, Piece: data, PieceType: digitset.TypeGIF}, nil
 	}
-	f := stillFormats[format]
+	f := stillTypes[kind]
 	img, err := decodeStill(f, data, lim, budget)
 	if err != nil {
 		return digitset.Source{}, err
@@ -103,17 +103,17 @@ func digit(layout string, data []byte, budget *int) (digitset.Source, error) {
 // pixels.
 type size struct{ w, h, pixels int }
 
-// stillFormat is a still image's format: how to size it up from its
+// stillType is a still image's type: how to size it up from its
 // header and how to decode it.
-type stillFormat struct {
+type stillType struct {
 	name      string
 	mediaType string
 	config    func([]byte) (image.Config, error)
 	decode    func([]byte) (image.Image, error)
 }
 
-// stillFormats are the formats of still digits, by their folder's layout.
-var stillFormats = map[string]stillFormat{
+// stillTypes are the image types of still digits, by their folder's layout.
+var stillTypes = map[string]stillType{
 	digitsetfile.PNGFolder: {"PNG", digitset.TypePNG,
 		func(b []byte) (image.Config, error) { return png.DecodeConfig(bytes.NewReader(b)) },
 		func(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }},
@@ -124,9 +124,9 @@ var stillFormats = map[string]stillFormat{
 		func(b []byte) (image.Image, error) { return webp.Decode(bytes.NewReader(b)) }},
 }
 
-// decodeStill decodes a still image in format f of at most lim, taken
+// decodeStill decodes a still image of type f, of at most lim, taken
 // from budget.
-func decodeStill(f stillFormat, data []byte, lim size, budget *int) (image.Image, error) {
+func decodeStill(f stillType, data []byte, lim size, budget *int) (image.Image, error) {
 	cfg, err := f.config(data)
 	if err != nil {
 		if errors.Is(err, errAnimatedWebP) {
@@ -485,7 +485,7 @@ func strip(data []byte, budget *int) ([digitset.NumPieces]digitset.Source, error
 			return src, err
 		}
 	} else {
-		f, ok := stillFormats[formatOf(data)]
+		f, ok := stillTypes[layoutOf(data)]
 		if !ok {
 			return src, errors.New("not an image: a strip is a PNG, GIF, JPEG or WebP")
 		}
@@ -573,9 +573,9 @@ func countSegments(comment string, width int) (segs [digitset.NumPieces][2]int, 
 	return segs, true
 }
 
-// formatOf is the folder layout whose files are in data's format, by
+// layoutOf is the folder layout whose files are of data's image type, by
 // its first bytes, or "".
-func formatOf(data []byte) string {
+func layoutOf(data []byte) string {
 	switch {
 	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
 		return digitsetfile.PNGFolder

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/deploy/bench/benchstat"
 )
 
@@ -131,10 +132,10 @@ func backends(c config) []*backend {
 			// is in its cutime and cstime. Those still running add theirs.
 			cpu: func() time.Duration {
 				st, _ := readStat(c.lighttpd)
-				sum := st.reaped
+				sum := st.Reaped
 				for _, p := range cgiKids() {
 					if s, ok := readStat(p); ok {
-						sum += s.self
+						sum += s.Self
 					}
 				}
 				return sum
@@ -264,7 +265,7 @@ func measure(ctx context.Context, c config, b *backend, conns int) (result, erro
 	// Let the requests in flight at wrk's end finish and be reaped, so
 	// their CPU is not carried into the next run.
 	settle(c)
-	return result{conns: conns, w: w, cpu: b.cpu() - cpu0, webCPU: mustStat(c.lighttpd).self - st0.self,
+	return result{conns: conns, w: w, cpu: b.cpu() - cpu0, webCPU: mustStat(c.lighttpd).Self - st0.Self,
 		mem: peaks[0], webMem: peaks[1]}, nil
 }
 
@@ -279,7 +280,7 @@ func settle(c config) {
 	time.Sleep(300 * time.Millisecond)
 }
 
-func mustStat(pid int) stat {
+func mustStat(pid int) testenv.CPU {
 	st, _ := readStat(pid)
 	return st
 }

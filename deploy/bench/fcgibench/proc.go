@@ -1,76 +1,28 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"hitcounter/cgi/testenv"
 )
 
-// clockTick is Linux's USER_HZ, the unit of CPU times in /proc.
-const clockTick = 10 * time.Millisecond
-
-// stat is what /proc/PID/stat says about a process's CPU: its own
-// (utime+stime, all threads) and that of its children it has reaped
-// (cutime+cstime).
-type stat struct {
-	self, reaped time.Duration
-}
-
-func readStat(pid int) (stat, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return stat{}, false
-	}
-	// The fields after the command, which is in parentheses and may hold
-	// anything: state is the first, utime..cstime the 12th to 15th.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return stat{}, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 15 {
-		return stat{}, false
-	}
-	var t [4]int64
-	for k := range t {
-		t[k], err = strconv.ParseInt(f[11+k], 10, 64)
-		if err != nil {
-			return stat{}, false
-		}
-	}
-	return stat{self: time.Duration(t[0]+t[1]) * clockTick, reaped: time.Duration(t[2]+t[3]) * clockTick}, true
-}
-
-// children lists pid's children, from every thread (a Go process forks
-// from any).
-func children(pid int) []int {
-	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		for _, s := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(s); err == nil {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
+// readStat reads process pid's CPU time; false when it is gone.
+func readStat(pid int) (testenv.CPU, bool) {
+	c, err := testenv.ReadCPU(pid)
+	return c, err == nil
 }
 
 // descendants is pid and everything below it.
 func descendants(pid int) []int {
 	out := []int{pid}
 	for i := 0; i < len(out); i++ {
-		out = append(out, children(out[i])...)
+		out = append(out, testenv.Children(out[i])...)
 	}
 	return out
 }
@@ -84,7 +36,7 @@ func exe(pid int) string {
 // childrenRunning lists parent's children that run the binary bin.
 func childrenRunning(parent int, bin string) []int {
 	var out []int
-	for _, c := range children(parent) {
+	for _, c := range testenv.Children(parent) {
 		if exe(c) == bin {
 			out = append(out, c)
 		}
@@ -100,7 +52,7 @@ func treeCPU(root int) time.Duration {
 	var sum time.Duration
 	for _, p := range descendants(root) {
 		if st, ok := readStat(p); ok {
-			sum += st.self + st.reaped
+			sum += st.Self + st.Reaped
 		}
 	}
 	return sum

@@ -35,7 +35,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -54,6 +53,7 @@ import (
 	"syscall"
 	"time"
 
+	"hitcounter/cgi/testenv"
 	"hitcounter/counter"
 	"hitcounter/deploy/bench/benchstat"
 )
@@ -633,37 +633,24 @@ func slotHolders(slots map[string]bool) (map[string]bool, int) {
 	return held, len(taken)
 }
 
-// children lists a single-threaded process's children (lighttpd is one).
+// children lists a process's children (lighttpd's), as the pids that
+// the rest of this file keeps.
 func children(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	if err != nil {
-		return nil
+	var out []string
+	for _, c := range testenv.Children(pid) {
+		out = append(out, strconv.Itoa(c))
 	}
-	return strings.Fields(string(b))
+	return out
 }
 
 // cpuTime is the user plus system time a process has used.
 func cpuTime(pid string) (time.Duration, bool) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	n, err := strconv.Atoi(pid)
 	if err != nil {
 		return 0, false
 	}
-	// The fields after the command, which is in parentheses and may hold
-	// anything: state is the first, utime and stime the 12th and 13th.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, false
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(u+s) * clockTick, true
+	c, err := testenv.ReadCPU(n)
+	return c.Self, err == nil
 }
 
 // settle waits, up to 10 s, until the web server has no CGI children left

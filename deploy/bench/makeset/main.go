@@ -4,7 +4,7 @@
 // hundredths, so that a count's digits animate at different paces (the
 // composed GIF's worst case: 003200 is 84 frames of an 840-hundredth
 // cycle); and DIR/step, 0.gif..9.gif, every digit 8 frames of 10
-// hundredths, in step, as most animated Moe-Counter themes are. Each
+// hundredths, in step, as most animated Moe-Counter digit sets are. Each
 // digit is 28 to 32 px wide and 48 high, a coloured block with a light
 // bar that moves down frame by frame.
 //

@@ -10,23 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-)
 
-// moeDelays are the frame delays, in hundredths, of each digit of
-// Moe-Counter's booru-lewd and rule34 (assets/theme at 8abee4d), as
-// deploy/bench/realsets and image/gif read them.
-var moeDelays = [10][]int{
-	{50, 20, 10, 10, 20, 50, 20, 10, 10, 20},
-	{50, 20, 10, 20, 10, 20, 10, 20, 10},
-	{50, 20, 10, 20, 10, 10, 10, 10, 20},
-	{50, 10, 20, 50, 10, 20, 50, 10, 20, 50, 10, 20},
-	{10, 10, 10, 10, 10, 10, 10, 10, 10, 10},
-	{50, 20, 20, 10, 50, 20, 50, 10},
-	{10, 10, 20, 10, 10, 10, 10, 20, 10},
-	{100, 20, 20, 100, 20, 100, 20, 100, 20},
-	{200, 10, 20, 20, 10, 50},
-	{200, 10, 100, 10, 200, 20, 100, 10},
-}
+	"hitcounter/cgi/testfiles"
+)
 
 // shapedSet writes digit i's frames and their delays (none for a still
 // PNG digit).
@@ -35,10 +21,10 @@ type shapedSet func(i int) (frames []*image.Paletted, delays []int)
 var shaped = map[string]shapedSet{
 	"moe": func(i int) ([]*image.Paletted, []int) {
 		var fs []*image.Paletted
-		for k := range moeDelays[i] {
+		for k := range testfiles.MoeDelays(i) {
 			fs = append(fs, moeFrame(i, k))
 		}
-		return fs, moeDelays[i]
+		return fs, testfiles.MoeDelays(i)
 	},
 	"moestep": func(i int) ([]*image.Paletted, []int) {
 		var fs []*image.Paletted

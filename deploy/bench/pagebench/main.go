@@ -171,18 +171,8 @@ func served(base string, requests int, before, after string) error {
 
 // pidOf finds the one process running bin.
 func pidOf(bin string) (int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if exe, err := os.Readlink("/proc/" + e.Name() + "/exe"); err == nil && exe == bin {
-			return pid, nil
-		}
+	if pids := testenv.ProcessesOf(bin); len(pids) > 0 {
+		return pids[0], nil
 	}
 	return 0, fmt.Errorf("no process runs %s", bin)
 }

@@ -22,11 +22,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"hitcounter/cgi/fcgitest"
+	"hitcounter/cgi/testenv"
 	"hitcounter/deploy/bench/benchstat"
 )
 
@@ -148,7 +148,7 @@ func viaFastCGI(tool, db, dir string, cases []string, n int) ([]result, error) {
 		path, query, _ := strings.Cut(c, "?")
 		env := fcgitest.Env("GET", path, query, "REMOTE_ADDR", "192.0.2.7")
 		var walls []time.Duration
-		before, err := cpuOf(cmd.Process.Pid)
+		before, err := testenv.ReadCPU(cmd.Process.Pid)
 		if err != nil {
 			return nil, err
 		}
@@ -171,49 +171,16 @@ func viaFastCGI(tool, db, dir string, cases []string, n int) ([]result, error) {
 			res[i].status, res[i].bytes = ans.Status, len(ans.Body)
 		}
 		res[i].p50, res[i].slowest = benchstat.Percentile(walls, 50), slices.Max(walls)
-		if res[i].rss, err = hwm(cmd.Process.Pid); err != nil {
-			return nil, err
-		}
-		after, err := cpuOf(cmd.Process.Pid)
+		p, err := testenv.ReadProcess(cmd.Process.Pid)
 		if err != nil {
 			return nil, err
 		}
-		res[i].cpu = (after - before) / time.Duration(n)
+		res[i].rss = p.PeakRSS
+		after, err := testenv.ReadCPU(cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		res[i].cpu = (after.Self - before.Self) / time.Duration(n)
 	}
 	return res, nil
-}
-
-// cpuOf is the CPU time, user and system, that process pid has taken,
-// from /proc/PID/stat in clock ticks (USER_HZ, 100 on Linux).
-func cpuOf(pid int) (time.Duration, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: %q %q", pid, f[11], f[12])
-	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
-}
-
-// hwm is the process's peak resident set (VmHWM), in bytes.
-func hwm(pid int) (int64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
 }

@@ -85,12 +85,7 @@ var errLeft = fmt.Errorf("left for another")
 // applied, some of its pieces applied by a dead committer: the next
 // reader applies the rest, once.
 func TestLargeCommitRollsForward(t *testing.T) {
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	_, cli := etcdtest.StartClient(t)
 	d := newDB(t, cli)
 	leave(t, d, 600, pendingApplying, 0)
 	// The dead committer had applied its first piece.
@@ -129,12 +124,7 @@ func TestLargeCommitRollsForward(t *testing.T) {
 // that runs out: none of it is ever applied, the writers that waited for
 // it go on, and the next large commit removes its pieces.
 func TestLargeCommitDiesStaging(t *testing.T) {
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	_, cli := etcdtest.StartClient(t)
 	d := newDB(t, cli)
 	lease, err := cli.Grant(context.Background(), 2)
 	if err != nil {
@@ -227,12 +217,7 @@ func TestLargeCommitsSerializable(t *testing.T) {
 // with etcd's compacted error, and Update runs the transaction again on
 // the state after, once.
 func TestCompactedReadRunsAgain(t *testing.T) {
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	_, cli := etcdtest.StartClient(t)
 	d := newDB(t, cli)
 	put := func(k string) error {
 		return d.Update(func(x kv.Tx) error {
@@ -247,7 +232,7 @@ func TestCompactedReadRunsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := 0
-	err = d.Update(func(x kv.Tx) error {
+	err := d.Update(func(x kv.Tx) error {
 		if runs++; runs == 1 {
 			// Another commit, then a compaction to it: this run's
 			// revision is gone.

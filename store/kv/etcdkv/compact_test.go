@@ -21,12 +21,7 @@ import (
 // write its own prefix alone. It compacts the history all the same, with
 // no line logged.
 func TestCompactAsTheCountersUser(t *testing.T) {
-	srv := etcdtest.Start(t)
-	root, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	srv, root := etcdtest.StartClient(t)
 	ctx := context.Background()
 	for _, step := range []func() error{
 		func() error { _, err := root.UserAdd(ctx, "root", "rootpw"); return err },

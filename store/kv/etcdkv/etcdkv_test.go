@@ -19,12 +19,7 @@ import (
 // openBoth opens an empty bbolt file and an empty etcd store.
 func openBoth(t *testing.T, o etcdkv.Options) (kv.DB, kv.DB) {
 	t.Helper()
-	srv := etcdtest.Start(t)
-	cli, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
+	_, cli := etcdtest.StartClient(t)
 	if o.Prefix == "" {
 		o.Prefix = "t/"
 	}

@@ -94,12 +94,7 @@ func TestLostAnswerAppliesOnce(t *testing.T) {
 }
 
 func lostAnswer(t *testing.T, compactBefore bool) {
-	srv := etcdtest.Start(t)
-	direct, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer direct.Close()
+	srv, direct := etcdtest.StartClient(t)
 	c := newCutter(t, strings.TrimPrefix(srv.Endpoint, "http://"))
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{c.ln.Addr().String()}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
 	if err != nil {

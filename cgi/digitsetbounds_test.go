@@ -38,11 +38,11 @@ func adminTimed(t *testing.T, db string, limit time.Duration, args ...string) (o
 	return string(b), cmd.ProcessState.ExitCode(), took, peak()
 }
 
-// TestThemeAddDesyncedGIF: a 1.8 KB strip GIF whose Plain Text extension
+// TestDigitSetAddDesyncedGIF: a 1.8 KB strip GIF whose Plain Text extension
 // hides its 120 frames from a walk that reads it otherwise than image/gif
 // (each frame composed on a 2000 x 200 screen: 383 MB and 6.8 s once) is
 // refused for its frames, in the time and memory of a small set.
-func TestThemeAddDesyncedGIF(t *testing.T) {
+func TestDigitSetAddDesyncedGIF(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "blog")
 	path := filepath.Join(t.TempDir(), "strip.gif")
@@ -59,18 +59,18 @@ func TestThemeAddDesyncedGIF(t *testing.T) {
 	}
 }
 
-// TestThemeDecoderConfined: run by root, theme add's decoder runs as
+// TestDigitSetDecoderConfined: run by root, digitset add's decoder runs as
 // nobody with no groups, no capabilities, no new privileges, and limits on
 // its memory, CPU time and open files, as the decoder reads them from
-// /proc/self/status and getrlimit (doctor starts it as theme add does).
-func TestThemeDecoderConfined(t *testing.T) {
+// /proc/self/status and getrlimit (doctor starts it as digitset add does).
+func TestDigitSetDecoderConfined(t *testing.T) {
 	testenv.NeedRoot(t)
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "blog")
 	out, _, _, _ := adminTimed(t, db, time.Minute, "doctor") // its other findings are the machine's
 	var line string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "theme decoder ") || strings.HasPrefix(l, "PROBLEM: theme decoder") {
+		if strings.HasPrefix(l, "digit set decoder ") || strings.HasPrefix(l, "PROBLEM: digit set decoder") {
 			line = l
 		}
 	}
@@ -107,9 +107,9 @@ func TestThemeDecoderConfined(t *testing.T) {
 	}
 }
 
-// TestThemeAddNotAFile: a named pipe as PATH is refused at once, saying
+// TestDigitSetAddNotAFile: a named pipe as PATH is refused at once, saying
 // what it is, instead of waiting for a writer; so is one as a digit.
-func TestThemeAddNotAFile(t *testing.T) {
+func TestDigitSetAddNotAFile(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "blog")
 	fifo := filepath.Join(t.TempDir(), "strip.png")

@@ -18,9 +18,9 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// The themed flood: a stranger asks, over and over from several loops,
+// The digit set flood: a stranger asks, over and over from several loops,
 // for a GIF of the largest digit set the bounds allow, without counting
-// (count=0), while real visitors are counted on another counter. Theme
+// (count=0), while real visitors are counted on another counter. Digit set
 // names are on public statistics pages; nothing else is needed.
 const (
 	// floodLoops is the FastCGI flood's clients, and the CGI flood's
@@ -80,10 +80,10 @@ func bigGIFFolder(t *testing.T, fs floodSet) string {
 	})
 }
 
-// themedFloodWorld makes a database with counter demo, where every view
+// setFloodWorld makes a database with counter demo, where every view
 // counts, counter flood, whose count has every digit once, and the
 // flood's set fs, named big.
-func themedFloodWorld(t *testing.T, fs floodSet) string {
+func setFloodWorld(t *testing.T, fs floodSet) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "demo", "reload=off")
@@ -93,7 +93,7 @@ func themedFloodWorld(t *testing.T, fs floodSet) string {
 	return db
 }
 
-// floodAnswer says whether status answers a themed image of the flood:
+// floodAnswer says whether status answers an image in a digit set of the flood:
 // drawn, or refused as busy when it waited for the file or for its turn
 // to draw past its wait. A stranger's image may wait; a count may not.
 func floodAnswer(status int) bool { return status == 200 || status == 503 }
@@ -136,7 +136,7 @@ func countViews(flooded *atomic.Int64, loops int, view func() (status int, err e
 func (v viewTimes) check(t *testing.T, db string, floods int64, loops int) {
 	t.Helper()
 	for _, f := range v.failed {
-		t.Errorf("counted view during the themed flood, the lock's wait %v: %s", viewWait, f)
+		t.Errorf("counted view during the digit set flood, the lock's wait %v: %s", viewWait, f)
 	}
 	if len(v.took) < 5 {
 		t.Errorf("%d counted views made in %v", len(v.took), floodFor)
@@ -147,26 +147,26 @@ func (v viewTimes) check(t *testing.T, db string, floods int64, loops int) {
 	sorted := append([]time.Duration(nil), v.took...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	if len(sorted) > 0 {
-		t.Logf("%d themed GIFs (%d loops), %d counted views: median %v, slowest %v", floods, loops, len(sorted),
+		t.Logf("%d GIFs in a digit set (%d loops), %d counted views: median %v, slowest %v", floods, loops, len(sorted),
 			sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond))
 	}
 }
 
-// TestThemedFloodCGI: 16 loops of CGI processes (the hit binary, as
+// TestDigitSetFloodCGI: 16 loops of CGI processes (the hit binary, as
 // counter.cgi is installed) ask for the largest set's GIF with count=0
 // while a visitor is counted every 100 ms: every counted view gets the
 // file within a second (its wait) and is answered 200, and counted. When
 // a set was drawn within the read transaction, the flood's readers held
 // the file's lock at all times: every counted view waited the whole wait
 // and got 503.
-func TestThemedFloodCGI(t *testing.T) {
+func TestDigitSetFloodCGI(t *testing.T) {
 	for _, fs := range floodSets {
-		t.Run(fs.name, func(t *testing.T) { themedFloodCGI(t, fs) })
+		t.Run(fs.name, func(t *testing.T) { setFloodCGI(t, fs) })
 	}
 }
 
-func themedFloodCGI(t *testing.T, fs floodSet) {
-	db := themedFloodWorld(t, fs)
+func setFloodCGI(t *testing.T, fs floodSet) {
+	db := setFloodWorld(t, fs)
 	bin := hitBinary(t)
 	base := append(hitEnv(t, db), "HTTP_USER_AGENT="+fcgitest.BrowserUA)
 	floodEnv := testenv.OwnRunDir(t, append(base[:len(base):len(base)], "PATH_INFO=/flood.gif", "QUERY_STRING="+fs.query(),
@@ -198,7 +198,7 @@ func themedFloodCGI(t *testing.T, fs floodSet) {
 				}
 				ans, stderr, err := run(floodEnv)
 				if err != nil || !floodAnswer(ans.status) || ans.header.Get("Content-Type") != "image/gif" {
-					t.Errorf("themed GIF: %v, status %d, %s; stderr %q", err, ans.status, ans.header.Get("Content-Type"), stderr)
+					t.Errorf("GIF in a digit set: %v, status %d, %s; stderr %q", err, ans.status, ans.header.Get("Content-Type"), stderr)
 					return
 				}
 				flooded.Add(1)
@@ -217,17 +217,17 @@ func themedFloodCGI(t *testing.T, fs floodSet) {
 	views.check(t, db, flooded.Load(), cgiFloodLoops)
 }
 
-// TestThemedFloodFastCGI is TestThemedFloodCGI with the binary serving
+// TestDigitSetFloodFastCGI is TestDigitSetFloodCGI with the binary serving
 // FastCGI: 8 clients, a connection each, ask for the largest set's GIF
 // with count=0 while another counts a visitor every 100 ms.
-func TestThemedFloodFastCGI(t *testing.T) {
+func TestDigitSetFloodFastCGI(t *testing.T) {
 	for _, fs := range floodSets {
-		t.Run(fs.name, func(t *testing.T) { themedFloodFastCGI(t, fs) })
+		t.Run(fs.name, func(t *testing.T) { setFloodFastCGI(t, fs) })
 	}
 }
 
-func themedFloodFastCGI(t *testing.T, fs floodSet) {
-	db := themedFloodWorld(t, fs)
+func setFloodFastCGI(t *testing.T, fs floodSet) {
+	db := setFloodWorld(t, fs)
 	sock, _, _ := startFastCGIBinary(t, db, "COUNTER_WAIT="+viewWait.String())
 	stop := make(chan struct{})
 	var flooded atomic.Int64
@@ -249,7 +249,7 @@ func themedFloodFastCGI(t *testing.T, fs floodSet) {
 					ans, err = parseAnswer(out)
 				}
 				if err != nil || !floodAnswer(ans.status) {
-					t.Errorf("themed GIF: %v %.80q", err, out)
+					t.Errorf("GIF in a digit set: %v %.80q", err, out)
 					return
 				}
 				flooded.Add(1)

@@ -170,16 +170,16 @@ func sameBoxes(t *testing.T, what string, got, want []box) {
 func drawAll(t *testing.T, db, query string, seq []int, size func(k int) (int, int), offset int, align string) {
 	t.Helper()
 	boxes, w, h := layoutOf(seq, size, offset, align)
-	ans := themeHit(t, db, "blog.png", query)
+	ans := setHit(t, db, "blog.png", query)
 	img, err := png.Decode(bytes.NewReader(ans.body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkBoxes(t, "PNG "+query, img, boxes, w, h, func(int) int { return 0 })
-	ans = themeHit(t, db, "blog.gif", query)
+	ans = setHit(t, db, "blog.gif", query)
 	frames, _, _ := composeGIF(t, ans.body)
 	checkBoxes(t, "GIF "+query, frames[0], boxes, w, h, func(int) int { return 0 })
-	ans = themeHit(t, db, "blog.svg", query)
+	ans = setHit(t, db, "blog.svg", query)
 	got, gw, gh := svgBoxes(t, ans.body)
 	if gw != w || gh != h {
 		t.Fatalf("SVG %s: %dx%d, want %dx%d", query, gw, gh, w, h)
@@ -404,7 +404,7 @@ func TestTallAndAnimatedFolder(t *testing.T) {
 		return filled(setWidth(i), setHeight, pieceColour(i, k))
 	})
 	mustAdmin(t, db, "digitset", "add", "ten", dir)
-	ans := themeHit(t, db, "blog.gif", "theme=ten&count=0&digits=1")
+	ans := setHit(t, db, "blog.gif", "theme=ten&count=0&digits=1")
 	frames, delays, _ := composeGIF(t, ans.body)
 	if len(frames) < 10 {
 		t.Fatalf("%d frames (delays %v), want at least 10", len(frames), delays)

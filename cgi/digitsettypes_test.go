@@ -19,7 +19,7 @@ import (
 	"hitcounter/counter/digitset"
 )
 
-// The formats Moe-Counter's themify.js takes besides PNG and GIF: JPEG and
+// The image types Moe-Counter's themify.js takes besides PNG and GIF: JPEG and
 // WebP digits, decoded by counter-themedecode (image/jpeg and
 // golang.org/x/image/webp), stored as any set is, and drawn by the hit
 // binary, which links neither decoder.
@@ -44,7 +44,7 @@ func folderAs(t *testing.T, ext string, encode func(image.Image) []byte) string 
 	return dir
 }
 
-// checkDigitsNear is checkDigits at the set's own size for a format that
+// checkDigitsNear is checkDigits at the set's own size for an image type that
 // loses a little: each digit's middle within a few levels of its colour.
 func checkDigitsNear(t *testing.T, img image.Image, text string) {
 	t.Helper()
@@ -75,10 +75,10 @@ func near(a, b uint8) int {
 	return int(b - a)
 }
 
-// TestThemeAddJPEGAndWebP adds folders of JPEG (.jpg and .jpeg) and WebP
+// TestDigitSetAddJPEGAndWebP adds folders of JPEG (.jpg and .jpeg) and WebP
 // digits through the built binary, and draws a known count in each in
 // PNG, GIF and SVG, the SVG embedding the owner's own files.
-func TestThemeAddJPEGAndWebP(t *testing.T) {
+func TestDigitSetAddJPEGAndWebP(t *testing.T) {
 	jpegOf := func(m image.Image) []byte { return encodeJPEG(t, m) }
 	for _, tc := range []struct {
 		name, ext, layout, media string
@@ -104,19 +104,19 @@ func TestThemeAddJPEGAndWebP(t *testing.T) {
 					checkDigitsNear(t, img, text)
 				}
 			}
-			ans := themeHit(t, db, "blog.png", "theme=set&digits=6")
+			ans := setHit(t, db, "blog.png", "theme=set&digits=6")
 			img, err := png.Decode(bytes.NewReader(ans.body))
 			if err != nil {
 				t.Fatal(err)
 			}
 			check(img, "004072")
-			ans = themeHit(t, db, "blog.gif", "theme=set&digits=1&count=0")
+			ans = setHit(t, db, "blog.gif", "theme=set&digits=1&count=0")
 			g, err := gif.DecodeAll(bytes.NewReader(ans.body))
 			if err != nil {
 				t.Fatal(err)
 			}
 			check(g.Image[0], "4072")
-			ans = themeHit(t, db, "blog.svg", "theme=set&digits=1&count=0")
+			ans = setHit(t, db, "blog.svg", "theme=set&digits=1&count=0")
 			if n := strings.Count(string(ans.body), "data:"+tc.media+";base64,"); n != 4 {
 				t.Errorf("the SVG embeds %d files of %s, want 4 (one a digit of 4072)", n, tc.media)
 			}
@@ -127,10 +127,10 @@ func TestThemeAddJPEGAndWebP(t *testing.T) {
 	}
 }
 
-// TestThemeAddRefusesAnimatedWebP: an animated WebP digit is refused with
+// TestDigitSetAddRefusesAnimatedWebP: an animated WebP digit is refused with
 // a message that says so (golang.org/x/image/webp decodes no animation),
 // and nothing is stored.
-func TestThemeAddRefusesAnimatedWebP(t *testing.T) {
+func TestDigitSetAddRefusesAnimatedWebP(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "counter.db")
 	mustAdmin(t, db, "create", "blog")
 	dir := folderAs(t, ".webp", testfiles.WebP)
@@ -166,7 +166,7 @@ func TestMoeFolderJPEGAndWebP(t *testing.T) {
 			t.Errorf("digitset add said %q", out)
 		}
 		drawAll(t, db, "theme=moe&count=0&padding=7&align=bottom", seq, moeSizes, 0, "bottom")
-		ans := themeHit(t, db, "blog.svg", "theme=moe&count=0&padding=7")
+		ans := setHit(t, db, "blog.svg", "theme=moe&count=0&padding=7")
 		if n := strings.Count(string(ans.body), "data:image/webp;base64,"); n != 5 {
 			t.Errorf("the SVG embeds %d WebP files, want 5 (start, 0, 1, 7, end)", n)
 		}
@@ -189,7 +189,7 @@ func TestMoeFolderJPEGAndWebP(t *testing.T) {
 			t.Errorf("digitset add said %q", out)
 		}
 		want, w, h := layoutOf(seq, moeSizes, 0, "center")
-		ans := themeHit(t, db, "blog.svg", "theme=moe&count=0&padding=7&align=center")
+		ans := setHit(t, db, "blog.svg", "theme=moe&count=0&padding=7&align=center")
 		got, gw, gh := svgBoxes(t, ans.body)
 		if gw != w || gh != h {
 			t.Fatalf("SVG: %dx%d, want %dx%d", gw, gh, w, h)
@@ -199,7 +199,7 @@ func TestMoeFolderJPEGAndWebP(t *testing.T) {
 			t.Errorf("the SVG embeds %d JPEG and %d WebP files, want 4 (start, 0, 1, 7) and 1 (end)", j, p)
 		}
 		for _, f := range []string{"blog.png", "blog.gif"} {
-			ans := themeHit(t, db, f, "theme=moe&count=0&padding=7&align=center")
+			ans := setHit(t, db, f, "theme=moe&count=0&padding=7&align=center")
 			img, _, err := image.Decode(bytes.NewReader(ans.body))
 			if err != nil {
 				t.Fatal(err)
