@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strings"
@@ -89,19 +90,28 @@ func (a *App) refuseImage(w http.ResponseWriter, r *http.Request, typ counter.Im
 }
 
 // writeAnswer sends an image answer, and returns the error of writing its
-// body.
+// body. The body goes in one write, its pieces joined: the long-lived
+// servers count a write bigger than what each connection may hold against
+// the budget of bytes that answers hold for slow readers (gateway's
+// heldBytes), and a drawn image's pieces are each within that, while the
+// handler holds them all until the last has gone.
 func writeAnswer(w http.ResponseWriter, ans imagehit.Answer) error {
 	h := w.Header()
 	for _, f := range ans.Header {
 		h.Set(f.Key, f.Value)
 	}
 	w.WriteHeader(ans.Status)
-	for _, p := range ans.Body {
-		if _, err := w.Write(p); err != nil {
-			return err
-		}
+	var body []byte
+	switch len(ans.Body) {
+	case 0:
+		return nil
+	case 1:
+		body = ans.Body[0]
+	default:
+		body = bytes.Join(ans.Body, nil)
 	}
-	return nil
+	_, err := w.Write(body)
+	return err
 }
 
 // cutSuffixFold is strings.CutSuffix with the suffix in any case.
