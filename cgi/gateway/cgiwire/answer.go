@@ -27,10 +27,11 @@ func WriteAnswer(w io.Writer, status int, h []Field, body ...[]byte) error {
 	// (an animated GIF) as it is, which a copy into one buffer would
 	// touch as many new pages again for.
 	joined := n <= answerCopied
-	b := make([]byte, 0, 512)
+	size := 512
 	if joined {
-		b = make([]byte, 0, 512+n)
+		size += n
 	}
+	b := make([]byte, 0, size)
 	b = append(b, "Status: "...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, ' ')
