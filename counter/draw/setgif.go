@@ -122,17 +122,14 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		return gw.close()
 	}
 	gw.header(d.set.Loop)
-	// With a clear index, first keeps the first frame for the loop back,
-	// and before the state the pending frame is drawn over, whose
-	// unchanged pixels it then writes as clear: "leave what is there",
-	// which compresses better. That holds only while the frame before
-	// the pending one left its pixels in place (keep).
-	var first, before []uint8
+	// With a clear index, before is the state the pending frame is drawn
+	// over, whose unchanged pixels it then writes as clear: "leave what
+	// is there", which compresses better. That holds only while the
+	// frame before the pending one left its pixels in place (keep), so
+	// before is made when a frame first does: a fresh canvas costs its
+	// pages, and frames that all clear their boxes never read it.
+	var before []uint8
 	keep := false
-	if clearIdx >= 0 {
-		first = append([]uint8(nil), prev...)
-		before = make([]uint8, size)
-	}
 	cur := make([]uint8, size)
 	// The first frame needs to cover only what is not clear.
 	pending := gifFrame{rect: opaqueBox(prev, d.width, full, clearIdx), disposal: 1}
@@ -213,18 +210,28 @@ func (d *setDrawing) encodeGIF(w io.Writer) error {
 		}
 		d.work += pending.rect.Dx() * pending.rect.Dy()
 		gw.frame(prev, keepOf(keep, before), pending)
-		keep = before != nil && pending.disposal == 1
+		keep = clearIdx >= 0 && pending.disposal == 1
 		pending = gifFrame{rect: box, disposal: 1}
-		if before != nil {
+		if keep && before == nil {
+			before = make([]uint8, size)
+		}
+		if keep {
 			before, prev, cur = prev, cur, before
 		} else {
 			prev, cur = cur, prev
 		}
 		frames++
 	}
-	if first != nil {
+	if clearIdx >= 0 {
 		// Looping back to the first frame, which is drawn whole, must not
-		// leave this frame's pixels where the first is transparent.
+		// leave this frame's pixels where the first is transparent. The
+		// first is composed again, into the canvas now spare, rather than
+		// kept from the start in a canvas of its own.
+		first := cur
+		d.fill(first, bg)
+		for i := range d.seq {
+			d.place(first, i, 0, remap, clearIdx)
+		}
 		_, cb := diffBox(prev, first, d.width, 0, d.width, d.height, clearIdx)
 		if !cb.Empty() {
 			pending.rect = pending.rect.Union(cb)
