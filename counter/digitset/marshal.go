@@ -304,11 +304,37 @@ func (s *Set) CheckPixels(i, frames int) error {
 		return nil
 	}
 	for k, f := range s.Digits[i].Frames[:min(frames, len(s.Digits[i].Frames))] {
-		if m := maxIndex(f.Pix); int(m) >= n {
-			return damaged("%s: frame %d: index %d past %d colours", PieceName(i), k, m, n)
+		if !below(f.Pix, n) {
+			return damaged("%s: frame %d: index %d past %d colours", PieceName(i), k, maxIndex(f.Pix), n)
 		}
 	}
 	return nil
+}
+
+// below reports whether every index of pix is under n (1 to 255): eight
+// in a word, each in a 16-bit lane to which 256-n is added, so that the
+// lane's bit 8 is set when its index is n or more. A GIF hit checks every
+// frame of the digits it draws, each time.
+func below(pix []uint8, n int) bool {
+	const lanes, carry = 0x00ff00ff00ff00ff, 0x0100010001000100
+	add := uint64(256-n) * 0x0001000100010001
+	var over uint64
+	for len(pix) >= 32 {
+		a, b := binary.LittleEndian.Uint64(pix), binary.LittleEndian.Uint64(pix[8:])
+		c, d := binary.LittleEndian.Uint64(pix[16:]), binary.LittleEndian.Uint64(pix[24:])
+		over |= (a&lanes + add) | (a>>8&lanes + add) | (b&lanes + add) | (b>>8&lanes + add) |
+			(c&lanes + add) | (c>>8&lanes + add) | (d&lanes + add) | (d>>8&lanes + add)
+		pix = pix[32:]
+	}
+	if over&carry != 0 {
+		return false
+	}
+	for _, v := range pix {
+		if int(v) >= n {
+			return false
+		}
+	}
+	return true
 }
 
 func maxIndex(pix []uint8) uint8 {

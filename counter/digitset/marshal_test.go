@@ -218,3 +218,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestBelow checks the word-at-a-time palette check against the plain
+// one: every index at every place of slices of each length up to 70 (two
+// blocks of 32 and a rest), and each palette size.
+func TestBelow(t *testing.T) {
+	for n := 1; n < maxColors; n++ {
+		for size := range 70 {
+			for at := range size {
+				for _, v := range []uint8{0, uint8(n - 1), uint8(n), 255} {
+					pix := make([]uint8, size)
+					pix[at] = v
+					if got, want := below(pix, n), maxIndex(pix) < uint8(n); got != want {
+						t.Fatalf("below(%v, %d) = %v, want %v", pix, n, got, want)
+					}
+				}
+			}
+		}
+	}
+}
