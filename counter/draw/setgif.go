@@ -2,11 +2,11 @@ package draw
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"image"
 	"image/color"
 	"io"
+	"math/bits"
 
 	"hitcounter/counter"
 	"hitcounter/counter/digitset"
@@ -295,31 +295,102 @@ func (d *setDrawing) frameOf(clocks []*digitClock, k int) int {
 }
 
 // diffBox returns, within columns x0 to x1, the box of pixels where cur
-// differs from prev, and the box of those that turned transparent.
+// differs from prev, and the box of those that turned transparent. Each
+// row is read from both ends, eight pixels a word, to its first and last
+// difference: an animated GIF compares every frame of a digit with the
+// next.
 func diffBox(prev, cur []uint8, width, x0, x1, height, clearIdx int) (box, clearBox image.Rectangle) {
 	for y := range height {
 		p, c := prev[y*width+x0:y*width+x1], cur[y*width+x0:y*width+x1]
-		if bytes.Equal(p, c) {
+		lo := rowFirstDiff(p, c)
+		if lo < 0 {
 			continue
 		}
-		lo, hi := 0, len(c)-1
-		for p[lo] == c[lo] {
-			lo++
-		}
-		for p[hi] == c[hi] {
-			hi--
-		}
+		hi := rowLastDiff(p, c)
 		box = box.Union(image.Rect(x0+lo, y, x0+hi+1, y+1))
 		if clearIdx < 0 {
 			continue
 		}
-		for x := lo; x <= hi; x++ {
-			if int(c[x]) == clearIdx && p[x] != c[x] {
-				clearBox = clearBox.Union(image.Rect(x0+x, y, x0+x+1, y+1))
-			}
+		if a := firstCleared(p[:hi+1], c[:hi+1], lo, byte(clearIdx)); a >= 0 {
+			b := lastCleared(p[:hi+1], c[:hi+1], a, byte(clearIdx))
+			clearBox = clearBox.Union(image.Rect(x0+a, y, x0+b+1, y+1))
 		}
 	}
 	return box, clearBox
+}
+
+// cleared has bit 7 of each byte of the words p and c set where c's byte
+// is clr and p's is not: a pixel turned clear.
+func cleared(p, c, clr uint64) uint64 {
+	const low7, high = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	p, c = p^clr, c^clr
+	notZero := func(v uint64) uint64 { return (v&low7 + low7 | v) & high }
+	return notZero(p) &^ notZero(c)
+}
+
+// firstCleared returns the first index from lo on where c has clr and p
+// not, or -1.
+func firstCleared(p, c []uint8, lo int, clr uint8) int {
+	i := lo
+	for w := uint64(clr) * 0x0101010101010101; i+8 <= len(c); i += 8 {
+		if m := cleared(binary.LittleEndian.Uint64(p[i:]), binary.LittleEndian.Uint64(c[i:]), w); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(c); i++ {
+		if c[i] == clr && p[i] != clr {
+			return i
+		}
+	}
+	return -1
+}
+
+// lastCleared returns the last index where c has clr and p not, one at lo
+// or past it known.
+func lastCleared(p, c []uint8, lo int, clr uint8) int {
+	j := len(c)
+	for w := uint64(clr) * 0x0101010101010101; j-8 >= lo; j -= 8 {
+		if m := cleared(binary.LittleEndian.Uint64(p[j-8:]), binary.LittleEndian.Uint64(c[j-8:]), w); m != 0 {
+			return j - 1 - bits.LeadingZeros64(m)/8
+		}
+	}
+	for j--; c[j] != clr || p[j] == clr; j-- {
+	}
+	return j
+}
+
+// rowFirstDiff returns the index of the first byte where p and c (as long)
+// differ, or -1.
+func rowFirstDiff(p, c []uint8) int {
+	i := 0
+	for ; i+8 <= len(c); i += 8 {
+		if x := binary.LittleEndian.Uint64(p[i:]) ^ binary.LittleEndian.Uint64(c[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < len(c); i++ {
+		if p[i] != c[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// rowLastDiff returns the index of the last byte where p and c (as long)
+// differ, or -1.
+func rowLastDiff(p, c []uint8) int {
+	j := len(c)
+	for ; j >= 8; j -= 8 {
+		if x := binary.LittleEndian.Uint64(p[j-8:]) ^ binary.LittleEndian.Uint64(c[j-8:]); x != 0 {
+			return j - 1 - bits.LeadingZeros64(x)/8
+		}
+	}
+	for j--; j >= 0; j-- {
+		if p[j] != c[j] {
+			return j
+		}
+	}
+	return -1
 }
 
 // opaqueBox returns the box of the pixels of canvas within r that are not

@@ -304,3 +304,43 @@ func FuzzDigitSetGIF(f *testing.F) {
 		checkTimeline(t, g, text, func(k int) []int { return delays[k] }, func(k, f int) image.Image { return frames[k][f] })
 	})
 }
+
+// TestDiffBox compares diffBox, which reads rows a word at a time from
+// both ends, with a pixel by pixel reading, on rows of random lengths
+// and windows whose differences and clearings fall anywhere.
+func TestDiffBox(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		width, height := 1+r.IntN(40), 1+r.IntN(6)
+		x0 := r.IntN(width)
+		x1 := x0 + 1 + r.IntN(width-x0)
+		prev := make([]uint8, width*height)
+		for i := range prev {
+			prev[i] = uint8(r.IntN(4))
+		}
+		cur := slices.Clone(prev)
+		for range r.IntN(6) {
+			cur[r.IntN(len(cur))] = uint8(r.IntN(4))
+		}
+		clearIdx := r.IntN(5) - 1 // -1 for none
+		var box, clearBox image.Rectangle
+		for y := range height {
+			for x := x0; x < x1; x++ {
+				p, c := prev[y*width+x], cur[y*width+x]
+				if p == c {
+					continue
+				}
+				px := image.Rect(x, y, x+1, y+1)
+				box = box.Union(px)
+				if int(c) == clearIdx {
+					clearBox = clearBox.Union(px)
+				}
+			}
+		}
+		gotBox, gotClear := diffBox(prev, cur, width, x0, x1, height, clearIdx)
+		if gotBox != box || gotClear != clearBox {
+			t.Fatalf("diffBox(%v, %v, width %d, x %d to %d, clear %d) = %v, %v, want %v, %v",
+				prev, cur, width, x0, x1, clearIdx, gotBox, gotClear, box, clearBox)
+		}
+	}
+}
