@@ -11,10 +11,12 @@ import (
 // Reset, which an animated set's GIF pays once a frame. lzwEncoder keeps
 // one table for every frame of an image and clears only the entries a
 // frame filled; a run of one index (most of a digit's pixels) takes a
-// path that needs no hashing. Its output is compress/lzw's, bit for bit
-// (LSB order, a clear code first, the same greedy matching and the same
-// point at which the table is full and cleared): the tests compare the
-// two, and decode what it writes with image/gif.
+// path that needs no hashing, and so does a string extended again by
+// the index that last extended it (a digit's rows repeat). Its output
+// is compress/lzw's, bit for bit (LSB order, a clear code first, the
+// same greedy matching and the same point at which the table is full
+// and cleared): the tests compare the two, and decode what it writes
+// with image/gif.
 
 const (
 	lzwMaxCode   = 1<<12 - 1 // the last code; reaching it clears the table
@@ -53,6 +55,10 @@ type lzwEncoder struct {
 	// bits) and how far back that is (the bits above).
 	jump [lzwMaxCode + 1]uint16
 	up   [lzwMaxCode + 1]uint16
+	// kid holds each code's last child found or made: the index after
+	// it (bits 16 to 23) and the child's code (the low 16 bits), 0 for
+	// none yet, so that a string met again takes no hashing.
+	kid [lzwMaxCode + 1]uint32
 }
 
 // lzwJump is how many pixels of a run jump takes at once: one 64-bit
@@ -76,6 +82,7 @@ func (e *lzwEncoder) reset(litWidth int) {
 func (e *lzwEncoder) startRuns() {
 	for i := range 1 << e.litWidth {
 		e.run[i] = uint32(i) << 16
+		e.kid[i] = 0
 		e.jump[i], e.up[i] = 0, uint16(i)
 	}
 }
@@ -125,7 +132,7 @@ func (e *lzwEncoder) write(p []byte) {
 		e.seen |= byte(code)
 	}
 	seen := e.seen
-	table, run, jump := &e.table, &e.run, &e.jump
+	table, run, jump, kid := &e.table, &e.run, &e.jump, &e.kid
 pixels:
 	for i := 0; i < len(p); {
 		x := p[i]
@@ -145,11 +152,17 @@ pixels:
 			continue
 		}
 		i++
+		kp := &kid[code&lzwMaxCode]
+		if v := *kp ^ uint32(x)<<16; v-1 < 0xffff {
+			code = v
+			continue
+		}
 		key := code<<8 | uint32(x)
 		h := lzwHash(key)
 		for t := table[h]; t != 0; t = table[h] {
 			if t>>12 == key {
 				code = t & lzwMaxCode
+				*kp = uint32(x)<<16 | code
 				continue pixels
 			}
 			h = (h + 1) & (lzwTableSize - 1)
@@ -170,6 +183,8 @@ pixels:
 		table[h] = key<<12 | hi
 		e.slot[hi] = uint16(h)
 		run[hi] = uint32(x) << 16
+		kid[hi] = 0
+		*kp = uint32(x)<<16 | hi
 		jump[hi], e.up[hi] = 0, uint16(hi)
 		if r := &run[prev&lzwMaxCode]; *r>>16 == uint32(x) {
 			*r |= hi
